@@ -1,0 +1,21 @@
+"""skfair: measure, repair and explain group bias of scikit-learn models.
+
+Subpackages
+-----------
+metrics
+    Group disparity metrics and scikit-learn scorers.
+neighbors
+    Nearest neighbour in another group (for HFM).
+postprocessing
+    Output repairs (Wasserstein barycenter, MADD) and repaired-model wrappers.
+explain
+    Bias explainers (Wasserstein model bias, Shapley-bias explanations).
+ensemble
+    Bootstrap ensembles for stability and uncertainty disparities.
+datasets
+    Bundled real data sets and the papers' simulations.
+plotting
+    Display classes (needs matplotlib).
+"""
+
+__version__ = "0.1.0.dev0"

@@ -1,0 +1,524 @@
+"""Sensitive features to integer group codes.
+
+Every skfair function and estimator receives ``sensitive_features`` through
+:func:`factorize_groups` (metrics, fit) or :meth:`GroupEncoding.encode` (transform and
+predict time, against the groups seen at fit). The result is a compact integer code per
+sample plus the labels needed to report groups back to the user.
+
+Several attributes are combined with ``np.ravel_multi_index`` on per-attribute codes and then
+compacted to the combinations present: strings are never concatenated, so ``("a|b", "c")``
+and ``("a", "b|c")`` stay distinct groups.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# Integer columns whose range is at most this many times the sample count are factorised with
+# a lookup table (one bincount) instead of a sort.
+_LOOKUP_RANGE_FACTOR = 4
+
+
+@dataclass(frozen=True)
+class GroupEncoding:
+    """Groups found in ``sensitive_features``.
+
+    Attributes
+    ----------
+    codes : ndarray of shape (n_samples,), dtype intp
+        Joint group code of each sample, in ``range(n_groups)``. Groups are ordered
+        lexicographically by their attribute values.
+    attribute_codes : ndarray of shape (n_samples, n_attributes), dtype intp
+        Code of each sample in each attribute, for callers that treat attributes one by one.
+    attribute_labels : tuple of ndarray
+        Sorted distinct values of each attribute; ``attribute_labels[j][attribute_codes[:, j]]``
+        gives back the input column.
+    group_attribute_codes : ndarray of shape (n_groups, n_attributes)
+        Attribute codes of each joint group.
+    names : tuple of str
+        Name of each attribute (column names, dict keys, or ``"sensitive_features"``).
+    one_dimensional : bool
+        Whether the input was 1-D, in which case a group label is a scalar, not a tuple.
+    """
+
+    codes: np.ndarray
+    attribute_codes: np.ndarray
+    attribute_labels: tuple
+    group_attribute_codes: np.ndarray
+    names: tuple
+    one_dimensional: bool
+
+    @property
+    def n_groups(self):
+        return self.group_attribute_codes.shape[0]
+
+    @property
+    def n_attributes(self):
+        return len(self.attribute_labels)
+
+    @property
+    def labels(self):
+        """Label of each group: a value for 1-D input, a tuple of values otherwise."""
+        per_attribute = [
+            labels[self.group_attribute_codes[:, j]].tolist()
+            for j, labels in enumerate(self.attribute_labels)
+        ]
+        if self.one_dimensional:
+            return per_attribute[0]
+        return list(zip(*per_attribute))
+
+    def counts(self, sample_weight=None):
+        """Number (or total weight) of samples in each group."""
+        return np.bincount(self.codes, weights=sample_weight, minlength=self.n_groups)
+
+    def attribute(self, j):
+        """The encoding of attribute ``j`` alone (a 1-D :class:`GroupEncoding`)."""
+        attribute_codes = self.attribute_codes[:, j]
+        n_values = len(self.attribute_labels[j])
+        return GroupEncoding(
+            codes=attribute_codes,
+            attribute_codes=attribute_codes[:, None],
+            attribute_labels=(self.attribute_labels[j],),
+            group_attribute_codes=np.arange(n_values)[:, None],
+            names=(self.names[j],),
+            one_dimensional=True,
+        )
+
+    def encode(self, sensitive_features, *, n_samples=None):
+        """Codes of new samples in the groups of this encoding.
+
+        Raises a ValueError naming the value when a sample belongs to an attribute value or a
+        combination of values that was not seen when this encoding was made.
+        """
+        columns, names, one_dimensional = _as_columns(sensitive_features, n_samples)
+        if len(columns) != self.n_attributes:
+            raise ValueError(
+                f"sensitive_features has {len(columns)} attribute(s) but {self.n_attributes} "
+                f"were seen at fit ({list(self.names)})."
+            )
+        attribute_codes = np.empty((columns[0].shape[0], len(columns)), dtype=np.intp)
+        for j, (column, name) in enumerate(zip(columns, names)):
+            values, codes = _factorize_column(column, name)
+            fitted = self.attribute_labels[j]
+            positions = _match_labels(values, fitted, name)
+            attribute_codes[:, j] = positions[codes]
+        joint = _ravel(attribute_codes, self._dims)
+        fitted_joint = _ravel(self.group_attribute_codes, self._dims)
+        index = np.searchsorted(fitted_joint, joint)
+        index_clipped = np.minimum(index, len(fitted_joint) - 1)
+        unseen = fitted_joint[index_clipped] != joint
+        if unseen.any():
+            first = np.flatnonzero(unseen)[0]
+            value = tuple(
+                _python_scalar(self.attribute_labels[j][attribute_codes[first, j]])
+                for j in range(self.n_attributes)
+            )
+            value = value[0] if self.one_dimensional else value
+            raise ValueError(
+                f"Group {value!r} of {_describe(self.names)} was not seen at fit; the fitted "
+                f"groups are {self.labels}. Fit on data that contains every group, or drop "
+                "those samples explicitly."
+            )
+        return index
+
+    @property
+    def _dims(self):
+        return tuple(len(labels) for labels in self.attribute_labels)
+
+
+def factorize_groups(sensitive_features, *, n_samples=None):
+    """Factorise sensitive features into joint integer group codes.
+
+    Parameters
+    ----------
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        One attribute (1-D) or several (2-D ndarray, DataFrame, or dict of 1-D arrays). Values
+        may be int, bool, float, str or pandas categorical. Missing values raise.
+    n_samples : int, default=None
+        Expected number of samples; a different length raises a ValueError naming both.
+
+    Returns
+    -------
+    GroupEncoding
+
+    Examples
+    --------
+    >>> from skfair._groups import factorize_groups
+    >>> groups = factorize_groups([["F", 1], ["M", 0], ["F", 1]])
+    >>> groups.codes.tolist(), groups.labels
+    ([0, 1, 0], [('F', '1'), ('M', '0')])
+    """
+    columns, names, one_dimensional = _as_columns(sensitive_features, n_samples)
+    n = columns[0].shape[0]
+    attribute_codes = np.empty((n, len(columns)), dtype=np.intp)
+    attribute_labels = []
+    for j, (column, name) in enumerate(zip(columns, names)):
+        values, codes = _factorize_column(column, name)
+        attribute_codes[:, j] = codes
+        attribute_labels.append(values)
+    dims = tuple(len(labels) for labels in attribute_labels)
+    if len(columns) == 1:
+        codes = attribute_codes[:, 0]
+        group_attribute_codes = np.arange(dims[0])[:, None]
+    else:
+        joint = _ravel(attribute_codes, dims)
+        present, codes = _compact(joint, int(np.prod(dims, dtype=np.float64)))
+        group_attribute_codes = np.stack(np.unravel_index(present, dims), axis=1)
+    return GroupEncoding(
+        codes=codes.astype(np.intp, copy=False),
+        attribute_codes=attribute_codes,
+        attribute_labels=tuple(attribute_labels),
+        group_attribute_codes=group_attribute_codes.astype(np.intp, copy=False),
+        names=tuple(names),
+        one_dimensional=one_dimensional,
+    )
+
+
+def check_n_groups(groups, *, minimum=2, what="this disparity"):
+    """Raise when fewer than ``minimum`` groups are present."""
+    if groups.n_groups < minimum:
+        raise ValueError(
+            f"{what} needs at least {minimum} groups in {_describe(groups.names)}, got "
+            f"{groups.n_groups}: {groups.labels}. Check that the sensitive features vary in the "
+            "data passed (a cross-validation fold may hold a single group)."
+        )
+
+
+def privileged_mask(groups, privileged_group):
+    """Boolean array over groups: True for the groups named by ``privileged_group``.
+
+    ``privileged_group`` is a group label (a value, or a tuple with one value per attribute for
+    2-D input) or a list of such labels. Every named label must be present, and at least one
+    group must be left out of it.
+    """
+    labels = groups.labels
+    if groups.one_dimensional:
+        wanted = (
+            list(privileged_group)
+            if isinstance(privileged_group, (list, set, np.ndarray))
+            else [privileged_group]
+        )
+    else:
+        wanted = (
+            [tuple(privileged_group)]
+            if isinstance(privileged_group, tuple)
+            else [tuple(label) for label in privileged_group]
+        )
+    # Labels are compared as strings too so that privileged_group=1 matches a group read as
+    # "1" from a string column, and numpy scalars match Python ones.
+    lookup = {_label_key(label): g for g, label in enumerate(labels)}
+    mask = np.zeros(groups.n_groups, dtype=bool)
+    for label in wanted:
+        g = lookup.get(_label_key(label))
+        if g is None:
+            raise ValueError(
+                f"privileged_group={privileged_group!r}: group {label!r} is not present in "
+                f"{_describe(groups.names)}; the groups are {labels}."
+            )
+        mask[g] = True
+    if mask.all():
+        raise ValueError(
+            f"privileged_group={privileged_group!r} covers every group {labels}; nothing is left "
+            "to compare with. Name only the privileged group(s)."
+        )
+    return mask
+
+
+def split_sensitive_column(X, sensitive_column):
+    """Return ``(sensitive_features, X_without_them)`` read from columns of ``X``.
+
+    ``sensitive_column`` is a column name (needs a DataFrame), an integer index, or a list of
+    either. A list gives 2-D sensitive features (intersectional groups downstream).
+    """
+    is_list = isinstance(sensitive_column, (list, tuple, np.ndarray))
+    selected = list(sensitive_column) if is_list else [sensitive_column]
+    if not selected:
+        raise ValueError("sensitive_column is empty; name at least one column.")
+    if hasattr(X, "iloc") and hasattr(X, "columns"):
+        columns = list(X.columns)
+        positions = []
+        for column in selected:
+            if isinstance(column, (int, np.integer)) and not isinstance(column, bool) and (
+                column not in columns
+            ):
+                position = int(column)
+                if not -len(columns) <= position < len(columns):
+                    raise ValueError(
+                        f"sensitive_column={column} is out of range for X with "
+                        f"{len(columns)} columns."
+                    )
+                positions.append(position % len(columns))
+            elif column in columns:
+                positions.append(columns.index(column))
+            else:
+                raise ValueError(
+                    f"sensitive_column={column!r} is not a column of X; the columns are "
+                    f"{columns}."
+                )
+        sensitive = X.iloc[:, positions]
+        rest = X.drop(columns=[columns[p] for p in positions])
+        sensitive = sensitive if is_list else sensitive.iloc[:, 0]
+        return sensitive, rest
+    if any(isinstance(column, str) for column in selected):
+        raise ValueError(
+            f"sensitive_column={sensitive_column!r} names a column, which needs X to be a pandas "
+            "DataFrame; X has no column names. Pass integer column indices instead."
+        )
+    X = np.asarray(X) if not hasattr(X, "shape") else X
+    if getattr(X, "ndim", 2) != 2:
+        raise ValueError(
+            f"Expected 2D array for X, got {getattr(X, 'ndim', 1)}D. Reshape your data."
+        )
+    n_columns = X.shape[1]
+    positions = []
+    for column in selected:
+        if not -n_columns <= int(column) < n_columns:
+            raise ValueError(
+                f"sensitive_column={column} is out of range for X with {n_columns} columns."
+            )
+        positions.append(int(column) % n_columns)
+    keep = np.setdiff1d(np.arange(n_columns), positions)
+    sensitive = X[:, positions] if is_list else X[:, positions[0]]
+    return sensitive, X[:, keep]
+
+
+# --------------------------------------------------------------------------------------------
+# private helpers
+
+
+def _describe(names):
+    if len(names) == 1:
+        return f"'{names[0]}'"
+    return "(" + ", ".join(f"'{name}'" for name in names) + ")"
+
+
+def _python_scalar(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _label_key(label):
+    if isinstance(label, tuple):
+        return tuple(_label_key(value) for value in label)
+    if isinstance(label, np.generic):
+        label = label.item()
+    if isinstance(label, (bool, np.bool_)):
+        return str(int(label))
+    if isinstance(label, float) and label.is_integer():
+        return str(int(label))
+    return str(label)
+
+
+def _as_columns(sensitive_features, n_samples):
+    """Split the input into a list of 1-D columns, their names, and whether it was 1-D."""
+    if sensitive_features is None:
+        raise ValueError(
+            "sensitive_features is None. Pass the sensitive attribute(s) as a 1-D array, a 2-D "
+            "array, a DataFrame or a dict of arrays."
+        )
+    if isinstance(sensitive_features, dict):
+        if not sensitive_features:
+            raise ValueError("sensitive_features is an empty dict.")
+        names = [str(key) for key in sensitive_features]
+        columns = [_column_values(value) for value in sensitive_features.values()]
+        one_dimensional = False
+    elif hasattr(sensitive_features, "columns") and hasattr(sensitive_features, "iloc"):
+        names = [str(name) for name in sensitive_features.columns]
+        if not names:
+            raise ValueError("sensitive_features is a DataFrame with no columns.")
+        columns = [_column_values(sensitive_features.iloc[:, j]) for j in range(len(names))]
+        one_dimensional = False
+    elif hasattr(sensitive_features, "dtype") and hasattr(sensitive_features, "name") and (
+        hasattr(sensitive_features, "iloc")
+    ):  # pandas Series
+        name = sensitive_features.name
+        names = [str(name) if name is not None else "sensitive_features"]
+        columns = [_column_values(sensitive_features)]
+        one_dimensional = True
+    else:
+        array = np.asarray(sensitive_features)
+        if array.ndim == 0:
+            raise ValueError(
+                "sensitive_features must be 1-D or 2-D with one entry per sample, got a scalar."
+            )
+        if array.ndim == 1:
+            names = ["sensitive_features"]
+            columns = [array]
+            one_dimensional = True
+        elif array.ndim == 2:
+            if array.shape[1] == 0:
+                raise ValueError("sensitive_features has no columns.")
+            names = [f"sensitive_features[:, {j}]" for j in range(array.shape[1])]
+            columns = [array[:, j] for j in range(array.shape[1])]
+            one_dimensional = False
+        else:
+            raise ValueError(
+                f"sensitive_features must be 1-D or 2-D, got an array with {array.ndim} "
+                "dimensions."
+            )
+    lengths = {column.shape[0] for column in columns}
+    if len(lengths) > 1:
+        detail = ", ".join(f"'{name}': {column.shape[0]}" for name, column in zip(names, columns))
+        raise ValueError(f"sensitive_features columns have different lengths ({detail}).")
+    length = columns[0].shape[0]
+    if n_samples is not None and length != n_samples:
+        raise ValueError(
+            f"sensitive_features has {length} samples but the data has {n_samples}. Pass one "
+            "sensitive value per sample (a common cause is a sensitive column captured from the "
+            "full data set while scoring a cross-validation fold)."
+        )
+    if length == 0:
+        raise ValueError("sensitive_features is empty (0 samples).")
+    return columns, names, one_dimensional
+
+
+def _column_values(column):
+    """A 1-D column as a numpy array, keeping pandas categoricals as they are."""
+    dtype = getattr(column, "dtype", None)
+    if dtype is not None and getattr(dtype, "name", None) == "category":
+        return column  # handled by _factorize_column through .cat
+    if hasattr(column, "to_numpy"):
+        # Nullable pandas dtypes come out as object arrays holding pd.NA, which
+        # _factorize_objects reports as missing.
+        return column.to_numpy()
+    array = np.asarray(column)
+    if array.ndim != 1:
+        raise ValueError(f"Each sensitive attribute must be 1-D, got shape {array.shape}.")
+    return array
+
+
+def _missing_error(name, position):
+    return ValueError(
+        f"sensitive feature '{name}' has missing values (None/NaN), first at row {position}. "
+        "Missing values are never dropped silently: impute them, drop those rows, or encode "
+        "'missing' as its own group before calling skfair."
+    )
+
+
+def _factorize_column(column, name):
+    """Return ``(sorted distinct values, code of each sample)`` for one attribute."""
+    dtype = getattr(column, "dtype", None)
+    if dtype is not None and getattr(dtype, "name", None) == "category":
+        codes = np.asarray(column.cat.codes, dtype=np.intp)
+        missing = codes < 0
+        if missing.any():
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
+        categories = np.asarray(column.cat.categories)
+        used, codes = _compact(codes, len(categories))
+        return categories[used], codes
+    array = np.asarray(column)
+    if array.ndim != 1:
+        raise ValueError(f"sensitive feature '{name}' must be 1-D, got shape {array.shape}.")
+    kind = array.dtype.kind
+    if kind == "b":
+        values, codes = _compact(array.astype(np.intp), 2)
+        return values.astype(bool), codes
+    if kind in "iu":
+        return _factorize_integers(array)
+    if kind == "f":
+        missing = np.isnan(array)
+        if missing.any():
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
+        values, codes = np.unique(array, return_inverse=True)
+        return values, codes.reshape(-1)
+    if kind in "US":
+        values, codes = np.unique(array, return_inverse=True)
+        return values, codes.reshape(-1)
+    if kind == "O":
+        return _factorize_objects(array, name)
+    if kind in "mM":
+        missing = np.isnat(array)
+        if missing.any():
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
+        values, codes = np.unique(array, return_inverse=True)
+        return values, codes.reshape(-1)
+    raise TypeError(f"sensitive feature '{name}' has unsupported dtype {array.dtype}.")
+
+
+def _factorize_integers(array):
+    low, high = int(array.min()), int(array.max())
+    value_range = high - low + 1
+    if value_range <= _LOOKUP_RANGE_FACTOR * array.shape[0] + 1024:
+        # A lookup table over the value range: one bincount instead of a sort.
+        present, codes = _compact(array - low, value_range)
+        return (present + low).astype(array.dtype), codes
+    values, codes = np.unique(array, return_inverse=True)
+    return values, codes.reshape(-1)
+
+
+def _factorize_objects(array, name):
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - exercised without pandas only
+        pd = None
+    if pd is not None:
+        codes, values = pd.factorize(array, sort=False, use_na_sentinel=True)
+        missing = codes < 0
+        if missing.any():
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
+        values = np.asarray(values, dtype=object)
+    else:
+        missing = np.fromiter((v is None or v != v for v in array), bool, array.shape[0])
+        if missing.any():
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
+        values, codes = np.unique(array.astype(str), return_inverse=True)
+        codes = codes.reshape(-1)
+        first = np.zeros(len(values), dtype=np.intp)
+        first[codes[::-1]] = np.arange(array.shape[0])[::-1]
+        values = array[first]
+    types = {type(_python_scalar(value)) for value in values}
+    if len(types) > 1 and not types <= {int, float, bool}:
+        raise ValueError(
+            f"sensitive feature '{name}' mixes value types {sorted(t.__name__ for t in types)}; "
+            "values such as 1 and '1' would be ambiguous. Convert the column to one type."
+        )
+    if types <= {int, float, bool}:
+        numeric = np.asarray(values.tolist())
+        order = np.argsort(numeric, kind="stable")
+        sorted_values = numeric[order]
+    else:
+        order = np.argsort(values.astype(str), kind="stable")
+        sorted_values = values[order]
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return sorted_values, rank[codes]
+
+
+def _compact(codes, n_possible):
+    """Renumber non-negative ``codes`` < n_possible to the values present, keeping order."""
+    if n_possible <= 4 * codes.shape[0] + 1024:
+        present_mask = np.bincount(codes, minlength=n_possible) > 0
+        present = np.flatnonzero(present_mask)
+        lookup = np.cumsum(present_mask) - 1
+        return present, lookup[codes]
+    present, inverse = np.unique(codes, return_inverse=True)
+    return present, inverse.reshape(-1)
+
+
+def _ravel(attribute_codes, dims):
+    if len(dims) == 1:
+        return attribute_codes[:, 0].astype(np.int64)
+    if np.prod(dims, dtype=np.float64) >= np.iinfo(np.int64).max:
+        raise ValueError(
+            f"Too many combinations of sensitive values ({' x '.join(map(str, dims))})."
+        )
+    return np.ravel_multi_index(tuple(attribute_codes.T), dims).astype(np.int64)
+
+
+def _match_labels(values, fitted, name):
+    """Position in ``fitted`` of each of ``values``; unseen values raise naming the value."""
+    fitted_keys = np.array([_label_key(v) for v in fitted.tolist()], dtype=object)
+    value_keys = np.array([_label_key(v) for v in values.tolist()], dtype=object)
+    order = np.argsort(fitted_keys.astype(str), kind="stable")
+    sorted_keys = fitted_keys[order].astype(str)
+    position = np.searchsorted(sorted_keys, value_keys.astype(str))
+    position_clipped = np.minimum(position, len(sorted_keys) - 1)
+    unseen = sorted_keys[position_clipped] != value_keys.astype(str)
+    if unseen.any():
+        value = _python_scalar(values[np.flatnonzero(unseen)[0]])
+        raise ValueError(
+            f"Group {value!r} of sensitive feature '{name}' was not seen at fit; the fitted "
+            f"values are {fitted.tolist()}. Fit on data that contains every group."
+        )
+    return order[position_clipped]

@@ -1,0 +1,129 @@
+"""Input checks shared by skfair's metrics and estimators.
+
+Each check raises a ValueError that says what was wrong and how to fix it. Nothing is dropped
+silently.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import _check_sample_weight, column_or_1d
+
+from skfair._groups import factorize_groups
+
+_NOT_LABELS = ("continuous", "continuous-multioutput", "multilabel-indicator", "multiclass-multioutput")
+
+
+def check_lengths(**arrays):
+    """Raise when the named arrays (None ignored) do not all have the same length."""
+    lengths = {name: _length(value) for name, value in arrays.items() if value is not None}
+    if len(set(lengths.values())) > 1:
+        detail = ", ".join(f"{name} has {length}" for name, length in lengths.items())
+        raise ValueError(
+            f"Inconsistent numbers of samples: {detail}. Pass one value per sample to each."
+        )
+    return next(iter(lengths.values())) if lengths else None
+
+
+def _length(value):
+    if isinstance(value, dict):
+        return len(next(iter(value.values()))) if value else 0
+    shape = getattr(value, "shape", None)
+    if shape is not None and len(shape) > 0:
+        return shape[0]
+    return len(value)
+
+
+def check_groups(sensitive_features, n_samples):
+    """Factorise ``sensitive_features`` after checking it has ``n_samples`` entries."""
+    return factorize_groups(sensitive_features, n_samples=n_samples)
+
+
+def check_labels(y, name):
+    """Return ``y`` as a 1-D array of class labels; raise for continuous or multi-output input."""
+    y = column_or_1d(y, warn=True) if not isinstance(y, list) else np.asarray(y)
+    if y.ndim != 1:
+        y = column_or_1d(y, warn=True)
+    if y.dtype.kind == "O":
+        missing = np.fromiter((v is None or v != v for v in y), bool, y.shape[0])
+        if missing.any():
+            raise ValueError(f"{name} has missing values (first at row {np.argmax(missing)}).")
+    elif y.dtype.kind == "f" and np.isnan(y).any():
+        raise ValueError(f"{name} has NaN values (first at row {np.argmax(np.isnan(y))}).")
+    target_type = type_of_target(y, input_name=name)
+    if target_type in _NOT_LABELS:
+        raise ValueError(
+            f"{name} is {target_type.split('-')[0]} (type_of_target={target_type!r}); "
+            "classification disparity metrics need class labels. Threshold the scores first, "
+            "use wasserstein_bias / ks_bias / madd for score distributions, or "
+            "demographic_parity_unfairness with bins= for binned continuous outputs."
+        )
+    return y
+
+
+def binarize(y_true, y_pred, pos_label):
+    """Indicators ``y == pos_label`` for label arrays (``y_true`` may be None).
+
+    ``pos_label=None`` is inferred only for labels within {0, 1}, {-1, 1} or {False, True}.
+    """
+    present = [y for y in (y_true, y_pred) if y is not None]
+    labels = np.unique(np.concatenate([np.unique(y) for y in present]))
+    if pos_label is None:
+        if labels.dtype.kind in "biuf" and set(labels.tolist()) <= {0, 1}:
+            pos_label = 1
+        elif labels.dtype.kind in "iuf" and set(labels.tolist()) <= {-1, 1}:
+            pos_label = 1
+        else:
+            hint = (
+                " For more than two classes use demographic_parity_unfairness / "
+                "equalized_odds_unfairness, or pass pos_label= for one class against the rest."
+                if len(labels) > 2
+                else ""
+            )
+            raise ValueError(
+                f"pos_label must be given for labels {labels.tolist()}: it can only be inferred "
+                f"for labels within {{0, 1}}, {{-1, 1}} or {{False, True}}.{hint}"
+            )
+    elif pos_label not in labels.tolist():
+        raise ValueError(
+            f"pos_label={pos_label!r} is not among the labels {labels.tolist()}."
+        )
+    return tuple(None if y is None else (y == pos_label) for y in (y_true, y_pred))
+
+
+def check_scores(y_score, name="y_score", *, unit_interval=False):
+    """Return 1-D float scores; raise on NaN/inf, or outside [0, 1] when ``unit_interval``."""
+    y_score = np.asarray(y_score)
+    if y_score.ndim == 2 and y_score.shape[1] == 1:
+        y_score = y_score[:, 0]
+    if y_score.ndim != 1:
+        raise ValueError(
+            f"{name} must be 1-D scores, got shape {y_score.shape}. For predict_proba output "
+            "pass the positive-class column, e.g. proba[:, 1]."
+        )
+    if y_score.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be numeric scores, got dtype {y_score.dtype}.")
+    y_score = y_score.astype(np.float64, copy=False)
+    finite = np.isfinite(y_score)
+    if not finite.all():
+        raise ValueError(
+            f"{name} has NaN or infinite values (first at row {np.argmin(finite)})."
+        )
+    if unit_interval and y_score.size and (y_score.min() < 0 or y_score.max() > 1):
+        raise ValueError(
+            f"{name} must lie in [0, 1] (probabilities), got values in "
+            f"[{y_score.min():.6g}, {y_score.max():.6g}]. Pass predict_proba output, or rescale "
+            "decision scores."
+        )
+    return y_score
+
+
+def check_weights(sample_weight, n_samples):
+    """Float weights of length ``n_samples`` (ones when None); negative weights raise."""
+    if sample_weight is None:
+        return None
+    weights = _check_sample_weight(sample_weight, np.empty(n_samples), dtype=np.float64)
+    if (weights < 0).any():
+        raise ValueError("sample_weight has negative values.")
+    return weights
