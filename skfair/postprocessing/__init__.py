@@ -1,1 +1,5 @@
-"""skfair.postprocessing."""
+"""Post-processors that repair model outputs towards group fairness."""
+
+from skfair.postprocessing._barycenter import BarycenterRepair
+
+__all__ = ["BarycenterRepair"]
