@@ -1,5 +1,6 @@
 """Post-processors that repair model outputs towards group fairness."""
 
 from skfair.postprocessing._barycenter import BarycenterRepair
+from skfair.postprocessing._repaired import RepairedClassifier, RepairedRegressor
 
-__all__ = ["BarycenterRepair"]
+__all__ = ["BarycenterRepair", "RepairedClassifier", "RepairedRegressor"]
