@@ -1,4 +1,4 @@
-"""Meta-estimators that repair the outputs of a model: ``RepairedClassifier``, ``RepairedRegressor``.
+"""Meta-estimators that repair a model's outputs: ``RepairedClassifier``, ``RepairedRegressor``.
 
 They follow ``CalibratedClassifierCV``: the wrapped model is fitted (or taken as it is through
 ``FrozenEstimator``), its responses on the training data (in-sample, or out-of-fold with
