@@ -1,1 +1,25 @@
-"""skfair.metrics."""
+"""Group disparity metrics and scikit-learn scorers."""
+
+from skfair.metrics._classification import (
+    accuracy_difference,
+    demographic_parity_unfairness,
+    disparate_impact_ratio,
+    equalized_odds_difference,
+    equalized_odds_unfairness,
+    false_negative_rate_difference,
+    false_positive_rate_difference,
+    statistical_parity_difference,
+    true_positive_rate_difference,
+)
+
+__all__ = [
+    "accuracy_difference",
+    "demographic_parity_unfairness",
+    "disparate_impact_ratio",
+    "equalized_odds_difference",
+    "equalized_odds_unfairness",
+    "false_negative_rate_difference",
+    "false_positive_rate_difference",
+    "statistical_parity_difference",
+    "true_positive_rate_difference",
+]
