@@ -11,6 +11,7 @@ from skfair.metrics._classification import (
     statistical_parity_difference,
     true_positive_rate_difference,
 )
+from skfair.metrics._group_summary import group_summary
 
 __all__ = [
     "accuracy_difference",
@@ -20,6 +21,7 @@ __all__ = [
     "equalized_odds_unfairness",
     "false_negative_rate_difference",
     "false_positive_rate_difference",
+    "group_summary",
     "statistical_parity_difference",
     "true_positive_rate_difference",
 ]
