@@ -156,12 +156,14 @@ def _distinct_rows(codes, cardinality, columns):
     key = np.zeros(codes.shape[0], dtype=np.int64)
     key_range = 1
     for j in columns:
-        if key_range * cardinality[j] >= 2**62:
+        n_values = int(cardinality[j])
+        if key_range * n_values >= 2**62:
+            # Renumber the keys compactly before they would overflow int64.
             _, key = np.unique(key, return_inverse=True)
             key_range = int(key.max()) + 1
-        key = key * cardinality[j] + codes[:, j]
-        key_range *= int(cardinality[j])
-    distinct, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        key = key * n_values + codes[:, j]
+        key_range *= n_values
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     return first, inverse.reshape(-1)
 
 
