@@ -28,15 +28,31 @@ files."""
 
 
 def read_csv_columns(filename):
-    """Read a bundled ``.csv.gz`` file into ``(names, columns)``.
-
-    Columns made only of integers come back as int64 arrays; every other column as an object
-    array of stripped strings.
+    """Read a bundled ``.csv.gz`` file into ``(names, columns)`` (see :func:`parse_csv`).
 
     Parameters
     ----------
     filename : str
         File name inside ``skfair/datasets/data/``.
+    """
+    resource = resources.files(DATA_MODULE).joinpath(DATA_FOLDER, filename)
+    with resource.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8", newline="") as text:
+        return parse_csv(text, source=filename)
+
+
+def parse_csv(text, *, source):
+    """Parse a csv file with a header row into numpy columns, without pandas.
+
+    A column whose values all parse as integers becomes int64, one whose values all parse as
+    numbers (empty fields allowed, as NaN) float64; any other column an object array of stripped
+    strings, with empty fields as ``np.nan``.
+
+    Parameters
+    ----------
+    text : file object
+        Opened in text mode with ``newline=""``.
+    source : str
+        Name used in error messages.
 
     Returns
     -------
@@ -44,22 +60,38 @@ def read_csv_columns(filename):
         The header row.
     columns : dict of str to ndarray of shape (n_samples,)
     """
-    resource = resources.files(DATA_MODULE).joinpath(DATA_FOLDER, filename)
-    with resource.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8", newline="") as text:
-        reader = csv.reader(text)
+    reader = csv.reader(text)
+    try:
         names = [name.strip() for name in next(reader)]
-        rows = list(reader)
-    if any(len(row) != len(names) for row in rows):
-        raise ValueError(f"{filename}: every row must have {len(names)} fields.")
+    except StopIteration:
+        raise ValueError(f"{source} is empty; expected a header row.") from None
+    rows = list(reader)
+    short = [i for i, row in enumerate(rows) if len(row) != len(names)]
+    if short:
+        raise ValueError(
+            f"{source}: line {short[0] + 2} has {len(rows[short[0]])} fields, the header "
+            f"{len(names)}."
+        )
+    if len(set(names)) != len(names):
+        raise ValueError(f"{source}: the header repeats column names: {names}.")
     table = np.array(rows, dtype=object).reshape(len(rows), len(names))
-    columns = {}
-    for j, name in enumerate(names):
-        values = np.char.strip(table[:, j].astype(str))
+    return names, {name: _parse_column(table[:, j]) for j, name in enumerate(names)}
+
+
+def _parse_column(fields):
+    values = np.char.strip(fields.astype(str))
+    missing = values == ""
+    for dtype in (np.int64, np.float64):
+        if dtype is np.int64 and missing.any():
+            continue
         try:
-            columns[name] = values.astype(np.int64)
+            parsed = np.where(missing, "nan", values).astype(dtype)
         except ValueError:
-            columns[name] = values.astype(object)
-    return names, columns
+            continue
+        return parsed
+    values = values.astype(object)
+    values[missing] = np.nan
+    return values
 
 
 def decode(values, codebook, *, name):
