@@ -183,6 +183,8 @@ def csv_context(
     positive_label = _positive_label(labels, positive_label, target)
     y = (labels == positive_label).astype(np.int64)
     attributes = {name: columns[name] for name in sensitive}
+    # Missing values raise here, naming the column, whichever split their rows fall in.
+    factorize_groups(attributes)
     feature_names = [name for name in names if name != target]
     description = {
         "data": f"{path} ({labels.shape[0]:,} rows)",
