@@ -29,6 +29,16 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from skfair._groups import factorize_groups
 from skfair.datasets import load_adult
 from skfair.datasets._base import parse_csv
+from skfair.metrics import (
+    accuracy_difference,
+    disparate_impact_ratio,
+    equalized_odds_difference,
+    false_negative_rate_difference,
+    false_positive_rate_difference,
+    group_summary,
+    statistical_parity_difference,
+    true_positive_rate_difference,
+)
 
 NOT_AVAILABLE = "n/a"
 _WIDTH = 96
@@ -114,6 +124,7 @@ def adult_context(*, model=None, privileged=None, random_state=0):
     are the test split in both cases.
     """
     test = load_adult(split="test")
+    privileged = check_privileged(privileged, _attributes(test))
     description = {
         "data": "UCI Adult (bundled with skfair; Becker & Kohavi 1996, CC BY 4.0), test split "
         f"({test.data.shape[0]:,} rows)",
@@ -140,7 +151,7 @@ def adult_context(*, model=None, privileged=None, random_state=0):
         y_pred=None,
         y_score=None,
         sensitive=_attributes(test),
-        privileged=check_privileged(privileged, ["sex", "race"]),
+        privileged=privileged,
         positive_label=1,
         description=description,
         random_state=random_state,
@@ -185,6 +196,7 @@ def csv_context(
     attributes = {name: columns[name] for name in sensitive}
     # Missing values raise here, naming the column, whichever split their rows fall in.
     factorize_groups(attributes)
+    privileged = check_privileged(privileged, attributes)
     feature_names = [name for name in names if name != target]
     description = {
         "data": f"{path} ({labels.shape[0]:,} rows)",
@@ -200,7 +212,7 @@ def csv_context(
             y_pred=None,
             y_score=None,
             sensitive=attributes,
-            privileged=check_privileged(privileged, list(sensitive)),
+            privileged=privileged,
             positive_label=positive_label,
             description=description,
             random_state=random_state,
@@ -231,7 +243,7 @@ def csv_context(
         y_pred=None,
         y_score=None,
         sensitive={name: values[test_rows] for name, values in attributes.items()},
-        privileged=check_privileged(privileged, list(sensitive)),
+        privileged=privileged,
         positive_label=positive_label,
         description=description,
         X_train=X[train_rows],
@@ -242,15 +254,22 @@ def csv_context(
     return _predict(context, classes_to_labels=None)
 
 
-def check_privileged(privileged, attribute_names):
-    """``privileged`` maps attribute names to a group label; every name must be audited."""
+def check_privileged(privileged, attributes):
+    """``privileged`` maps attribute names to a group label, which must occur in the data."""
     privileged = dict(privileged or {})
-    unknown = sorted(set(privileged) - set(attribute_names))
+    unknown = sorted(set(privileged) - set(attributes))
     if unknown:
         raise ValueError(
             f"--privileged names {unknown}, which are not sensitive attributes of this audit "
-            f"({attribute_names})."
+            f"({list(attributes)})."
         )
+    for name, label in privileged.items():
+        groups = [str(group) for group in factorize_groups(attributes[name]).labels]
+        if str(label) not in groups:
+            raise ValueError(
+                f"--privileged {name}={label}: {label!r} is not a group of {name!r}; its groups "
+                f"are {groups}."
+            )
     return privileged
 
 
@@ -366,48 +385,13 @@ def summary_section(context):
     )
 
 
-def group_rates(y_true, y_pred, sensitive_features):
-    """Per-group counts and rates of binary labels.
-
-    One ``np.bincount`` over ``(group, y_true, y_pred)`` gives the confusion matrix of every
-    group; the rates are ratios of its cells (NaN where the denominator is 0).
-
-    Returns
-    -------
-    labels : list
-        Group labels.
-    rates : dict of str to ndarray of shape (n_groups,)
-        ``n``, ``share``, ``base_rate`` (P(y=1)), ``selection_rate`` (P(y_pred=1)), ``tpr``,
-        ``fpr`` and ``accuracy`` per group.
-    """
-    groups = factorize_groups(sensitive_features, n_samples=y_true.shape[0])
-    cells = np.bincount(
-        groups.codes * 4 + 2 * y_true + y_pred, minlength=4 * groups.n_groups
-    ).reshape(groups.n_groups, 2, 2)  # [group, y_true, y_pred]
-    n = cells.sum(axis=(1, 2))
-    positives = cells[:, 1, :].sum(axis=1)
-    negatives = cells[:, 0, :].sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rates = {
-            "n": n,
-            "share": n / n.sum(),
-            "base_rate": positives / n,
-            "selection_rate": cells[:, :, 1].sum(axis=1) / n,
-            "tpr": cells[:, 1, 1] / positives,
-            "fpr": cells[:, 0, 1] / negatives,
-            "accuracy": (cells[:, 0, 0] + cells[:, 1, 1]) / n,
-        }
-    return groups.labels, rates
-
-
-_RATE_COLUMNS = [
-    ("n", "n"),
-    ("share", "share"),
-    ("base_rate", "base rate"),
-    ("selection_rate", "selection rate"),
-    ("tpr", "TPR"),
-    ("fpr", "FPR"),
-    ("accuracy", "accuracy"),
+# (group_summary metric, column title, whether it is a rate of y_true instead of y_pred)
+_GROUP_RATES = [
+    ("selection_rate", "base rate", True),
+    ("selection_rate", "selection rate", False),
+    ("true_positive_rate", "TPR", False),
+    ("false_positive_rate", "FPR", False),
+    ("accuracy", "accuracy", False),
 ]
 
 
@@ -415,27 +399,138 @@ def groups_section(context):
     """Per-group table of counts and rates, one table per sensitive attribute."""
     blocks = []
     for name, values in context.sensitive.items():
-        labels, rates = group_rates(context.y_test, context.y_pred, values)
-        rows = [
-            [str(label)]
-            + [
-                f"{rates[key][g]:,}" if key == "n" else format_number(rates[key][g], 3)
-                for key, _ in _RATE_COLUMNS
-            ]
-            for g, label in enumerate(labels)
+        columns = [
+            group_summary(
+                None if of_y_true else context.y_test,
+                context.y_test if of_y_true else context.y_pred,
+                sensitive_features=values,
+                metric=metric,
+            )
+            for metric, _, of_y_true in _GROUP_RATES
         ]
-        header = [name] + [title for _, title in _RATE_COLUMNS]
+        counts = columns[0].count
+        rows = [
+            [str(label), f"{counts[g]:,}", format_number(counts[g] / counts.sum(), 3)]
+            + [format_number(column.value[g], 3) for column in columns]
+            for g, label in enumerate(columns[0].groups)
+        ]
+        header = [name, "n", "share"] + [title for _, title, _ in _GROUP_RATES]
         blocks.append(format_table(header, rows))
     note = (
         "base rate = P(y=1), selection rate = P(y_pred=1), TPR = P(y_pred=1 | y=1), "
-        "FPR = P(y_pred=1 | y=0); 1 is the favourable outcome."
+        "FPR = P(y_pred=1 | y=0); 1 is the favourable outcome; n/a: no sample to divide by."
     )
     return "\n\n".join(blocks) + "\n\n" + textwrap.fill(note, width=_WIDTH)
+
+
+_N_BOOT = 1000
+_CI = 0.95
+_INTERVAL_RATES = [
+    ("selection_rate", "selection rate"),
+    ("true_positive_rate", "TPR"),
+    ("false_positive_rate", "FPR"),
+]
+
+
+def intervals_section(context):
+    """Bootstrap confidence intervals of the per-group rates (small groups are uncertain)."""
+    blocks = []
+    for name, values in context.sensitive.items():
+        columns = [
+            group_summary(
+                context.y_test,
+                context.y_pred,
+                sensitive_features=values,
+                metric=metric,
+                n_boot=_N_BOOT,
+                ci=_CI,
+                random_state=context.random_state,
+            )
+            for metric, _ in _INTERVAL_RATES
+        ]
+        rows = [
+            [str(label)]
+            + [
+                f"{format_number(column.value[g], 3)} "
+                f"[{format_number(column.ci_low[g], 3)}, {format_number(column.ci_high[g], 3)}]"
+                for column in columns
+            ]
+            for g, label in enumerate(columns[0].groups)
+        ]
+        blocks.append(format_table([name] + [title for _, title in _INTERVAL_RATES], rows))
+    note = (
+        f"value [{_CI:.0%} percentile interval] from {_N_BOOT} bootstrap replicates that "
+        f"resample each group at its own size (random_state={context.random_state})."
+    )
+    return "\n\n".join(blocks) + "\n\n" + textwrap.fill(note, width=_WIDTH)
+
+
+_DISPARITY_METRICS = [
+    statistical_parity_difference,
+    disparate_impact_ratio,
+    true_positive_rate_difference,
+    false_positive_rate_difference,
+    false_negative_rate_difference,
+    equalized_odds_difference,
+    accuracy_difference,
+]
+
+
+def disparities_section(context):
+    """Disparity metrics of the predictions, one column per attribute and their intersection.
+
+    Attributes with a privileged group get signed values (disadvantaged minus privileged, or
+    their ratio); the others, and the intersection, the largest gap between any two groups.
+    """
+    columns = [
+        (name, values, context.privileged.get(name)) for name, values in context.sensitive.items()
+    ]
+    if len(columns) > 1:
+        columns.append((" & ".join(context.sensitive), dict(context.sensitive), None))
+    rows = []
+    for metric in _DISPARITY_METRICS:
+        row = [metric.__name__]
+        for _, values, privileged in columns:
+            kwargs = {} if privileged is None else {"privileged_group": privileged}
+            value = metric(context.y_test, context.y_pred, sensitive_features=values, **kwargs)
+            row.append(format_number(value))
+        rows.append(row)
+    sizes = ["groups (smallest n)"]
+    for _, values, _ in columns:
+        counts = factorize_groups(values).counts()
+        sizes.append(f"{counts.size} ({counts.min():,})")
+    rows.append(sizes)
+    unsigned = [name for name, _, privileged in columns if privileged is None]
+    notes = []
+    if unsigned:
+        notes.append(
+            f"{', '.join(unsigned)}: largest gap between any two groups, unsigned; ratio = "
+            "smallest over largest selection rate. --privileged COL=VALUE gives signed values."
+        )
+    notes.extend(
+        f"{name}: disadvantaged (all groups but {privileged!r}) minus privileged "
+        f"({privileged!r}); ratio = disadvantaged over privileged selection rate."
+        for name, _, privileged in columns
+        if privileged is not None
+    )
+    notes.append(
+        "Parity is 0 for differences and 1 for the ratio. equalized_odds_difference is the "
+        "larger of the TPR and FPR differences. Small groups make the gaps noisy (see the "
+        "intervals)."
+    )
+    table = format_table(["metric"] + [name for name, _, _ in columns], rows)
+    return (
+        table
+        + "\n\n"
+        + "\n".join(textwrap.fill(note, width=_WIDTH, subsequent_indent="  ") for note in notes)
+    )
 
 
 SECTIONS = {
     "summary": ("Audit summary", summary_section),
     "groups": ("Per-group rates", groups_section),
+    "intervals": ("Per-group rates with bootstrap intervals", intervals_section),
+    "disparities": ("Disparity metrics", disparities_section),
 }
 """Command-line name -> (title, section function), in the order the audit prints them."""
 

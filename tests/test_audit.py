@@ -120,6 +120,140 @@ def test_default_audit_numbers_match_an_independent_groupby(adult_audit):
         assert_table_matches(group_table(output, attribute), rates)
 
 
+def disparity_table(output):
+    """The disparity table: {metric: {column: text}}."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if re.match(r"metric\s{2,}", line))
+    header = re.split(r"\s{2,}", lines[start].strip())
+    rows = {}
+    for line in lines[start + 2 :]:
+        if not line.strip():
+            break
+        cells = re.split(r"\s{2,}", line.strip())
+        rows[cells[0]] = dict(zip(header[1:], cells[1:], strict=True))
+    return rows
+
+
+def expected_disparities(y_true, y_pred, groups, privileged=None):
+    """The seven disparities from per-group rates (oracle: masks, max - min, dis - priv)."""
+
+    def rates(member):
+        positive, negative = member & (y_true == 1), member & (y_true == 0)
+        return {
+            "selection": y_pred[member].mean(),
+            "tpr": y_pred[positive].mean(),
+            "fpr": y_pred[negative].mean(),
+            "fnr": 1 - y_pred[positive].mean(),
+            "accuracy": (y_pred[member] == y_true[member]).mean(),
+        }
+
+    if privileged is None:
+        per_group = [rates(groups == label) for label in np.unique(groups)]
+
+        def gap(key):
+            values = [r[key] for r in per_group]
+            return max(values) - min(values)
+
+        selection = [r["selection"] for r in per_group]
+        return {
+            "statistical_parity_difference": gap("selection"),
+            "disparate_impact_ratio": min(selection) / max(selection),
+            "true_positive_rate_difference": gap("tpr"),
+            "false_positive_rate_difference": gap("fpr"),
+            "false_negative_rate_difference": gap("fnr"),
+            "equalized_odds_difference": max(gap("tpr"), gap("fpr")),
+            "accuracy_difference": gap("accuracy"),
+        }
+    dis, priv = rates(groups != privileged), rates(groups == privileged)
+    return {
+        "statistical_parity_difference": dis["selection"] - priv["selection"],
+        "disparate_impact_ratio": dis["selection"] / priv["selection"],
+        "true_positive_rate_difference": dis["tpr"] - priv["tpr"],
+        "false_positive_rate_difference": dis["fpr"] - priv["fpr"],
+        "false_negative_rate_difference": dis["fnr"] - priv["fnr"],
+        "accuracy_difference": dis["accuracy"] - priv["accuracy"],
+    }
+
+
+def assert_disparities_match(table, column, expected):
+    for metric, value in expected.items():
+        # Printed with four decimals.
+        assert abs(float(table[metric][column]) - value) <= 5e-5 + 1e-12, (metric, column)
+
+
+def test_default_audit_disparities_match_an_independent_computation(adult_audit):
+    output, predictions = adult_audit
+    y_true = predictions["y_true"].to_numpy()
+    y_pred = predictions["y_pred"].to_numpy()
+    sex, race = predictions["sex"].to_numpy(), predictions["race"].to_numpy()
+    table = disparity_table(output)
+    assert_disparities_match(table, "sex", expected_disparities(y_true, y_pred, sex))
+    assert_disparities_match(table, "race", expected_disparities(y_true, y_pred, race))
+    # The intersection: one group per (sex, race) pair present.
+    pairs = np.array([f"{a}|{b}" for a, b in zip(sex, race, strict=True)])
+    assert_disparities_match(table, "sex & race", expected_disparities(y_true, y_pred, pairs))
+    assert table["groups (smallest n)"]["sex"] == "2 (5,421)"
+    assert table["groups (smallest n)"]["race"] == "5 (135)"
+
+
+def test_intervals_contain_the_value_and_widen_for_small_groups(adult_audit):
+    output, _ = adult_audit
+    section = output.split("Per-group rates with bootstrap intervals")[1]
+    table = group_table_with_intervals(section, "race")
+    assert sorted(table) == RACES
+    for cells in table.values():
+        for value, low, high in cells.values():
+            assert low <= value <= high
+    width = {race: cells["TPR"][2] - cells["TPR"][1] for race, cells in table.items()}
+    # 135 and 159 people against 13,946: the small groups' TPR is far less certain.
+    assert width["Other"] > 5 * width["White"]
+    assert width["Amer-Indian-Eskimo"] > 5 * width["White"]
+
+
+def group_table_with_intervals(output, attribute):
+    """{group: {column: (value, low, high)}} from cells printed as 'v [low, high]'."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if re.match(rf"{attribute}\s{{2,}}\S", line))
+    header = re.split(r"\s{2,}", lines[start].strip())
+    rows = {}
+    for line in lines[start + 2 :]:
+        if not line.strip():
+            break
+        label, *cells = re.split(r"\s{2,}", line.strip())
+        rows[label] = {
+            column: tuple(float(x) for x in re.findall(r"[0-9.]+", cell))
+            for column, cell in zip(header[1:], cells, strict=True)
+        }
+    return rows
+
+
+def test_privileged_group_gives_signed_disparities(tmp_path, capsys):
+    status = main(
+        [
+            "audit",
+            "--privileged",
+            "sex=Male",
+            "--sections",
+            "disparities",
+            "--save-predictions",
+            str(tmp_path / "predictions.csv"),
+        ]
+    )
+    assert status == 0
+    output = capsys.readouterr().out
+    predictions = pd.read_csv(tmp_path / "predictions.csv", keep_default_na=False)
+    y_true = predictions["y_true"].to_numpy()
+    y_pred = predictions["y_pred"].to_numpy()
+    table = disparity_table(output)
+    signed = expected_disparities(y_true, y_pred, predictions["sex"].to_numpy(), "Male")
+    # Women are selected less often than men by a plain model on Adult.
+    assert signed["statistical_parity_difference"] < 0
+    assert_disparities_match(table, "sex", signed)
+    unsigned = expected_disparities(y_true, y_pred, predictions["race"].to_numpy())
+    assert_disparities_match(table, "race", unsigned)
+    assert "disadvantaged (all groups but 'Male') minus privileged ('Male')" in output
+
+
 def make_csv(path, n=600, seed=0):
     """A small loan-like csv: a numeric and a categorical feature, sex, a yes/no target."""
     rng = np.random.default_rng(seed)
@@ -282,6 +416,11 @@ def test_usage_errors(args, message, capsys):
             ["--target", "approved", "--positive-label", "yes", "--sensitive", "sex"]
             + ["--privileged", "race=White"],
             "--privileged names ['race']",
+        ),
+        (
+            ["--target", "approved", "--positive-label", "yes", "--sensitive", "sex"]
+            + ["--privileged", "sex=Male"],
+            "'Male' is not a group of 'sex'; its groups are ['female', 'male']",
         ),
         (
             ["--target", "approved", "--positive-label", "yes", "--sensitive", "sex"]
