@@ -185,8 +185,9 @@ def test_identical_members_are_stable_with_no_epistemic_uncertainty():
 # properties
 
 
+unit_floats = st.floats(0, 1)
 member_proba = st.tuples(st.integers(2, 6), st.integers(1, 8), st.integers(2, 4)).flatmap(
-    lambda shape: arrays(np.float64, shape, elements=st.floats(0, 1))
+    lambda shape: arrays(np.float64, shape, elements=unit_floats)
 )
 
 
