@@ -38,6 +38,11 @@ from skfair.metrics._classification import (
     statistical_parity_difference,
     true_positive_rate_difference,
 )
+from skfair.metrics._uncertainty import (
+    aleatoric_uncertainty_difference,
+    epistemic_uncertainty_difference,
+    label_stability_difference,
+)
 
 # Scores of a classifier (positive-class probability or decision value) or a regressor's output.
 _SCORES = ("predict_proba", "decision_function", "predict")
@@ -72,6 +77,14 @@ _BUILTIN = {
     "accuracy_difference": _Builtin(accuracy_difference, _LABELS, "difference"),
     "demographic_parity_unfairness": _Builtin(demographic_parity_unfairness, _LABELS, "loss"),
     "equalized_odds_unfairness": _Builtin(equalized_odds_unfairness, _LABELS, "loss"),
+    # Member outputs: response_method="predict_members" (labels) or "predict_proba_members".
+    "label_stability_difference": _Builtin(label_stability_difference, None, "difference"),
+    "epistemic_uncertainty_difference": _Builtin(
+        epistemic_uncertainty_difference, None, "difference"
+    ),
+    "aleatoric_uncertainty_difference": _Builtin(
+        aleatoric_uncertainty_difference, None, "difference"
+    ),
 }
 
 _NO_SENSITIVE_FEATURES = (
