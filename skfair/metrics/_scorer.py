@@ -39,6 +39,11 @@ from skfair.metrics._classification import (
     true_positive_rate_difference,
 )
 from skfair.metrics._distribution import classifier_bias, ks_bias, quantile_bias, wasserstein_bias
+from skfair.metrics._uncertainty import (
+    aleatoric_uncertainty_difference,
+    epistemic_uncertainty_difference,
+    label_stability_difference,
+)
 
 # Scores of a classifier (positive-class probability or decision value) or a regressor's output.
 _SCORES = ("predict_proba", "decision_function", "predict")
@@ -79,6 +84,14 @@ _BUILTIN = {
     "ks_bias": _Builtin(ks_bias, _SCORES, "difference"),
     "quantile_bias": _Builtin(quantile_bias, _SCORES, "difference"),
     "classifier_bias": _Builtin(classifier_bias, _SCORES, "difference"),
+    # Member outputs: response_method="predict_members" (labels) or "predict_proba_members".
+    "label_stability_difference": _Builtin(label_stability_difference, None, "difference"),
+    "epistemic_uncertainty_difference": _Builtin(
+        epistemic_uncertainty_difference, None, "difference"
+    ),
+    "aleatoric_uncertainty_difference": _Builtin(
+        aleatoric_uncertainty_difference, None, "difference"
+    ),
 }
 
 _NO_SENSITIVE_FEATURES = (
