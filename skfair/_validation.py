@@ -70,7 +70,9 @@ def binarize(y_true, y_pred, pos_label):
     present = [y for y in (y_true, y_pred) if y is not None]
     labels = np.unique(np.concatenate([np.unique(y) for y in present]))
     if pos_label is None:
-        if labels.dtype.kind in "biuf" and set(labels.tolist()) <= {0, 1} or labels.dtype.kind in "iuf" and set(labels.tolist()) <= {-1, 1}:
+        if labels.dtype.kind in "biuf" and set(labels.tolist()) <= {0, 1}:
+            pos_label = 1
+        elif labels.dtype.kind in "iuf" and set(labels.tolist()) <= {-1, 1}:
             pos_label = 1
         else:
             hint = (
