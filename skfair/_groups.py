@@ -240,8 +240,10 @@ def split_sensitive_column(X, sensitive_column):
         columns = list(X.columns)
         positions = []
         for column in selected:
-            if isinstance(column, (int, np.integer)) and not isinstance(column, bool) and (
-                column not in columns
+            if (
+                isinstance(column, (int, np.integer))
+                and not isinstance(column, bool)
+                and (column not in columns)
             ):
                 position = int(column)
                 if not -len(columns) <= position < len(columns):
@@ -254,8 +256,7 @@ def split_sensitive_column(X, sensitive_column):
                 positions.append(columns.index(column))
             else:
                 raise ValueError(
-                    f"sensitive_column={column!r} is not a column of X; the columns are "
-                    f"{columns}."
+                    f"sensitive_column={column!r} is not a column of X; the columns are {columns}."
                 )
         sensitive = X.iloc[:, positions]
         rest = X.drop(columns=[columns[p] for p in positions])
@@ -329,8 +330,10 @@ def _as_columns(sensitive_features, n_samples):
             raise ValueError("sensitive_features is a DataFrame with no columns.")
         columns = [_column_values(sensitive_features.iloc[:, j]) for j in range(len(names))]
         one_dimensional = False
-    elif hasattr(sensitive_features, "dtype") and hasattr(sensitive_features, "name") and (
-        hasattr(sensitive_features, "iloc")
+    elif (
+        hasattr(sensitive_features, "dtype")
+        and hasattr(sensitive_features, "name")
+        and (hasattr(sensitive_features, "iloc"))
     ):  # pandas Series
         name = sensitive_features.name
         names = [str(name) if name is not None else "sensitive_features"]
@@ -354,8 +357,7 @@ def _as_columns(sensitive_features, n_samples):
             one_dimensional = False
         else:
             raise ValueError(
-                f"sensitive_features must be 1-D or 2-D, got an array with {array.ndim} "
-                "dimensions."
+                f"sensitive_features must be 1-D or 2-D, got an array with {array.ndim} dimensions."
             )
     lengths = {column.shape[0] for column in columns}
     if len(lengths) > 1:
