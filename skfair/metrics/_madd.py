@@ -129,9 +129,9 @@ def madd(
     >>> from skfair.metrics import madd
     >>> y_score, group, y = make_madd_simulation(10_000, random_state=0)
     >>> round(madd(y, y_score, sensitive_features=group, bandwidth=0.5), 3)  # 2 bins
-    0.956
-    >>> round(madd(y, y_score, sensitive_features=group), 2)  # stable MADD, Algorithm 1
-    1.19
+    1.018
+    >>> round(madd(y, y_score, sensitive_features=group), 3)  # stable MADD, Algorithm 1
+    1.196
     """
     scores, groups = _check_inputs(y_true, y_score, sensitive_features)
     sizes = groups.counts()
@@ -275,8 +275,8 @@ def madd_bandwidth_search(
     >>> from skfair.metrics import madd_bandwidth_search
     >>> y_score, group, y = make_madd_simulation(10_000, random_state=0)
     >>> result = madd_bandwidth_search(None, y_score, sensitive_features=group)
-    >>> round(result.h_sup, 4), round(result.value, 2)
-    (0.0737, 1.19)
+    >>> round(result.h_sup, 4), round(result.value, 3), result.bins_interval
+    (0.0737, 1.196, (25, 121))
     """
     scores, groups = _check_inputs(y_true, y_score, sensitive_features)
     _warn_small_groups(groups.counts())
