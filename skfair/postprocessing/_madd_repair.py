@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import _SkfairEstimatorMixin, warn_no_sensitive_features
 from skfair._compat import Interval, StrOptions, _fit_context, validate_data
-from skfair._validation import check_groups, check_lengths
+from skfair._validation import check_groups
 from skfair.metrics._madd import _group_histograms, _h_sup
 
 # bins="auto" is floor(1 / (0.1 h_sup)) per pair of groups: 135 bins for 10^4 / 10^4 and 40
@@ -223,7 +223,6 @@ class MADDRepair(_SkfairEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, 
         """Fit; return the scores, group codes and in-group ranks (ties ordered at random)."""
         scores = validate_data(self, S, dtype=np.float64)
         n_samples, n_columns = scores.shape
-        check_lengths(S=scores, y=y)
         self.lambdas_ = np.linspace(0.0, 1.0, self.n_lambdas)
         if sensitive_features is None:
             warn_no_sensitive_features(self)
@@ -540,6 +539,8 @@ def _check_binary_labels(y, n_samples):
             "needs the labels: call fit(S, y, sensitive_features=...), or set lam to a float."
         )
     y = column_or_1d(y)
+    if y.shape[0] != n_samples:
+        raise ValueError(f"Inconsistent numbers of samples: S has {n_samples}, y has {y.shape[0]}.")
     if type_of_target(y, input_name="y") not in ("binary",) or not set(np.unique(y).tolist()) <= {
         0,
         1,
