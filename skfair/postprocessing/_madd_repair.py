@@ -76,10 +76,11 @@ class MADDRepair(_SkfairEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, 
     lambda_ : ndarray of shape (n_features,)
         Repair strength of each column (the chosen one when ``lam="auto"``).
     lambdas_ : ndarray of shape (n_lambdas,)
-        The searched grid (``lam="auto"`` and at least two groups only, as the curves below).
+        The grid searched by ``lam="auto"``.
     objective_, accuracy_loss_, fairness_loss_ : ndarray of shape (n_lambdas, n_features)
         The objective, the error rate and half the MADD of the in-sample repaired scores at
-        each grid value.
+        each grid value (``lam="auto"`` with at least two groups only, as
+        ``objective_min_``).
     objective_min_ : ndarray of shape (n_features,)
         Objective at ``lambda_``.
     bins_ : ndarray of shape (n_pairs,)
@@ -241,43 +242,37 @@ class MADDRepair(_SkfairEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, 
         self.group_sizes_ = {label: int(n) for label, n in zip(self.groups_, sizes, strict=True)}
         _check_calibration(scores, sizes, self.groups_)
         self.bins_ = self._pair_bins(sizes)
-        rng = _generator(self.random_state)
-        # Ranks within each group, ties broken by a random key drawn per row in row order.
-        ranks = np.empty_like(scores, dtype=np.intp)
-        order_by_column = []
-        group_start = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-        for column in range(n_columns):
-            order = np.lexsort((rng.random(n_samples), scores[:, column], codes))
-            ranks[order, column] = np.arange(n_samples) - group_start[codes[order]] + 1
-            order_by_column.append(order)
+        orders, ranks = _in_group_ranks(scores, codes, sizes, _generator(self.random_state))
         self._cdfs = [_fit_cdfs(scores[:, column], codes, sizes) for column in range(n_columns)]
-        if self.lam != "auto":
+        if self.lam == "auto":
+            self._search_lambda(scores, codes, sizes, orders, _check_binary_labels(y, n_samples))
+        else:
             self.lambda_ = np.full(n_columns, float(self.lam))
-            return scores, codes, ranks
-        labels = _check_binary_labels(y, n_samples)
-        accuracy_loss = np.empty((self.n_lambdas, n_columns))
-        fairness_loss = np.empty((self.n_lambdas, n_columns))
-        for column in range(n_columns):
-            accuracy_loss[:, column], fairness_loss[:, column] = _objective_terms(
+        return scores, codes, ranks
+
+    def _search_lambda(self, scores, codes, sizes, orders, labels):
+        """Set ``lambda_`` and the curves of the objective (eqs. 9-10) on the grid."""
+        terms = [
+            _objective_terms(
                 self._cdfs[column],
                 scores[:, column],
                 codes,
                 labels,
-                order_by_column[column],
+                orders[column],
                 sizes,
                 self.lambdas_,
                 self.bins_,
                 self.threshold,
                 self.agg,
             )
-        objective = (1 - self.theta) * accuracy_loss + self.theta * fairness_loss
-        best = np.argmin(objective, axis=0)  # first minimum: the smallest lam
-        self.accuracy_loss_ = accuracy_loss
-        self.fairness_loss_ = fairness_loss
-        self.objective_ = objective
-        self.objective_min_ = objective[best, np.arange(n_columns)]
+            for column in range(scores.shape[1])
+        ]
+        self.accuracy_loss_ = np.column_stack([accuracy for accuracy, _ in terms])
+        self.fairness_loss_ = np.column_stack([fairness for _, fairness in terms])
+        self.objective_ = (1 - self.theta) * self.accuracy_loss_ + self.theta * self.fairness_loss_
+        best = np.argmin(self.objective_, axis=0)  # first minimum: the smallest lam
+        self.objective_min_ = self.objective_[best, np.arange(scores.shape[1])]
         self.lambda_ = self.lambdas_[best]
-        return scores, codes, ranks
 
     def transform(self, S, *, sensitive_features=None):
         """Repair new scores with the CDFs fitted on the calibration data.
@@ -331,6 +326,22 @@ class MADDRepair(_SkfairEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, 
 
 # --------------------------------------------------------------------------------------------
 # private helpers
+
+
+def _in_group_ranks(scores, codes, sizes, rng):
+    """Per column: the row order by (group, score) and each row's rank (1..n_g) in its group.
+
+    Ties are ordered by a random key drawn per row, in row order.
+    """
+    n_samples = scores.shape[0]
+    group_start = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    ranks = np.empty(scores.shape, dtype=np.intp)
+    orders = []
+    for column in range(scores.shape[1]):
+        order = np.lexsort((rng.random(n_samples), scores[:, column], codes))
+        ranks[order, column] = np.arange(n_samples) - group_start[codes[order]] + 1
+        orders.append(order)
+    return orders, ranks
 
 
 @dataclass(frozen=True)
