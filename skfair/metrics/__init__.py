@@ -20,6 +20,10 @@ from skfair.metrics._distribution import (
 from skfair.metrics._group_summary import (
     group_summary,
 )
+from skfair.metrics._madd import (
+    madd,
+    madd_bandwidth_search,
+)
 from skfair.metrics._scorer import (
     get_fairness_scorer,
     make_fairness_scorer,
@@ -52,6 +56,8 @@ __all__ = [
     "ks_bias",
     "label_stability",
     "label_stability_difference",
+    "madd",
+    "madd_bandwidth_search",
     "make_fairness_scorer",
     "most_accurate_within",
     "quantile_bias",
