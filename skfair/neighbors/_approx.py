@@ -9,11 +9,12 @@ anchor's complement finds them in O(log n), with the same candidate set (spec §
 
 import numpy as np
 from joblib import Parallel, delayed
+from numpy.lib.stride_tricks import sliding_window_view
 
-from skfair.neighbors._kernel import argmin_smallest_row, merge_best, paired_sqdist, project
+from skfair.neighbors._kernel import argmin_smallest_row, merge_best, project
 
 # Anchor-candidate pairs evaluated per block, which bounds the working memory.
-_PAIR_BUDGET = 2**20
+_PAIR_BUDGET = 2**16
 
 
 def approx_other_group(ZT, attribute_codes, n_groups, projections, m2, *, n_jobs=None):
@@ -37,13 +38,12 @@ def approx_other_group(ZT, attribute_codes, n_groups, projections, m2, *, n_jobs
     """
     n = ZT.shape[1]
     n_attributes = attribute_codes.shape[1]
-    slack = _slack(ZT)
     paper_max = np.full(n_attributes, np.inf)
     paper_sum = np.full(n_attributes, np.inf)
     pointwise_sqdist = np.full((n, n_attributes), np.inf)
     pointwise_index = np.full((n, n_attributes), -1, dtype=np.intp)
     jobs = (
-        delayed(_one_repetition)(ZT, attribute_codes, n_groups, directions, m2, slack)
+        delayed(_one_repetition)(ZT, attribute_codes, n_groups, directions, m2)
         for directions in projections
     )
     for repetition in Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(jobs):
@@ -56,15 +56,16 @@ def approx_other_group(ZT, attribute_codes, n_groups, projections, m2, *, n_jobs
     return paper_max, paper_sum, pointwise_sqdist, pointwise_index
 
 
-def _one_repetition(ZT, attribute_codes, n_groups, directions, m2, slack):
-    """AcceleDist (Algorithm 3) for each of the ``n_e`` orthonormal directions of one draw."""
-    projected = np.stack([project(ZT, w) for w in directions])
+def _one_repetition(ZT, attribute_codes, n_groups, directions, m2):
+    """AcceleDist (Algorithm 3) for each of the ``n_e`` orthonormal directions of one draw.
+
+    The sort and the sorted copy of the data serve every attribute (spec §8.2, lever 1).
+    """
+    n, n_attributes = attribute_codes.shape
     results = []
-    for g in projected:
-        order = np.argsort(g, kind="stable")
+    for w in directions:
+        order = np.argsort(project(ZT, w), kind="stable")
         ZT_sorted = ZT[:, order]
-        projected_sorted = projected[:, order]
-        n, n_attributes = attribute_codes.shape
         sqdist = np.full((n, n_attributes), np.inf)
         index = np.full((n, n_attributes), -1, dtype=np.intp)
         for a in range(n_attributes):
@@ -77,62 +78,52 @@ def _one_repetition(ZT, attribute_codes, n_groups, directions, m2, slack):
                     continue
                 rows = order[anchors]
                 sqdist[rows, a], index[rows, a] = _accele_group(
-                    ZT_sorted, projected_sorted, order, anchors, others, m2, slack
+                    ZT_sorted, order, anchors, others, m2
                 )
         results.append((sqdist, index))
     return results
 
 
-def _accele_group(ZT_sorted, projected_sorted, order, anchors, others, m2, slack):
+def _accele_group(ZT_sorted, order, anchors, others, m2):
     """Best of the ``m2`` nearest complement positions on each side of every anchor.
 
-    Works on sorted positions and returns the squared distance and the row of the best
-    candidate (the smallest row among exact ties, whatever the sorted order). The two adjacent
-    candidates are evaluated first; the others only when the lower bound
-    ``sqrt(sum_k (g_k(p) - g_k(q))**2)`` over the repetition's orthonormal directions (which
-    never exceeds the distance) does not already rule them out. Skipped candidates are
-    strictly farther than the best one, so the result is unchanged (spec §3.3, §8.2 lever 2).
+    ``anchors`` and ``others`` are ascending sorted positions. The candidates of an anchor
+    with ``k`` complement positions to its left are ``others[k - m2 : k + m2]``: a window of
+    fixed width, read for each coordinate from a copy of that coordinate padded with ``inf``
+    on both ends, so that missing candidates come out at distance ``inf`` with no masking.
+    Returns the squared distance and the row of the best candidate (the smallest row among
+    exact ties, whatever the sorted order).
     """
-    offsets = np.concatenate([-1 - np.arange(m2), np.arange(m2)])  # nearest first per side
-    adjacent = np.array([0, m2])
-    rest = np.setdiff1d(np.arange(2 * m2), adjacent)
+    width = 2 * m2
+    split = np.searchsorted(others, anchors)
     best = np.empty(anchors.size)
     best_row = np.empty(anchors.size, dtype=np.intp)
-    step = max(1, _PAIR_BUDGET // (2 * m2))
+    step = max(1, _PAIR_BUDGET // width)
+    padding = np.full(m2, np.inf)
+    windows = [
+        sliding_window_view(np.concatenate([padding, column[others], padding]), width)
+        for column in ZT_sorted
+    ]
     for start in range(0, anchors.size, step):
-        chunk = anchors[start : start + step]
-        slots = np.searchsorted(others, chunk)[:, None] + offsets
-        inside = (slots >= 0) & (slots < others.size)
-        candidates = others[np.clip(slots, 0, others.size - 1)]
-        block = np.full(slots.shape, np.inf)
-        near = inside[:, adjacent]
-        owner, column = np.nonzero(near)
-        block[owner, adjacent[column]] = paired_sqdist(
-            ZT_sorted, chunk[owner], candidates[owner, adjacent[column]]
-        )
-        bound = np.sqrt(block[:, adjacent].min(axis=1)) + slack
-        lower = _lower_bound(projected_sorted, chunk, candidates[:, rest])
-        owner, column = np.nonzero(inside[:, rest] & (lower <= bound[:, None]))
-        block[owner, rest[column]] = paired_sqdist(
-            ZT_sorted, chunk[owner], candidates[owner, rest[column]]
-        )
-        best[start : start + step], best_row[start : start + step] = argmin_smallest_row(
-            block, order[candidates]
-        )
+        chunk = slice(start, start + step)
+        block = None
+        for column, window in zip(ZT_sorted, windows, strict=True):
+            # Same operation order as the kernel (spec §3.1), so m2 >= n gives exact values.
+            diff = window[split[chunk]] - column[anchors[chunk], None]
+            np.multiply(diff, diff, out=diff)
+            if block is None:
+                block = diff
+            else:
+                block += diff
+        slot = np.argmin(block, axis=1)
+        local = np.arange(slot.size)
+        best[chunk] = block[local, slot]
+        row = order[others[np.clip(split[chunk] + slot - m2, 0, others.size - 1)]]
+        # Several candidates at exactly the best distance: take the smallest row.
+        tied = np.flatnonzero(np.count_nonzero(block == best[chunk, None], axis=1) > 1)
+        if tied.size:
+            slots = split[chunk][tied, None] + np.arange(-m2, m2)
+            rows = order[others[np.clip(slots, 0, others.size - 1)]]
+            _, row[tied] = argmin_smallest_row(block[tied], rows)
+        best_row[chunk] = np.where(np.isinf(best[chunk]), -1, row)
     return best, best_row
-
-
-def _lower_bound(projected_sorted, anchors, candidates):
-    acc = None
-    for g in projected_sorted:
-        diff = g[anchors][:, None] - g[candidates]
-        np.multiply(diff, diff, out=diff)
-        acc = diff if acc is None else acc + diff
-    return np.sqrt(acc)
-
-
-def _slack(ZT):
-    # Projections carry a rounding error of a few ulps of the largest norm (spec §3.6 a).
-    n_features = ZT.shape[0]
-    radius = np.sqrt(np.max(np.sum(ZT * ZT, axis=0)))
-    return 8 * (n_features + 2) * np.finfo(np.float64).eps * radius
