@@ -140,6 +140,8 @@ def hfm(
     _check_option(method, _METHODS, "method")
     _check_option(label_encoding, _LABEL_ENCODINGS, "label_encoding")
     n = check_lengths(X=X, y_true=y_true, y_pred=y_pred)
+    if n < 2:
+        raise ValueError(f"hfm needs at least 2 samples, got {n}.")
     groups = factorize_groups(sensitive_features, n_samples=n)
     features, column_names = _encode_features(X, scale)
     label_true, label_pred = _label_coordinates(y_true, y_pred, label_encoding)
