@@ -84,6 +84,7 @@ def test_overall_avg_is_log_of_ratio_of_means():
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["exact", "approx", "bruteforce"]))
+@pytest.mark.filterwarnings("ignore:X column:UserWarning")
 def test_perfect_classifier_scores_exactly_zero(seed, method):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(3, 60))
