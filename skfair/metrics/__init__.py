@@ -20,6 +20,9 @@ from skfair.metrics._distribution import (
 from skfair.metrics._group_summary import (
     group_summary,
 )
+from skfair.metrics._hfm import (
+    hfm,
+)
 from skfair.metrics._madd import (
     madd,
     madd_bandwidth_search,
@@ -53,6 +56,7 @@ __all__ = [
     "false_positive_rate_difference",
     "get_fairness_scorer",
     "group_summary",
+    "hfm",
     "ks_bias",
     "label_stability",
     "label_stability_difference",
