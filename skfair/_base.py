@@ -20,12 +20,11 @@ class _SkfairEstimatorMixin:
     _doc_link_module = "skfair"
     _doc_link_template = _DOC_ROOT + "/{estimator_module}.{estimator_name}.html"
 
-    def _doc_link_url_param_generator(self):
-        # scikit-learn calls it with no argument (``self._doc_link_url_param_generator()``).
+    def _doc_link_url_param_generator(estimator):
         module = ".".join(
-            part for part in type(self).__module__.split(".") if not part.startswith("_")
+            part for part in type(estimator).__module__.split(".") if not part.startswith("_")
         )
-        return {"estimator_module": module, "estimator_name": type(self).__qualname__}
+        return {"estimator_module": module, "estimator_name": type(estimator).__qualname__}
 
 
 def resolve_sensitive(X, sensitive_features, sensitive_column, *, drop=True):
