@@ -1,5 +1,6 @@
 """skfair.plotting."""
 
 from skfair.plotting._madd import MADDDisplay
+from skfair.plotting._repair import RepairDisplay
 
-__all__ = ["MADDDisplay"]
+__all__ = ["MADDDisplay", "RepairDisplay"]

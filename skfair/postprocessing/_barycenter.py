@@ -362,10 +362,11 @@ class BarycenterRepair(
     --------
     >>> import numpy as np
     >>> from skfair.postprocessing import BarycenterRepair
-    >>> scores = np.array([[0.1], [0.2], [0.3], [0.6], [0.7], [0.8]])
-    >>> group = np.array([0, 0, 0, 1, 1, 1])
-    >>> BarycenterRepair().fit_transform(scores, sensitive_features=group).ravel()
-    array([0.35, 0.45, 0.55, 0.35, 0.45, 0.55])
+    >>> scores = np.r_[np.linspace(0.0, 0.45, 10), np.linspace(0.5, 0.95, 10)][:, None]
+    >>> group = np.repeat([0, 1], 10)
+    >>> repaired = BarycenterRepair().fit_transform(scores, sensitive_features=group)
+    >>> repaired[:3, 0], repaired[10:13, 0]
+    (array([0.25, 0.3 , 0.35]), array([0.25, 0.3 , 0.35]))
     """
 
     __metadata_request__fit = {"sensitive_features": True}
