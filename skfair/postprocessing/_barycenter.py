@@ -464,9 +464,8 @@ class BarycenterRepair(
         check_is_fitted(self)
         S = validate_data(self, S, dtype=np.float64, reset=False, ensure_all_finite=False)
         _check_finite(S)
-        out = S.copy()
         if self._groups is None:
-            return out
+            return S.copy()
         if sensitive_features is None:
             raise ValueError(
                 f"{type(self).__name__} was fitted with sensitive features, so transform needs "
@@ -478,19 +477,16 @@ class BarycenterRepair(
             sensitive_features, n_samples=S.shape[0], handle_unknown=unknown
         )
         known = codes >= 0
-        if not known.all():
+        if known.all():
+            known = slice(None)
+        else:  # rows of unseen groups are returned unchanged
             _warn_unknown(sensitive_features, ~known)
-            if not known.any():
-                return out
             codes = codes[known]
-        for column in range(S.shape[1]):
-            rng = _stream(self._seed, _TRANSFORM, column)
-            values = S[known, column] if not known.all() else S[:, column]
-            repaired = self._transform_column(values, codes, column, rng)
-            if known.all():
-                out[:, column] = repaired
-            else:
-                out[known, column] = repaired
+        out = np.empty_like(S) if isinstance(known, slice) else S.copy()
+        if codes.shape[0]:
+            for column in range(S.shape[1]):
+                rng = _stream(self._seed, _TRANSFORM, column)
+                out[known, column] = self._transform_column(S[known, column], codes, column, rng)
         return out
 
     def _fit(self, S, sensitive_features, sample_weight, *, in_sample):
@@ -513,14 +509,13 @@ class BarycenterRepair(
         groups = factorize_groups(sensitive_features, n_samples=n_samples)
         epsilons = _check_epsilon(self.epsilon, groups.n_attributes)
         positive = None if weights is None else weights > 0
-        _check_group_weights(groups, weights)
+        self.group_counts_ = _check_group_weights(groups, weights)
         # The per-sample codes are not needed after fit; transform encodes new samples.
         self._groups = replace(
             groups, codes=groups.codes[:0], attribute_codes=groups.attribute_codes[:0]
         )
         self.categories_ = list(groups.attribute_labels)
         self.n_groups_ = groups.n_groups
-        self.group_counts_ = groups.counts()
         self.sequential_ = groups.n_attributes > 1 and any(e > 0 for e in epsilons)
         if self.sequential_:
             self._steps = [
@@ -769,6 +764,7 @@ def _check_finite(S):
 
 
 def _check_group_weights(groups, weights):
+    """Raise for groups of zero total weight, warn for small ones; return the group counts."""
     counts = groups.counts()
     totals = counts if weights is None else groups.counts(weights)
     empty = np.flatnonzero(totals <= 0)
@@ -784,6 +780,7 @@ def _check_group_weights(groups, weights):
             UserWarning,
             stacklevel=4,
         )
+    return counts
 
 
 def _warn_ties(S, codes):
