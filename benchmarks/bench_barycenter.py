@@ -298,7 +298,7 @@ def render(rows, chain, many, checks, args):
     ]
     for r in rows:
         equipy = (
-            f"{r['equipy_fit']:.3f} | {r['equipy_transform']:.3f} | **{r['speedup']:.0f}x** | "
+            f"{r['equipy_fit']:.3f} | {r['equipy_transform']:.3f} | **{r['speedup']:.1f}x** | "
             if "equipy_fit" in r
             else "- | - | - | "
         )
@@ -334,7 +334,7 @@ def render(rows, chain, many, checks, args):
     for r in many:
         lines.append(
             f"| {r['G']} | {r['skfair_fit']:.4f} | {r['skfair_transform']:.4f} | "
-            f"{r['equipy_fit']:.3f} | {r['equipy_transform']:.3f} | **{r['speedup']:.0f}x** | "
+            f"{r['equipy_fit']:.3f} | {r['equipy_transform']:.3f} | **{r['speedup']:.1f}x** | "
             f"{r['ks_test']:.4f} | {r['equipy_ks_test']:.4f} |"
         )
     lines += ["", *[f"- {check}" for check in checks], ""]
