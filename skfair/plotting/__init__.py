@@ -1,1 +1,5 @@
 """skfair.plotting."""
+
+from skfair.plotting._bias import BiasExplanationDisplay
+
+__all__ = ["BiasExplanationDisplay"]
