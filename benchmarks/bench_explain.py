@@ -332,10 +332,14 @@ def render(
 ):
     return f"""## explain
 
-Command: `nice -n 10 /work/venv/bin/python benchmarks/bench_explain.py` (from the repository
-root). Machine: {machine} Absolute times on this loaded machine are several times those of an
-idle one (the spec's reference: LR predict_proba 0.036 s and HGB 2.3 s per 10^6 rows; here
-{lr_floor:.3f} s and {hgb_floor:.2f} s); the ratios are the result.
+Command: `nice -n 10 /work/venv/bin/python benchmarks/bench_explain.py {" ".join(sys.argv[1:])}`
+(from the repository root).
+
+Machine: {machine}
+
+Absolute times on this loaded machine are several times those of an idle one (the spec's
+reference: LR predict_proba 0.036 s and HGB 2.3 s per 10^6 rows; here {lr_floor:.3f} s and
+{hgb_floor:.2f} s); the ratios are the result.
 
 No public library computes bias explanations or Shapley-bias values, so the reference is the
 model-call floor: (hybrid rows) x (time of one predict_proba per row), measured in the same
