@@ -195,10 +195,21 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
     shapley_method_ : {"exact", "permutation"} or None
     n_permutations_ : int or None
     n_coalitions_ : int
-        Number of coalitions evaluated with the model.
+        Number of coalitions evaluated with the model; 0 when the Shapley values came from the
+        trees (see Notes).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Defined when X has string column names.
+
+    Notes
+    -----
+    Cost (spec §9.6): the model is evaluated on up to (2**p - 2) x n_eval x n_background hybrid
+    rows in exact mode, n_permutations x (p - 1) x n_eval x n_background in permutation mode
+    (fewer on discrete features: each coalition is evaluated on the distinct rows of X_S only).
+    For the raw score of a HistGradientBoosting model (``response_method="decision_function"``
+    of a binary classifier, ``predict`` of an identity-link regressor) with
+    ``method="shapley"``, the exact per-row Shapley values are computed from the trees instead
+    (interventional TreeSHAP), without hybrid rows.
 
     Examples
     --------
