@@ -320,7 +320,7 @@ def test_float_01_predictions_accepted_and_bool_labels():
 # agreement with the independent oracle
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(binary_data(), st.booleans())
 def test_unsigned_metrics_match_oracle(data, weighted):
     y_true, y_pred, groups, weights = data
@@ -347,7 +347,7 @@ def test_unsigned_metrics_match_oracle(data, weighted):
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(binary_data(), st.booleans())
 def test_signed_metrics_match_oracle(data, weighted):
     y_true, y_pred, groups, weights = data
