@@ -36,8 +36,10 @@ from skfair.metrics import (
     false_negative_rate_difference,
     false_positive_rate_difference,
     group_summary,
+    ks_bias,
     statistical_parity_difference,
     true_positive_rate_difference,
+    wasserstein_bias,
 )
 
 NOT_AVAILABLE = "n/a"
@@ -482,11 +484,7 @@ def disparities_section(context):
     Attributes with a privileged group get signed values (disadvantaged minus privileged, or
     their ratio); the others, and the intersection, the largest gap between any two groups.
     """
-    columns = [
-        (name, values, context.privileged.get(name)) for name, values in context.sensitive.items()
-    ]
-    if len(columns) > 1:
-        columns.append((" & ".join(context.sensitive), dict(context.sensitive), None))
+    columns = _compared_columns(context)
     rows = []
     for metric in _DISPARITY_METRICS:
         row = [metric.__name__]
@@ -526,11 +524,61 @@ def disparities_section(context):
     )
 
 
+# (row label, metric, keyword arguments)
+_SCORE_METRICS = [
+    ("wasserstein_bias (total)", wasserstein_bias, {"part": "total"}),
+    ("wasserstein_bias (positive)", wasserstein_bias, {"part": "positive"}),
+    ("wasserstein_bias (negative)", wasserstein_bias, {"part": "negative"}),
+    ("wasserstein_bias (net)", wasserstein_bias, {"part": "net"}),
+    ("wasserstein_bias (total | y)", wasserstein_bias, {"condition_on_y": True}),
+    ("ks_bias (total)", ks_bias, {"part": "total"}),
+]
+
+
+def scores_section(context):
+    """Distribution-level bias of the scores (Wasserstein-1 and Kolmogorov-Smirnov)."""
+    if context.y_score is None:
+        return "Skipped: the model has neither predict_proba nor decision_function."
+    columns = _compared_columns(context)
+    rows = []
+    for label, metric, kwargs in _SCORE_METRICS:
+        row = [label]
+        for _, values, privileged in columns:
+            extra = {} if privileged is None else {"privileged_group": privileged}
+            value = metric(
+                context.y_test, context.y_score, sensitive_features=values, **kwargs, **extra
+            )
+            row.append(format_number(value))
+        rows.append(row)
+    notes = [
+        "Distances between the groups' distributions of the favourable-class score, not of "
+        "the thresholded predictions. total = positive + negative: positive is the transport "
+        "where the privileged group (else, for each pair, the group with the higher mean "
+        "score) gets the higher score, negative where the other group does; net = positive - "
+        "negative. '| y' compares the groups within each true class (equalized-odds type). "
+        "With more than two groups each row is its largest value over pairs of groups, so the "
+        "parts can come from different pairs."
+    ]
+    table = format_table(["metric"] + [name for name, _, _ in columns], rows)
+    return table + "\n\n" + "\n".join(textwrap.fill(note, width=_WIDTH) for note in notes)
+
+
+def _compared_columns(context):
+    """(title, sensitive features, privileged group or None): each attribute, then all jointly."""
+    columns = [
+        (name, values, context.privileged.get(name)) for name, values in context.sensitive.items()
+    ]
+    if len(columns) > 1:
+        columns.append((" & ".join(context.sensitive), dict(context.sensitive), None))
+    return columns
+
+
 SECTIONS = {
     "summary": ("Audit summary", summary_section),
     "groups": ("Per-group rates", groups_section),
     "intervals": ("Per-group rates with bootstrap intervals", intervals_section),
     "disparities": ("Disparity metrics", disparities_section),
+    "scores": ("Bias of the score distributions", scores_section),
 }
 """Command-line name -> (title, section function), in the order the audit prints them."""
 

@@ -227,6 +227,32 @@ def group_table_with_intervals(output, attribute):
     return rows
 
 
+def test_score_section_matches_scipy(adult_audit):
+    from itertools import combinations
+
+    from scipy.stats import ks_2samp, wasserstein_distance
+
+    output, predictions = adult_audit
+    section = output.split("Bias of the score distributions")[1]
+    table = disparity_table(section)
+    y_score = predictions["y_score"].to_numpy()
+    for attribute in ["sex", "race"]:
+        groups = predictions[attribute].to_numpy()
+        pairs = list(combinations(np.unique(groups), 2))
+        w1 = max(wasserstein_distance(y_score[groups == a], y_score[groups == b]) for a, b in pairs)
+        ks = max(ks_2samp(y_score[groups == a], y_score[groups == b]).statistic for a, b in pairs)
+        assert abs(float(table["wasserstein_bias (total)"][attribute]) - w1) <= 5e-5 + 1e-12
+        assert abs(float(table["ks_bias (total)"][attribute]) - ks) <= 5e-5 + 1e-12
+    # Two groups: the parts add up to the total, and net is the gap of the mean scores.
+    sex = predictions["sex"].to_numpy()
+    parts = {p: float(table[f"wasserstein_bias ({p})"]["sex"]) for p in ["positive", "negative"]}
+    assert parts["positive"] + parts["negative"] == pytest.approx(
+        float(table["wasserstein_bias (total)"]["sex"]), abs=1e-4
+    )
+    gap = y_score[sex == "Male"].mean() - y_score[sex == "Female"].mean()
+    assert float(table["wasserstein_bias (net)"]["sex"]) == pytest.approx(abs(gap), abs=5e-5)
+
+
 def test_privileged_group_gives_signed_disparities(tmp_path, capsys):
     status = main(
         [
