@@ -280,6 +280,36 @@ def test_privileged_group_gives_signed_disparities(tmp_path, capsys):
     assert "disadvantaged (all groups but 'Male') minus privileged ('Male')" in output
 
 
+def test_adult_with_a_model_fitted_on_a_dataframe(tmp_path, capsys):
+    train = load_adult(as_frame=True)
+    test = load_adult(split="test", as_frame=True)
+    columns = ["age", "education-num", "hours-per-week", "occupation"]  # no sex, no race
+    model = make_pipeline(
+        make_column_transformer(
+            (OneHotEncoder(handle_unknown="ignore"), ["occupation"]), remainder="passthrough"
+        ),
+        LogisticRegression(max_iter=500),
+    ).fit(train.data[columns], train.target)
+    joblib.dump(model, tmp_path / "model.joblib")
+    assert main(["audit", "--model", str(tmp_path / "model.joblib"), "--sections", "groups"]) == 0
+    output = capsys.readouterr().out
+    y_pred = model.predict(test.data[columns])
+    for attribute in ["sex", "race"]:
+        groups = test.sensitive_features[attribute].astype(str).to_numpy()
+        rates = expected_rates(test.target.to_numpy(), y_pred, groups)
+        assert_table_matches(group_table(output, attribute), rates)
+
+
+def test_model_with_other_classes_is_refused(tmp_path, capsys):
+    bunch = load_adult(split="test")
+    numeric = [0, 4, 12]  # age, education-num, hours-per-week
+    labels = bunch.target_names[bunch.target]  # "<=50K" / ">50K"
+    model = LogisticRegression().fit(bunch.data[:, numeric].astype(float), labels)
+    joblib.dump(model, tmp_path / "model.joblib")
+    assert main(["audit", "--model", str(tmp_path / "model.joblib")]) == 1
+    assert "the favourable label 1 is not among them" in capsys.readouterr().err
+
+
 def make_csv(path, n=600, seed=0):
     """A small loan-like csv: a numeric and a categorical feature, sex, a yes/no target."""
     rng = np.random.default_rng(seed)
