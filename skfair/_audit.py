@@ -7,6 +7,24 @@ to a title and the function. To add a section, write one function and add one en
 :data:`SECTIONS`; use :func:`format_table` for aligned columns. A section that cannot run in a
 given context (no scores, no training data) returns a one-line note saying why.
 
+A section looks like this (the title is printed by :func:`run_audit`)::
+
+    def madd_section(context):
+        # MADD between the groups' score distributions.
+        if context.y_score is None:
+            return "Skipped: the model has neither predict_proba nor decision_function."
+        rows = [[name, format_number(madd(context.y_test, context.y_score,
+                                          sensitive_features=values))]
+                for name, values in context.sensitive.items()]
+        return format_table(["attribute", "MADD"], rows)
+
+    SECTIONS = {..., "madd": ("MADD", madd_section)}
+
+Sections that need the training data (``context.X_train`` ...) must handle None: with
+``--model`` the whole file is evaluation data. Keep sections fast (the whole audit should run
+in well under a minute on two cores) and seed every random choice with
+``context.random_state``.
+
 The audit runs with the required dependencies only (numpy, scipy, scikit-learn, joblib): data
 are numpy arrays and csv files are parsed without pandas, unless a ``--model`` was fitted on a
 DataFrame.
