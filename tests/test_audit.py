@@ -84,10 +84,33 @@ def assert_table_matches(table, rates):
             assert printed[column] == ("n/a" if np.isnan(value) else f"{value:.3f}"), column
 
 
+# Runs ``python -m skfair`` with pandas made unimportable: `pip install .` (the README's
+# first command) does not install it, so the default audit must not need it.
+WITHOUT_PANDAS = """
+import runpy, sys
+
+class NoPandas:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "pandas":
+            raise ImportError("pandas is not installed")
+
+sys.meta_path.insert(0, NoPandas())
+runpy.run_module("skfair", run_name="__main__", alter_sys=True)
+"""
+
+
 @pytest.fixture(scope="module")
 def adult_audit(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("audit")
-    result = run_cli("audit", "--save-predictions", "predictions.csv", cwd=cwd)
+    env = dict(os.environ, PYTHONPATH=str(Path(skfair.__file__).resolve().parents[1]))
+    result = subprocess.run(
+        [sys.executable, "-c", WITHOUT_PANDAS, "audit", "--save-predictions", "predictions.csv"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     predictions = pd.read_csv(cwd / "predictions.csv", keep_default_na=False)
     return result.stdout, predictions
