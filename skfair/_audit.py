@@ -7,6 +7,24 @@ to a title and the function. To add a section, write one function and add one en
 :data:`SECTIONS`; use :func:`format_table` for aligned columns. A section that cannot run in a
 given context (no scores, no training data) returns a one-line note saying why.
 
+A section looks like this (the title is printed by :func:`run_audit`)::
+
+    def madd_section(context):
+        # MADD between the groups' score distributions.
+        if context.y_score is None:
+            return "Skipped: the model has neither predict_proba nor decision_function."
+        rows = [[name, format_number(madd(context.y_test, context.y_score,
+                                          sensitive_features=values))]
+                for name, values in context.sensitive.items()]
+        return format_table(["attribute", "MADD"], rows)
+
+    SECTIONS = {..., "madd": ("MADD", madd_section)}
+
+Sections that need the training data (``context.X_train`` ...) must handle None: with
+``--model`` the whole file is evaluation data. Keep sections fast (the whole audit should run
+in well under a minute on two cores) and seed every random choice with
+``context.random_state``.
+
 The audit runs with the required dependencies only (numpy, scipy, scikit-learn, joblib): data
 are numpy arrays and csv files are parsed without pandas, unless a ``--model`` was fitted on a
 DataFrame.
@@ -36,8 +54,10 @@ from skfair.metrics import (
     false_negative_rate_difference,
     false_positive_rate_difference,
     group_summary,
+    ks_bias,
     statistical_parity_difference,
     true_positive_rate_difference,
+    wasserstein_bias,
 )
 
 NOT_AVAILABLE = "n/a"
@@ -94,10 +114,6 @@ class AuditContext:
     sensitive_train: dict | None = None
     random_state: int = 0
 
-    @property
-    def attribute_names(self):
-        return list(self.sensitive)
-
 
 # --------------------------------------------------------------------------------------------
 # building the context
@@ -121,45 +137,53 @@ def adult_context(*, model=None, privileged=None, random_state=0):
     """Audit context on the bundled Adult data, sensitive attributes ``sex`` and ``race``.
 
     Without ``model``, :func:`plain_model` is trained on the train split; the evaluation rows
-    are the test split in both cases.
+    are the test split in both cases. A given ``model`` must predict the 0/1 target of
+    :func:`~skfair.datasets.load_adult`.
     """
     test = load_adult(split="test")
-    privileged = check_privileged(privileged, _attributes(test))
+    sensitive = _attributes(test)
+    privileged = check_privileged(privileged, sensitive)
     description = {
         "data": "UCI Adult (bundled with skfair; Becker & Kohavi 1996, CC BY 4.0), test split "
         f"({test.data.shape[0]:,} rows)",
         "target": "income-per-year; favourable outcome '>50K' = 1",
     }
-    train = None
+    train = {}
     if model is None:
-        train = load_adult(split="train")
-        names = train.feature_names.tolist()
-        categorical = [names.index(name) for name in train.categorical_features]
+        bunch = load_adult(split="train")
+        names = bunch.feature_names.tolist()
+        categorical = [names.index(name) for name in bunch.categorical_features]
         numeric = [j for j in range(len(names)) if j not in categorical]
-        model = plain_model(categorical, numeric).fit(train.data, train.target)
+        model = plain_model(categorical, numeric).fit(bunch.data, bunch.target)
         description["model"] = (
             "logistic regression on one-hot encoded categorical and scaled numeric features "
             f"(all 14 columns, sex and race included), trained on the train split "
-            f"({train.data.shape[0]:,} rows)"
+            f"({bunch.data.shape[0]:,} rows)"
         )
+        train = {
+            "X_train": bunch.data,
+            "y_train": bunch.target,
+            "sensitive_train": _attributes(bunch),
+        }
+        X_test = test.data
     else:
         description["model"] = f"{_model_name(model)} from --model"
-    context = AuditContext(
+        names = test.feature_names.tolist()
+        X_test = _model_input(model, {name: test.data[:, j] for j, name in enumerate(names)}, names)
+    y_pred, y_score = _predict(model, X_test, positive_label=1)
+    return AuditContext(
         model=model,
-        X_test=test.data,
+        X_test=X_test,
         y_test=test.target,
-        y_pred=None,
-        y_score=None,
-        sensitive=_attributes(test),
+        y_pred=y_pred,
+        y_score=y_score,
+        sensitive=sensitive,
         privileged=privileged,
         positive_label=1,
         description=description,
         random_state=random_state,
+        **train,
     )
-    if train is not None:
-        context.X_train, context.y_train = train.data, train.target
-        context.sensitive_train = _attributes(train)
-    return _predict(context, classes_to_labels=None)
 
 
 def csv_context(
@@ -178,7 +202,8 @@ def csv_context(
     Without ``model``, :func:`plain_model` is trained on a stratified split of the file (all
     columns but the target are features) and evaluated on the rest. With a fitted ``model``, all
     rows are evaluation rows; a model fitted on a DataFrame receives the columns named in its
-    ``feature_names_in_``, any other model all columns but the target, in file order.
+    ``feature_names_in_``, any other model all columns but the target, in file order. The
+    model predicts the target's own values, ``positive_label`` among them.
     """
     with open(path, encoding="utf-8", newline="") as text:
         names, columns = parse_csv(text, source=str(path))
@@ -192,7 +217,7 @@ def csv_context(
             f"{int(np.argmax(labels != labels)) + 1})."
         )
     positive_label = _positive_label(labels, positive_label, target)
-    y = (labels == positive_label).astype(np.int64)
+    y = _match(labels, positive_label).astype(np.int64)
     attributes = {name: columns[name] for name in sensitive}
     # Missing values raise here, naming the column, whichever split their rows fall in.
     factorize_groups(attributes)
@@ -205,27 +230,24 @@ def csv_context(
     if model is not None:
         X = _model_input(model, columns, feature_names)
         description["model"] = f"{_model_name(model)} from --model, evaluated on all rows"
-        context = AuditContext(
+        y_pred, y_score = _predict(model, X, positive_label=positive_label)
+        return AuditContext(
             model=model,
             X_test=X,
             y_test=y,
-            y_pred=None,
-            y_score=None,
+            y_pred=y_pred,
+            y_score=y_score,
             sensitive=attributes,
             privileged=privileged,
             positive_label=positive_label,
             description=description,
             random_state=random_state,
         )
-        return _predict(context, classes_to_labels=positive_label)
-    X = np.empty((y.shape[0], len(feature_names)), dtype=object)
-    for j, name in enumerate(feature_names):
-        X[:, j] = columns[name]
+    X = _model_input(None, columns, feature_names)
     categorical = [j for j, name in enumerate(feature_names) if columns[name].dtype == object]
     numeric = [j for j in range(len(feature_names)) if j not in categorical]
-    rows = np.arange(y.shape[0])
     train_rows, test_rows = train_test_split(
-        rows, test_size=test_size, random_state=random_state, stratify=y
+        np.arange(y.shape[0]), test_size=test_size, random_state=random_state, stratify=y
     )
     model = plain_model(categorical, numeric).fit(X[train_rows], y[train_rows])
     description["data"] += (
@@ -236,12 +258,13 @@ def csv_context(
         "logistic regression on one-hot encoded categorical and scaled numeric features "
         f"(all {len(feature_names)} columns but the target), trained on the training rows"
     )
-    context = AuditContext(
+    y_pred, y_score = _predict(model, X[test_rows], positive_label=1)
+    return AuditContext(
         model=model,
         X_test=X[test_rows],
         y_test=y[test_rows],
-        y_pred=None,
-        y_score=None,
+        y_pred=y_pred,
+        y_score=y_score,
         sensitive={name: values[test_rows] for name, values in attributes.items()},
         privileged=privileged,
         positive_label=positive_label,
@@ -251,7 +274,6 @@ def csv_context(
         sensitive_train={name: values[train_rows] for name, values in attributes.items()},
         random_state=random_state,
     )
-    return _predict(context, classes_to_labels=None)
 
 
 def check_privileged(privileged, attributes):
@@ -316,15 +338,20 @@ def _positive_label(labels, positive_label, target):
 
 
 def _model_input(model, columns, feature_names):
+    """The evaluation features in the form ``model`` was fitted on.
+
+    A model with ``feature_names_in_`` (fitted on a DataFrame) gets a DataFrame of those
+    columns; any other model (or None) an object array of ``feature_names`` in order.
+    """
     expected = getattr(model, "feature_names_in_", None)
     if expected is None:
-        X = np.empty((next(iter(columns.values())).shape[0], len(feature_names)), dtype=object)
+        X = np.empty((columns[feature_names[0]].shape[0], len(feature_names)), dtype=object)
         for j, name in enumerate(feature_names):
             X[:, j] = columns[name]
         return X
     missing = [name for name in expected if name not in columns]
     if missing:
-        raise ValueError(f"The model was fitted on columns that the csv file lacks: {missing}.")
+        raise ValueError(f"The model was fitted on columns that the data lack: {missing}.")
     try:
         import pandas as pd
     except ImportError as exc:
@@ -335,27 +362,25 @@ def _model_input(model, columns, feature_names):
     return pd.DataFrame({name: columns[name] for name in expected})
 
 
-def _predict(context, *, classes_to_labels):
-    """Fill ``y_pred`` and ``y_score`` (0/1 labels; score of the favourable class).
-
-    ``classes_to_labels`` is the favourable label in the model's own classes (a user's model
-    predicts the original target values); None when the model was trained on 0/1 labels.
-    """
-    model = context.model
-    positive = 1 if classes_to_labels is None else classes_to_labels
-    predictions = np.asarray(model.predict(context.X_test))
-    context.y_pred = _match(predictions, positive).astype(np.int64)
+def _predict(model, X, *, positive_label):
+    """0/1 predictions (1 = ``positive_label``) and the score of that class (or None)."""
     classes = getattr(model, "classes_", None)
-    if classes is None or not _match(np.asarray(classes), positive).any():
-        return context
-    column = int(np.flatnonzero(_match(np.asarray(classes), positive))[0])
+    if classes is not None and not _match(np.asarray(classes), positive_label).any():
+        raise ValueError(
+            f"The model's classes are {np.asarray(classes).tolist()}; the favourable label "
+            f"{positive_label!r} is not among them. Fit the model on the target's own values."
+        )
+    y_pred = _match(np.asarray(model.predict(X)), positive_label).astype(np.int64)
+    if classes is None:
+        return y_pred, None
+    column = int(np.flatnonzero(_match(np.asarray(classes), positive_label))[0])
     if hasattr(model, "predict_proba"):
-        context.y_score = np.asarray(model.predict_proba(context.X_test))[:, column]
-    elif hasattr(model, "decision_function") and len(classes) == 2:
-        decision = np.asarray(model.decision_function(context.X_test), dtype=np.float64)
+        return y_pred, np.asarray(model.predict_proba(X))[:, column]
+    if hasattr(model, "decision_function") and len(classes) == 2:
+        decision = np.asarray(model.decision_function(X), dtype=np.float64)
         # decision_function scores classes_[1]; flip it when that is not the favourable class.
-        context.y_score = decision if column == 1 else -decision
-    return context
+        return y_pred, (decision if column == 1 else -decision)
+    return y_pred, None
 
 
 def _match(values, label):
@@ -482,11 +507,7 @@ def disparities_section(context):
     Attributes with a privileged group get signed values (disadvantaged minus privileged, or
     their ratio); the others, and the intersection, the largest gap between any two groups.
     """
-    columns = [
-        (name, values, context.privileged.get(name)) for name, values in context.sensitive.items()
-    ]
-    if len(columns) > 1:
-        columns.append((" & ".join(context.sensitive), dict(context.sensitive), None))
+    columns = _compared_columns(context)
     rows = []
     for metric in _DISPARITY_METRICS:
         row = [metric.__name__]
@@ -526,11 +547,61 @@ def disparities_section(context):
     )
 
 
+# (row label, metric, keyword arguments)
+_SCORE_METRICS = [
+    ("wasserstein_bias (total)", wasserstein_bias, {"part": "total"}),
+    ("wasserstein_bias (positive)", wasserstein_bias, {"part": "positive"}),
+    ("wasserstein_bias (negative)", wasserstein_bias, {"part": "negative"}),
+    ("wasserstein_bias (net)", wasserstein_bias, {"part": "net"}),
+    ("wasserstein_bias (total | y)", wasserstein_bias, {"condition_on_y": True}),
+    ("ks_bias (total)", ks_bias, {"part": "total"}),
+]
+
+
+def scores_section(context):
+    """Distribution-level bias of the scores (Wasserstein-1 and Kolmogorov-Smirnov)."""
+    if context.y_score is None:
+        return "Skipped: the model has neither predict_proba nor decision_function."
+    columns = _compared_columns(context)
+    rows = []
+    for label, metric, kwargs in _SCORE_METRICS:
+        row = [label]
+        for _, values, privileged in columns:
+            extra = {} if privileged is None else {"privileged_group": privileged}
+            value = metric(
+                context.y_test, context.y_score, sensitive_features=values, **kwargs, **extra
+            )
+            row.append(format_number(value))
+        rows.append(row)
+    notes = [
+        "Distances between the groups' distributions of the favourable-class score, not of "
+        "the thresholded predictions. total = positive + negative: positive is the transport "
+        "where the privileged group (else, for each pair, the group with the higher mean "
+        "score) gets the higher score, negative where the other group does; net = positive - "
+        "negative. '| y' compares the groups within each true class (equalized-odds type). "
+        "With more than two groups each row is its largest value over pairs of groups, so the "
+        "parts can come from different pairs."
+    ]
+    table = format_table(["metric"] + [name for name, _, _ in columns], rows)
+    return table + "\n\n" + "\n".join(textwrap.fill(note, width=_WIDTH) for note in notes)
+
+
+def _compared_columns(context):
+    """(title, sensitive features, privileged group or None): each attribute, then all jointly."""
+    columns = [
+        (name, values, context.privileged.get(name)) for name, values in context.sensitive.items()
+    ]
+    if len(columns) > 1:
+        columns.append((" & ".join(context.sensitive), dict(context.sensitive), None))
+    return columns
+
+
 SECTIONS = {
     "summary": ("Audit summary", summary_section),
     "groups": ("Per-group rates", groups_section),
     "intervals": ("Per-group rates with bootstrap intervals", intervals_section),
     "disparities": ("Disparity metrics", disparities_section),
+    "scores": ("Bias of the score distributions", scores_section),
 }
 """Command-line name -> (title, section function), in the order the audit prints them."""
 
