@@ -399,23 +399,25 @@ def _stacked_edges(bins):
 def _swept_proportions(scores, codes, sizes, bins):
     """Histogram proportions of each group for every bin count, stacked, shape (K, n_edges - 1).
 
-    One sort of the stacked edges, then one ``searchsorted`` of the scores into them: a score
-    lies below every edge from its position on, so cumulative counts of the positions give, for
-    every group and edge, the number of scores below the edge (``O(n log E + E log E)``, no
-    pass over the data per bin count). The count at the last edge of each bin count is the
-    group size (last bin closed), and first differences are the bin counts, identical to
-    ``np.histogram``. The difference that straddles two bin counts is set to 0 so that
-    ``np.add.reduceat`` at the returned offsets sums one histogram.
+    The stacked edges of all bin counts and the scores are each sorted once; one
+    ``searchsorted`` of the sorted scores into the sorted edges (cache-friendly: consecutive
+    keys land close) gives each score's position, and a score lies below every edge from its
+    position on, so cumulative counts of the positions give the number of scores below each
+    edge, per group. No pass over the data per bin count. The count at the last edge of each
+    bin count is the group size (last bin closed), and first differences are the bin counts,
+    identical to ``np.histogram``. The difference that straddles two bin counts is set to 0 so
+    that ``np.add.reduceat`` at the returned offsets sums one histogram.
     """
     edges, offsets = _stacked_edges(bins)
-    n_edges = edges.shape[0]
-    order = np.argsort(edges, kind="stable")
-    position = np.searchsorted(edges[order], scores, side="right")
+    n_edges, n_groups = edges.shape[0], sizes.shape[0]
+    edge_order = np.argsort(edges)  # ties (equal edges of different m) get equal counts
+    score_order = np.argsort(scores)
+    position = np.searchsorted(edges[edge_order], scores[score_order], side="right")
     positions = np.bincount(
-        codes * (n_edges + 1) + position, minlength=sizes.shape[0] * (n_edges + 1)
+        codes[score_order] * (n_edges + 1) + position, minlength=n_groups * (n_edges + 1)
     )
-    below = np.empty((sizes.shape[0], n_edges), dtype=np.intp)
-    below[:, order] = np.cumsum(positions.reshape(-1, n_edges + 1), axis=1)[:, :n_edges]
+    below = np.empty((n_groups, n_edges), dtype=np.intp)
+    below[:, edge_order] = np.cumsum(positions.reshape(n_groups, n_edges + 1), axis=1)[:, :-1]
     below[:, offsets + bins] = sizes[:, None]
     share = np.diff(below, axis=1) / sizes[:, None]
     share[:, offsets[1:] - 1] = 0.0
