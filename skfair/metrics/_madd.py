@@ -472,8 +472,7 @@ def _pair_search(
     h, bins, proportions, offsets, sizes, labels, min_interval_length, percent, min_points, bin_rule
 ):
     """Sweep and Algorithm 1 for one pair of groups."""
-    straddle_free = np.abs(proportions[0] - proportions[1])
-    curve = np.add.reduceat(straddle_free, offsets)
+    curve = np.add.reduceat(np.abs(proportions[0] - proportions[1]), offsets)
     support = _h_sup(*sizes)
     length = percent * support if min_interval_length is None else float(min_interval_length)
     i, j, variance = _stable_interval(h, curve, length, min_points)
@@ -488,7 +487,7 @@ def _pair_search(
         madd_curve=curve,
         h_sup=support,
         min_interval_length=length,
-        group_sizes=dict(zip(labels, (int(n) for n in sizes))),
+        group_sizes=dict(zip(labels, (int(n) for n in sizes), strict=True)),
         bin_rule=bin_rule,
         groups=tuple(labels),
     )
@@ -522,7 +521,7 @@ def _bandwidth_search(
     result = Bunch(**worst)
     del result["groups"]
     result.value = _aggregate(values, agg)
-    result.group_sizes = dict(zip(labels, (int(n) for n in sizes)))
+    result.group_sizes = dict(zip(labels, (int(n) for n in sizes), strict=True))
     result.pairs = pair_results
     result.worst_pair = worst.groups
     return result
