@@ -436,3 +436,14 @@ def test_scorer_in_cross_validate_and_grid_search(simulation):
     expected = madd(None, model.predict_proba(X[test])[:, 1], sensitive_features=groups[test])
     assert result["test_score"][0] == pytest.approx(-expected, abs=1e-12)
     assert np.isfinite(search.best_score_) and search.best_score_ < 0
+
+
+def test_import_does_not_load_matplotlib():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, skfair.metrics, skfair.postprocessing; "
+        "assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
