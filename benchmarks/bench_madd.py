@@ -184,6 +184,10 @@ def post_processing_section(full, timeout):
         "lambda": repair.lambda_[0],
         "objective_min": repair.objective_min_[0],
     }
+    # Spec 5.5 / property 34: exact maps on the paper's fixture.
+    assert abs(row["accuracy_0"] - 0.3605) < 5e-5 and abs(row["fairness_0"] - 0.5979) < 5e-5
+    assert abs(row["accuracy_1"] - 0.3905) <= 0.001 and repair.fairness_loss_[-1, 0] == 0.0
+    assert row["lambda"] == 1.0 and abs(row["objective_min"] - 0.1952) <= 0.001
     grid = np.linspace(0, 1, 1000)
     per_lambda, values = maddlib_serial_per_lambda(group0, group1, labels, grid[[0, 500, 999]])
     row["maddlib_per_lambda"] = per_lambda

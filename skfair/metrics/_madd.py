@@ -416,8 +416,10 @@ def _swept_proportions(scores, codes, sizes, bins):
     positions = np.bincount(
         codes[score_order] * (n_edges + 1) + position, minlength=n_groups * (n_edges + 1)
     )
-    below = np.empty((n_groups, n_edges), dtype=np.intp)
-    below[:, edge_order] = np.cumsum(positions.reshape(n_groups, n_edges + 1), axis=1)[:, :-1]
+    rank = np.empty_like(edge_order)
+    rank[edge_order] = np.arange(n_edges)
+    below_sorted = np.cumsum(positions.reshape(n_groups, n_edges + 1), axis=1)
+    below = np.take(below_sorted, rank, axis=1)
     below[:, offsets + bins] = sizes[:, None]
     share = np.diff(below, axis=1) / sizes[:, None]
     share[:, offsets[1:] - 1] = 0.0
