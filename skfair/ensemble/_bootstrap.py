@@ -333,19 +333,21 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
     def _check_X(self, X, *, reset):
         """Validate X on all its rows (a bootstrap sample may miss a NaN) and return it.
 
-        Values are not converted (``dtype=None``), and a DataFrame is returned as it is, so
-        that a pipeline selecting columns by name receives what it expects.
+        Values are not converted (``dtype=None``). A DataFrame is passed on as it is and left
+        to the model to check, which is often a pipeline selecting columns by name or imputing
+        missing values.
         """
-        input_tags = get_tags(self.estimator).input_tags
-        X_checked = validate_data(
+        if hasattr(X, "iloc"):
+            validate_data(self, X, reset=reset, skip_check_array=True)
+            return X
+        return validate_data(
             self,
             X,
             reset=reset,
-            accept_sparse=["csr", "csc"] if input_tags.sparse else False,
+            accept_sparse=["csr", "csc"],
             dtype=None,
-            ensure_all_finite=not input_tags.allow_nan,
+            ensure_all_finite=not _allows_nan(self.estimator),
         )
-        return X if hasattr(X, "iloc") else X_checked
 
     def get_metadata_routing(self):
         """Get the metadata routing of this object.
@@ -365,8 +367,18 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
         tags = super().__sklearn_tags__()
         estimator_tags = get_tags(self.estimator)
         tags.input_tags.sparse = estimator_tags.input_tags.sparse
-        tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan
+        tags.input_tags.allow_nan = _allows_nan(self.estimator)
         return tags
+
+
+def _allows_nan(estimator):
+    """Whether ``estimator`` accepts NaN in X.
+
+    A Pipeline's own tag ignores its steps, so its first step (the one that meets X) counts.
+    """
+    steps = getattr(estimator, "steps", None)
+    first = steps[0][1] if steps and hasattr(steps[0][1], "fit") else estimator
+    return get_tags(first).input_tags.allow_nan or get_tags(estimator).input_tags.allow_nan
 
 
 def _fit_member(estimator, X, y, rows, seed, fit_params, n_samples):

@@ -227,3 +227,19 @@ def test_parameter_constraints(params, match):
 def test_doc_link():
     link = BootstrapEnsemble(LogisticRegression())._get_doc_link()
     assert link.endswith("skfair.ensemble.BootstrapEnsemble.html")
+
+
+def test_missing_values_are_checked_on_all_rows():
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan
+    # Row 0 is in no bootstrap sample of this size, yet the NaN is reported.
+    small = BootstrapEnsemble(LogisticRegression(), n_estimators=2, bootstrap_fraction=0.02)
+    with pytest.raises(ValueError, match="NaN"):
+        small.fit(X_nan, Y)
+    # A pipeline that imputes first accepts NaN (a Pipeline's own tag says it does not).
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+
+    imputing = make_pipeline(SimpleImputer(), LogisticRegression())
+    ensemble = BootstrapEnsemble(imputing, n_estimators=2, random_state=0).fit(X_nan, Y)
+    assert ensemble.predict(X_nan).shape == (120,)
