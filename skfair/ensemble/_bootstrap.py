@@ -12,10 +12,11 @@ every Python version.
 
 from __future__ import annotations
 
+import itertools
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils import Bunch, _safe_indexing, check_random_state
 from sklearn.utils._tags import get_tags
@@ -227,11 +228,7 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
         """
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
-        return np.stack(
-            Parallel(n_jobs=self.n_jobs)(
-                delayed(_member_proba)(member, X, self.classes_) for member in self.estimators_
-            )
-        )
+        return self._map_members(_members_proba, X, self.classes_)
 
     def predict_members(self, X):
         """Class label predicted by each member.
@@ -325,10 +322,21 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
         if _estimator_has("predict_proba")(self):
             return np.argmax(self.predict_proba_members(X), axis=2)
         X = self._check_X(X, reset=False)
-        labels = np.stack(
-            Parallel(n_jobs=self.n_jobs)(delayed(member.predict)(X) for member in self.estimators_)
+        return np.searchsorted(self.classes_, self._map_members(_members_predict, X))
+
+    def _map_members(self, function, X, *args):
+        """Stack ``function(members, X, *args)`` over one batch of members per job.
+
+        Predicting is cheap next to fitting, so batches (not single members) keep joblib's
+        per-task overhead small.
+        """
+        n_batches = min(effective_n_jobs(self.n_jobs), len(self.estimators_))
+        bounds = np.linspace(0, len(self.estimators_), n_batches + 1).astype(int)
+        batches = Parallel(n_jobs=n_batches)(
+            delayed(function)(self.estimators_[start:stop], X, *args)
+            for start, stop in itertools.pairwise(bounds)
         )
-        return np.searchsorted(self.classes_, labels)
+        return np.concatenate(batches)
 
     def _check_X(self, X, *, reset):
         """Validate X on all its rows (a bootstrap sample may miss a NaN) and return it.
@@ -408,12 +416,18 @@ def _index_rows(value, rows, n_samples):
     return value
 
 
-def _member_proba(member, X, classes):
-    """``member.predict_proba(X)`` with one column per class of the ensemble."""
-    member_proba = member.predict_proba(X)
-    if member_proba.shape[1] == len(classes):
-        return member_proba
-    # The member's bootstrap sample missed some classes: they get probability 0.
-    proba = np.zeros((member_proba.shape[0], len(classes)))
-    proba[:, np.searchsorted(classes, member.classes_)] = member_proba
+def _members_proba(members, X, classes):
+    """``predict_proba(X)`` of each member, shape (len(members), n_samples, n_classes).
+
+    Columns follow the ensemble's ``classes_``: a class missing from a member's bootstrap
+    sample gets probability 0.
+    """
+    proba = np.zeros((len(members), _num_samples(X), len(classes)))
+    for b, member in enumerate(members):
+        proba[b][:, np.searchsorted(classes, member.classes_)] = member.predict_proba(X)
     return proba
+
+
+def _members_predict(members, X):
+    """``predict(X)`` of each member, shape (len(members), n_samples)."""
+    return np.stack([member.predict(X) for member in members])
