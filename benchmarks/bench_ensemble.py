@@ -33,7 +33,6 @@ import time
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from sklearn.compose import make_column_transformer
 from sklearn.ensemble import BaggingClassifier, HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
@@ -99,8 +98,11 @@ def time_models(n_estimators, train, test):
 def _time_models(n_estimators, train, test):
     rows = []
     member_outputs, samples = {}, {}
-    # Start joblib's worker pool before timing, so that neither side pays for it.
-    Parallel(n_jobs=2)(delayed(abs)(i) for i in range(4))
+    # Start joblib's workers and import scikit-learn and skfair in them before timing, so that
+    # neither side pays for it.
+    X_small, y_small = encode(train[:500], test[:10], for_trees=False)[:2]
+    BootstrapEnsemble(LogisticRegression(), n_estimators=4, n_jobs=2).fit(X_small, y_small)
+    BaggingClassifier(LogisticRegression(), n_estimators=4, n_jobs=2).fit(X_small, y_small)
     for name, for_trees in [("LogisticRegression", False), ("HistGradientBoosting", True)]:
         X_train, y_train, X_test, _, is_categorical = encode(train, test, for_trees=for_trees)
         if for_trees:
