@@ -47,6 +47,10 @@ def check_groups(sensitive_features, n_samples):
 
 def check_labels(y, name):
     """Return ``y`` as a 1-D array of class labels; raise for continuous or multi-output input."""
+    shape = np.shape(y)
+    if len(shape) == 2 and shape[1] > 1:
+        # Name the target type (e.g. predict_proba output) rather than only the shape.
+        _raise_not_labels(type_of_target(y, input_name=name), name)
     y = column_or_1d(y, warn=True) if not isinstance(y, list) else np.asarray(y)
     if y.ndim != 1:
         y = column_or_1d(y, warn=True)
@@ -58,13 +62,17 @@ def check_labels(y, name):
         raise ValueError(f"{name} has NaN values (first at row {np.argmax(np.isnan(y))}).")
     target_type = type_of_target(y, input_name=name)
     if target_type in _NOT_LABELS:
-        raise ValueError(
-            f"{name} is {target_type.split('-')[0]} (type_of_target={target_type!r}); "
-            "classification disparity metrics need class labels. Threshold the scores first, "
-            "use wasserstein_bias / ks_bias / madd for score distributions, or "
-            "demographic_parity_unfairness with bins= for binned continuous outputs."
-        )
+        _raise_not_labels(target_type, name)
     return y
+
+
+def _raise_not_labels(target_type, name):
+    raise ValueError(
+        f"{name} is {target_type.split('-')[0]} (type_of_target={target_type!r}); "
+        "classification disparity metrics need class labels. Threshold the scores first, "
+        "use wasserstein_bias / ks_bias / madd for score distributions, or "
+        "demographic_parity_unfairness with bins= for binned continuous outputs."
+    )
 
 
 def binarize(y_true, y_pred, pos_label):

@@ -38,6 +38,7 @@ from skfair.metrics._classification import (
     statistical_parity_difference,
     true_positive_rate_difference,
 )
+from skfair.metrics._distribution import classifier_bias, ks_bias, quantile_bias, wasserstein_bias
 from skfair.metrics._uncertainty import (
     aleatoric_uncertainty_difference,
     epistemic_uncertainty_difference,
@@ -77,6 +78,12 @@ _BUILTIN = {
     "accuracy_difference": _Builtin(accuracy_difference, _LABELS, "difference"),
     "demographic_parity_unfairness": _Builtin(demographic_parity_unfairness, _LABELS, "loss"),
     "equalized_odds_unfairness": _Builtin(equalized_odds_unfairness, _LABELS, "loss"),
+    # Signed parts (net, classifier and quantile bias) are scored by magnitude; total, positive
+    # and negative parts are already >= 0, so "difference" serves every part.
+    "wasserstein_bias": _Builtin(wasserstein_bias, _SCORES, "difference"),
+    "ks_bias": _Builtin(ks_bias, _SCORES, "difference"),
+    "quantile_bias": _Builtin(quantile_bias, _SCORES, "difference"),
+    "classifier_bias": _Builtin(classifier_bias, _SCORES, "difference"),
     # Member outputs: response_method="predict_members" (labels) or "predict_proba_members".
     "label_stability_difference": _Builtin(label_stability_difference, None, "difference"),
     "epistemic_uncertainty_difference": _Builtin(

@@ -332,3 +332,14 @@ def test_score_response_of_binary_classifier_is_positive_column(data):
         record, response_method=("predict_proba", "decision_function"), sensitive_column="sex"
     )(model, X, y)
     np.testing.assert_array_equal(seen["scores"], model.predict_proba(X)[:, 1])
+
+
+def test_score_metric_scorer_uses_probabilities(data):
+    from scipy.stats import wasserstein_distance
+
+    X, y, sex = data
+    model = _model_without("sex").fit(X, y)
+    scorer = get_fairness_scorer("wasserstein_bias", sensitive_column="sex")
+    scores = model.predict_proba(X)[:, 1]
+    expected = wasserstein_distance(scores[sex == "female"], scores[sex == "male"])
+    assert scorer(model, X, y) == pytest.approx(-expected, rel=1e-12)
