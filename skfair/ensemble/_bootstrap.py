@@ -380,13 +380,12 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
 
 
 def _allows_nan(estimator):
-    """Whether ``estimator`` accepts NaN in X.
+    """Whether X may hold NaN for ``estimator``.
 
-    A Pipeline's own tag ignores its steps, so its first step (the one that meets X) counts.
+    A Pipeline's own tag says nothing about its steps (an imputer or a column transformer
+    may handle NaN), so a pipeline is trusted to check X itself.
     """
-    steps = getattr(estimator, "steps", None)
-    first = steps[0][1] if steps and hasattr(steps[0][1], "fit") else estimator
-    return get_tags(first).input_tags.allow_nan or get_tags(estimator).input_tags.allow_nan
+    return hasattr(estimator, "steps") or get_tags(estimator).input_tags.allow_nan
 
 
 def _fit_member(estimator, X, y, rows, seed, fit_params, n_samples):
