@@ -18,17 +18,11 @@ from numbers import Integral, Real
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.utils import Bunch, _safe_indexing, check_random_state
-from sklearn.utils._tags import get_tags
+from sklearn.utils import Bunch, _safe_indexing, check_random_state, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    _num_samples,
-    check_is_fitted,
-    column_or_1d,
-    has_fit_parameter,
-)
+from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
 
 from skfair._base import _SkfairEstimatorMixin
 from skfair._compat import (
@@ -179,7 +173,7 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
         X = self._check_X(X, reset=True)
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
-        n_samples = _num_samples(X)
+        n_samples = X.shape[0]
         if n_samples != y.shape[0]:
             raise ValueError(
                 f"X has {n_samples} samples but y has {y.shape[0]}; pass one label per sample."
@@ -292,7 +286,7 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
         """Label stability, epistemic and aleatoric uncertainty of each sample.
 
         Virny's definitions (seed 001), computed from the members' outputs: label stability
-        of the members' labels, ``K f_mode - 1) / (K - 1)`` (``|#pos - #neg| / B`` for two
+        of the members' labels, ``(K f_mode - 1) / (K - 1)`` (``|#pos - #neg| / B`` for two
         classes); aleatoric uncertainty, the members' mean entropy; epistemic uncertainty, the
         entropy of the mean minus the mean entropy. Entropies are in bits.
 
@@ -406,13 +400,9 @@ def _fit_member(estimator, X, y, rows, seed, fit_params, n_samples):
 
 def _index_rows(value, rows, n_samples):
     """The bootstrap rows of a per-sample fit parameter; other parameters pass unchanged."""
-    if (
-        hasattr(value, "__len__")
-        and not isinstance(value, (str, dict))
-        and (_num_samples(value) == n_samples)
-    ):
-        return _safe_indexing(value, rows)
-    return value
+    shape = getattr(value, "shape", None)
+    length = shape[0] if shape else len(value) if isinstance(value, (list, tuple)) else None
+    return _safe_indexing(value, rows) if length == n_samples else value
 
 
 def _members_proba(members, X, classes):
@@ -421,7 +411,7 @@ def _members_proba(members, X, classes):
     Columns follow the ensemble's ``classes_``: a class missing from a member's bootstrap
     sample gets probability 0.
     """
-    proba = np.zeros((len(members), _num_samples(X), len(classes)))
+    proba = np.zeros((len(members), X.shape[0], len(classes)))
     for b, member in enumerate(members):
         proba[b][:, np.searchsorted(classes, member.classes_)] = member.predict_proba(X)
     return proba
