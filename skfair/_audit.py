@@ -38,6 +38,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.compose import make_column_transformer
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
@@ -48,14 +49,21 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from skfair._groups import factorize_groups
 from skfair.datasets import load_adult
 from skfair.datasets._base import parse_csv
+from skfair.ensemble import BootstrapEnsemble
 from skfair.metrics import (
     accuracy_difference,
+    aleatoric_uncertainty,
+    aleatoric_uncertainty_difference,
     disparate_impact_ratio,
+    epistemic_uncertainty,
+    epistemic_uncertainty_difference,
     equalized_odds_difference,
     false_negative_rate_difference,
     false_positive_rate_difference,
     group_summary,
     ks_bias,
+    label_stability,
+    label_stability_difference,
     madd_bandwidth_search,
     statistical_parity_difference,
     true_positive_rate_difference,
@@ -793,6 +801,84 @@ def bias_sources_section(context):
     return "\n\n".join(blocks) + "\n\n" + textwrap.fill(note, width=_WIDTH)
 
 
+_N_REPLICAS = 10
+
+
+def stability_section(context):
+    """Label stability and uncertainty of the model across bootstrap replicas, per group.
+
+    The model is refitted on ``_N_REPLICAS`` bootstrap samples (80 % of the training rows,
+    with replacement) by :class:`~skfair.ensemble.BootstrapEnsemble`; each evaluation row gets
+    Virny's label stability and, when the model has ``predict_proba``, its epistemic and
+    aleatoric uncertainty, averaged per group. The last row compares the groups as the
+    disparities section does.
+    """
+    if context.X_train is None:
+        return (
+            "n/a: refitting bootstrap replicas of the model needs its training data, which a "
+            "--model does not come with."
+        )
+    ensemble = BootstrapEnsemble(
+        clone(context.model), n_estimators=_N_REPLICAS, random_state=context.random_state
+    ).fit(context.X_train, context.y_train)
+    member_labels = ensemble.predict_members(context.X_test)
+    # (column title, per-sample values, difference metric, its member-output argument)
+    measures = [
+        (
+            "label stability",
+            label_stability(member_labels, labels=ensemble.classes_),
+            label_stability_difference,
+            member_labels,
+        )
+    ]
+    if hasattr(ensemble, "predict_proba_members"):
+        member_proba = ensemble.predict_proba_members(context.X_test)
+        measures += [
+            (
+                "epistemic",
+                epistemic_uncertainty(member_proba),
+                epistemic_uncertainty_difference,
+                member_proba,
+            ),
+            (
+                "aleatoric",
+                aleatoric_uncertainty(member_proba),
+                aleatoric_uncertainty_difference,
+                member_proba,
+            ),
+        ]
+    blocks = []
+    for name, values in context.sensitive.items():
+        groups = factorize_groups(values)
+        counts = groups.counts()
+        means = [np.bincount(groups.codes, weights=v) / counts for _, v, _, _ in measures]
+        rows = [
+            [str(label), f"{counts[g]:,}"] + [format_number(mean[g]) for mean in means]
+            for g, label in enumerate(groups.labels)
+        ]
+        privileged = context.privileged.get(name)
+        kwargs = {} if privileged is None else {"privileged_group": privileged}
+        rows.append(
+            ["difference" if privileged is None else "dis - priv", ""]
+            + [
+                format_number(metric(None, outputs, sensitive_features=values, **kwargs))
+                for _, _, metric, outputs in measures
+            ]
+        )
+        blocks.append(format_table([name, "n"] + [title for title, *_ in measures], rows))
+    note = (
+        f"Means over the evaluation rows of each group, from {_N_REPLICAS} replicas of the "
+        "model refitted on bootstrap samples (80 % of the training rows, with replacement; "
+        f"random_state={context.random_state}). Label stability is 1 when all replicas agree "
+        "on a row and 0 when they split evenly; epistemic (model) and aleatoric (data) "
+        "uncertainty are entropies in bits (Virny's definitions). difference: largest gap "
+        "between any two groups; dis - priv: all groups but the privileged one minus it."
+    )
+    if len(measures) == 1:
+        note += " The model has no predict_proba, so only label stability is shown."
+    return "\n\n".join(blocks) + "\n\n" + textwrap.fill(note, width=_WIDTH)
+
+
 SECTIONS = {
     "summary": ("Audit summary", summary_section),
     "groups": ("Per-group rates", groups_section),
@@ -802,6 +888,7 @@ SECTIONS = {
     "madd": ("Score distributions: MADD", madd_section),
     "repair": ("Barycenter repair of the scores", repair_section),
     "bias_sources": ("Where does the bias come from", bias_sources_section),
+    "stability": ("Stability and uncertainty across bootstrap replicas", stability_section),
 }
 """Command-line name -> (title, section function), in the order the audit prints them."""
 
