@@ -154,12 +154,24 @@ def factorize_columns(pool):
         if isinstance(column, np.ndarray) and column.dtype.kind in "biufcmM":
             values, inverse = np.unique(column, return_inverse=True)
         else:
-            import pandas as pd
-
-            inverse, values = pd.factorize(np.asarray(column, dtype=object), use_na_sentinel=False)
+            values, inverse = _factorize_objects(np.asarray(column, dtype=object))
         codes[:, j] = inverse.reshape(-1)
         cardinality[j] = max(len(values), 1)
     return codes, cardinality
+
+
+def _factorize_objects(column):
+    """Distinct values and codes of an object column; missing values get a code of their own.
+
+    pandas is optional: without it the values are compared through their text (NaN and None
+    become "nan" and "None", each its own code).
+    """
+    try:
+        import pandas as pd
+    except ImportError:
+        return np.unique(column.astype(str), return_inverse=True)
+    inverse, values = pd.factorize(column, use_na_sentinel=False)
+    return values, inverse
 
 
 def _distinct_rows(codes, cardinality, columns):
