@@ -1,0 +1,310 @@
+"""Tests of skfair.metrics.hfm (spec §9, items 5, 14, 17-22, 24-25)."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.distance import cdist
+from sklearn.exceptions import UndefinedMetricWarning
+from sklearn.preprocessing import MinMaxScaler
+
+from skfair.metrics import hfm
+
+
+def delta_oracle(Z, s):
+    D = cdist(Z, Z)
+    D[s[:, None] == s[None, :]] = np.inf
+    return D.min(axis=1)
+
+
+def hfm_oracle(X, y, y_pred, S):
+    """The paper's Eqs. (4)-(8) written out with cdist on min-max scaled features."""
+    X = np.asarray(X, dtype=float)
+    span = X.max(0) - X.min(0)
+    Xs = (X - X.min(0)) / np.where(span > 0, span, 1)
+    classes = np.unique(np.concatenate([y, y_pred]))
+    Zy = np.column_stack([np.searchsorted(classes, y), Xs])
+    Zf = np.column_stack([np.searchsorted(classes, y_pred), Xs])
+    dy = [delta_oracle(Zy, S[:, j]) for j in range(S.shape[1])]
+    df = [delta_oracle(Zf, S[:, j]) for j in range(S.shape[1])]
+    hfm_max = np.log10(max(d.max() for d in df) / max(d.max() for d in dy))
+    hfm_avg = np.log10(np.mean([d.mean() for d in df]) / np.mean([d.mean() for d in dy]))
+    return hfm_max, hfm_avg
+
+
+def make_data(seed, n=200, p=4, n_classes=2, flip=0.2):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p)) * [1, 10, 0.1, 3][:p]
+    y = rng.integers(0, n_classes, n)
+    y_pred = np.where(rng.random(n) < flip, rng.integers(0, n_classes, n), y)
+    S = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 4, n)])
+    return X, y, y_pred, S
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("method", ["exact", "bruteforce"])
+def test_matches_equations_oracle(seed, method):
+    X, y, y_pred, S = make_data(seed, n_classes=2 + seed % 2)
+    expected_max, expected_avg = hfm_oracle(X, y, y_pred, S)
+    kwargs = {"sensitive_features": S, "method": method}
+    assert hfm(X, y, y_pred, **kwargs) == pytest.approx(expected_max, abs=1e-12)
+    assert hfm(X, y, y_pred, version="avg", **kwargs) == pytest.approx(expected_avg, abs=1e-12)
+
+
+def test_details_are_consistent():
+    X, y, y_pred, S = make_data(5)
+    d = hfm(X, y, y_pred, sensitive_features=S, return_details=True)
+    by = d.by_attribute
+    assert d.D_max == by["D_max"].max() and d.D_f_max == by["D_f_max"].max()
+    assert d.D_avg == pytest.approx(by["D_avg"].mean()) and d.D_f_avg == pytest.approx(
+        by["D_f_avg"].mean()
+    )
+    assert d.hfm_max == pytest.approx(np.log10(d.D_f_max / d.D_max), abs=1e-15)
+    # df = log10(1 + df_prev), df_prev = ratio - 1 (Table III's columns)
+    assert np.log10(1 + (d.ratio_max - 1)) == pytest.approx(d.hfm_max, abs=1e-12)
+    assert d.D_max >= d.D_avg >= 0
+    assert by["D_max"].max() >= by["D_avg"].mean()
+    np.testing.assert_allclose(d.delta_true.max(axis=0), by["D_max"])
+    np.testing.assert_array_equal(by["n_groups"], [2, 4])
+    natural = hfm(X, y, y_pred, sensitive_features=S, base=np.e)
+    assert natural == pytest.approx(np.log(d.D_f_max / d.D_max), abs=1e-12)
+
+
+def test_overall_avg_is_log_of_ratio_of_means():
+    X, y, y_pred, S = make_data(6)
+    d = hfm(X, y, y_pred, sensitive_features=S, version="avg", return_details=True)
+    ratio_of_means = np.log10(d.by_attribute["D_f_avg"].mean() / d.by_attribute["D_avg"].mean())
+    mean_of_logs = d.by_attribute["hfm_avg"].mean()
+    assert abs(ratio_of_means - mean_of_logs) > 1e-6  # the case distinguishes them
+    assert d.hfm == pytest.approx(ratio_of_means, abs=1e-14)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["exact", "approx", "bruteforce"]))
+@pytest.mark.filterwarnings("ignore:X column:UserWarning")
+def test_perfect_classifier_scores_exactly_zero(seed, method):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 60))
+    X = rng.integers(0, 3, (n, 3)).astype(float)
+    y = rng.integers(0, 3, n)
+    S = np.column_stack([rng.integers(0, 2, n), np.arange(n) % 3])
+    for version in ("max", "avg"):
+        value = hfm(
+            X,
+            y,
+            y.copy(),
+            sensitive_features=S,
+            version=version,
+            method=method,
+            random_state=None,
+            m1=3,
+        )
+        assert value == 0.0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_approx_distances_bound_exact(seed):
+    X, y, y_pred, S = make_data(seed, n=300)
+    exact = hfm(X, y, y_pred, sensitive_features=S, return_details=True)
+    approx = hfm(
+        X,
+        y,
+        y_pred,
+        sensitive_features=S,
+        method="approx",
+        m1=3,
+        random_state=seed,
+        return_details=True,
+    )
+    for key in ("D_max", "D_f_max"):
+        assert approx[key] >= exact[key]
+    for key in ("D_avg", "D_f_avg"):
+        assert approx[key] >= exact[key] * (1 - 1e-12)
+    assert approx.m2 == 5 and approx.n_e == 2 and approx.m1 == 3
+    full = hfm(
+        X, y, y_pred, sensitive_features=S, method="approx", m1=1, m2=300, return_details=True
+    )
+    assert (full.hfm_max, full.hfm_avg) == (exact.hfm_max, exact.hfm_avg)
+
+
+def test_row_order_and_group_relabelling():
+    X, y, y_pred, S = make_data(7)
+    value = hfm(X, y, y_pred, sensitive_features=S, version="avg")
+    perm = np.random.default_rng(0).permutation(len(y))
+    assert hfm(X[perm], y[perm], y_pred[perm], sensitive_features=S[perm], version="avg") == (
+        pytest.approx(value, abs=1e-13)
+    )
+    relabelled = pd.DataFrame({"a": np.array(["x", "y"])[S[:, 0]], "b": 10 - S[:, 1]})
+    assert hfm(X, y, y_pred, sensitive_features=relabelled, version="avg") == value
+
+
+def test_string_labels_equal_integer_codes():
+    X, y, y_pred, S = make_data(8, n_classes=3)
+    names = np.array(["bad", "good", "ok"])
+    assert hfm(X, names[y], names[y_pred], sensitive_features=S) == hfm(
+        X, y, y_pred, sensitive_features=S
+    )
+
+
+def test_class_only_in_predictions_gets_a_code():
+    X, y, _, S = make_data(9)
+    y_pred = y.copy()
+    y_pred[:5] = 2  # class 2 never appears in y_true
+    expected, _ = hfm_oracle(X, y, y_pred, S)
+    assert hfm(X, y, y_pred, sensitive_features=S) == pytest.approx(expected, abs=1e-12)
+
+
+def test_onehot_label_encoding():
+    X, y, y_pred, S = make_data(10, n_classes=2)
+    assert hfm(X, y, y_pred, sensitive_features=S, label_encoding="onehot") == hfm(
+        X, y, y_pred, sensitive_features=S
+    )
+    X, y, y_pred, S = make_data(10, n_classes=3)
+    # With indicators / sqrt(2), a label mismatch costs exactly 1 whatever the classes.
+    d = hfm(X, y, y_pred, sensitive_features=S[:, 0], label_encoding="onehot", return_details=True)
+    Xs = MinMaxScaler().fit_transform(X)
+    Zy = np.column_stack([np.eye(3)[y] / np.sqrt(2), Xs])
+    assert d.D_max == pytest.approx(delta_oracle(Zy, S[:, 0]).max(), rel=1e-12)
+
+
+def test_scaling_options():
+    X, y, y_pred, S = make_data(11)
+    scaled = MinMaxScaler().fit_transform(X)
+    value = hfm(X, y, y_pred, sensitive_features=S)
+    assert hfm(scaled, y, y_pred, sensitive_features=S, scale=None) == pytest.approx(
+        value, abs=1e-12
+    )
+    assert hfm(X, y, y_pred, sensitive_features=S, scale=MinMaxScaler().fit(X)) == (
+        pytest.approx(value, abs=1e-12)
+    )
+    with_constant = np.column_stack([X, np.full(len(y), 7.0)])
+    assert hfm(with_constant, y, y_pred, sensitive_features=S) == pytest.approx(value, abs=1e-12)
+
+
+def test_categorical_dataframe_is_one_hot_encoded():
+    X, y, y_pred, S = make_data(12, p=2)
+    colour = np.random.default_rng(0).choice(["red", "green", "blue"], len(y))
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "colour": colour, "flag": X[:, 0] > 0})
+    numeric = np.column_stack(
+        [X, (colour[:, None] == np.array(["blue", "green", "red"])).astype(float), X[:, 0] > 0]
+    )
+    assert hfm(frame, y, y_pred, sensitive_features=S) == pytest.approx(
+        hfm(numeric, y, y_pred, sensitive_features=S), abs=1e-12
+    )
+    with pytest.raises(ValueError, match="non-numeric"):
+        hfm(frame, y, y_pred, sensitive_features=S, scale=None)
+
+
+def test_sensitive_column_in_X_warns():
+    X, y, y_pred, S = make_data(13)
+    leaked = np.column_stack([X, 5 - 3 * S[:, 1]])
+    with pytest.warns(UserWarning, match=r"X\[:, 4\].*sensitive_features\[:, 1\]"):
+        hfm(leaked, y, y_pred, sensitive_features=S)
+
+
+# --------------------------------------------------------------------------------------------
+# zero and single-valued cases (decisions D13, D14)
+
+
+def test_zero_distance_cases():
+    X = np.array([[0.0], [0.0], [1.0], [1.0]])
+    s = np.array([0, 1, 0, 1])
+    y = np.array([0, 0, 1, 1])
+    assert hfm(X, y, y, sensitive_features=s) == 0.0  # (0, 0)
+    flipped = np.array([1, 0, 1, 1])  # D = 0 < D_f
+    with pytest.warns(UndefinedMetricWarning):
+        assert hfm(X, y, flipped, sensitive_features=s) == np.inf
+    d = hfm(X, y, flipped, sensitive_features=s, eps=1e-13, return_details=True)
+    assert d.hfm == pytest.approx(np.log10(d.D_f / 1e-13))
+    # D_f = 0 < D: the predictions erase the label difference between the groups.
+    y2, pred2 = np.array([0, 1, 0, 1]), np.array([0, 0, 0, 0])
+    X2 = np.zeros((4, 1))
+    with pytest.warns(UndefinedMetricWarning):
+        assert hfm(X2, y2, pred2, sensitive_features=s) == -np.inf
+    assert hfm(X2, y2, pred2, sensitive_features=s, eps=1e-13) == pytest.approx(-13)
+
+
+def test_single_valued_attribute_is_skipped():
+    X, y, y_pred, S = make_data(14)
+    S = S.copy()
+    S[:, 0] = 1
+    for version in ("max", "avg"):
+        with pytest.warns(UserWarning, match="sensitive_features\\[:, 0\\]"):
+            d = hfm(X, y, y_pred, sensitive_features=S, version=version, return_details=True)
+        assert np.isnan(d.by_attribute["D_max"][0]) and np.isnan(d.by_attribute["hfm_avg"][0])
+        assert d.hfm == hfm(X, y, y_pred, sensitive_features=S[:, 1], version=version)
+    with pytest.raises(ValueError, match="at least 2 groups"):
+        hfm(X, y, y_pred, sensitive_features=np.ones(len(y)))
+
+
+def test_no_sentinel_leaks():
+    X, y, y_pred, S = make_data(15)
+    S = S.copy()
+    S[:, 1] = 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        d = hfm(
+            X, y, y_pred, sensitive_features=S, method="approx", random_state=0, return_details=True
+        )
+    values = np.array([d.D_max, d.D_avg, d.D_f_max, d.D_f_avg])
+    assert np.all(values < 1e30)
+
+
+# --------------------------------------------------------------------------------------------
+# paper sanity (Table III: df = log10(1 + df_prev multival), base 10)
+
+
+@pytest.mark.parametrize(
+    ("df_prev", "df", "tolerance"),
+    [
+        (-0.0059, -0.0026, 1.4e-4),
+        (-0.0414, -0.0185, 1.4e-4),
+        (-0.0114, -0.0050, 1.4e-4),
+        (-0.0027, -0.0013, 1.4e-4),
+        (-0.0107, -0.0054, 7.4e-4),
+    ],
+)
+def test_table_iii_log10_relation(df_prev, df, tolerance):
+    # The paper's printed pairs follow log10 and not ln; hfm's ratio - 1 is df_prev.
+    assert abs(np.log10(1 + df_prev) - df) <= tolerance
+    assert abs(np.log(1 + df_prev) - df) > tolerance or df_prev == -0.0027
+
+
+# --------------------------------------------------------------------------------------------
+# validation
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"version": "mean"}, "version must be one of"),
+        ({"method": "fast"}, "method must be one of"),
+        ({"label_encoding": "binary"}, "label_encoding must be one of"),
+        ({"scale": "standard"}, "scale must be"),
+        ({"method": "approx", "m1": 0}, "m1 must be"),
+        ({"method": "approx", "m2": 0}, "m2 must be"),
+    ],
+)
+def test_parameter_errors(kwargs, match):
+    X, y, y_pred, S = make_data(16, n=20)
+    with pytest.raises(ValueError, match=match):
+        hfm(X, y, y_pred, sensitive_features=S, **kwargs)
+
+
+def test_input_errors():
+    X, y, y_pred, S = make_data(17, n=20)
+    bad = X.copy()
+    bad[4, 2] = np.nan
+    with pytest.raises(ValueError, match=r"X\[:, 2\]"):
+        hfm(bad, y, y_pred, sensitive_features=S)
+    with pytest.raises(ValueError, match="Inconsistent numbers of samples"):
+        hfm(X, y[:-1], y_pred, sensitive_features=S)
+    with pytest.raises(ValueError, match="continuous"):
+        hfm(X, y + 0.5 * np.arange(20), y_pred, sensitive_features=S)
+    with pytest.raises(ValueError, match="19 samples but the data has 20"):
+        hfm(X, y, y_pred, sensitive_features=S[:-1])
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        hfm(X[:1], y[:1], y_pred[:1], sensitive_features=S[:1])

@@ -1,0 +1,372 @@
+"""Tests of skfair.neighbors against independent oracles (spec §9)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.distance import cdist, directed_hausdorff
+
+from skfair.neighbors import draw_projections, nearest_other_group, other_group_distance
+from skfair.neighbors._kernel import project
+from skfair.neighbors._projections import default_m2
+
+EXACT = [{"algorithm": "kd_tree"}, {"algorithm": "projection"}]
+
+
+def double_loop_delta(X, s):
+    """Plain definition with scipy's cdist (an independent distance computation)."""
+    X = np.asarray(X, dtype=float)
+    s = np.asarray(s)
+    D = cdist(X, X)
+    D[s[:, None] == s[None, :]] = np.inf
+    return D.min(axis=1)
+
+
+@st.composite
+def datasets(draw, max_attributes=3):
+    n = draw(st.integers(2, 60))
+    d = draw(st.integers(1, 6))
+    integer = draw(st.booleans())
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, (n, d)).astype(float) if integer else rng.normal(size=(n, d))
+    n_attributes = draw(st.integers(1, max_attributes))
+    values = [draw(st.integers(1, 4)) for _ in range(n_attributes)]
+    S = np.column_stack([rng.integers(0, v, n) for v in values])
+    return X, S
+
+
+def random_case(rng, n, d, n_values=3, integer=False):
+    X = rng.integers(0, 3, (n, d)).astype(float) if integer else rng.normal(size=(n, d))
+    s = rng.integers(0, n_values, n)
+    s[: min(n, n_values)] = np.arange(min(n, n_values))  # every value present
+    return X, s
+
+
+# --------------------------------------------------------------------------------------------
+# exact == brute force, bitwise
+
+
+@settings(max_examples=150, deadline=None)
+@given(datasets())
+def test_exact_engines_equal_bruteforce_bitwise(data):
+    X, S = data
+    ref, ref_index = nearest_other_group(
+        X, sensitive_features=S, method="bruteforce", return_index=True
+    )
+    for kwargs in EXACT:
+        got, index = nearest_other_group(X, sensitive_features=S, return_index=True, **kwargs)
+        np.testing.assert_array_equal(got, ref)
+        np.testing.assert_array_equal(index, ref_index)
+        got_max, got_avg = other_group_distance(X, sensitive_features=S, **kwargs)
+        ref_max, ref_avg = other_group_distance(X, sensitive_features=S, method="bruteforce")
+        np.testing.assert_array_equal(got_max, ref_max)
+        np.testing.assert_array_equal(got_avg, ref_avg)
+
+
+@pytest.mark.parametrize("d", [1, 2, 5, 10, 20, 50])
+@pytest.mark.parametrize("integer", [False, True])
+def test_exact_equals_bruteforce_dimensions(d, integer):
+    rng = np.random.default_rng(d)
+    X, s = random_case(rng, 300, d, n_values=4, integer=integer)
+    ref, ref_index = nearest_other_group(
+        X, sensitive_features=s, method="bruteforce", chunk_size=7, return_index=True
+    )
+    np.testing.assert_allclose(ref, double_loop_delta(X, s), rtol=1e-12, atol=1e-12)
+    for kwargs in EXACT:
+        got, index = nearest_other_group(X, sensitive_features=s, return_index=True, **kwargs)
+        np.testing.assert_array_equal(got, ref)
+        np.testing.assert_array_equal(index, ref_index)
+
+
+def test_duplicates_ties_and_index_rule():
+    # Rows 0 and 2 duplicate each other in different groups; row 1 is tied between 3 and 4.
+    X = np.array([[0.0, 0.0], [5.0, 5.0], [0.0, 0.0], [5.0, 6.0], [5.0, 4.0]])
+    s = np.array([0, 0, 1, 1, 1])
+    for kwargs in [*EXACT, {"method": "bruteforce"}]:
+        dist, index = nearest_other_group(X, sensitive_features=s, return_index=True, **kwargs)
+        np.testing.assert_array_equal(dist, [0.0, 1.0, 0.0, 1.0, 1.0])
+        np.testing.assert_array_equal(index, [2, 3, 0, 1, 1])
+
+
+def test_singleton_group():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    s = np.zeros(40, dtype=int)
+    s[17] = 1
+    expected = np.linalg.norm(X - X[17], axis=1)
+    expected[17] = np.delete(expected, 17).min()
+    for kwargs in [*EXACT, {"method": "bruteforce"}]:
+        dist = nearest_other_group(X, sensitive_features=s, **kwargs)
+        np.testing.assert_allclose(dist, expected, rtol=1e-13)
+        assert np.isfinite(dist).all()
+
+
+@pytest.mark.parametrize("method", ["exact", "approx", "bruteforce"])
+def test_single_valued_attribute_gives_inf_and_nan(method):
+    X = np.arange(10.0).reshape(5, 2)
+    dist, index = nearest_other_group(
+        X, sensitive_features=np.ones(5), method=method, return_index=True, random_state=0
+    )
+    assert np.isinf(dist).all() and (index == -1).all()
+    d_max, d_avg = other_group_distance(
+        X, sensitive_features=np.ones(5), method=method, random_state=0
+    )
+    assert np.isnan(d_max) and np.isnan(d_avg)
+
+
+# --------------------------------------------------------------------------------------------
+# aggregates
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_binary_max_is_hausdorff(seed):
+    rng = np.random.default_rng(seed)
+    X, s = random_case(rng, 200, 4, n_values=2)
+    hausdorff = max(
+        directed_hausdorff(X[s == 0], X[s == 1])[0], directed_hausdorff(X[s == 1], X[s == 0])[0]
+    )
+    for method in ("exact", "bruteforce"):
+        d_max, _ = other_group_distance(X, sensitive_features=s, method=method)
+        assert d_max == pytest.approx(hausdorff, rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(datasets())
+def test_aggregates_are_max_and_mean_of_double_loop(data):
+    X, S = data
+    d_max, d_avg = other_group_distance(X, sensitive_features=S)
+    for j in range(S.shape[1]):
+        delta = double_loop_delta(X, S[:, j])
+        if np.isinf(delta).any():
+            assert np.isnan(d_max[j]) and np.isnan(d_avg[j])
+            continue
+        assert d_max[j] == pytest.approx(delta.max(), rel=1e-12, abs=1e-12)
+        assert d_avg[j] == pytest.approx(delta.mean(), rel=1e-12, abs=1e-12)
+        assert d_max[j] >= d_avg[j] >= 0
+
+
+def test_identical_groups_give_zero():
+    rng = np.random.default_rng(1)
+    rows = rng.normal(size=(10, 3))
+    X = np.vstack([rows, rows, rows])
+    s = np.repeat([0, 1, 2], 10)
+    for method in ("exact", "approx", "bruteforce"):
+        assert other_group_distance(X, sensitive_features=s, method=method) == (0.0, 0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# invariances
+
+
+def test_row_permutation_and_relabelling():
+    rng = np.random.default_rng(2)
+    X, s = random_case(rng, 250, 5, n_values=4, integer=True)
+    dist = nearest_other_group(X, sensitive_features=s)
+    perm = rng.permutation(250)
+    permuted = nearest_other_group(X[perm], sensitive_features=s[perm])
+    np.testing.assert_array_equal(permuted, dist[perm])
+    relabelled = np.array(["d", "a", "c", "b"])[s]
+    np.testing.assert_array_equal(nearest_other_group(X, sensitive_features=relabelled), dist)
+    d_max, d_avg = other_group_distance(X, sensitive_features=s)
+    p_max, p_avg = other_group_distance(X[perm], sensitive_features=s[perm])
+    assert p_max == d_max and p_avg == pytest.approx(d_avg, rel=1e-12)
+
+
+def test_swap_binary_groups_and_encodings():
+    rng = np.random.default_rng(3)
+    X, s = random_case(rng, 120, 3, n_values=2)
+    dist = nearest_other_group(X, sensitive_features=s)
+    for encoded in (1 - s, s.astype(bool), np.array(["no", "yes"])[s]):
+        np.testing.assert_array_equal(nearest_other_group(X, sensitive_features=encoded), dist)
+
+
+def test_rotation_translation_scaling():
+    rng = np.random.default_rng(4)
+    X, s = random_case(rng, 150, 4, n_values=3)
+    q, _ = np.linalg.qr(rng.normal(size=(4, 4)))
+    d_max, d_avg = other_group_distance(X, sensitive_features=s)
+    r_max, r_avg = other_group_distance(X @ q + 3.0, sensitive_features=s)
+    assert (r_max, r_avg) == pytest.approx((d_max, d_avg), rel=1e-12)
+    s_max, s_avg = other_group_distance(2.5 * X, sensitive_features=s)
+    assert (s_max, s_avg) == pytest.approx((2.5 * d_max, 2.5 * d_avg), rel=1e-12)
+
+
+def test_two_dimensional_is_marginal():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(80, 3))
+    S = np.column_stack([rng.integers(0, 2, 80), rng.integers(0, 3, 80)])
+    both = nearest_other_group(X, sensitive_features=S)
+    for j in range(2):
+        np.testing.assert_array_equal(
+            both[:, j], nearest_other_group(X, sensitive_features=S[:, j])
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# approximation
+
+
+def naive_accele(Z, s, w, m2):
+    """Literal port of the paper's Algorithm 3 scan (stable sort, positions as sides)."""
+    g = project(np.ascontiguousarray(Z.T), w)
+    order = np.argsort(g, kind="stable")
+    n = len(Z)
+    d_min = np.full(n, np.inf)
+    for i in range(n):
+        p = order[i]
+        for direction in (-1, 1):
+            j, found = i + direction, 0
+            while 0 <= j < n and found < m2:
+                q = order[j]
+                if s[q] != s[p]:
+                    diff = Z[p] - Z[q]
+                    acc = 0.0
+                    for t in diff:
+                        acc = acc + t * t
+                    d_min[p] = min(d_min[p], np.sqrt(acc))
+                    found += 1
+                j += direction
+    return d_min
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("m2", [1, 3, 8])
+def test_approx_equals_naive_scan(seed, m2):
+    rng = np.random.default_rng(seed)
+    X, s = random_case(rng, 90, 4, n_values=3, integer=seed % 2 == 1)
+    W = draw_projections(4, m1=1, n_e=1, random_state=seed)
+    got = nearest_other_group(X, sensitive_features=s, method="approx", m2=m2, projections=W)
+    np.testing.assert_array_equal(got, naive_accele(X, s, W[0, 0], m2))
+
+
+@settings(max_examples=80, deadline=None)
+@given(datasets(), st.integers(1, 5), st.integers(1, 3), st.integers(1, 3))
+def test_approx_is_upper_bound(data, m2, m1, n_e):
+    X, S = data
+    exact = nearest_other_group(X, sensitive_features=S)
+    approx = nearest_other_group(
+        X, sensitive_features=S, method="approx", m1=m1, m2=m2, n_e=n_e, random_state=0
+    )
+    assert np.all(approx >= exact)
+    e_max, e_avg = other_group_distance(X, sensitive_features=S)
+    a_max, a_avg = other_group_distance(
+        X, sensitive_features=S, method="approx", m1=m1, m2=m2, n_e=n_e, random_state=0
+    )
+    valid = ~np.isnan(e_max)
+    assert np.all(a_max[valid] >= e_max[valid])
+    assert np.all(a_avg[valid] >= e_avg[valid] * (1 - 1e-12))
+    # The per-point minimum over projections is tighter than the paper's aggregate.
+    assert np.all(approx.max(axis=0)[valid] <= a_max[valid])
+    assert np.all(approx.mean(axis=0)[valid] <= a_avg[valid] * (1 + 1e-12))
+
+
+@settings(max_examples=60, deadline=None)
+@given(datasets())
+def test_approx_exact_when_m2_covers_all(data):
+    X, S = data
+    exact = nearest_other_group(X, sensitive_features=S, return_index=True)
+    approx = nearest_other_group(
+        X,
+        sensitive_features=S,
+        method="approx",
+        m1=2,
+        m2=len(X),
+        random_state=1,
+        return_index=True,
+    )
+    np.testing.assert_array_equal(approx[0], exact[0])
+    np.testing.assert_array_equal(approx[1], exact[1])
+    a = other_group_distance(X, sensitive_features=S, method="approx", m1=2, m2=len(X))
+    e = other_group_distance(X, sensitive_features=S)
+    np.testing.assert_array_equal(a[0], e[0])
+    np.testing.assert_array_equal(a[1], e[1])
+
+
+def test_approx_monotone_in_m1_and_m2():
+    rng = np.random.default_rng(6)
+    X, s = random_case(rng, 400, 6, n_values=3)
+    W = draw_projections(6, m1=5, random_state=3)
+    values = [
+        other_group_distance(X, sensitive_features=s, method="approx", m2=m2, projections=W)
+        for m2 in (1, 2, 4, 8)
+    ]
+    assert all(b[0] <= a[0] and b[1] <= a[1] for a, b in zip(values, values[1:], strict=False))
+    by_m1 = [
+        other_group_distance(X, sensitive_features=s, method="approx", m1=m1, random_state=3)
+        for m1 in (1, 3, 5)
+    ]
+    assert by_m1[2] == other_group_distance(X, sensitive_features=s, method="approx", projections=W)
+    assert all(b[0] <= a[0] and b[1] <= a[1] for a, b in zip(by_m1, by_m1[1:], strict=False))
+
+
+def test_approx_determinism_and_n_jobs():
+    rng = np.random.default_rng(7)
+    X, s = random_case(rng, 300, 4)
+    kwargs = {"sensitive_features": s, "method": "approx", "m1": 6, "random_state": 11}
+    first = other_group_distance(X, **kwargs)
+    assert other_group_distance(X, **kwargs) == first
+    assert other_group_distance(X, n_jobs=2, **kwargs) == first
+
+
+def test_draw_projections_orthonormal_and_prefix():
+    W = draw_projections(7, m1=20, n_e=3, random_state=0)
+    for block in W:
+        np.testing.assert_allclose(block @ block.T, np.eye(3), atol=1e-12)
+    np.testing.assert_array_equal(draw_projections(7, m1=10, n_e=3, random_state=0), W[:10])
+    assert draw_projections(2, m1=1, n_e=5, random_state=0).shape == (1, 2, 2)
+    # Haar directions are not confined to the positive orthant (unlike the reference's).
+    signs = np.sign(draw_projections(3, m1=200, n_e=1, random_state=1)[:, 0, :])
+    assert (signs < 0).any(axis=1).mean() > 0.5
+
+
+def test_default_m2_matches_paper():
+    assert [default_m2(n) for n in (118, 1000, 30162, 6167, 4010)] == [5, 6, 9, 8, 8]
+    assert [default_m2(n) for n in (10**4, 10**5, 10**6)] == [8, 10, 12]
+    ns = np.arange(2, 200_000)
+    assert all(default_m2(n) == int(np.ceil(2 * np.log10(n))) for n in ns[::997])
+
+
+def test_no_sentinel_values():
+    rng = np.random.default_rng(8)
+    X, s = random_case(rng, 50, 3, n_values=2)
+    s[:] = 0
+    s[0] = 1  # one huge group and a singleton complement
+    for method in ("exact", "approx", "bruteforce"):
+        dist = nearest_other_group(X, sensitive_features=s, method=method, m2=1, random_state=0)
+        assert np.all(dist < 1e30)
+
+
+# --------------------------------------------------------------------------------------------
+# validation
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"method": "fast"}, "method must be one of"),
+        ({"algorithm": "ball_tree"}, "algorithm must be one of"),
+        ({"method": "approx", "algorithm": "kd_tree"}, "selects an engine"),
+        ({"method": "approx", "m1": 0}, "m1 must be"),
+        ({"method": "approx", "m2": 0}, "m2 must be"),
+        ({"method": "approx", "projections": np.ones((2, 2, 5))}, "projections must have"),
+    ],
+)
+def test_parameter_errors(kwargs, match):
+    X = np.arange(12.0).reshape(6, 2)
+    with pytest.raises(ValueError, match=match):
+        nearest_other_group(X, sensitive_features=[0, 1] * 3, **kwargs)
+
+
+def test_input_errors():
+    X = np.arange(12.0).reshape(6, 2)
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="column 1"):
+        nearest_other_group(bad, sensitive_features=[0, 1] * 3)
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        nearest_other_group(X[:1], sensitive_features=[0])
+    with pytest.raises(ValueError, match="5 samples but the data has 6"):
+        nearest_other_group(X, sensitive_features=[0, 1, 0, 1, 0])
+    with pytest.raises(ValueError, match="missing"):
+        nearest_other_group(X, sensitive_features=["a", None, "a", "b", "b", "a"])
