@@ -34,9 +34,11 @@ from __future__ import annotations
 
 import csv
 import textwrap
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.compose import make_column_transformer
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
@@ -47,14 +49,22 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from skfair._groups import factorize_groups
 from skfair.datasets import load_adult
 from skfair.datasets._base import parse_csv
+from skfair.ensemble import BootstrapEnsemble
 from skfair.metrics import (
     accuracy_difference,
+    aleatoric_uncertainty,
+    aleatoric_uncertainty_difference,
     disparate_impact_ratio,
+    epistemic_uncertainty,
+    epistemic_uncertainty_difference,
     equalized_odds_difference,
     false_negative_rate_difference,
     false_positive_rate_difference,
     group_summary,
     ks_bias,
+    label_stability,
+    label_stability_difference,
+    madd_bandwidth_search,
     statistical_parity_difference,
     true_positive_rate_difference,
     wasserstein_bias,
@@ -98,6 +108,8 @@ class AuditContext:
         from ``--model`` (then the whole file is evaluation data).
     random_state : int
         Seed for sections that draw random numbers.
+    feature_names : list of str or None
+        Names of the columns of ``X_test`` when it is an ndarray (a DataFrame has its own).
     """
 
     model: object
@@ -113,6 +125,7 @@ class AuditContext:
     y_train: np.ndarray | None = None
     sensitive_train: dict | None = None
     random_state: int = 0
+    feature_names: list | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -183,6 +196,7 @@ def adult_context(*, model=None, privileged=None, random_state=0):
         description=description,
         random_state=random_state,
         **train,
+        feature_names=test.feature_names.tolist(),
     )
 
 
@@ -242,6 +256,7 @@ def csv_context(
             positive_label=positive_label,
             description=description,
             random_state=random_state,
+            feature_names=feature_names,
         )
     X = _model_input(None, columns, feature_names)
     categorical = [j for j, name in enumerate(feature_names) if columns[name].dtype == object]
@@ -273,6 +288,7 @@ def csv_context(
         y_train=y[train_rows],
         sensitive_train={name: values[train_rows] for name, values in attributes.items()},
         random_state=random_state,
+        feature_names=feature_names,
     )
 
 
@@ -596,12 +612,283 @@ def _compared_columns(context):
     return columns
 
 
+def madd_section(context):
+    """MADD of the score distributions at the optimal bandwidth (Verger et al., JEDM 2024).
+
+    One column per attribute and their intersection: the stable MADD of the worst pair of
+    groups, that pair, the stable bandwidth interval and its bin counts, h_sup, and the mean
+    stable MADD over all pairs.
+    """
+    if context.y_score is None:
+        return "MADD needs scores; the model has neither predict_proba nor decision_function."
+    scores = np.asarray(context.y_score, dtype=np.float64)
+    if scores.min() < 0 or scores.max() > 1:
+        return "MADD compares probabilities in [0, 1]; the model only gives decision_function."
+    columns = list(context.sensitive.items())
+    if len(columns) > 1:
+        columns.append((" & ".join(context.sensitive), dict(context.sensitive)))
+    rows = [
+        ["stable MADD (worst pair)"],
+        ["worst pair"],
+        ["stable interval h"],
+        ["bins"],
+        ["h_sup"],
+        ["stable MADD (mean of pairs)"],
+    ]
+    for _, values in columns:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # small groups: noted below
+                result = madd_bandwidth_search(None, scores, sensitive_features=values)
+        except ValueError as error:  # no eligible interval for a pair of tiny groups
+            for row in rows:
+                row.append(NOT_AVAILABLE)
+            rows[1][-1] = str(error).split(":")[0]
+            continue
+        low, high = result.interval
+        pair = " vs ".join(str(label) for label in result.worst_pair)
+        rows[0].append(format_number(result.value))
+        rows[1].append(pair)
+        rows[2].append(f"[{low:.4f}, {high:.4f}]")
+        rows[3].append(f"{result.bins_interval[0]}-{result.bins_interval[1]}")
+        rows[4].append(format_number(result.h_sup))
+        rows[5].append(format_number(np.mean([p.value for p in result.pairs])))
+    note = (
+        "MADD is the L1 distance between two groups' histograms of predicted probabilities "
+        "(0: same distribution, 2: disjoint), averaged over the bandwidth interval where it is "
+        "most stable (Algorithm 1; the interval shrinks with the group sizes, like h_sup). "
+        "Pairs with fewer than 50 rows in a group are dominated by sampling noise. "
+        "skfair.postprocessing.MADDRepair(lam=...) shrinks every pairwise MADD by (1 - lam)."
+    )
+    table = format_table(["MADD"] + [name for name, _ in columns], rows)
+    return table + "\n\n" + textwrap.fill(note, width=_WIDTH)
+
+
+def repair_section(context):
+    """Disparities before and after a Wasserstein-barycenter repair of the model's scores.
+
+    The repair (:class:`~skfair.postprocessing.BarycenterRepair`, groups = the joint cells of
+    all sensitive attributes) is cross-fitted on the evaluation rows: each half is repaired
+    with the map fitted on the other half, so every repaired score is out of sample.
+    """
+    if context.y_score is None:
+        return "The model has neither predict_proba nor decision_function: no scores to repair."
+    from skfair.postprocessing import BarycenterRepair
+
+    threshold = 0.5 if hasattr(context.model, "predict_proba") else 0.0
+    cells = factorize_groups(dict(context.sensitive)).codes
+    rng = np.random.default_rng(context.random_state)
+    # Alternate the two halves inside each cell (in random order), so both halves hold every
+    # cell of two rows or more.
+    order = np.lexsort((rng.random(cells.size), cells))
+    starts = np.searchsorted(cells[order], cells[order], side="left")
+    half = np.empty(cells.size, dtype=bool)
+    half[order] = (np.arange(cells.size) - starts) % 2 == 1
+    scores = np.asarray(context.y_score, dtype=np.float64)
+    repaired = scores.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # small cells; one-row cells stay as is
+        for fit_rows in (half, ~half):
+            repair = BarycenterRepair(handle_unknown="identity", random_state=context.random_state)
+            repair.fit(scores[fit_rows, None], sensitive_features=cells[fit_rows])
+            repaired[~fit_rows] = repair.transform(
+                scores[~fit_rows, None], sensitive_features=cells[~fit_rows]
+            )[:, 0]
+    y_repaired = (repaired >= threshold).astype(np.int64)
+    columns = list(context.sensitive.items())
+    if len(columns) > 1:
+        columns.append((" & ".join(context.sensitive), dict(context.sensitive)))
+    rows = []
+    for name, values in columns:
+        for metric, before, after in (
+            (ks_bias, scores, repaired),
+            (statistical_parity_difference, context.y_pred, y_repaired),
+            (equalized_odds_difference, context.y_pred, y_repaired),
+        ):
+            rows.append(
+                [
+                    metric.__name__,
+                    name,
+                    format_number(metric(context.y_test, before, sensitive_features=values)),
+                    format_number(metric(context.y_test, after, sensitive_features=values)),
+                ]
+            )
+    rows.append(
+        [
+            "accuracy",
+            "(all rows)",
+            format_number(np.mean(context.y_pred == context.y_test)),
+            format_number(np.mean(y_repaired == context.y_test)),
+        ]
+    )
+    note = (
+        f"after = BarycenterRepair (epsilon=0) of the scores over the joint groups, "
+        f"cross-fitted on two halves of the evaluation rows, thresholded at {threshold}. "
+        "Differences are the largest gap between any two groups, unsigned; ks_bias compares "
+        "the score distributions. The repair equalises the score distributions of the joint "
+        "groups (demographic parity); it does not target equalized odds."
+    )
+    table = format_table(["metric", "attribute", "before", "after"], rows)
+    return table + "\n\n" + textwrap.fill(note, width=_WIDTH)
+
+
+_BIAS_SOURCE_ROWS = 2000
+_BIAS_SOURCE_BACKGROUND = 100
+_BIAS_SOURCE_TOP = 5
+
+
+def bias_sources_section(context):
+    """Where the score bias comes from: W1 model bias and per-feature bias explanations.
+
+    Miroshnikov et al. (arXiv:2011.03156): the Wasserstein-1 distance between the groups' score
+    distributions splits into a positive part (the privileged group favoured) and a negative
+    part; each feature's bias explanation is the same split of its partial-dependence explainer
+    (``BiasExplainer(method="pdp")``), computed on a random subsample of the evaluation rows.
+    """
+    if context.y_score is None:
+        return "n/a: the model gives no scores (neither predict_proba nor decision_function)."
+    from skfair.explain import BiasExplainer
+
+    rng = np.random.default_rng(context.random_state)
+    n_rows = context.y_test.shape[0]
+    rows = np.sort(rng.choice(n_rows, min(n_rows, _BIAS_SOURCE_ROWS), replace=False))
+    X = context.X_test.iloc[rows] if hasattr(context.X_test, "iloc") else context.X_test[rows]
+    classes = np.asarray(getattr(context.model, "classes_", []))
+    positive = 1 if classes.size and _match(classes, 1).any() else context.positive_label
+    blocks = []
+    for name, values in context.sensitive.items():
+        explainer = BiasExplainer(
+            context.model,
+            method="pdp",
+            pos_label=positive if classes.size else None,
+            privileged_group=context.privileged.get(name),
+            n_background=_BIAS_SOURCE_BACKGROUND,
+            random_state=context.random_state,
+        ).fit(X, sensitive_features=values[rows])
+        bias, ex = explainer.bias_, explainer.explanations_
+        names = (
+            ex.names
+            if hasattr(X, "iloc") or context.feature_names is None
+            else np.asarray(context.feature_names, dtype=object)
+        )
+        top = np.argsort(-ex.positive, kind="stable")[:_BIAS_SOURCE_TOP]
+        header = [
+            f"{name}: {explainer.privileged_group_!r} vs {explainer.protected_group_!r}",
+            "beta",
+            "beta+",
+            "beta-",
+            "net",
+        ]
+        model_row = ["model (W1 bias)"] + [
+            format_number(bias[part]) for part in ("total", "positive", "negative", "net")
+        ]
+        feature_rows = [
+            [str(names[j])]
+            + [format_number(ex[part][j]) for part in ("total", "positive", "negative", "net")]
+            for j in top
+        ]
+        blocks.append(format_table(header, [model_row, *feature_rows]))
+    note = (
+        f"Scores of the favourable class on {rows.size:,} random evaluation rows (random_state="
+        f"{context.random_state}), background {_BIAS_SOURCE_BACKGROUND} rows. beta = W1 distance "
+        "between the groups' distributions of a feature's partial-dependence explainer; beta+ "
+        "= part where the first-named (privileged) group is favoured, beta- = the other group "
+        "favoured, net = beta+ - beta-. Top features by beta+. Explanations are not additive "
+        "(features offset and amplify each other); BiasExplainer(method='shapley') gives "
+        "additive Shapley-bias values. Without --privileged the group favoured on average is "
+        "named first."
+    )
+    return "\n\n".join(blocks) + "\n\n" + textwrap.fill(note, width=_WIDTH)
+
+
+_N_REPLICAS = 10
+
+
+def stability_section(context):
+    """Label stability and uncertainty of the model across bootstrap replicas, per group.
+
+    The model is refitted on ``_N_REPLICAS`` bootstrap samples (80 % of the training rows,
+    with replacement) by :class:`~skfair.ensemble.BootstrapEnsemble`; each evaluation row gets
+    Virny's label stability and, when the model has ``predict_proba``, its epistemic and
+    aleatoric uncertainty, averaged per group. The last row compares the groups as the
+    disparities section does.
+    """
+    if context.X_train is None:
+        return (
+            "n/a: refitting bootstrap replicas of the model needs its training data, which a "
+            "--model does not come with."
+        )
+    ensemble = BootstrapEnsemble(
+        clone(context.model), n_estimators=_N_REPLICAS, random_state=context.random_state
+    ).fit(context.X_train, context.y_train)
+    member_labels = ensemble.predict_members(context.X_test)
+    # (column title, per-sample values, difference metric, its member-output argument)
+    measures = [
+        (
+            "label stability",
+            label_stability(member_labels, labels=ensemble.classes_),
+            label_stability_difference,
+            member_labels,
+        )
+    ]
+    if hasattr(ensemble, "predict_proba_members"):
+        member_proba = ensemble.predict_proba_members(context.X_test)
+        measures += [
+            (
+                "epistemic",
+                epistemic_uncertainty(member_proba),
+                epistemic_uncertainty_difference,
+                member_proba,
+            ),
+            (
+                "aleatoric",
+                aleatoric_uncertainty(member_proba),
+                aleatoric_uncertainty_difference,
+                member_proba,
+            ),
+        ]
+    blocks = []
+    for name, values in context.sensitive.items():
+        groups = factorize_groups(values)
+        counts = groups.counts()
+        means = [np.bincount(groups.codes, weights=v) / counts for _, v, _, _ in measures]
+        rows = [
+            [str(label), f"{counts[g]:,}"] + [format_number(mean[g]) for mean in means]
+            for g, label in enumerate(groups.labels)
+        ]
+        privileged = context.privileged.get(name)
+        kwargs = {} if privileged is None else {"privileged_group": privileged}
+        rows.append(
+            ["difference" if privileged is None else "dis - priv", ""]
+            + [
+                format_number(metric(None, outputs, sensitive_features=values, **kwargs))
+                for _, _, metric, outputs in measures
+            ]
+        )
+        blocks.append(format_table([name, "n"] + [title for title, *_ in measures], rows))
+    note = (
+        f"Means over the evaluation rows of each group, from {_N_REPLICAS} replicas of the "
+        "model refitted on bootstrap samples (80 % of the training rows, with replacement; "
+        f"random_state={context.random_state}). Label stability is 1 when all replicas agree "
+        "on a row and 0 when they split evenly; epistemic (model) and aleatoric (data) "
+        "uncertainty are entropies in bits (Virny's definitions). difference: largest gap "
+        "between any two groups; dis - priv: all groups but the privileged one minus it."
+    )
+    if len(measures) == 1:
+        note += " The model has no predict_proba, so only label stability is shown."
+    return "\n\n".join(blocks) + "\n\n" + textwrap.fill(note, width=_WIDTH)
+
+
 SECTIONS = {
     "summary": ("Audit summary", summary_section),
     "groups": ("Per-group rates", groups_section),
     "intervals": ("Per-group rates with bootstrap intervals", intervals_section),
     "disparities": ("Disparity metrics", disparities_section),
     "scores": ("Bias of the score distributions", scores_section),
+    "madd": ("Score distributions: MADD", madd_section),
+    "repair": ("Barycenter repair of the scores", repair_section),
+    "bias_sources": ("Where does the bias come from", bias_sources_section),
+    "stability": ("Stability and uncertainty across bootstrap replicas", stability_section),
 }
 """Command-line name -> (title, section function), in the order the audit prints them."""
 
