@@ -161,17 +161,25 @@ def factorize_columns(pool):
 
 
 def _factorize_objects(column):
-    """Distinct values and codes of an object column; missing values get a code of their own.
+    """``(distinct values, inverse)`` of an object column; NaN and None are one value.
 
-    pandas is optional: without it the values are compared through their text (NaN and None
-    become "nan" and "None", each its own code).
+    pandas' hash table when pandas is installed; otherwise (pandas is an optional extra) a sort
+    of type-qualified strings, so that 1 and "1" stay distinct.
     """
     try:
         import pandas as pd
     except ImportError:
-        return np.unique(column.astype(str), return_inverse=True)
-    inverse, values = pd.factorize(column, use_na_sentinel=False)
-    return values, inverse
+        pd = None
+    if pd is not None:
+        inverse, values = pd.factorize(column, use_na_sentinel=False)
+        return values, inverse
+    keys = np.array(
+        [
+            "" if value is None or value != value else f"{type(value).__name__}:{value}"
+            for value in column.tolist()
+        ]
+    )
+    return np.unique(keys, return_inverse=True)
 
 
 def _distinct_rows(codes, cardinality, columns):
