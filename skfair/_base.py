@@ -20,7 +20,6 @@ class _SkfairEstimatorMixin:
     _doc_link_module = "skfair"
     _doc_link_template = _DOC_ROOT + "/{estimator_module}.{estimator_name}.html"
 
-    @staticmethod
     def _doc_link_url_param_generator(estimator):
         module = ".".join(
             part for part in type(estimator).__module__.split(".") if not part.startswith("_")

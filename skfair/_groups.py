@@ -86,11 +86,14 @@ class GroupEncoding:
             one_dimensional=True,
         )
 
-    def encode(self, sensitive_features, *, n_samples=None):
+    def encode(self, sensitive_features, *, n_samples=None, handle_unknown="error"):
         """Codes of new samples in the groups of this encoding.
 
         Raises a ValueError naming the value when a sample belongs to an attribute value or a
-        combination of values that was not seen when this encoding was made.
+        combination of values that was not seen when this encoding was made. With
+        ``handle_unknown="ignore"`` such samples get the code -1 instead. Named 2-D input
+        (DataFrame, dict) whose attribute names are those seen at fit in another order is
+        matched by name.
         """
         columns, names, one_dimensional = _as_columns(sensitive_features, n_samples)
         if len(columns) != self.n_attributes:
@@ -98,19 +101,26 @@ class GroupEncoding:
                 f"sensitive_features has {len(columns)} attribute(s) but {self.n_attributes} "
                 f"were seen at fit ({list(self.names)})."
             )
+        if names != list(self.names) and sorted(names) == sorted(self.names):
+            columns = [columns[names.index(name)] for name in self.names]
+            names = list(self.names)
+        raise_unseen = handle_unknown == "error"
         attribute_codes = np.empty((columns[0].shape[0], len(columns)), dtype=np.intp)
+        unseen = np.zeros(columns[0].shape[0], dtype=bool)
         for j, (column, name) in enumerate(zip(columns, names)):
             values, codes = _factorize_column(column, name)
             fitted = self.attribute_labels[j]
-            positions = _match_labels(values, fitted, name)
+            positions = _match_labels(values, fitted, name, raise_unseen=raise_unseen)
             attribute_codes[:, j] = positions[codes]
+            unseen |= attribute_codes[:, j] < 0
+        attribute_codes[unseen] = 0
         joint = _ravel(attribute_codes, self._dims)
         fitted_joint = _ravel(self.group_attribute_codes, self._dims)
         index = np.searchsorted(fitted_joint, joint)
         index_clipped = np.minimum(index, len(fitted_joint) - 1)
-        unseen = fitted_joint[index_clipped] != joint
-        if unseen.any():
-            first = np.flatnonzero(unseen)[0]
+        unseen_joint = (fitted_joint[index_clipped] != joint) & ~unseen
+        if raise_unseen and unseen_joint.any():
+            first = np.flatnonzero(unseen_joint)[0]
             value = tuple(
                 _python_scalar(self.attribute_labels[j][attribute_codes[first, j]])
                 for j in range(self.n_attributes)
@@ -121,6 +131,7 @@ class GroupEncoding:
                 f"groups are {self.labels}. Fit on data that contains every group, or drop "
                 "those samples explicitly."
             )
+        index[unseen | unseen_joint] = -1
         return index
 
     @property
@@ -240,8 +251,10 @@ def split_sensitive_column(X, sensitive_column):
         columns = list(X.columns)
         positions = []
         for column in selected:
-            if isinstance(column, (int, np.integer)) and not isinstance(column, bool) and (
-                column not in columns
+            if (
+                isinstance(column, (int, np.integer))
+                and not isinstance(column, bool)
+                and (column not in columns)
             ):
                 position = int(column)
                 if not -len(columns) <= position < len(columns):
@@ -254,8 +267,7 @@ def split_sensitive_column(X, sensitive_column):
                 positions.append(columns.index(column))
             else:
                 raise ValueError(
-                    f"sensitive_column={column!r} is not a column of X; the columns are "
-                    f"{columns}."
+                    f"sensitive_column={column!r} is not a column of X; the columns are {columns}."
                 )
         sensitive = X.iloc[:, positions]
         rest = X.drop(columns=[columns[p] for p in positions])
@@ -329,8 +341,10 @@ def _as_columns(sensitive_features, n_samples):
             raise ValueError("sensitive_features is a DataFrame with no columns.")
         columns = [_column_values(sensitive_features.iloc[:, j]) for j in range(len(names))]
         one_dimensional = False
-    elif hasattr(sensitive_features, "dtype") and hasattr(sensitive_features, "name") and (
-        hasattr(sensitive_features, "iloc")
+    elif (
+        hasattr(sensitive_features, "dtype")
+        and hasattr(sensitive_features, "name")
+        and (hasattr(sensitive_features, "iloc"))
     ):  # pandas Series
         name = sensitive_features.name
         names = [str(name) if name is not None else "sensitive_features"]
@@ -354,8 +368,7 @@ def _as_columns(sensitive_features, n_samples):
             one_dimensional = False
         else:
             raise ValueError(
-                f"sensitive_features must be 1-D or 2-D, got an array with {array.ndim} "
-                "dimensions."
+                f"sensitive_features must be 1-D or 2-D, got an array with {array.ndim} dimensions."
             )
     lengths = {column.shape[0] for column in columns}
     if len(lengths) > 1:
@@ -506,8 +519,11 @@ def _ravel(attribute_codes, dims):
     return np.ravel_multi_index(tuple(attribute_codes.T), dims).astype(np.int64)
 
 
-def _match_labels(values, fitted, name):
-    """Position in ``fitted`` of each of ``values``; unseen values raise naming the value."""
+def _match_labels(values, fitted, name, *, raise_unseen=True):
+    """Position in ``fitted`` of each of ``values``; unseen values raise naming the value.
+
+    With ``raise_unseen=False`` unseen values get the position -1 instead.
+    """
     fitted_keys = np.array([_label_key(v) for v in fitted.tolist()], dtype=object)
     value_keys = np.array([_label_key(v) for v in values.tolist()], dtype=object)
     order = np.argsort(fitted_keys.astype(str), kind="stable")
@@ -515,6 +531,8 @@ def _match_labels(values, fitted, name):
     position = np.searchsorted(sorted_keys, value_keys.astype(str))
     position_clipped = np.minimum(position, len(sorted_keys) - 1)
     unseen = sorted_keys[position_clipped] != value_keys.astype(str)
+    if unseen.any() and not raise_unseen:
+        return np.where(unseen, -1, order[position_clipped])
     if unseen.any():
         value = _python_scalar(values[np.flatnonzero(unseen)[0]])
         raise ValueError(

@@ -12,7 +12,12 @@ from sklearn.utils.validation import _check_sample_weight, column_or_1d
 
 from skfair._groups import factorize_groups
 
-_NOT_LABELS = ("continuous", "continuous-multioutput", "multilabel-indicator", "multiclass-multioutput")
+_NOT_LABELS = (
+    "continuous",
+    "continuous-multioutput",
+    "multilabel-indicator",
+    "multiclass-multioutput",
+)
 
 
 def check_lengths(**arrays):
@@ -42,6 +47,10 @@ def check_groups(sensitive_features, n_samples):
 
 def check_labels(y, name):
     """Return ``y`` as a 1-D array of class labels; raise for continuous or multi-output input."""
+    shape = np.shape(y)
+    if len(shape) == 2 and shape[1] > 1:
+        # Name the target type (e.g. predict_proba output) rather than only the shape.
+        _raise_not_labels(type_of_target(y, input_name=name), name)
     y = column_or_1d(y, warn=True) if not isinstance(y, list) else np.asarray(y)
     if y.ndim != 1:
         y = column_or_1d(y, warn=True)
@@ -53,13 +62,17 @@ def check_labels(y, name):
         raise ValueError(f"{name} has NaN values (first at row {np.argmax(np.isnan(y))}).")
     target_type = type_of_target(y, input_name=name)
     if target_type in _NOT_LABELS:
-        raise ValueError(
-            f"{name} is {target_type.split('-')[0]} (type_of_target={target_type!r}); "
-            "classification disparity metrics need class labels. Threshold the scores first, "
-            "use wasserstein_bias / ks_bias / madd for score distributions, or "
-            "demographic_parity_unfairness with bins= for binned continuous outputs."
-        )
+        _raise_not_labels(target_type, name)
     return y
+
+
+def _raise_not_labels(target_type, name):
+    raise ValueError(
+        f"{name} is {target_type.split('-')[0]} (type_of_target={target_type!r}); "
+        "classification disparity metrics need class labels. Threshold the scores first, "
+        "use wasserstein_bias / ks_bias / madd for score distributions, or "
+        "demographic_parity_unfairness with bins= for binned continuous outputs."
+    )
 
 
 def binarize(y_true, y_pred, pos_label):
@@ -70,9 +83,8 @@ def binarize(y_true, y_pred, pos_label):
     present = [y for y in (y_true, y_pred) if y is not None]
     labels = np.unique(np.concatenate([np.unique(y) for y in present]))
     if pos_label is None:
-        if labels.dtype.kind in "biuf" and set(labels.tolist()) <= {0, 1}:
-            pos_label = 1
-        elif labels.dtype.kind in "iuf" and set(labels.tolist()) <= {-1, 1}:
+        label_set = set(labels.tolist()) if labels.dtype.kind in "biuf" else None
+        if label_set is not None and (label_set <= {0, 1} or label_set <= {-1, 1}):
             pos_label = 1
         else:
             hint = (
@@ -86,9 +98,7 @@ def binarize(y_true, y_pred, pos_label):
                 f"for labels within {{0, 1}}, {{-1, 1}} or {{False, True}}.{hint}"
             )
     elif pos_label not in labels.tolist():
-        raise ValueError(
-            f"pos_label={pos_label!r} is not among the labels {labels.tolist()}."
-        )
+        raise ValueError(f"pos_label={pos_label!r} is not among the labels {labels.tolist()}.")
     return tuple(None if y is None else (y == pos_label) for y in (y_true, y_pred))
 
 
@@ -107,9 +117,7 @@ def check_scores(y_score, name="y_score", *, unit_interval=False):
     y_score = y_score.astype(np.float64, copy=False)
     finite = np.isfinite(y_score)
     if not finite.all():
-        raise ValueError(
-            f"{name} has NaN or infinite values (first at row {np.argmin(finite)})."
-        )
+        raise ValueError(f"{name} has NaN or infinite values (first at row {np.argmin(finite)}).")
     if unit_interval and y_score.size and (y_score.min() < 0 or y_score.max() > 1):
         raise ValueError(
             f"{name} must lie in [0, 1] (probabilities), got values in "

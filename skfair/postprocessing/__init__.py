@@ -1,1 +1,19 @@
-"""skfair.postprocessing."""
+"""Post-processors that repair model outputs towards group fairness."""
+
+from skfair.postprocessing._barycenter import (
+    BarycenterRepair,
+)
+from skfair.postprocessing._madd_repair import (
+    MADDRepair,
+)
+from skfair.postprocessing._repaired import (
+    RepairedClassifier,
+    RepairedRegressor,
+)
+
+__all__ = [
+    "BarycenterRepair",
+    "MADDRepair",
+    "RepairedClassifier",
+    "RepairedRegressor",
+]

@@ -1,0 +1,162 @@
+"""Command line: ``python -m skfair audit`` (also installed as the ``skfair`` command).
+
+Examples
+--------
+Audit a logistic regression trained on the bundled Adult data (train split), evaluated on the
+test split, for ``sex`` and ``race``::
+
+    python -m skfair audit
+
+Audit a model fitted by you (joblib file) on your own csv file::
+
+    python -m skfair audit --data loans.csv --target approved --positive-label yes \\
+        --sensitive sex age_group --privileged sex=male --model model.joblib
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from skfair import __version__
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="skfair",
+        description="skfair: measure, repair and explain group bias of scikit-learn models.",
+    )
+    parser.add_argument("--version", action="version", version=f"skfair {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="command")
+    _add_audit_parser(commands)
+    return parser
+
+
+def _add_audit_parser(commands):
+    from skfair._audit import SECTIONS
+
+    audit = commands.add_parser(
+        "audit",
+        help="print a fairness audit of a model",
+        description=(
+            "Print a fairness audit of a binary classifier: per-group rates and disparity "
+            "metrics for each sensitive attribute. Without --data, a logistic regression is "
+            "trained on the bundled UCI Adult train split and evaluated on its test split "
+            "(sensitive attributes sex and race)."
+        ),
+        epilog="sections: "
+        + ", ".join(f"{name} ({title})" for name, (title, _) in SECTIONS.items()),
+    )
+    audit.add_argument("--data", metavar="CSV", help="csv file with a header row")
+    audit.add_argument("--target", metavar="COL", help="target column of --data (two classes)")
+    audit.add_argument(
+        "--sensitive", metavar="COL", nargs="+", help="sensitive attribute column(s) of --data"
+    )
+    audit.add_argument(
+        "--model",
+        metavar="FILE",
+        help="fitted classifier saved with joblib.dump; evaluated on every row of --data (or on "
+        "the Adult test split). Without it, a logistic regression is trained on a split of the "
+        "data. Only load files you trust: unpickling runs code.",
+    )
+    audit.add_argument(
+        "--positive-label",
+        metavar="LABEL",
+        help="favourable class of --target (default: 1 for 0/1 or -1/1 targets)",
+    )
+    audit.add_argument(
+        "--privileged",
+        metavar="COL=VALUE",
+        nargs="+",
+        default=[],
+        help="privileged group of an attribute; its disparities are then signed "
+        "(disadvantaged minus privileged) instead of the largest gap between two groups",
+    )
+    audit.add_argument(
+        "--sections",
+        nargs="+",
+        choices=list(SECTIONS),
+        metavar="NAME",
+        help="sections to print (default: all): " + ", ".join(SECTIONS),
+    )
+    audit.add_argument(
+        "--test-size",
+        type=float,
+        default=0.3,
+        help="share of --data held out for evaluation when a model is trained (default 0.3)",
+    )
+    audit.add_argument(
+        "--random-state", type=int, default=0, help="seed of the split and of sections (default 0)"
+    )
+    audit.add_argument(
+        "--save-predictions",
+        metavar="CSV",
+        help="also write the evaluation rows' sensitive attributes, y_true, y_pred and y_score",
+    )
+    audit.set_defaults(handler=_audit, command_parser=audit)
+
+
+def _audit(args, parser):
+    from skfair import _audit
+
+    privileged = _parse_privileged(args.privileged, parser)
+    if args.data is None:
+        if args.target is not None or args.sensitive is not None:
+            parser.error("--target and --sensitive need --data.")
+        if args.positive_label is not None:
+            parser.error("--positive-label needs --data (Adult's favourable label is '>50K').")
+    elif args.target is None or args.sensitive is None:
+        parser.error("--data needs --target and --sensitive.")
+    if not 0 < args.test_size < 1:
+        parser.error(f"--test-size must lie strictly between 0 and 1, got {args.test_size}.")
+    model = None
+    if args.model is not None:
+        import joblib
+
+        model = joblib.load(args.model)
+        if not hasattr(model, "predict"):
+            raise ValueError(f"{args.model} holds a {type(model).__name__}, not a model.")
+    if args.data is None:
+        context = _audit.adult_context(
+            model=model, privileged=privileged, random_state=args.random_state
+        )
+    else:
+        context = _audit.csv_context(
+            args.data,
+            target=args.target,
+            sensitive=args.sensitive,
+            model=model,
+            positive_label=args.positive_label,
+            privileged=privileged,
+            test_size=args.test_size,
+            random_state=args.random_state,
+        )
+    sys.stdout.write(_audit.run_audit(context, args.sections))
+    if args.save_predictions is not None:
+        _audit.write_predictions(context, args.save_predictions)
+
+
+def _parse_privileged(items, parser):
+    privileged = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value:
+            parser.error(f"--privileged takes COL=VALUE, got {item!r}.")
+        privileged[name] = value
+    return privileged
+
+
+def main(argv=None):
+    """Entry point of ``python -m skfair`` and of the ``skfair`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        args.handler(args, args.command_parser)
+    except (ValueError, OSError, ImportError) as exc:
+        print(f"skfair {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,422 @@
+"""Bootstrap ensembles of a classifier, for stability and uncertainty per sample.
+
+The ensemble follows Virny's construction (``UQ_by_boostrap`` in Virny 0.6.0): B copies of the
+base model, each fitted on ``int(bootstrap_fraction * n_samples)`` training rows drawn with
+replacement. The members' outputs on new data give each sample's label stability and its
+epistemic and aleatoric uncertainty (:mod:`skfair.metrics._uncertainty`).
+
+Unlike Virny, the members' seeds are drawn from ``random_state`` with NumPy's legacy
+``RandomState`` (as scikit-learn does), so a given ``random_state`` builds the same ensemble on
+every Python version.
+"""
+
+from __future__ import annotations
+
+import itertools
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.utils import Bunch, _safe_indexing, check_random_state, get_tags
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
+
+from skfair._base import _SkfairEstimatorMixin
+from skfair._compat import (
+    HasMethods,
+    Interval,
+    _fit_context,
+    _raise_for_params,
+    _routing_enabled,
+    process_routing,
+    validate_data,
+)
+from skfair._validation import check_weights
+from skfair.metrics._uncertainty import _entropy, _label_stability_from_codes, _member_votes
+
+_MAX_SEED = np.iinfo(np.int32).max
+
+
+def _estimator_has(attr):
+    """Whether the base estimator (or the fitted members) provide ``attr``."""
+
+    def check(self):
+        if hasattr(self, "estimators_"):
+            return hasattr(self.estimators_[0], attr)
+        return hasattr(self.estimator, attr)
+
+    return check
+
+
+class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+    """Bootstrap replicas of a classifier, with per-sample stability and uncertainty.
+
+    Each of the ``n_estimators`` members is a clone of ``estimator`` fitted on
+    ``int(bootstrap_fraction * n_samples)`` rows drawn with replacement from the training set,
+    as in Virny's bootstrap (seed 001 of the integration spec). The ensemble predicts the
+    members' mean probability (soft vote). :meth:`uncertainty` gives, for each sample, the
+    members' label stability and the epistemic and aleatoric uncertainty of their
+    probabilities; :mod:`skfair.metrics` compares them across groups
+    (:func:`~skfair.metrics.label_stability_difference`,
+    :func:`~skfair.metrics.epistemic_uncertainty_difference`,
+    :func:`~skfair.metrics.aleatoric_uncertainty_difference`).
+
+    Parameters
+    ----------
+    estimator : classifier
+        The base model, cloned for each member. It need not have ``predict_proba``; without
+        it the ensemble has :meth:`predict` and :meth:`predict_members` only.
+    n_estimators : int, default=50
+        Number of members B (at least 2).
+    bootstrap_fraction : float in (0, 1], default=0.8
+        Size of each bootstrap sample as a fraction of the training set (Virny's examples use
+        0.8). Rows are drawn with replacement.
+    random_state : int, RandomState instance or None, default=None
+        Draws one seed per member. A member's seed picks its bootstrap rows and is given to
+        every ``random_state`` parameter of its estimator, so members differ and the ensemble
+        is reproducible.
+    n_jobs : int, default=None
+        Number of jobs fitting (and predicting with) the members in parallel, through joblib.
+        ``None`` means 1 unless in a :func:`joblib.parallel_config` context; ``-1`` means all
+        processors.
+
+    Attributes
+    ----------
+    estimators_ : list of estimators
+        The fitted members.
+    estimators_samples_ : list of ndarray
+        The training rows (with repetitions) each member was fitted on.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels. A member whose bootstrap sample missed a class gives it probability
+        0.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when X has string column names.
+
+    See Also
+    --------
+    sklearn.ensemble.BaggingClassifier : bagging for accuracy, with feature subsampling.
+
+    Notes
+    -----
+    Members vote with ``argmax`` over ``classes_``, so a tie goes to the first class: a
+    binary member with ``p_1 = 0.5`` predicts ``classes_[0]`` (Virny's rule
+    ``1{p_1 > 0.5}``), and so does the ensemble when the mean probability is 0.5.
+
+    ``sample_weight`` passed to :meth:`fit` does not change the bootstrap draw; each member
+    receives the weights of the rows it drew.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from skfair.ensemble import BootstrapEnsemble
+    >>> X, y = make_classification(n_samples=200, random_state=0)
+    >>> ensemble = BootstrapEnsemble(LogisticRegression(), n_estimators=10, random_state=0)
+    >>> ensemble.fit(X, y).predict_proba_members(X[:3]).shape
+    (10, 3, 2)
+    >>> per_sample = ensemble.uncertainty(X[:3])
+    >>> sorted(per_sample)
+    ['aleatoric', 'epistemic', 'label_stability']
+    """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"])],
+        "n_estimators": [Interval(Integral, 2, None, closed="left")],
+        "bootstrap_fraction": [Interval(Real, 0, 1, closed="right")],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(
+        self, estimator, n_estimators=50, bootstrap_fraction=0.8, random_state=None, n_jobs=None
+    ):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.bootstrap_fraction = bootstrap_fraction
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    @_fit_context(
+        # The members validate their own parameters.
+        prefer_skip_nested_validation=False
+    )
+    def fit(self, X, y, sample_weight=None, **fit_params):
+        """Fit the members on bootstrap samples of ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, in any form the base estimator accepts (e.g. a DataFrame for a
+            pipeline with a column transformer).
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights; each member receives the weights of the rows it drew. The base
+            estimator's ``fit`` must accept ``sample_weight`` (or request it under metadata
+            routing).
+        **fit_params : dict
+            Further parameters for the base estimator's ``fit``, only with metadata routing
+            enabled (``sklearn.set_config(enable_metadata_routing=True)``). Per-sample
+            parameters are indexed like X.
+
+        Returns
+        -------
+        self : object
+            The fitted ensemble.
+        """
+        _raise_for_params(fit_params, self, "fit")
+        X = self._check_X(X, reset=True)
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        n_samples = X.shape[0]
+        if n_samples != y.shape[0]:
+            raise ValueError(
+                f"X has {n_samples} samples but y has {y.shape[0]}; pass one label per sample."
+            )
+        self.classes_ = np.unique(y)
+        sample_weight = check_weights(sample_weight, n_samples)
+
+        if _routing_enabled():
+            routed = process_routing(self, "fit", sample_weight=sample_weight, **fit_params)
+            member_fit_params = routed.estimator.fit
+        else:
+            member_fit_params = {}
+            if sample_weight is not None:
+                if not has_fit_parameter(self.estimator, "sample_weight"):
+                    raise ValueError(
+                        f"{type(self.estimator).__name__}.fit does not accept sample_weight, so "
+                        "the members cannot be weighted."
+                    )
+                member_fit_params["sample_weight"] = sample_weight
+
+        n_drawn = max(int(self.bootstrap_fraction * n_samples), 1)
+        seeds = check_random_state(self.random_state).randint(_MAX_SEED, size=self.n_estimators)
+        samples = [np.random.RandomState(seed).randint(n_samples, size=n_drawn) for seed in seeds]
+        self.estimators_ = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_member)(self.estimator, X, y, rows, seed, member_fit_params, n_samples)
+            for rows, seed in zip(samples, seeds, strict=True)
+        )
+        self.estimators_samples_ = samples
+        return self
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba_members(self, X):
+        """Class probabilities of each member.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_estimators, n_samples, n_classes)
+            ``proba[b, i, k]`` is member b's probability of ``classes_[k]`` for sample i; a
+            class missing from a member's bootstrap sample has probability 0. This is the
+            ``y_proba`` layout of :func:`skfair.metrics.epistemic_uncertainty_difference`.
+        """
+        check_is_fitted(self)
+        X = self._check_X(X, reset=False)
+        return self._map_members(_members_proba, X, self.classes_)
+
+    def predict_members(self, X):
+        """Class label predicted by each member.
+
+        A member predicts the class of its largest probability (ties go to the first of
+        ``classes_``, so ``p_1 = 0.5`` predicts ``classes_[0]``), or its ``predict`` output
+        when the base estimator has no ``predict_proba``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_estimators, n_samples)
+            The ``y_pred`` layout of :func:`skfair.metrics.label_stability_difference`.
+        """
+        check_is_fitted(self)
+        return self.classes_[self._member_codes(X)]
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        """Mean of the members' class probabilities.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``.
+        """
+        return self.predict_proba_members(X).mean(axis=0)
+
+    def predict(self, X):
+        """Soft vote of the members (majority vote without ``predict_proba``).
+
+        Ties go to the first of ``classes_``: with a binary mean probability of exactly 0.5
+        the ensemble predicts ``classes_[0]``, as Virny does.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        if _estimator_has("predict_proba")(self):
+            return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        votes = _member_votes(self._member_codes(X), len(self.classes_))
+        return self.classes_[np.argmax(votes, axis=1)]
+
+    @available_if(_estimator_has("predict_proba"))
+    def uncertainty(self, X):
+        """Label stability, epistemic and aleatoric uncertainty of each sample.
+
+        Virny's definitions (seed 001), computed from the members' outputs: label stability
+        of the members' labels, ``(K f_mode - 1) / (K - 1)`` (``|#pos - #neg| / B`` for two
+        classes); aleatoric uncertainty, the members' mean entropy; epistemic uncertainty, the
+        entropy of the mean minus the mean entropy. Entropies are in bits.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        result : :class:`~sklearn.utils.Bunch`
+            With attributes ``label_stability``, ``epistemic`` and ``aleatoric``, each an
+            ndarray of shape (n_samples,).
+        """
+        proba = self.predict_proba_members(X)
+        member_entropy = _entropy(proba).mean(axis=0)
+        return Bunch(
+            label_stability=_label_stability_from_codes(
+                np.argmax(proba, axis=2), len(self.classes_)
+            ),
+            epistemic=_entropy(proba.mean(axis=0)) - member_entropy,
+            aleatoric=member_entropy,
+        )
+
+    def _member_codes(self, X):
+        """Index in ``classes_`` of each member's label, shape (n_estimators, n_samples)."""
+        if _estimator_has("predict_proba")(self):
+            return np.argmax(self.predict_proba_members(X), axis=2)
+        X = self._check_X(X, reset=False)
+        return np.searchsorted(self.classes_, self._map_members(_members_predict, X))
+
+    def _map_members(self, function, X, *args):
+        """Stack ``function(members, X, *args)`` over one batch of members per job.
+
+        Predicting is cheap next to fitting, so batches (not single members) keep joblib's
+        per-task overhead small.
+        """
+        n_batches = min(effective_n_jobs(self.n_jobs), len(self.estimators_))
+        bounds = np.linspace(0, len(self.estimators_), n_batches + 1).astype(int)
+        batches = Parallel(n_jobs=n_batches)(
+            delayed(function)(self.estimators_[start:stop], X, *args)
+            for start, stop in itertools.pairwise(bounds)
+        )
+        return np.concatenate(batches)
+
+    def _check_X(self, X, *, reset):
+        """Validate X on all its rows (a bootstrap sample may miss a NaN) and return it.
+
+        Values are not converted (``dtype=None``). A DataFrame is passed on as it is and left
+        to the model to check, which is often a pipeline selecting columns by name or imputing
+        missing values.
+        """
+        if hasattr(X, "iloc"):
+            validate_data(self, X, reset=reset, skip_check_array=True)
+            return X
+        return validate_data(
+            self,
+            X,
+            reset=reset,
+            accept_sparse=["csr", "csc"],
+            dtype=None,
+            ensure_all_finite=not _allows_nan(self.estimator),
+        )
+
+    def get_metadata_routing(self):
+        """Get the metadata routing of this object.
+
+        ``fit`` routes ``sample_weight`` and other fit parameters to the members' ``fit``.
+
+        Returns
+        -------
+        routing : MetadataRouter
+        """
+        return MetadataRouter(owner=self).add(
+            estimator=self.estimator,
+            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        estimator_tags = get_tags(self.estimator)
+        tags.input_tags.sparse = estimator_tags.input_tags.sparse
+        tags.input_tags.allow_nan = _allows_nan(self.estimator)
+        return tags
+
+
+def _allows_nan(estimator):
+    """Whether X may hold NaN for ``estimator``.
+
+    A Pipeline's own tag says nothing about its steps (an imputer or a column transformer
+    may handle NaN), so a pipeline is trusted to check X itself.
+    """
+    return hasattr(estimator, "steps") or get_tags(estimator).input_tags.allow_nan
+
+
+def _fit_member(estimator, X, y, rows, seed, fit_params, n_samples):
+    """Fit one clone of ``estimator`` on the bootstrap ``rows``, seeded with ``seed``."""
+    member = clone(estimator)
+    seeded = {
+        name: int(seed)
+        for name in member.get_params(deep=True)
+        if name == "random_state" or name.endswith("__random_state")
+    }
+    if seeded:
+        member.set_params(**seeded)
+    member_params = {
+        name: _index_rows(value, rows, n_samples) for name, value in fit_params.items()
+    }
+    return member.fit(_safe_indexing(X, rows), y[rows], **member_params)
+
+
+def _index_rows(value, rows, n_samples):
+    """The bootstrap rows of a per-sample fit parameter; other parameters pass unchanged."""
+    shape = getattr(value, "shape", None)
+    length = shape[0] if shape else len(value) if isinstance(value, (list, tuple)) else None
+    return _safe_indexing(value, rows) if length == n_samples else value
+
+
+def _members_proba(members, X, classes):
+    """``predict_proba(X)`` of each member, shape (len(members), n_samples, n_classes).
+
+    Columns follow the ensemble's ``classes_``: a class missing from a member's bootstrap
+    sample gets probability 0.
+    """
+    proba = np.zeros((len(members), X.shape[0], len(classes)))
+    for b, member in enumerate(members):
+        proba[b][:, np.searchsorted(classes, member.classes_)] = member.predict_proba(X)
+    return proba
+
+
+def _members_predict(members, X):
+    """``predict(X)`` of each member, shape (len(members), n_samples)."""
+    return np.stack([member.predict(X) for member in members])

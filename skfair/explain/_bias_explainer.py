@@ -1,0 +1,725 @@
+"""Where a model's Wasserstein bias comes from: bias explanations and Shapley-bias values.
+
+Miroshnikov et al., "Wasserstein-based fairness interpretability framework for machine learning
+models" (arXiv:2011.03156), Sections 4.1-4.4, with the errata and decisions of the spec
+(``wasserstein_bias.md`` §2): positive = the privileged group favoured; ``beta^±`` with the
+``±`` of Def. 3.2 (E1); the net game is ``v^{bias+} - v^{bias-}`` (E2); the quotient game of
+Def. 4.4 indexes by the coalition of groups (E3).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from numbers import Integral
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from scipy.stats import rankdata
+from sklearn.base import BaseEstimator, MetaEstimatorMixin
+from sklearn.exceptions import NotFittedError
+from sklearn.utils import Bunch, check_array, check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from skfair._base import _SkfairEstimatorMixin, resolve_sensitive
+from skfair._compat import HasMethods, Interval, StrOptions, _fit_context
+from skfair._groups import privileged_mask, split_sensitive_column
+from skfair._validation import check_groups, check_weights
+from skfair.explain._games import MarginalGame, RowPool, resolve_response
+from skfair.explain._shapley import (
+    MAX_EXACT_PLAYERS,
+    coalition_membership,
+    permutation_contributions,
+    sample_permutations,
+    shapley_weight_matrix,
+    unit_standard_error,
+)
+from skfair.metrics._distribution import _FAVORABLE_SIGN, _w1_parts
+
+_AUTO_EXACT_PLAYERS = 10  # "auto": exact enumeration up to this many players (spec §10.2)
+_AUTO_PERMUTATIONS = 128
+_WARN_EXACT_PLAYERS = 16
+_CROSS_GROUP_RHO = 0.5  # "conditional": warn above this cross-group |Spearman rho| (spec §10.3)
+_BIAS_GAME_CHUNK = 256  # coalitions per vectorised W1 evaluation of the choice-(b) bias game
+_PARTS = ("total", "positive", "negative", "net")
+
+
+@dataclass(frozen=True)
+class _ComparedPair:
+    """Evaluation rows of the two compared groups, and the W1 parts of any score columns."""
+
+    in1: np.ndarray | None  # True for the protected group (the paper's G=1); None: one group
+    weights: np.ndarray
+    sign: float
+
+    def parts(self, values):
+        """Positive and negative W1 parts of each column of ``values`` (n_eval, n_columns)."""
+        if self.in1 is None:
+            zeros = np.zeros(values.shape[1:])
+            return zeros, zeros
+        return _w1_parts(values, self.in1, self.weights, self.sign)
+
+
+def _exact_batch(game, player_masks, weight_rows, pair, with_bias_game, singleton_positions):
+    """Partial Shapley sums (and bias-game parts) of a batch of coalitions (spec §9.4)."""
+    values = game.values(player_masks)  # (n_coalitions, n_eval)
+    partial_phi = values.T @ weight_rows  # streamed: phi = sum_c v_c ⊗ W[c]
+    bias_parts = pair.parts(values.T) if with_bias_game else None
+    singletons = {int(j): values[k] for k, j in singleton_positions}
+    return partial_phi, bias_parts, singletons
+
+
+def _permutation_chunk(game, orders, pair, bias_of_model, with_bias_game):
+    """Per-row Shapley sums and bias-game contributions along a chunk of orders (spec §9.5)."""
+    n_players = orders.shape[1]
+    phi_sum = np.zeros((game.pool.n_eval, n_players))
+    bias_contributions = np.zeros((orders.shape[0], n_players, 2))
+    for m, order in enumerate(orders):
+        masks = np.zeros((n_players - 1, n_players), dtype=bool)
+        for k in range(n_players - 1):
+            masks[k, order[: k + 1]] = True
+        inner = game.values(masks)
+        # v(S_0) = v({}) and v(S_p) = f(x) are shared by every chain, so each telescopes exactly.
+        prefix = np.vstack(
+            [np.full((1, game.pool.n_eval), game.empty_value), inner, game.full_value[None]]
+        )
+        phi_sum[:, order] += np.diff(prefix, axis=0).T
+        if with_bias_game:
+            positive, negative = pair.parts(inner.T)
+            prefix_parts = np.vstack(
+                [[0.0, 0.0], np.column_stack([positive, negative]), bias_of_model]
+            )
+            bias_contributions[m] = permutation_contributions(prefix_parts[None], order[None])[0]
+    return phi_sum, bias_contributions
+
+
+class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
+    """Explain the Wasserstein bias of a fitted model feature by feature.
+
+    Wraps a **fitted** model (never refitted or modified) and computes on ``fit``:
+
+    - ``bias_``: the model's W1 bias between the privileged group and the compared group, with
+      its positive part (privileged group favoured), negative part and net part (Def. 3.2);
+    - ``explanations_``: per feature (or feature group) the bias explanations ``beta`` and
+      ``beta^±`` (Def. 4.1, the W1 bias of the feature's explainer values; these are **not**
+      additive) and, except for ``method="pdp"``, the Shapley-bias values (Defs. 4.3-4.4,
+      signed, unbounded apart from efficiency, which **add up** to ``bias_`` part by part).
+
+    Explainers use the marginal (interventional) game over a background drawn from the pooled
+    population (paper eq. 4.3). Under dependent features this queries the model off the data
+    manifold: it explains the bias "through the model structure". The paper's remedy is to
+    group dependent features (``feature_groups``); ``method="conditional"`` makes that
+    assumption explicit (Lemma 4.7). The model bias and every explanation are computed on the
+    same evaluation rows (the rows of the two compared groups).
+
+    Parameters
+    ----------
+    estimator : estimator object
+        A fitted classifier or regressor (a Pipeline, a ``FrozenEstimator``...). Wrap it in
+        :class:`sklearn.frozen.FrozenEstimator` if the explainer itself will be cloned.
+    method : {"shapley", "marginal", "pdp", "conditional"}, default="shapley"
+        - ``"shapley"``: explainer values are marginal Shapley values; the bias game uses their
+          coalition sums (choice (b) of eq. 4.9).
+        - ``"marginal"``: explainer values are the PDP ``v({j})``; the bias game uses the
+          marginal game ``v(S)`` itself (choice (a)).
+        - ``"pdp"``: the PDP explainer only, no Shapley-bias (cheapest).
+        - ``"conditional"``: as ``"marginal"`` over ``feature_groups`` assumed independent
+          (Lemma 4.7); requires ``feature_groups``.
+    favorable : {"higher", "lower"}, default="higher"
+        Whether higher scores are favourable to the individual.
+    response_method : "auto", str or list of str, default="auto"
+        Scoring method; "auto" tries ``predict_proba``, ``decision_function``, ``predict``.
+    pos_label : label, default=None
+        Class whose score is explained (default ``classes_[1]`` for binary models).
+    privileged_group : label or tuple, default=None
+        The paper's G=0. When None the group the model favours on average plays it.
+    protected_group : label or tuple, default=None
+        The compared group when there are more than two; default the group with the largest W1
+        against the privileged one.
+    feature_groups : list of lists, or dict of lists, default=None
+        Column names or positions making up each player (quotient game, Def. 4.4). Unlisted
+        columns become players of their own.
+    background : array-like, default=None
+        Rows to draw the background from (default: X).
+    n_background : int or None, default=100
+        Number of background rows drawn without replacement; None uses them all.
+    n_permutations : "auto", "exact" or int, default="auto"
+        "auto": exact enumeration of the 2**p coalitions for at most 10 players, otherwise 128
+        antithetic permutations; an int forces permutation sampling.
+    random_state : int, RandomState instance or None, default=None
+        Background draw and permutations.
+    n_jobs : int, default=None
+        Parallel evaluation of coalitions or permutations with joblib.
+    sensitive_column : str, int or list, default=None
+        Columns of X holding the sensitive features.
+    drop_sensitive : bool, default=True
+        Drop ``sensitive_column`` from X before the model sees it.
+
+    Attributes
+    ----------
+    bias_ : Bunch
+        ``total``, ``positive``, ``negative``, ``net`` of the model on the evaluation rows.
+    explanations_ : Bunch
+        Arrays with one entry per player: ``names``, ``total``, ``positive``, ``negative``,
+        ``net`` (beta) and ``shapley_total`` ... ``shapley_net`` (plus ``shapley_*_stderr`` in
+        permutation mode). ``pandas.DataFrame(explanations_)`` works.
+    attributions_ : ndarray of shape (n_eval, n_players)
+        Explainer values per evaluation row.
+    bias_game_ : Bunch or None
+        Exact mode: the bias games over all coalitions (bitmask order).
+    eval_index_ : ndarray
+        Positions in X of the evaluation rows.
+    background_ : ndarray or DataFrame
+        The background rows used.
+    groups_ : list
+        Group labels seen in ``sensitive_features``.
+    privileged_group_, protected_group_ : label
+        The compared pair.
+    sign_ : float
+        +1 for ``favorable="higher"``, -1 otherwise.
+    shapley_method_ : {"exact", "permutation"} or None
+    n_permutations_ : int or None
+    n_coalitions_ : int
+        Number of coalitions evaluated with the model.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Defined when X has string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from skfair.explain import BiasExplainer
+    >>> rng = np.random.default_rng(0)
+    >>> group = rng.integers(0, 2, 400)
+    >>> X = np.column_stack([rng.normal(group, 1.0), rng.normal(size=400)])
+    >>> y = (X[:, 0] + rng.normal(size=400) > 0.5).astype(int)
+    >>> model = LogisticRegression().fit(X, y)
+    >>> explainer = BiasExplainer(model, random_state=0).fit(X, sensitive_features=group)
+    >>> total = explainer.explanations_.shapley_total.sum()
+    >>> bool(np.isclose(total, explainer.bias_.total))
+    True
+    """
+
+    __metadata_request__fit = {"sensitive_features": True, "sample_weight": True}
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["predict"])],
+        "method": [StrOptions({"shapley", "marginal", "pdp", "conditional"})],
+        "favorable": [StrOptions({"higher", "lower"})],
+        "response_method": [str, list, tuple],
+        "pos_label": "no_validation",
+        "privileged_group": "no_validation",
+        "protected_group": "no_validation",
+        "feature_groups": [list, dict, None],
+        "background": ["array-like", None],
+        "n_background": [Interval(Integral, 1, None, closed="left"), None],
+        "n_permutations": [
+            StrOptions({"auto", "exact"}),
+            Interval(Integral, 1, None, closed="left"),
+        ],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+        "sensitive_column": "no_validation",
+        "drop_sensitive": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        *,
+        method="shapley",
+        favorable="higher",
+        response_method="auto",
+        pos_label=None,
+        privileged_group=None,
+        protected_group=None,
+        feature_groups=None,
+        background=None,
+        n_background=100,
+        n_permutations="auto",
+        random_state=None,
+        n_jobs=None,
+        sensitive_column=None,
+        drop_sensitive=True,
+    ):
+        self.estimator = estimator
+        self.method = method
+        self.favorable = favorable
+        self.response_method = response_method
+        self.pos_label = pos_label
+        self.privileged_group = privileged_group
+        self.protected_group = protected_group
+        self.feature_groups = feature_groups
+        self.background = background
+        self.n_background = n_background
+        self.n_permutations = n_permutations
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.sensitive_column = sensitive_column
+        self.drop_sensitive = drop_sensitive
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # the wrapped model decides
+        tags.input_tags.string = True
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, *, sensitive_features=None, sample_weight=None):
+        """Compute the model bias and its explanations on X.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to explain, in the container the model expects.
+        y : None
+            Ignored.
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+            Group of each row. None (and no ``sensitive_column``) means one group: the bias and
+            every explanation are then 0.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the evaluation rows in every ECDF (the background is unweighted).
+
+        Returns
+        -------
+        self : object
+        """
+        self._check_estimator_fitted()
+        X = self._check_X(X)
+        sensitive, X_model = resolve_sensitive(
+            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
+        )
+        n_samples = X.shape[0]
+        weights = check_weights(sample_weight, n_samples)
+        weights = np.ones(n_samples) if weights is None else weights
+        response = resolve_response(self.estimator, self.response_method, self.pos_label)
+        self.sign_ = _FAVORABLE_SIGN[self.favorable]
+        scores = response(self.estimator, X_model)
+
+        self.eval_index_, pair = self._compared_pair(sensitive, scores, weights, n_samples)
+        X_eval = _take_rows(X_model, self.eval_index_)
+        eval_scores = scores[self.eval_index_]
+        positive, negative = pair.parts(eval_scores[:, None])
+        model_parts = np.array([positive[0], negative[0]])
+        self.bias_ = _parts_bunch(positive[0], negative[0])
+
+        rng = check_random_state(self.random_state)
+        self.background_ = self._draw_background(X_model, rng)
+        players, names = self._players(X_model)
+        pool = RowPool(X_eval, self.background_)
+        game = MarginalGame(
+            self.estimator,
+            response,
+            pool,
+            players,
+            empty_value=float(response(self.estimator, self.background_).mean()),
+            full_value=eval_scores,
+        )
+        explanations = self._explain(game, pair, model_parts, rng)
+        self.explanations_ = Bunch(names=np.asarray(names, dtype=object), **explanations)
+        return self
+
+    # ----------------------------------------------------------------------------------------
+    # set-up
+
+    def _check_estimator_fitted(self):
+        try:
+            check_is_fitted(self.estimator)
+        except NotFittedError as error:
+            raise NotFittedError(
+                f"BiasExplainer explains a fitted model, but {type(self.estimator).__name__} is "
+                "not fitted. Fit it first; if the explainer is cloned (e.g. in cross-validation),"
+                " wrap the fitted model in sklearn.frozen.FrozenEstimator, since clone unfits "
+                "plain estimators."
+            ) from error
+
+    def _check_X(self, X):
+        if hasattr(X, "iloc"):
+            if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+                raise ValueError(f"X must be a non-empty 2-D DataFrame, got shape {X.shape}.")
+            names = np.asarray(X.columns, dtype=object)
+            if all(isinstance(name, str) for name in names):
+                self.feature_names_in_ = names
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+        else:
+            X = check_array(X, dtype=None, ensure_all_finite=False, input_name="X")
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+        self.n_features_in_ = X.shape[1]
+        return X
+
+    def _compared_pair(self, sensitive, scores, weights, n_samples):
+        """Choose the compared pair (spec D2, D5); return the evaluation rows and the pair."""
+        if sensitive is None:
+            warnings.warn(
+                "BiasExplainer was fitted without sensitive features (neither "
+                "sensitive_features= nor sensitive_column=): all rows form one group, so the "
+                "bias and every explanation are 0.",
+                UserWarning,
+                stacklevel=3,
+            )
+            self.groups_ = [None]
+            self.privileged_group_ = self.protected_group_ = None
+            return np.arange(n_samples), _ComparedPair(None, weights, self.sign_)
+        groups = check_groups(sensitive, n_samples)
+        labels = groups.labels
+        self.groups_ = labels
+        if groups.n_groups == 1:
+            self.privileged_group_, self.protected_group_ = labels[0], None
+            return np.arange(n_samples), _ComparedPair(None, weights, self.sign_)
+
+        def pair_parts(g0, g1):
+            rows = np.flatnonzero((groups.codes == g0) | (groups.codes == g1))
+            in1 = groups.codes[rows] == g1
+            positive, negative = _w1_parts(scores[rows], in1, weights[rows], self.sign_)
+            return positive + negative, positive - negative
+
+        if self.privileged_group is not None:
+            privileged = np.flatnonzero(privileged_mask(groups, self.privileged_group))
+            if len(privileged) > 1:
+                raise ValueError(
+                    "BiasExplainer compares exactly two groups; privileged_group names "
+                    f"{[labels[g] for g in privileged]}. Name one group."
+                )
+            g0 = int(privileged[0])
+            if self.protected_group is not None:
+                g1 = int(np.flatnonzero(privileged_mask(groups, self.protected_group))[0])
+                if g1 == g0:
+                    raise ValueError("protected_group must differ from privileged_group.")
+            else:
+                others = [g for g in range(groups.n_groups) if g != g0]
+                g1 = max(others, key=lambda g: pair_parts(g0, g)[0])
+        else:
+            candidates = [
+                (g0, g1) for g0 in range(groups.n_groups) for g1 in range(g0 + 1, groups.n_groups)
+            ]
+            if self.protected_group is not None:
+                g_prot = int(np.flatnonzero(privileged_mask(groups, self.protected_group))[0])
+                candidates = [(a, b) for a, b in candidates if g_prot in (a, b)]
+            totals = [pair_parts(a, b) for a, b in candidates]
+            g0, g1 = candidates[int(np.argmax([total for total, _ in totals]))]
+            # D2: the group favoured on average plays G=0 (ties: the first label).
+            if pair_parts(g0, g1)[1] < 0:
+                g0, g1 = g1, g0
+        self.privileged_group_, self.protected_group_ = labels[g0], labels[g1]
+        rows = np.flatnonzero((groups.codes == g0) | (groups.codes == g1))
+        return rows, _ComparedPair(groups.codes[rows] == g1, weights[rows], self.sign_)
+
+    def _draw_background(self, X_model, rng):
+        source = X_model
+        if self.background is not None:
+            source = self.background
+            if self.sensitive_column is not None and self.drop_sensitive:
+                source = split_sensitive_column(source, self.sensitive_column)[1]
+            if not hasattr(source, "iloc"):
+                source = check_array(
+                    source, dtype=None, ensure_all_finite=False, input_name="background"
+                )
+            if source.shape[1] != X_model.shape[1]:
+                raise ValueError(
+                    f"background has {source.shape[1]} columns but the model input has "
+                    f"{X_model.shape[1]}."
+                )
+        n_rows = source.shape[0]
+        if self.n_background is None or self.n_background >= n_rows:
+            return _take_rows(source, np.arange(n_rows))
+        # D8: uniform without replacement from the pooled population, never per group.
+        return _take_rows(source, np.sort(rng.choice(n_rows, self.n_background, replace=False)))
+
+    def _players(self, X_model):
+        """Columns of each player and its name; feature groups make one player each."""
+        if hasattr(X_model, "columns"):
+            column_names = [str(name) for name in X_model.columns]
+        else:
+            column_names = [f"x{j}" for j in range(X_model.shape[1])]
+        if self.method == "conditional" and self.feature_groups is None:
+            raise ValueError(
+                "method='conditional' needs feature_groups: conditional explanations are "
+                "computed by marginal averaging over groups assumed independent (Lemma 4.7 of "
+                "the paper). Group dependent features together, or use method='shapley'."
+            )
+        if self.feature_groups is None:
+            return [np.array([j]) for j in range(len(column_names))], column_names
+        if isinstance(self.feature_groups, dict):
+            listed = list(self.feature_groups.items())
+        else:
+            listed = [(None, members) for members in self.feature_groups]
+        owner = np.full(len(column_names), -1)
+        players, names = [], []
+        for name, members in listed:
+            members = [members] if isinstance(members, (str, Integral)) else list(members)
+            positions = np.array([_column_position(m, column_names) for m in members], dtype=int)
+            if len(positions) == 0:
+                raise ValueError("feature_groups contains an empty group.")
+            taken = owner[positions] >= 0
+            if taken.any():
+                raise ValueError(
+                    f"Column {column_names[positions[taken][0]]!r} is in more than one feature "
+                    "group; groups must not overlap."
+                )
+            owner[positions] = len(players)
+            players.append(positions)
+            names.append(name if name is not None else "+".join(column_names[p] for p in positions))
+        for j in np.flatnonzero(owner < 0):
+            players.append(np.array([j]))
+            names.append(column_names[j])
+        if self.method == "conditional":
+            self._warn_dependent_groups(X_model, players)
+        return players, names
+
+    def _warn_dependent_groups(self, X_model, players):
+        from skfair.explain._games import factorize_columns
+
+        codes, _ = factorize_columns(RowPool(X_model, X_model))
+        ranks = rankdata(codes, axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rho = np.corrcoef(ranks, rowvar=False)
+        rho = np.atleast_2d(np.nan_to_num(rho))
+        owner = np.empty(codes.shape[1], dtype=int)
+        for k, columns in enumerate(players):
+            owner[columns] = k
+        cross = owner[:, None] != owner[None, :]
+        if (np.abs(rho[cross]) > _CROSS_GROUP_RHO).any():
+            warnings.warn(
+                f"Features in different feature_groups have |Spearman rho| > "
+                f"{_CROSS_GROUP_RHO}; method='conditional' assumes the groups are independent "
+                "(Lemma 4.7). Consider merging dependent features into one group.",
+                UserWarning,
+                stacklevel=4,
+            )
+
+    # ----------------------------------------------------------------------------------------
+    # games
+
+    def _explain(self, game, pair, model_parts, rng):
+        n_players = len(game.players)
+        if self.method == "pdp":
+            self.shapley_method_, self.n_permutations_, self.bias_game_ = None, None, None
+            attributions = self._singletons(game)
+            self.n_coalitions_ = n_players
+            return self._finish(attributions, pair, None)
+        if self.n_permutations == "exact" or (
+            self.n_permutations == "auto" and n_players <= _AUTO_EXACT_PLAYERS
+        ):
+            if n_players > MAX_EXACT_PLAYERS:
+                raise ValueError(
+                    f"Exact enumeration of 2**{n_players} coalitions is not feasible; use "
+                    "n_permutations='auto' or an int, or group features with feature_groups."
+                )
+            if n_players > _WARN_EXACT_PLAYERS:
+                warnings.warn(
+                    f"Exact enumeration of 2**{n_players} coalitions may be slow.",
+                    UserWarning,
+                    stacklevel=4,
+                )
+            return self._explain_exact(game, pair, model_parts)
+        n_permutations = (
+            _AUTO_PERMUTATIONS if self.n_permutations == "auto" else self.n_permutations
+        )
+        return self._explain_permutation(game, pair, model_parts, n_permutations, rng)
+
+    def _singletons(self, game):
+        n_players = len(game.players)
+        masks = np.eye(n_players, dtype=bool)
+        chunks = np.array_split(np.arange(n_players), min(n_players, self._n_tasks()))
+        values = Parallel(n_jobs=self.n_jobs)(
+            delayed(game.values)(masks[chunk]) for chunk in chunks
+        )
+        return np.vstack(values).T
+
+    def _n_tasks(self):
+        n_jobs = effective_n_jobs(self.n_jobs)
+        return 1 if n_jobs == 1 else 4 * n_jobs
+
+    def _explain_exact(self, game, pair, model_parts):
+        n_players = len(game.players)
+        membership = coalition_membership(n_players)
+        weights = shapley_weight_matrix(n_players)
+        n_coalitions = 2**n_players
+        middle = np.arange(1, n_coalitions - 1)
+        choice_a = self.method != "shapley"
+        singleton_of = {1 << j: j for j in range(n_players)}
+        batches = [b for b in np.array_split(middle, self._n_tasks()) if len(b)]
+        results = Parallel(n_jobs=self.n_jobs)(
+            delayed(_exact_batch)(
+                game,
+                membership[batch],
+                weights[batch],
+                pair,
+                choice_a,
+                [(k, singleton_of[c]) for k, c in enumerate(batch) if c in singleton_of]
+                if choice_a
+                else [],
+            )
+            for batch in batches
+        )
+        # phi = V @ W over all coalitions; v({}) and v(N) = f(x) are known without model calls.
+        phi = game.empty_value * weights[0] + np.outer(game.full_value, weights[-1])
+        bias_game = np.zeros((n_coalitions, 2))
+        bias_game[-1] = model_parts
+        singletons = {n_players - 1: game.full_value} if n_players == 1 else {}
+        for batch, (partial_phi, parts, batch_singletons) in zip(batches, results, strict=True):
+            phi += partial_phi
+            singletons.update(batch_singletons)
+            if choice_a:
+                bias_game[batch] = np.column_stack(parts)
+        if choice_a:
+            attributions = np.column_stack([singletons[j] for j in range(n_players)])
+        else:
+            attributions = phi
+            # Choice (b): E(S) = sum_{j in S} phi_j; no further model calls (spec §9.4).
+            for start in range(1, n_coalitions - 1, _BIAS_GAME_CHUNK):
+                chunk = np.arange(start, min(start + _BIAS_GAME_CHUNK, n_coalitions - 1))
+                positive, negative = pair.parts(phi @ membership[chunk].T)
+                bias_game[chunk] = np.column_stack([positive, negative])
+        self.shapley_method_, self.n_permutations_ = "exact", None
+        self.n_coalitions_ = len(middle)
+        self.bias_game_ = Bunch(
+            coalitions=np.arange(n_coalitions), **_parts_arrays(bias_game[:, 0], bias_game[:, 1])
+        )
+        shapley = bias_game.T @ weights  # (2, n_players): phi[v^{bias+}], phi[v^{bias-}]
+        return self._finish(attributions, pair, shapley)
+
+    def _explain_permutation(self, game, pair, model_parts, n_permutations, rng):
+        n_players = len(game.players)
+        orders, units = sample_permutations(n_players, n_permutations, rng)
+        choice_a = self.method != "shapley"
+        chunks = [c for c in np.array_split(np.arange(n_permutations), self._n_tasks()) if len(c)]
+        results = Parallel(n_jobs=self.n_jobs)(
+            delayed(_permutation_chunk)(game, orders[chunk], pair, model_parts, choice_a)
+            for chunk in chunks
+        )
+        phi = sum(phi_sum for phi_sum, _ in results) / n_permutations
+        if choice_a:
+            contributions = np.concatenate([c for _, c in results])
+            attributions = self._singletons(game)
+        else:
+            attributions = phi
+            contributions = np.empty((n_permutations, n_players, 2))
+            for m, order in enumerate(orders):
+                # E(S_k) = sum of the first k players' phi, sampled along the same orders.
+                prefix_sums = np.cumsum(phi[:, order], axis=1)[:, :-1]
+                positive, negative = pair.parts(prefix_sums)
+                prefix_parts = np.vstack(
+                    [[0.0, 0.0], np.column_stack([positive, negative]), model_parts]
+                )
+                contributions[m] = permutation_contributions(prefix_parts[None], order[None])[0]
+        self.shapley_method_, self.n_permutations_ = "permutation", n_permutations
+        self.n_coalitions_ = n_permutations * (n_players - 1)
+        self.bias_game_ = None
+        shapley = contributions.mean(axis=0).T
+        stderr = unit_standard_error(contributions, units)  # (n_players, 2)
+        explanations = self._finish(attributions, pair, shapley)
+        total_contributions = contributions.sum(axis=2)
+        net_contributions = contributions[:, :, 0] - contributions[:, :, 1]
+        explanations.update(
+            shapley_total_stderr=unit_standard_error(total_contributions, units),
+            shapley_positive_stderr=stderr[:, 0],
+            shapley_negative_stderr=stderr[:, 1],
+            shapley_net_stderr=unit_standard_error(net_contributions, units),
+        )
+        return explanations
+
+    def _finish(self, attributions, pair, shapley):
+        self.attributions_ = attributions
+        positive, negative = pair.parts(attributions)
+        explanations = _parts_arrays(positive, negative)
+        if shapley is not None:
+            for part, values in _parts_arrays(shapley[0], shapley[1]).items():
+                explanations[f"shapley_{part}"] = values
+        return explanations
+
+
+def explain_bias(estimator, X, y=None, *, sensitive_features=None, sample_weight=None, **params):
+    """Functional form of :class:`BiasExplainer`.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        A fitted model.
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        Rows to explain.
+    y : None
+        Ignored.
+    sensitive_features : array-like, default=None
+        Group of each row.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the evaluation rows.
+    **params
+        Parameters of :class:`BiasExplainer`.
+
+    Returns
+    -------
+    Bunch
+        ``bias``, ``explanations``, ``attributions``, ``names``, ``privileged_group``,
+        ``protected_group``, ``sign``, ``method``, ``shapley_method``, ``n_permutations``,
+        ``eval_index``, ``background`` and the fitted ``explainer``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from skfair.explain import explain_bias
+    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+    >>> model = LinearRegression().fit(X, X[:, 0])
+    >>> result = explain_bias(model, X, sensitive_features=[0, 0, 1, 1], privileged_group=1)
+    >>> float(round(result.bias.net, 6)), result.names.tolist()
+    (2.0, ['x0', 'x1'])
+    """
+    explainer = BiasExplainer(estimator, **params).fit(
+        X, y, sensitive_features=sensitive_features, sample_weight=sample_weight
+    )
+    return Bunch(
+        bias=explainer.bias_,
+        explanations=explainer.explanations_,
+        attributions=explainer.attributions_,
+        names=explainer.explanations_.names,
+        privileged_group=explainer.privileged_group_,
+        protected_group=explainer.protected_group_,
+        sign=explainer.sign_,
+        method=explainer.method,
+        shapley_method=explainer.shapley_method_,
+        n_permutations=explainer.n_permutations_,
+        eval_index=explainer.eval_index_,
+        background=explainer.background_,
+        explainer=explainer,
+    )
+
+
+def _parts_arrays(positive, negative):
+    return {
+        "total": positive + negative,
+        "positive": positive,
+        "negative": negative,
+        "net": positive - negative,
+    }
+
+
+def _parts_bunch(positive, negative):
+    return Bunch(
+        **{part: float(value) for part, value in _parts_arrays(positive, negative).items()}
+    )
+
+
+def _take_rows(X, rows):
+    if hasattr(X, "iloc"):
+        return X.iloc[rows].reset_index(drop=True)
+    return X[rows]
+
+
+def _column_position(member, column_names):
+    if isinstance(member, str):
+        if member not in column_names:
+            raise ValueError(
+                f"feature_groups names column {member!r}, which is not a model input column "
+                f"{column_names}."
+            )
+        return column_names.index(member)
+    position = int(member)
+    if not -len(column_names) <= position < len(column_names):
+        raise ValueError(
+            f"feature_groups position {position} is out of range for {len(column_names)} columns."
+        )
+    return position % len(column_names)

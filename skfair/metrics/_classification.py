@@ -1,0 +1,640 @@
+"""Group disparities of hard predictions (binary and multi-class).
+
+Binary-label metrics (spec §5.2) compare a base measure -- selection rate, true/false
+positive/negative rate, accuracy -- between groups. They share one count table per group,
+``[tn, fp, fn, tp]`` from one ``np.bincount`` over the joint group codes, and a formula from
+:mod:`skfair.metrics._disparity`:
+
+- ``privileged_group`` given: signed ``measure(dis) - measure(priv)``, where priv pools the
+  samples of the named group(s) and dis pools all the others (ratios: ``dis / priv``);
+- ``privileged_group=None``: the largest gap between any two groups, ``max - min`` (ratios:
+  ``min / max``).
+
+Multi-class metrics (spec §5.3, seed 004 Eq. 4.1) compare each group with the whole
+population, class by class: ``U_DP`` and ``U_EO``. Continuous outputs are binned at quantile
+cut-offs of ``y_true``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.utils.multiclass import type_of_target
+
+from skfair._groups import factorize_groups
+from skfair._validation import (
+    binarize,
+    check_groups,
+    check_labels,
+    check_lengths,
+    check_scores,
+    check_weights,
+)
+from skfair.metrics._disparity import (
+    FN,
+    FP,
+    TN,
+    TP,
+    _confusion_table,
+    _rate_difference,
+    _rate_ratio,
+)
+
+# ----------------------------------------------------------------------------------------------
+# binary-label metrics
+
+
+def statistical_parity_difference(
+    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+):
+    """Selection-rate disparity between groups.
+
+    ``SR(S) = P(y_pred = pos_label | S)``. With ``privileged_group``, returns
+    ``SR(dis) - SR(priv)`` (Virny's ``Statistical_Parity_Difference``); otherwise the largest
+    gap ``max_g SR_g - min_g SR_g`` (fairlearn's ``demographic_parity_difference``).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or None
+        Ignored (accepted for a uniform signature); may be None.
+    y_pred : array-like of shape (n_samples,)
+        Predicted class labels. Continuous scores or probabilities raise a ValueError.
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
+    privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side; every other sample is pooled into the
+        disadvantaged side. A tuple gives one value per attribute for 2-D input.
+    pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
+    sample_weight : array-like of shape (n_samples,), default=None
+
+    Returns
+    -------
+    float
+        Signed difference in [-1, 1] with ``privileged_group``, else in [0, 1].
+
+    Examples
+    --------
+    >>> from skfair.metrics import statistical_parity_difference
+    >>> y_pred = [1, 1, 0, 1, 0, 0]
+    >>> sex = ["F", "F", "F", "M", "M", "M"]
+    >>> round(statistical_parity_difference(None, y_pred, sensitive_features=sex), 3)
+    0.333
+    >>> spd = statistical_parity_difference(
+    ...     None, y_pred, sensitive_features=sex, privileged_group="F"
+    ... )
+    >>> round(spd, 3)
+    -0.333
+    """
+    groups, table = _binary_confusion(
+        y_true, y_pred, sensitive_features, pos_label, sample_weight, needs_y_true=False
+    )
+    return _rate_difference(*_selection(table), groups, privileged_group, measure="selection rate")
+
+
+def disparate_impact_ratio(
+    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+):
+    """Selection-rate ratio between groups.
+
+    With ``privileged_group``, returns ``SR(dis) / SR(priv)`` (Virny's ``Disparate_Impact``,
+    aif360's ``disparate_impact_ratio``); otherwise ``min_g SR_g / max_g SR_g`` (fairlearn's
+    ``demographic_parity_ratio``). A zero denominator gives NaN with a warning.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or None
+        Ignored; may be None.
+    y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+    privileged_group : label, tuple of labels, or list of them, default=None
+    pos_label : int, float, bool or str, default=None
+    sample_weight : array-like of shape (n_samples,), default=None
+
+    Returns
+    -------
+    float
+        1.0 means parity.
+
+    Examples
+    --------
+    >>> from skfair.metrics import disparate_impact_ratio
+    >>> y_pred = [1, 1, 0, 1, 0, 0]
+    >>> sex = ["F", "F", "F", "M", "M", "M"]
+    >>> disparate_impact_ratio(None, y_pred, sensitive_features=sex, privileged_group="F")
+    0.5
+    """
+    groups, table = _binary_confusion(
+        y_true, y_pred, sensitive_features, pos_label, sample_weight, needs_y_true=False
+    )
+    return _rate_ratio(*_selection(table), groups, privileged_group, measure="selection rate")
+
+
+def true_positive_rate_difference(
+    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+):
+    """True-positive-rate (recall, equal opportunity) disparity between groups.
+
+    ``TPR(S) = P(y_pred = + | y_true = +, S)``. With ``privileged_group``, returns
+    ``TPR(dis) - TPR(priv)`` (Virny's ``Equalized_Odds_TPR``); otherwise ``max - min`` over the
+    groups (fairlearn's ``true_positive_rate_difference``). A group without positives has an
+    undefined TPR: it is left out, with a warning.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+    y_pred : array-like of shape (n_samples,)
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+    privileged_group : label, tuple of labels, or list of them, default=None
+    pos_label : int, float, bool or str, default=None
+    sample_weight : array-like of shape (n_samples,), default=None
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skfair.metrics import true_positive_rate_difference
+    >>> y_true = [1, 1, 0, 1, 1, 0]
+    >>> y_pred = [1, 1, 0, 1, 0, 0]
+    >>> g = ["a", "a", "a", "b", "b", "b"]
+    >>> true_positive_rate_difference(y_true, y_pred, sensitive_features=g, privileged_group="a")
+    -0.5
+    """
+    groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
+    return _rate_difference(
+        *_true_positive(table), groups, privileged_group, measure="true positive rate"
+    )
+
+
+def false_negative_rate_difference(
+    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+):
+    """False-negative-rate disparity between groups.
+
+    ``FNR(S) = P(y_pred != + | y_true = +, S) = 1 - TPR(S)``. With ``privileged_group``,
+    returns ``FNR(dis) - FNR(priv)`` (Virny's ``Equalized_Odds_FNR``), the negative of
+    :func:`true_positive_rate_difference`; otherwise ``max - min`` over the groups.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+    y_pred : array-like of shape (n_samples,)
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+    privileged_group : label, tuple of labels, or list of them, default=None
+    pos_label : int, float, bool or str, default=None
+    sample_weight : array-like of shape (n_samples,), default=None
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skfair.metrics import false_negative_rate_difference
+    >>> y_true = [1, 1, 0, 1, 1, 0]
+    >>> y_pred = [1, 1, 0, 1, 0, 0]
+    >>> g = ["a", "a", "a", "b", "b", "b"]
+    >>> false_negative_rate_difference(y_true, y_pred, sensitive_features=g, privileged_group="a")
+    0.5
+    """
+    groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
+    return _rate_difference(
+        *_false_negative(table), groups, privileged_group, measure="false negative rate"
+    )
+
+
+def false_positive_rate_difference(
+    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+):
+    """False-positive-rate disparity between groups.
+
+    ``FPR(S) = P(y_pred = + | y_true != +, S)``. With ``privileged_group``, returns
+    ``FPR(dis) - FPR(priv)`` (Virny's ``Equalized_Odds_FPR``); otherwise ``max - min`` over the
+    groups (fairlearn's ``false_positive_rate_difference``). A group without negatives is left
+    out, with a warning.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+    y_pred : array-like of shape (n_samples,)
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+    privileged_group : label, tuple of labels, or list of them, default=None
+    pos_label : int, float, bool or str, default=None
+    sample_weight : array-like of shape (n_samples,), default=None
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skfair.metrics import false_positive_rate_difference
+    >>> y_true = [0, 0, 1, 0, 0, 1]
+    >>> y_pred = [1, 0, 1, 0, 0, 1]
+    >>> g = ["a", "a", "a", "b", "b", "b"]
+    >>> false_positive_rate_difference(y_true, y_pred, sensitive_features=g)
+    0.5
+    """
+    groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
+    return _rate_difference(
+        *_false_positive(table), groups, privileged_group, measure="false positive rate"
+    )
+
+
+def equalized_odds_difference(
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    pos_label=None,
+    sample_weight=None,
+    agg="worst_case",
+):
+    """Equalized-odds disparity: the FPR and FNR (or TPR) disparities combined.
+
+    Unsigned (``privileged_group=None``), with ``D_X = max_g X_g - min_g X_g``:
+    ``agg="worst_case"`` gives ``max(D_TPR, D_FPR)`` and ``agg="mean"`` gives
+    ``(D_TPR + D_FPR) / 2``, as fairlearn's ``equalized_odds_difference``.
+
+    Signed (``privileged_group`` given), with ``ΔX = X(dis) - X(priv)`` on the two error rates
+    so that a positive value means that the disadvantaged samples suffer more errors:
+    ``agg="worst_case"`` gives whichever of ``ΔFPR`` and ``ΔFNR`` has the larger absolute
+    value, sign kept (``ΔFPR`` on ties), and ``agg="mean"`` gives ``(ΔFPR + ΔFNR) / 2``.
+
+    An undefined component (no positives or no negatives) is left out of the worst case and
+    makes the mean NaN.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+    y_pred : array-like of shape (n_samples,)
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+    privileged_group : label, tuple of labels, or list of them, default=None
+    pos_label : int, float, bool or str, default=None
+    sample_weight : array-like of shape (n_samples,), default=None
+    agg : {"worst_case", "mean"}, default="worst_case"
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skfair.metrics import equalized_odds_difference
+    >>> y_true = [1, 0, 1, 0, 1, 0]
+    >>> y_pred = [1, 0, 0, 0, 1, 0]
+    >>> g = ["d", "d", "d", "p", "p", "p"]
+    >>> equalized_odds_difference(y_true, y_pred, sensitive_features=g, privileged_group="p")
+    0.5
+    >>> equalized_odds_difference(y_true, y_pred, sensitive_features=g, agg="mean")
+    0.25
+    """
+    if agg not in ("worst_case", "mean"):
+        raise ValueError(f"agg must be 'worst_case' or 'mean', got {agg!r}.")
+    groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
+    # Unsigned, D_FNR == D_TPR, so the FNR serves both forms.
+    fpr_gap = _rate_difference(
+        *_false_positive(table), groups, privileged_group, measure="false positive rate"
+    )
+    fnr_gap = _rate_difference(
+        *_false_negative(table), groups, privileged_group, measure="false negative rate"
+    )
+    if agg == "mean":
+        return float((fpr_gap + fnr_gap) / 2)
+    if np.isnan(fnr_gap) or abs(fpr_gap) >= abs(fnr_gap):
+        return fpr_gap
+    return fnr_gap
+
+
+def accuracy_difference(
+    y_true, y_pred, *, sensitive_features, privileged_group=None, sample_weight=None
+):
+    """Accuracy disparity between groups, for any discrete labels.
+
+    ``ACC(S) = P(y_pred = y_true | S)``. With ``privileged_group``, returns
+    ``ACC(dis) - ACC(priv)`` (Virny's ``Accuracy_Difference``); otherwise ``max - min`` over the
+    groups (fairlearn's ``accuracy_score_difference``).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+    y_pred : array-like of shape (n_samples,)
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+    privileged_group : label, tuple of labels, or list of them, default=None
+    sample_weight : array-like of shape (n_samples,), default=None
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skfair.metrics import accuracy_difference
+    >>> y_true = ["x", "y", "z", "x", "y", "z"]
+    >>> y_pred = ["x", "y", "x", "x", "y", "z"]
+    >>> g = ["d", "d", "d", "p", "p", "p"]
+    >>> acc = accuracy_difference(y_true, y_pred, sensitive_features=g, privileged_group="p")
+    >>> round(acc, 3)
+    -0.333
+    """
+    y_true, y_pred, groups, sample_weight = _check_inputs(
+        y_true, y_pred, sensitive_features, sample_weight
+    )
+    correct = np.asarray(y_true == y_pred, dtype=bool)
+    # A two-cell table per group: the samples predicted wrongly and rightly.
+    table = np.bincount(
+        groups.codes * 2 + correct, weights=sample_weight, minlength=2 * groups.n_groups
+    ).reshape(groups.n_groups, 2)
+    return _rate_difference(
+        table[:, 1], table.sum(axis=1), groups, privileged_group, measure="accuracy"
+    )
+
+
+# Base measures as (numerator, denominator) over the columns [tn, fp, fn, tp] of the table.
+
+
+def _selection(table):
+    return table[:, FP] + table[:, TP], table.sum(axis=1)
+
+
+def _true_positive(table):
+    return table[:, TP], table[:, FN] + table[:, TP]
+
+
+def _false_negative(table):
+    return table[:, FN], table[:, FN] + table[:, TP]
+
+
+def _false_positive(table):
+    return table[:, FP], table[:, TN] + table[:, FP]
+
+
+def _check_inputs(y_true, y_pred, sensitive_features, sample_weight, *, needs_y_true=True):
+    """Checked label arrays (y_true may stay None), group encoding and weights."""
+    if y_true is None and needs_y_true:
+        raise ValueError("y_true is None; this metric compares predictions with true labels.")
+    n_samples = check_lengths(
+        y_true=y_true,
+        y_pred=y_pred,
+        sensitive_features=sensitive_features,
+        sample_weight=sample_weight,
+    )
+    y_pred = check_labels(y_pred, "y_pred")
+    # Metrics of y_pred alone ignore y_true beyond its length.
+    y_true = check_labels(y_true, "y_true") if needs_y_true else None
+    groups = check_groups(sensitive_features, n_samples)
+    return y_true, y_pred, groups, check_weights(sample_weight, n_samples)
+
+
+def _binary_confusion(
+    y_true, y_pred, sensitive_features, pos_label, sample_weight, *, needs_y_true=True
+):
+    """Checked inputs -> ``(groups, [tn, fp, fn, tp] table per group)``."""
+    y_true, y_pred, groups, sample_weight = _check_inputs(
+        y_true, y_pred, sensitive_features, sample_weight, needs_y_true=needs_y_true
+    )
+    y_true_positive, y_pred_positive = binarize(y_true, y_pred, pos_label)
+    return groups, _confusion_table(groups, y_true_positive, y_pred_positive, sample_weight)
+
+
+# ----------------------------------------------------------------------------------------------
+# multi-class and binned continuous outputs (seed 004, §4.1)
+
+
+def demographic_parity_unfairness(
+    y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
+):
+    """Multi-class demographic-parity unfairness ``U_DP`` (seed 004, §4.1.1).
+
+    ``U_DP = max_{a, k} |P(y_pred = k | A = a) - P(y_pred = k)|``: each group is compared with
+    the whole population, class by class. The value is in [0, 1]; 0 means exactly fair.
+
+    Continuous outputs (``type_of_target`` continuous for ``y_pred`` or ``y_true``) are binned
+    into classes at quantile cut-offs of ``y_true`` (of ``y_pred`` when ``y_true`` is None); see
+    ``bins``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or None
+        Only used for the cut-offs of continuous outputs (and the class set); may be None.
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels, or continuous outputs.
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+    bins : int or array-like, default=5
+        For continuous outputs: ``int K`` gives the cut-offs ``quantile(y_true, [0, 1/K, ...,
+        1])`` (linear interpolation, R's type 7); an array gives the cut-offs ``c_0 < ... <
+        c_K`` explicitly, and also bins discrete outputs. Bins are right-closed ``(c_{k-1},
+        c_k]``; the outer bins extend to -inf and +inf so that every value gets a bin.
+        Repeated quantile cut-offs (ties in ``y_true``) are merged with a warning. The
+        cut-offs are unweighted, even with ``sample_weight``. They depend on the sample: to
+        compare models on fixed classes, compute them once and pass an array.
+    labels : array-like, default=None
+        Class labels for discrete outputs; default: the sorted union of ``y_true`` and
+        ``y_pred``. A value outside ``labels`` raises.
+    sample_weight : array-like of shape (n_samples,), default=None
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skfair.metrics import demographic_parity_unfairness
+    >>> y_pred = [0, 1, 1, 1, 2, 0, 0, 0, 1, 1, 2, 2]
+    >>> g = ["a"] * 6 + ["b"] * 6
+    >>> round(demographic_parity_unfairness(None, y_pred, sensitive_features=g), 4)
+    0.0833
+    """
+    y_true_class, y_pred_class, classes, groups, sample_weight = _check_multiclass_inputs(
+        y_true, y_pred, sensitive_features, bins, labels, sample_weight, needs_y_true=False
+    )
+    n_classes = len(classes)
+    counts = np.bincount(
+        groups.codes * n_classes + y_pred_class,
+        weights=sample_weight,
+        minlength=groups.n_groups * n_classes,
+    ).reshape(groups.n_groups, n_classes)
+    return _max_gap_to_population(counts[:, None, :], groups, strata=None)
+
+
+def equalized_odds_unfairness(
+    y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
+):
+    """Multi-class equalized-odds unfairness ``U_EO`` (seed 004, Eq. 4.1).
+
+    ``U_EO = max_{a, k, k'} |P(y_pred = k | y_true = k', A = a) - P(y_pred = k | y_true = k')|``
+    with conditional frequencies (the formula of the seed, not its R code, which uses joint
+    frequencies). Cells where group ``a`` has no sample with ``y_true = k'`` are undefined and
+    skipped with a warning; NaN if all are. The value is in [0, 1]; 0 means exactly fair.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels, or continuous targets (then binned, see ``bins``).
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels, or continuous outputs.
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+    bins : int or array-like, default=5
+        Binning of continuous outputs, as in :func:`demographic_parity_unfairness`: quantile
+        cut-offs of ``y_true``, the same for ``y_true`` and ``y_pred``.
+    labels : array-like, default=None
+        Class labels for discrete outputs; default: the sorted union of ``y_true`` and
+        ``y_pred``.
+    sample_weight : array-like of shape (n_samples,), default=None
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skfair.metrics import equalized_odds_unfairness
+    >>> y_true = [0, 0, 1, 1, 2, 2, 0, 0, 0, 1, 1, 2]
+    >>> y_pred = [0, 1, 1, 1, 2, 0, 0, 0, 1, 1, 2, 2]
+    >>> g = ["a"] * 6 + ["b"] * 6
+    >>> round(equalized_odds_unfairness(y_true, y_pred, sensitive_features=g), 4)
+    0.3333
+    """
+    if y_true is None:
+        raise ValueError("y_true is None; equalized_odds_unfairness conditions on true labels.")
+    y_true_class, y_pred_class, classes, groups, sample_weight = _check_multiclass_inputs(
+        y_true, y_pred, sensitive_features, bins, labels, sample_weight, needs_y_true=True
+    )
+    n_classes = len(classes)
+    counts = np.bincount(
+        (groups.codes * n_classes + y_true_class) * n_classes + y_pred_class,
+        weights=sample_weight,
+        minlength=groups.n_groups * n_classes * n_classes,
+    ).reshape(groups.n_groups, n_classes, n_classes)
+    return _max_gap_to_population(counts, groups, strata=classes)
+
+
+def _max_gap_to_population(counts, groups, *, strata):
+    """``max |N[a, k', k] / N[a, k', :] - M[k', k] / M[k', :]|`` with ``M = sum_a N``.
+
+    ``counts`` has shape (n_groups, n_strata, n_classes): the strata are the true classes k'
+    named by ``strata`` (U_EO) or a single stratum, ``strata=None`` (U_DP). Strata of a group
+    with no weight are skipped, with a warning when the population has weight there.
+    """
+    if groups.n_groups < 2:
+        warnings.warn(
+            f"Only one group ({groups.labels}) is present in the sensitive features; it equals "
+            "the population, so the unfairness is 0.",
+            UserWarning,
+        )
+        return 0.0
+    population = counts.sum(axis=0)
+    group_totals = counts.sum(axis=2)
+    population_totals = population.sum(axis=1)
+    defined = group_totals > 0
+    skipped = ~defined & (population_totals > 0)
+    if skipped.any():
+        if strata is None:
+            cells = [groups.labels[a] for a in np.flatnonzero(skipped[:, 0])]
+            detail = f"Groups {cells} have no weight"
+        else:
+            cells = [
+                (groups.labels[a], strata[k]) for a, k in zip(*np.nonzero(skipped), strict=True)
+            ]
+            detail = f"Cells {cells} (group, y_true class) are undefined: the group has no weight"
+            detail += " in that class"
+        warnings.warn(f"{detail}; they are skipped.", UserWarning)
+    if not defined.any():
+        return float("nan")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        group_rates = counts / group_totals[:, :, None]
+        population_rates = population / population_totals[:, None]
+    gaps = np.abs(group_rates - population_rates[None])[defined]
+    return float(gaps.max())
+
+
+def _check_multiclass_inputs(
+    y_true, y_pred, sensitive_features, bins, labels, sample_weight, *, needs_y_true
+):
+    """Checked inputs -> ``(y_true classes or None, y_pred classes, class names, groups,
+    weights)``."""
+    n_samples = check_lengths(
+        y_true=y_true,
+        y_pred=y_pred,
+        sensitive_features=sensitive_features,
+        sample_weight=sample_weight,
+    )
+    groups = check_groups(sensitive_features, n_samples)
+    sample_weight = check_weights(sample_weight, n_samples)
+    arrays = [np.asarray(y) for y in (y_true, y_pred) if y is not None]
+    continuous = any(
+        y.dtype.kind in "biuf" and type_of_target(y) in ("continuous", "continuous-multioutput")
+        for y in arrays
+    )
+    explicit_bins = not isinstance(bins, numbers.Integral)
+    if continuous or explicit_bins:
+        y_true_class, y_pred_class, classes = _bin_outputs(y_true, y_pred, bins)
+    else:
+        y_true_class, y_pred_class, classes = _class_indices(y_true, y_pred, labels)
+    return y_true_class, y_pred_class, classes, groups, sample_weight
+
+
+def _class_indices(y_true, y_pred, labels):
+    """Index of each label in the class set, for y_true (or None) and y_pred; the classes."""
+    y_pred = check_labels(y_pred, "y_pred")
+    present = [y_pred] if y_true is None else [check_labels(y_true, "y_true"), y_pred]
+    # Factorise both arrays at once so that their class indices agree.
+    encoding = factorize_groups(np.concatenate(present), n_samples=None)
+    codes = encoding.codes
+    classes = encoding.labels
+    if labels is not None:
+        labels = list(np.asarray(labels).tolist())
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"labels has repeated values: {labels}.")
+        position = {label: k for k, label in enumerate(labels)}
+        missing = [label for label in encoding.labels if label not in position]
+        if missing:
+            raise ValueError(
+                f"Label(s) {missing} are not in labels={labels}; pass every class label."
+            )
+        codes = np.asarray([position[label] for label in encoding.labels], dtype=np.intp)[codes]
+        classes = labels
+    n = y_pred.shape[0]
+    y_true_class = None if y_true is None else codes[:n]
+    return y_true_class, codes[-n:], classes
+
+
+def _bin_outputs(y_true, y_pred, bins):
+    """Bin indices of y_true (or None) and y_pred at cut-offs of y_true (spec §5.3); the bins."""
+    y_pred = check_scores(y_pred, "y_pred")
+    y_true = None if y_true is None else check_scores(y_true, "y_true")
+    if isinstance(bins, numbers.Integral):
+        if bins < 2:
+            raise ValueError(f"bins must be at least 2, got {bins}.")
+        reference = y_pred if y_true is None else y_true
+        # Linear interpolation: numpy's default and R's quantile() type 7 (the seed's cut-offs).
+        cutoffs = np.quantile(reference, np.linspace(0, 1, bins + 1))
+        distinct = np.unique(cutoffs)
+        if distinct.size < cutoffs.size:
+            warnings.warn(
+                f"Quantile cut-offs {cutoffs.tolist()} repeat (ties in the data); the repeated "
+                f"ones are merged, leaving {max(distinct.size - 1, 1)} bins instead of {bins}.",
+                UserWarning,
+            )
+        cutoffs = distinct
+    else:
+        cutoffs = check_scores(bins, "bins")
+        if cutoffs.size < 2 or np.any(np.diff(cutoffs) <= 0):
+            raise ValueError(
+                f"bins must be at least two strictly increasing cut-offs, got {cutoffs.tolist()}."
+            )
+    # Right-closed bins (c_{k-1}, c_k] as in R's cut(); the first bin holds c_0 and everything
+    # below, the last everything above c_K, so every value gets a bin (spec §5.3, erratum E2).
+    inner = cutoffs[1:-1]
+    edges = [-np.inf, *inner.tolist(), np.inf]
+    classes = [f"({low:.6g}, {high:.6g}]" for low, high in zip(edges[:-1], edges[1:], strict=True)]
+    y_pred_class = np.searchsorted(inner, y_pred, side="left")
+    y_true_class = None if y_true is None else np.searchsorted(inner, y_true, side="left")
+    return y_true_class, y_pred_class, classes

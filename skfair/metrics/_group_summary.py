@@ -1,0 +1,268 @@
+"""Per-group values of a metric, with bootstrap confidence intervals."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils import Bunch, check_random_state
+
+from skfair._validation import binarize
+from skfair.metrics._classification import _check_inputs
+from skfair.metrics._disparity import FN, FP, TN, TP
+
+# Rates computed from per-group count tables: (needs y_true, numerator cells, denominator
+# cells) over the cells [tn, fp, fn, tp] of `_confusion_table`. Accuracy has its own two cells
+# [wrong, right] so that it works for any discrete labels.
+_RATES = {
+    "selection_rate": (False, (FP, TP), (TN, FP, FN, TP)),
+    "true_positive_rate": (True, (TP,), (FN, TP)),
+    "false_negative_rate": (True, (FN,), (FN, TP)),
+    "false_positive_rate": (True, (FP,), (TN, FP)),
+    "true_negative_rate": (True, (TN,), (TN, FP)),
+    "accuracy": (True, (1,), (0, 1)),
+}
+_ALIASES = {
+    "tpr": "true_positive_rate",
+    "fnr": "false_negative_rate",
+    "fpr": "false_positive_rate",
+    "tnr": "true_negative_rate",
+}
+
+
+def group_summary(
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    metric="selection_rate",
+    n_boot=0,
+    ci=0.95,
+    random_state=None,
+    sample_weight=None,
+    pos_label=None,
+    as_frame=False,
+    **metric_kwargs,
+):
+    """Per-group values of a metric, with bootstrap percentile confidence intervals.
+
+    The bootstrap is stratified by group: each replicate resamples every group with
+    replacement at its own size, so a group's interval reflects its own sample size. For the
+    named rates the replicates are drawn from the per-group count tables (a multinomial draw
+    per group, no pass over the samples) when ``sample_weight`` is None; with weights, and for
+    callables, the samples are resampled (one vectorised draw per replicate). Replicates in
+    which a rate is undefined (empty denominator) are left out of its interval.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or None
+        True labels; may be None for ``"selection_rate"``.
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels (or what ``metric`` takes as its second argument).
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes give intersectional groups.
+    metric : str or callable, default="selection_rate"
+        A named rate -- ``"selection_rate"``, ``"true_positive_rate"`` (``"tpr"``),
+        ``"false_positive_rate"`` (``"fpr"``), ``"false_negative_rate"`` (``"fnr"``),
+        ``"true_negative_rate"`` (``"tnr"``), ``"accuracy"`` -- or a callable
+        ``metric(y_true, y_pred, **metric_kwargs)`` such as :func:`sklearn.metrics.recall_score`,
+        called once per group (and per group and replicate). It receives ``sample_weight=``
+        when weights are given.
+    n_boot : int, default=0
+        Number of bootstrap replicates; 0 computes no intervals (they are NaN).
+    ci : float, default=0.95
+        Coverage of the percentile interval ``[(1 - ci) / 2, (1 + ci) / 2]``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the bootstrap; an int gives reproducible intervals.
+    sample_weight : array-like of shape (n_samples,), default=None
+    pos_label : int, float, bool or str, default=None
+        Positive label of the named binary rates (inferred for {0, 1}-like labels); forwarded
+        to a callable ``metric`` when given.
+    as_frame : bool, default=False
+        Return a pandas DataFrame indexed by group (needs pandas) instead of a Bunch.
+    **metric_kwargs
+        Passed to a callable ``metric``.
+
+    Returns
+    -------
+    summary : Bunch or pandas.DataFrame
+        Bunch with ``groups`` (list of group labels); ``count`` (samples per group),
+        ``value``, ``ci_low``, ``ci_high`` (arrays over the groups); ``overall`` (the metric
+        on all samples) and ``metric`` (its name). The DataFrame is indexed by group and has
+        the columns ``count``, ``value``, ``ci_low``, ``ci_high``.
+
+    Examples
+    --------
+    >>> from skfair.metrics import group_summary
+    >>> y_pred = [1, 1, 0, 1, 0, 0, 0, 1]
+    >>> sex = ["F", "F", "F", "F", "M", "M", "M", "M"]
+    >>> summary = group_summary(None, y_pred, sensitive_features=sex, n_boot=200, random_state=0)
+    >>> summary.groups, summary.value.tolist()
+    (['F', 'M'], [0.75, 0.25])
+    >>> bool((summary.ci_low <= summary.value).all())
+    True
+    """
+    if not isinstance(n_boot, numbers.Integral) or n_boot < 0:
+        raise ValueError(f"n_boot must be a non-negative integer, got {n_boot!r}.")
+    if not 0 < ci < 1:
+        raise ValueError(f"ci must be in (0, 1), got {ci!r}.")
+    if callable(metric):
+        name = getattr(metric, "__name__", repr(metric))
+        needs_y_true = True
+    else:
+        name = _ALIASES.get(metric, metric)
+        if name not in _RATES:
+            raise ValueError(
+                f"metric={metric!r} is not a named rate ({sorted([*_RATES, *_ALIASES])}); pass "
+                "one of them or a callable metric(y_true, y_pred)."
+            )
+        if metric_kwargs:
+            raise TypeError(
+                f"Named rates take no metric keyword arguments, got {sorted(metric_kwargs)}."
+            )
+        needs_y_true = _RATES[name][0]
+    y_true, y_pred, groups, sample_weight = _check_inputs(
+        y_true, y_pred, sensitive_features, sample_weight, needs_y_true=needs_y_true
+    )
+    rng = check_random_state(random_state)
+    if callable(metric):
+        if pos_label is not None:
+            metric_kwargs["pos_label"] = pos_label
+        values, replicates, overall = _callable_summary(
+            metric, y_true, y_pred, groups, sample_weight, n_boot, rng, metric_kwargs
+        )
+    else:
+        values, replicates, overall = _rate_summary(
+            name, y_true, y_pred, groups, sample_weight, pos_label, n_boot, rng
+        )
+    ci_low = np.full(groups.n_groups, np.nan)
+    ci_high = np.full(groups.n_groups, np.nan)
+    if n_boot:
+        defined = ~np.isnan(replicates)
+        for g in np.flatnonzero(defined.any(axis=0)):
+            ci_low[g], ci_high[g] = np.quantile(
+                replicates[defined[:, g], g], [(1 - ci) / 2, (1 + ci) / 2]
+            )
+    summary = Bunch(
+        groups=groups.labels,
+        count=groups.counts(),
+        value=values,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        overall=overall,
+        metric=name,
+    )
+    return _as_frame(summary, groups) if as_frame else summary
+
+
+def _rate_summary(name, y_true, y_pred, groups, sample_weight, pos_label, n_boot, rng):
+    """Values, replicates (n_boot, n_groups) and overall value of a named rate."""
+    if name == "accuracy":
+        cells, n_cells = np.asarray(y_true == y_pred, dtype=np.intp), 2
+    else:
+        y_true_positive, y_pred_positive = binarize(y_true, y_pred, pos_label)
+        cells, n_cells = y_pred_positive.astype(np.intp), 4
+        if y_true_positive is not None:
+            cells += 2 * y_true_positive
+    _, numerator_cells, denominator_cells = _RATES[name]
+    numerator_mask = np.isin(np.arange(n_cells), numerator_cells)
+    denominator_mask = np.isin(np.arange(n_cells), denominator_cells)
+
+    def rates(tables):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (tables @ numerator_mask) / (tables @ denominator_mask)
+
+    def tables_of(codes, weights):
+        counts = np.bincount(
+            codes * n_cells + cells, weights=weights, minlength=groups.n_groups * n_cells
+        )
+        return counts.reshape(groups.n_groups, n_cells)
+
+    table = tables_of(groups.codes, sample_weight)
+    values = rates(table)
+    overall = float(rates(table.sum(axis=0)))
+    if not n_boot:
+        return values, None, overall
+    if sample_weight is None:
+        # Resampling n_g samples of a group with replacement draws its cell counts from a
+        # multinomial with the group's cell frequencies: no pass over the samples is needed.
+        replicates = np.empty((n_boot, groups.n_groups, n_cells))
+        for g, row in enumerate(table):
+            replicates[:, g] = rng.multinomial(int(row.sum()), row / row.sum(), size=n_boot)
+        return values, rates(replicates), overall
+    resample = _StratifiedResampler(groups)
+    replicates = np.empty((n_boot, groups.n_groups))
+    for b in range(n_boot):
+        index = resample(rng)
+        counts = np.bincount(
+            groups.codes[index] * n_cells + cells[index],
+            weights=sample_weight[index],
+            minlength=groups.n_groups * n_cells,
+        )
+        replicates[b] = rates(counts.reshape(groups.n_groups, n_cells))
+    return values, replicates, overall
+
+
+def _callable_summary(metric, y_true, y_pred, groups, sample_weight, n_boot, rng, kwargs):
+    """Values, replicates (n_boot, n_groups) and overall value of a callable metric."""
+
+    def evaluate(index):
+        weights = {} if sample_weight is None else {"sample_weight": sample_weight[index]}
+        return float(metric(y_true[index], y_pred[index], **weights, **kwargs))
+
+    resample = _StratifiedResampler(groups)
+    values = np.array([evaluate(index) for index in resample.group_indices()])
+    overall = evaluate(slice(None))
+    if not n_boot:
+        return values, None, overall
+    replicates = np.empty((n_boot, groups.n_groups))
+    for b in range(n_boot):
+        replicates[b] = [evaluate(index) for index in resample.group_indices(resample(rng))]
+    return values, replicates, overall
+
+
+class _StratifiedResampler:
+    """Bootstrap indices that resample every group with replacement at its own size."""
+
+    def __init__(self, groups):
+        self.order = np.argsort(groups.codes, kind="stable")
+        sizes = groups.counts()
+        self.bounds = np.concatenate([[0], np.cumsum(sizes)])
+        # For each position of the group-sorted order: where its group starts, and its size.
+        sorted_codes = groups.codes[self.order]
+        self.starts = self.bounds[:-1][sorted_codes]
+        self.sizes = sizes[sorted_codes]
+
+    def __call__(self, rng):
+        """Sample indices, grouped like ``self.order``, drawn within each group."""
+        offsets = np.floor(rng.random_sample(self.order.size) * self.sizes).astype(np.intp)
+        return self.order[self.starts + offsets]
+
+    def group_indices(self, index=None):
+        """Indices of each group's samples (in ``index``, grouped by the sorted order)."""
+        index = self.order if index is None else index
+        return [
+            index[start:stop] for start, stop in zip(self.bounds[:-1], self.bounds[1:], strict=True)
+        ]
+
+
+def _as_frame(summary, groups):
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - exercised without pandas only
+        raise ImportError(
+            'as_frame=True needs pandas: pip install "scikit-fairkit[pandas]".'
+        ) from exc
+    if groups.one_dimensional:
+        index = pd.Index(summary.groups, name=groups.names[0])
+    else:
+        index = pd.MultiIndex.from_tuples(summary.groups, names=list(groups.names))
+    return pd.DataFrame(
+        {
+            "count": summary.count,
+            "value": summary.value,
+            "ci_low": summary.ci_low,
+            "ci_high": summary.ci_high,
+        },
+        index=index,
+    )

@@ -1,0 +1,401 @@
+"""Fairness metrics as scikit-learn scorers.
+
+A scorer gets the sensitive features in one of two ways:
+
+- **routing mode** (default): with ``sklearn.set_config(enable_metadata_routing=True)`` the
+  scorer requests ``sensitive_features``, so ``GridSearchCV(...).fit(X, y,
+  sensitive_features=s)`` and ``cross_validate(..., params={"sensitive_features": s})`` deliver
+  the test-fold slice of ``s``;
+- **column mode** (``sensitive_column=``): the values are read from a column of ``X``; nothing
+  needs routing, which is why this mode also works for estimators that need the sensitive
+  features at predict time.
+
+The scorer object implements scikit-learn's public scorer protocol (``__call__(estimator, X,
+y)``, ``get_metadata_routing``, ``set_score_request``, ``_accept_sample_weight``) without
+subclassing scikit-learn's private ``_BaseScorer``: private-API drift is what broke aif360's
+scorers (AIF360 #555).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.utils.metadata_routing import MetadataRequest, get_routing_for_object
+
+from skfair._base import resolve_sensitive
+from skfair._compat import _routing_enabled
+from skfair._validation import check_lengths
+from skfair.metrics._classification import (
+    accuracy_difference,
+    demographic_parity_unfairness,
+    disparate_impact_ratio,
+    equalized_odds_difference,
+    equalized_odds_unfairness,
+    false_negative_rate_difference,
+    false_positive_rate_difference,
+    statistical_parity_difference,
+    true_positive_rate_difference,
+)
+from skfair.metrics._distribution import classifier_bias, ks_bias, quantile_bias, wasserstein_bias
+from skfair.metrics._madd import madd
+from skfair.metrics._uncertainty import (
+    aleatoric_uncertainty_difference,
+    epistemic_uncertainty_difference,
+    label_stability_difference,
+)
+
+# Scores of a classifier (positive-class probability or decision value) or a regressor's output.
+_SCORES = ("predict_proba", "decision_function", "predict")
+_LABELS = "predict"
+
+
+class _Builtin(NamedTuple):
+    """How a built-in metric is scored.
+
+    parity: "difference" is scored as |value| (signed differences), "ratio" as
+    1 - min(r, 1/r), "loss" as the value itself (already >= 0, 0 = fair).
+    response_method: None when there is no sensible default (the user must pass one).
+    """
+
+    metric: object
+    response_method: object
+    parity: str
+    needs_X: bool = False
+
+
+_BUILTIN = {
+    "statistical_parity_difference": _Builtin(statistical_parity_difference, _LABELS, "difference"),
+    "disparate_impact_ratio": _Builtin(disparate_impact_ratio, _LABELS, "ratio"),
+    "equalized_odds_difference": _Builtin(equalized_odds_difference, _LABELS, "difference"),
+    "false_positive_rate_difference": _Builtin(
+        false_positive_rate_difference, _LABELS, "difference"
+    ),
+    "false_negative_rate_difference": _Builtin(
+        false_negative_rate_difference, _LABELS, "difference"
+    ),
+    "true_positive_rate_difference": _Builtin(true_positive_rate_difference, _LABELS, "difference"),
+    "accuracy_difference": _Builtin(accuracy_difference, _LABELS, "difference"),
+    "demographic_parity_unfairness": _Builtin(demographic_parity_unfairness, _LABELS, "loss"),
+    "equalized_odds_unfairness": _Builtin(equalized_odds_unfairness, _LABELS, "loss"),
+    # Signed parts (net, classifier and quantile bias) are scored by magnitude; total, positive
+    # and negative parts are already >= 0, so "difference" serves every part.
+    "wasserstein_bias": _Builtin(wasserstein_bias, _SCORES, "difference"),
+    "ks_bias": _Builtin(ks_bias, _SCORES, "difference"),
+    "quantile_bias": _Builtin(quantile_bias, _SCORES, "difference"),
+    "classifier_bias": _Builtin(classifier_bias, _SCORES, "difference"),
+    "madd": _Builtin(madd, "predict_proba", "loss"),
+    # Member outputs: response_method="predict_members" (labels) or "predict_proba_members".
+    "label_stability_difference": _Builtin(label_stability_difference, None, "difference"),
+    "epistemic_uncertainty_difference": _Builtin(
+        epistemic_uncertainty_difference, None, "difference"
+    ),
+    "aleatoric_uncertainty_difference": _Builtin(
+        aleatoric_uncertainty_difference, None, "difference"
+    ),
+}
+
+_NO_SENSITIVE_FEATURES = (
+    "No sensitive features reached the scorer. Either enable metadata routing "
+    "(sklearn.set_config(enable_metadata_routing=True)) and pass sensitive_features= to fit / "
+    "cross_validate(params=...), or build the scorer with sensitive_column=."
+)
+
+
+def _builtin_for(metric):
+    for name, builtin in _BUILTIN.items():
+        if builtin.metric is metric:
+            return name, builtin
+    return None, None
+
+
+def _accepts(function, parameter):
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+    return parameter in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    )
+
+
+def parity_loss(value, parity):
+    """Turn a metric value into a loss that is 0 at parity (``NaN`` stays ``NaN``)."""
+    if parity == "difference":
+        return abs(value)
+    if parity == "ratio":
+        if value == 0:
+            return 1.0
+        return 1.0 - min(value, 1.0 / value)
+    return value
+
+
+class _FairnessScorer:
+    """Scorer returned by :func:`make_fairness_scorer`; see there."""
+
+    def __init__(self, metric, *, response_method, sign, sensitive_column, needs_X, parity, kwargs):
+        self._metric = metric
+        self._response_method = response_method
+        self._sign = sign
+        self._sensitive_column = sensitive_column
+        self._needs_X = needs_X
+        self._parity = parity
+        self._kwargs = kwargs
+        self._score_request = {"sensitive_features": True} if sensitive_column is None else {}
+
+    # -- scikit-learn scorer protocol ---------------------------------------------------------
+
+    def __call__(self, estimator, X, y_true, sensitive_features=None, sample_weight=None):
+        """Score ``estimator`` on ``X``: ``sign * parity_loss(metric(y_true, response))``."""
+        if self._sensitive_column is None and sensitive_features is None:
+            column = getattr(estimator, "sensitive_column", None)
+            hint = f" The estimator reads {column!r} from X." if column is not None else ""
+            raise ValueError(_NO_SENSITIVE_FEATURES + hint)
+        sensitive, X_without = resolve_sensitive(X, sensitive_features, self._sensitive_column)
+        check_lengths(X=X, y_true=y_true, sensitive_features=sensitive)
+        method_name, response_method = self._find_response_method(estimator)
+        forwarded = {}
+        if _routing_enabled() and get_routing_for_object(estimator).consumes(
+            method_name, ["sensitive_features"]
+        ):
+            forwarded["sensitive_features"] = sensitive
+        response = response_method(X, **forwarded)
+        response = _select_response(response, method_name, estimator, self._kwargs.get("pos_label"))
+        metric_kwargs = dict(self._kwargs)
+        if _accepts(self._metric, "sensitive_features"):
+            metric_kwargs["sensitive_features"] = sensitive
+        if sample_weight is not None:
+            metric_kwargs["sample_weight"] = sample_weight
+        if self._needs_X:
+            # Metrics that need the features take X first (like silhouette_score), without the
+            # sensitive columns, which define groups and never enter distances.
+            value = self._metric(X_without, y_true, response, **metric_kwargs)
+        else:
+            value = self._metric(y_true, response, **metric_kwargs)
+        return self._sign * float(parity_loss(value, self._parity))
+
+    def get_metadata_routing(self):
+        """Metadata requested by the scorer: ``sensitive_features`` (routing mode)."""
+        request = MetadataRequest(owner=self.__class__.__name__)
+        for param, alias in self._score_request.items():
+            request.score.add_request(param=param, alias=alias)
+        return request
+
+    def set_score_request(self, **kwargs):
+        """Set which metadata the scorer requests (``True``, ``False``, ``None`` or an alias).
+
+        Only available with metadata routing enabled, like scikit-learn's scorers.
+        """
+        if not _routing_enabled():
+            raise RuntimeError(
+                "This method is only available when metadata routing is enabled. You can "
+                "enable it using sklearn.set_config(enable_metadata_routing=True)."
+            )
+        for param, alias in kwargs.items():
+            if param not in ("sensitive_features", "sample_weight"):
+                raise TypeError(f"Unexpected argument {param!r} for set_score_request.")
+            self._score_request[param] = alias
+        return self
+
+    def _accept_sample_weight(self):
+        return _accepts(self._metric, "sample_weight")
+
+    def __repr__(self):
+        name = getattr(self._metric, "__name__", repr(self._metric))
+        arguments = [name]
+        if self._response_method is not None:
+            arguments.append(f"response_method={self._response_method!r}")
+        if self._sign > 0:
+            arguments.append("greater_is_better=True")
+        if self._sensitive_column is not None:
+            arguments.append(f"sensitive_column={self._sensitive_column!r}")
+        if self._needs_X:
+            arguments.append("needs_X=True")
+        arguments.extend(f"{key}={value!r}" for key, value in self._kwargs.items())
+        return f"make_fairness_scorer({', '.join(arguments)})"
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _find_response_method(self, estimator):
+        candidates = (
+            (self._response_method,)
+            if isinstance(self._response_method, str)
+            else self._response_method
+        )
+        for name in candidates:
+            method = getattr(estimator, name, None)
+            if method is not None:
+                return name, method
+        raise AttributeError(
+            f"{type(estimator).__name__} has none of the response methods {list(candidates)}."
+        )
+
+
+def _select_response(response, method_name, estimator, pos_label):
+    """1-D positive-class scores for binary classifiers, as scikit-learn's scorers do."""
+    if method_name == "predict":
+        return response
+    classes = getattr(estimator, "classes_", None)
+    if classes is None or len(classes) != 2:
+        return response  # multi-class probabilities stay 2-D
+    positive = classes[1] if pos_label is None else pos_label
+    if positive not in classes.tolist():
+        raise ValueError(f"pos_label={pos_label!r} is not among the classes {classes.tolist()}.")
+    if method_name == "predict_proba":
+        return response[:, classes.tolist().index(positive)]
+    response = np.asarray(response)
+    return -response if positive == classes[0] else response
+
+
+def make_fairness_scorer(
+    metric,
+    *,
+    response_method=None,
+    greater_is_better=False,
+    sensitive_column=None,
+    needs_X=False,
+    **kwargs,
+):
+    """Make a scikit-learn scorer from a fairness metric.
+
+    The scorer can be passed to ``GridSearchCV(scoring=...)``, ``cross_validate`` and
+    multi-metric scoring dicts. It returns ``-loss`` by default (scikit-learn maximises scores),
+    so the best value is 0. Signed metrics are scored by magnitude and ratios as
+    ``1 - min(r, 1/r)``, so that "fairer" always scores higher.
+
+    Parameters
+    ----------
+    metric : callable
+        A skfair metric ``metric(y_true, y_pred, *, sensitive_features, **kwargs)`` (or
+        ``metric(X, y_true, y_pred, ...)`` with ``needs_X=True``), or any metric
+        ``metric(y_true, y_pred)`` such as ``sklearn.metrics.accuracy_score``; the latter is
+        useful to score estimators that need the sensitive features at predict time.
+    response_method : str or tuple of str, default=None
+        Estimator method(s) that give the metric's input; the first one available is used.
+        ``None`` takes the metric's default: ``"predict"`` for label metrics,
+        ``("predict_proba", "decision_function", "predict")`` for score metrics.
+    greater_is_better : bool, default=False
+        Whether the (loss-transformed) metric is a score to maximise. Fairness losses are not.
+    sensitive_column : str, int or list, default=None
+        Read the sensitive features from these columns of X (column mode) instead of receiving
+        them through metadata routing.
+    needs_X : bool, default=None
+        Pass the features (without the sensitive columns) to the metric as its first argument.
+    **kwargs
+        Passed to the metric (e.g. ``privileged_group="Male"``, ``pos_label=1``).
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y, *, sensitive_features=None, sample_weight=None) -> float``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from skfair.metrics import make_fairness_scorer, statistical_parity_difference
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.column_stack([rng.integers(0, 2, 200), rng.normal(size=200)])
+    >>> y = (X[:, 1] + X[:, 0] > 0.5).astype(int)
+    >>> scorer = make_fairness_scorer(statistical_parity_difference, sensitive_column=0)
+    >>> scores = cross_val_score(LogisticRegression(), X, y, scoring=scorer, cv=3)
+    >>> bool((scores <= 0).all())
+    True
+    """
+    name, builtin = _builtin_for(metric)
+    if response_method is None:
+        if builtin is None:
+            response_method = _LABELS
+        elif builtin.response_method is None:
+            raise ValueError(
+                f"{name} needs the outputs of every member of a bootstrap ensemble; pass "
+                "response_method='predict_proba_members' (skfair.ensemble.BootstrapEnsemble)."
+            )
+        else:
+            response_method = builtin.response_method
+    return _FairnessScorer(
+        metric,
+        response_method=response_method,
+        sign=1 if greater_is_better else -1,
+        sensitive_column=sensitive_column,
+        needs_X=needs_X or (builtin is not None and builtin.needs_X),
+        parity=builtin.parity if builtin is not None else "loss",
+        kwargs=kwargs,
+    )
+
+
+def get_fairness_scorer(name, **overrides):
+    """Return a ready scorer for the skfair metric called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A public skfair metric name, e.g. ``"statistical_parity_difference"`` or ``"madd"``.
+    **overrides
+        Keyword arguments of :func:`make_fairness_scorer` (``sensitive_column``,
+        ``response_method``, ...) and of the metric.
+
+    Examples
+    --------
+    >>> from skfair.metrics import get_fairness_scorer
+    >>> get_fairness_scorer("statistical_parity_difference", sensitive_column="sex")
+    make_fairness_scorer(statistical_parity_difference, response_method='predict', \
+sensitive_column='sex')
+    """
+    if name not in _BUILTIN:
+        raise ValueError(f"Unknown fairness scorer {name!r}; available: {sorted(_BUILTIN)}.")
+    return make_fairness_scorer(_BUILTIN[name].metric, **overrides)
+
+
+def most_accurate_within(bound, *, fairness, performance):
+    """A callable ``refit`` for ``GridSearchCV``: the best performer whose unfairness is small.
+
+    Picks the candidate with the highest mean test ``performance`` score among those whose
+    mean fairness loss (the negated ``fairness`` score, as fairness scorers return ``-loss``)
+    is at most ``bound``. If no candidate meets the bound, it falls back to the fairest one.
+    With a callable ``refit`` scikit-learn sets ``best_index_`` and ``best_params_`` but not
+    ``best_score_``.
+
+    Parameters
+    ----------
+    bound : float
+        Largest acceptable fairness loss (e.g. 0.05 for a 5-point selection-rate gap).
+    fairness : str
+        Key of the fairness scorer in the ``scoring`` dict.
+    performance : str
+        Key of the performance scorer in the ``scoring`` dict.
+
+    Examples
+    --------
+    >>> from skfair.metrics import get_fairness_scorer, most_accurate_within
+    >>> scoring = {"acc": "accuracy",
+    ...            "spd": get_fairness_scorer("statistical_parity_difference",
+    ...                                       sensitive_column="sex")}
+    >>> refit = most_accurate_within(0.05, fairness="spd", performance="acc")
+    >>> # GridSearchCV(model, grid, scoring=scoring, refit=refit)
+    """
+    return _MostAccurateWithin(bound, fairness, performance)
+
+
+class _MostAccurateWithin:
+    # A class rather than a closure so that searches holding it can be pickled.
+    def __init__(self, bound, fairness, performance):
+        self.bound = bound
+        self.fairness = fairness
+        self.performance = performance
+
+    def __call__(self, cv_results):
+        loss = -np.asarray(cv_results[f"mean_test_{self.fairness}"], dtype=float)
+        performance = np.asarray(cv_results[f"mean_test_{self.performance}"], dtype=float)
+        admissible = np.where(loss <= self.bound, performance, -np.inf)  # NaN loss fails
+        if np.all(np.isneginf(admissible)):
+            return int(np.nanargmin(loss))
+        return int(np.nanargmax(admissible))
+
+    def __repr__(self):
+        return (
+            f"most_accurate_within({self.bound!r}, fairness={self.fairness!r}, "
+            f"performance={self.performance!r})"
+        )

@@ -1,0 +1,406 @@
+"""Stability and uncertainty of an ensemble's predictions, per sample and across groups.
+
+The definitions are Virny's ("Disparity Performance Dimensions", Virny 0.6.0, seed 001 of the
+integration spec). For an ensemble of B members and a sample x, with p_b the class
+probabilities of member b and H the Shannon entropy in bits:
+
+- label stability  LS(x)    = (K f_mode(x) - 1) / (K - 1), where f_mode is the largest fraction
+  of members agreeing on one label; for K = 2 this is Virny's |#pos - #neg| / B;
+- total            U_tot(x) = H(mean_b p_b)                  (entropy of the mean);
+- aleatoric        U_ale(x) = mean_b H(p_b)                  (mean entropy);
+- epistemic        U_epi(x) = U_tot(x) - U_ale(x)            (>= 0, H is concave).
+
+Member outputs are laid out with the member axis first, exactly as
+:meth:`skfair.ensemble.BootstrapEnsemble.predict_proba_members` returns them:
+
+- member labels ``y_pred``: shape (n_estimators, n_samples);
+- member probabilities ``y_proba``: shape (n_estimators, n_samples, n_classes), or
+  (n_estimators, n_samples) holding the positive-class probability of a binary problem.
+
+The group disparities average the per-sample values within groups (weighted) and compare the
+groups: ``dis - priv`` with ``privileged_group=`` (Virny's ``*_Difference``), otherwise the
+largest gap between any two groups.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import entr
+
+from skfair._validation import check_groups, check_lengths, check_weights
+from skfair.metrics._disparity import (
+    _group_mean_difference as _disparity_group_mean_difference,
+)
+
+# Tolerance on the sum of a member's class probabilities.
+_PROBA_SUM_TOL = 1e-6
+
+_MEMBER_HINT = (
+    "pass per-member predictions of shape (n_estimators, n_samples) (labels) or "
+    "(n_estimators, n_samples[, n_classes]) (probabilities); see "
+    "skfair.ensemble.BootstrapEnsemble.predict_members / predict_proba_members"
+)
+
+
+# --------------------------------------------------------------------------------------------
+# per-sample measures
+
+
+def label_stability(y_pred, *, labels=None):
+    """Label stability of each sample across the members of an ensemble.
+
+    ``LS(x) = (K f_mode(x) - 1) / (K - 1)``, where ``f_mode(x)`` is the largest fraction of
+    members predicting the same label for ``x`` and K the number of classes. For K = 2 this is
+    Virny's ``|#{b: y_b = 1} - #{b: y_b = 0}| / B``. It is 1 when all members agree and 0 when
+    the votes are spread evenly over the K classes.
+
+    Parameters
+    ----------
+    y_pred : array-like of shape (n_estimators, n_samples)
+        Label predicted by each member (row) for each sample (column). To follow Virny, a
+        binary member's label is ``1{p_1 > 0.5}``: a probability of exactly 0.5 counts as
+        the negative class.
+    labels : array-like of shape (n_classes,), default=None
+        The classes. Default: the distinct values of ``y_pred``, with K floored at 2 so that
+        unanimous binary predictions keep the binary formula.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        Values in [0, 1].
+
+    Examples
+    --------
+    >>> from skfair.metrics import label_stability
+    >>> # 4 members (rows) vote on 3 samples (columns)
+    >>> label_stability([[1, 0, 1], [1, 1, 0], [1, 0, 1], [1, 1, 1]])
+    array([1. , 0. , 0.5])
+    """
+    codes, n_classes = _member_label_codes(y_pred, labels)
+    return _label_stability_from_codes(codes, n_classes)
+
+
+def aleatoric_uncertainty(y_proba):
+    """Aleatoric (data) uncertainty of each sample: the members' mean entropy, in bits.
+
+    ``U_ale(x) = (1/B) sum_b H(p_b(x))`` with ``H(p) = -sum_k p_k log2 p_k`` and
+    ``0 log 0 = 0``.
+
+    Parameters
+    ----------
+    y_proba : array-like of shape (n_estimators, n_samples, n_classes) or \
+            (n_estimators, n_samples)
+        Class probabilities of each member, or a binary problem's positive-class
+        probabilities.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        Values in [0, log2(n_classes)].
+
+    Examples
+    --------
+    >>> from skfair.metrics import aleatoric_uncertainty
+    >>> aleatoric_uncertainty([[0.5, 1.0], [0.5, 0.0]])
+    array([1., 0.])
+    """
+    return _entropy(_check_member_proba(y_proba)).mean(axis=0)
+
+
+def epistemic_uncertainty(y_proba):
+    """Epistemic (model) uncertainty of each sample, in bits.
+
+    The entropy of the members' mean prediction minus the members' mean entropy,
+    ``U_epi(x) = H((1/B) sum_b p_b(x)) - (1/B) sum_b H(p_b(x))``: the mutual information
+    between the prediction and the choice of member. It is 0 when all members agree.
+
+    Parameters
+    ----------
+    y_proba : array-like of shape (n_estimators, n_samples, n_classes) or \
+            (n_estimators, n_samples)
+        Class probabilities of each member, or a binary problem's positive-class
+        probabilities.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        Non-negative values (up to rounding, about 1e-15).
+
+    Examples
+    --------
+    >>> from skfair.metrics import epistemic_uncertainty
+    >>> epistemic_uncertainty([[0.0, 0.3], [1.0, 0.3]])
+    array([1., 0.])
+    """
+    proba = _check_member_proba(y_proba)
+    return _entropy(proba.mean(axis=0)) - _entropy(proba).mean(axis=0)
+
+
+# --------------------------------------------------------------------------------------------
+# group disparities
+
+
+def label_stability_difference(
+    y_true, y_pred, *, sensitive_features, privileged_group=None, labels=None, sample_weight=None
+):
+    """Difference in mean label stability between groups (Virny's Label_Stability_Difference).
+
+    The label stability of each sample (:func:`label_stability`) is averaged within each group,
+    weighted by ``sample_weight``. With ``privileged_group`` the result is the signed
+    ``mean(dis) - mean(priv)``, where dis pools every sample outside the privileged group(s);
+    a negative value means the disadvantaged group's predictions are less stable. Without it,
+    the result is the largest gap between any two groups (unsigned).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or None
+        Ignored (label stability does not depend on the truth); checked for length if given,
+        so that the function works as a scorer's metric.
+    y_pred : array-like of shape (n_estimators, n_samples)
+        Label predicted by each member for each sample, as returned by
+        :meth:`skfair.ensemble.BootstrapEnsemble.predict_members`.
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Group membership; 2-D input gives intersectional groups.
+    privileged_group : value, tuple or list of them, default=None
+        The privileged group(s). None compares every pair of groups.
+    labels : array-like of shape (n_classes,), default=None
+        The classes, see :func:`label_stability`.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skfair.metrics import label_stability_difference
+    >>> y_pred = [[1, 1, 1, 1], [1, 0, 1, 1], [1, 1, 1, 1]]   # 3 members, 4 samples
+    >>> value = label_stability_difference(
+    ...     None, y_pred, sensitive_features=["a", "a", "b", "b"], privileged_group="b")
+    >>> round(value, 6)
+    -0.333333
+    """
+    codes, n_classes = _member_label_codes(y_pred, labels)
+    values = _label_stability_from_codes(codes, n_classes)
+    return _group_mean_difference(
+        values,
+        y_true,
+        sensitive_features,
+        privileged_group,
+        sample_weight,
+        measure="mean label stability",
+    )
+
+
+def epistemic_uncertainty_difference(
+    y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
+):
+    """Difference in mean epistemic uncertainty between groups (Virny's definition).
+
+    The epistemic uncertainty of each sample (:func:`epistemic_uncertainty`) is averaged
+    within each group, weighted by ``sample_weight``. With ``privileged_group`` the result is
+    the signed ``mean(dis) - mean(priv)``: a positive value means the ensemble is less sure
+    about the disadvantaged group. Without it, the largest gap between any two groups.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or None
+        Ignored; checked for length if given.
+    y_proba : array-like of shape (n_estimators, n_samples, n_classes) or \
+            (n_estimators, n_samples)
+        Member probabilities, as returned by
+        :meth:`skfair.ensemble.BootstrapEnsemble.predict_proba_members`, or a binary
+        problem's positive-class probabilities.
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Group membership; 2-D input gives intersectional groups.
+    privileged_group : value, tuple or list of them, default=None
+        The privileged group(s). None compares every pair of groups.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skfair.metrics import epistemic_uncertainty_difference
+    >>> y_proba = [[0.0, 0.3, 0.9, 0.9], [1.0, 0.3, 0.9, 0.9]]   # 2 members, 4 samples
+    >>> epistemic_uncertainty_difference(
+    ...     None, y_proba, sensitive_features=["a", "a", "b", "b"], privileged_group="b")
+    0.5
+    """
+    values = epistemic_uncertainty(y_proba)
+    return _group_mean_difference(
+        values,
+        y_true,
+        sensitive_features,
+        privileged_group,
+        sample_weight,
+        measure="mean epistemic uncertainty",
+    )
+
+
+def aleatoric_uncertainty_difference(
+    y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
+):
+    """Difference in mean aleatoric uncertainty between groups (Virny's definition).
+
+    The aleatoric uncertainty of each sample (:func:`aleatoric_uncertainty`) is averaged
+    within each group, weighted by ``sample_weight``. With ``privileged_group`` the result is
+    the signed ``mean(dis) - mean(priv)``; without it, the largest gap between any two groups.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or None
+        Ignored; checked for length if given.
+    y_proba : array-like of shape (n_estimators, n_samples, n_classes) or \
+            (n_estimators, n_samples)
+        Member probabilities, as returned by
+        :meth:`skfair.ensemble.BootstrapEnsemble.predict_proba_members`, or a binary
+        problem's positive-class probabilities.
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Group membership; 2-D input gives intersectional groups.
+    privileged_group : value, tuple or list of them, default=None
+        The privileged group(s). None compares every pair of groups.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skfair.metrics import aleatoric_uncertainty_difference
+    >>> y_proba = [[0.5, 0.5, 1.0, 1.0], [0.5, 0.5, 1.0, 1.0]]   # 2 members, 4 samples
+    >>> aleatoric_uncertainty_difference(
+    ...     None, y_proba, sensitive_features=["a", "a", "b", "b"], privileged_group="b")
+    1.0
+    """
+    values = aleatoric_uncertainty(y_proba)
+    return _group_mean_difference(
+        values,
+        y_true,
+        sensitive_features,
+        privileged_group,
+        sample_weight,
+        measure="mean aleatoric uncertainty",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# private helpers
+
+
+def _entropy(proba):
+    """Shannon entropy in bits over the last axis, with 0 log 0 = 0 (no warning)."""
+    return entr(proba).sum(axis=-1) / np.log(2)
+
+
+def _label_stability_from_codes(codes, n_classes):
+    """LS of integer member labels ``codes`` (n_estimators, n_samples) in range(n_classes)."""
+    mode_fraction = _member_votes(codes, n_classes).max(axis=1) / codes.shape[0]
+    return (n_classes * mode_fraction - 1) / (n_classes - 1)
+
+
+def _member_votes(codes, n_classes):
+    """Votes per (sample, class), shape (n_samples, n_classes), of member label ``codes``."""
+    n_samples = codes.shape[1]
+    # One bincount over the joint (sample, class) code counts every vote.
+    joint = (np.arange(n_samples) * n_classes + codes).ravel()
+    return np.bincount(joint, minlength=n_samples * n_classes).reshape(n_samples, n_classes)
+
+
+def _check_members(array, name):
+    array = np.asarray(array)
+    if array.ndim < 2:
+        raise ValueError(f"{name} has shape {array.shape}: {_MEMBER_HINT}.")
+    if array.shape[0] < 2:
+        raise ValueError(
+            f"{name} holds the outputs of {array.shape[0]} member(s); stability and "
+            "uncertainty need an ensemble of at least 2 members (axis 0)."
+        )
+    if array.shape[1] == 0:
+        raise ValueError(f"{name} has no samples (shape {array.shape}).")
+    return array
+
+
+def _member_label_codes(y_pred, labels):
+    """Integer codes of member labels and the number of classes K (floored at 2)."""
+    y_pred = _check_members(y_pred, "y_pred")
+    if y_pred.ndim != 2:
+        raise ValueError(
+            f"y_pred has shape {y_pred.shape}; label stability needs member labels of shape "
+            "(n_estimators, n_samples). For probabilities take each member's argmax, or use "
+            "BootstrapEnsemble.predict_members."
+        )
+    if y_pred.dtype.kind == "f" and np.isnan(y_pred).any():
+        raise ValueError("y_pred has NaN values.")
+    if labels is None:
+        classes, codes = np.unique(y_pred, return_inverse=True)
+        return codes.reshape(y_pred.shape), max(len(classes), 2)
+    classes = np.unique(np.asarray(labels))
+    if len(classes) < 2:
+        raise ValueError(f"labels must hold at least 2 classes, got {classes.tolist()}.")
+    codes = np.searchsorted(classes, y_pred)
+    unknown = classes[np.minimum(codes, len(classes) - 1)] != y_pred
+    if unknown.any():
+        raise ValueError(
+            f"y_pred has label {y_pred[unknown][0]!r}, which is not in labels={classes.tolist()}."
+        )
+    return codes, len(classes)
+
+
+def _check_member_proba(y_proba):
+    """Member probabilities as float array (n_estimators, n_samples, n_classes)."""
+    proba = _check_members(y_proba, "y_proba")
+    if proba.ndim > 3:
+        raise ValueError(f"y_proba has shape {proba.shape}: {_MEMBER_HINT}.")
+    if proba.dtype.kind not in "biuf":
+        raise ValueError(f"y_proba must be numeric probabilities, got dtype {proba.dtype}.")
+    proba = proba.astype(np.float64, copy=False)
+    if not np.isfinite(proba).all():
+        raise ValueError("y_proba has NaN or infinite values.")
+    if proba.min() < 0 or proba.max() > 1:
+        raise ValueError(
+            f"y_proba must lie in [0, 1] (probabilities), got values in "
+            f"[{proba.min():.6g}, {proba.max():.6g}]."
+        )
+    if proba.ndim == 2:  # positive-class probabilities of a binary problem
+        return np.stack([1.0 - proba, proba], axis=-1)
+    if proba.shape[2] < 2:
+        raise ValueError(
+            f"y_proba has {proba.shape[2]} class column(s); pass every class's probability, or "
+            "the positive-class probabilities as a 2-D array."
+        )
+    deviation = np.abs(proba.sum(axis=-1) - 1.0)
+    if deviation.max() > _PROBA_SUM_TOL:
+        raise ValueError(
+            "Each member's class probabilities must sum to 1 (within 1e-6); the largest "
+            f"deviation is {deviation.max():.3g}."
+        )
+    return proba
+
+
+def _group_mean_difference(
+    values, y_true, sensitive_features, privileged_group, sample_weight, *, measure
+):
+    """Checked inputs, then the gap between the per-group weighted means of ``values``.
+
+    The signed / unsigned rules (and the warnings for undefined groups) are those of every
+    skfair group metric, :func:`skfair.metrics._disparity._rate_difference`.
+    """
+    n_samples = values.shape[0]
+    check_lengths(
+        **{"y_true": y_true, "the member outputs (axis 1)": values, "sample_weight": sample_weight}
+    )
+    groups = check_groups(sensitive_features, n_samples)
+    return _disparity_group_mean_difference(
+        values,
+        groups,
+        privileged_group,
+        sample_weight=check_weights(sample_weight, n_samples),
+        measure=measure,
+    )

@@ -1,0 +1,764 @@
+"""Wasserstein-barycenter repair of scores and regression outputs.
+
+The optimal demographic-parity-fair predictor in squared loss maps each group's output law to
+the W2 barycenter of the group laws (Chzhen et al. 2020, Le Gouic et al. 2020):
+``fair(y) = Q̄(F_a(y))`` with ``Q̄ = Σ_b p_b Q_b``. Everything here is a sort, a cumulative
+sum and a ``searchsorted``:
+
+- fit: one sort of the calibration values by (cell, value); the barycenter quantile function
+  Q̄ is built on the merged grid of all cells' quantile levels, whatever the number of cells;
+- transform: one ``searchsorted`` of each query in its own cell (the randomised probability
+  integral transform for values that hit an atom) and one lookup in Q̄, so the cost does not
+  depend on the number of groups;
+- ``fit_transform``: the exact in-sample path, ranks with random order inside tie blocks, so
+  repaired groups differ by less than one atom even for discrete scores.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+from numbers import Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from skfair._base import _SkfairEstimatorMixin, warn_no_sensitive_features
+from skfair._compat import Interval, StrOptions, _fit_context, validate_data
+from skfair._groups import factorize_groups
+from skfair._validation import check_weights
+
+# Cells with fewer calibration rows than this get a warning: their maps are noisy.
+_SMALL_CELL = 10
+
+# Up to this many cells, values are split per cell and searched cell by cell; beyond, one
+# sort by (cell, value) and one vectorised search over integer keys keep the cost independent
+# of the number of cells.
+_CELL_LOOP = 16
+
+# Random streams derived from the fitted seed (spec §3.7): one for the in-sample path, a fresh
+# one for every transform call (so repeated calls agree), one for the calibration jitter.
+_IN_SAMPLE, _TRANSFORM, _JITTER = 0, 1, 2
+
+
+class _Barycenter:
+    """Barycenter map of the cells of one stratum, for one column (spec §3.1-3.2).
+
+    Attributes
+    ----------
+    values : ndarray of shape (n,)
+        Calibration values sorted by (cell, value); cell b holds ``starts[b]:starts[b + 1]``.
+    cumulative : ndarray of shape (n + n_cells,)
+        For cell b, ``cumulative[starts[b] + b + c]`` is the weight share of its c smallest
+        values (0 for c = 0, 1 for c = n_b): the ECDF at every step.
+    levels, quantiles : ndarray
+        The merged grid: ``Q̄(u) = quantiles[searchsorted(levels, u, "left")]``.
+    fair : ndarray of shape (n + n_cells,)
+        ``Q̄(cumulative)``: the repaired value at every step of every cell.
+    keys : ndarray of shape (n,), int64, or None
+        With many cells, ``cell * width + 2 * rank + 1`` of each sorted value (``rank`` its
+        dense rank among the distinct values ``grid``): increasing, so one ``searchsorted``
+        locates every query inside its own cell, with no loop over cells.
+    """
+
+    def __init__(self, values, cells, n_cells, weights, *, keep_order):
+        n = values.shape[0]
+        if keep_order or weights is not None or n_cells > _CELL_LOOP:
+            order, starts = _sort_by_cell(values, cells, n_cells)
+            self.values = values[order]
+        else:  # fit alone, unweighted: sorting values is cheaper than sorting indices
+            order, (starts, self.values) = None, _sorted_by_cell(values, cells, n_cells)
+        counts = np.diff(starts)
+        sorted_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), counts)
+        self.starts = starts
+        self.keys = None
+        if n_cells > _CELL_LOOP:
+            self.grid, rank = np.unique(self.values, return_inverse=True)
+            self.width = 2 * self.grid.shape[0] + 1
+            self.keys = sorted_cells.astype(np.int64) * self.width + 2 * rank.reshape(-1) + 1
+            del rank
+
+        position = np.arange(n) - starts[sorted_cells]
+        if weights is None:
+            # Levels (k+1)/n_b by division: equal rationals of different cells give equal
+            # doubles, which the in-sample KS bound needs (spec §3.3).
+            level = (position + 1) / counts[sorted_cells]
+            totals = counts.astype(np.float64)
+        else:
+            running = np.cumsum(weights[order])
+            offset = np.concatenate([[0.0], running])[starts[:-1]]
+            totals = running[starts[1:] - 1] - offset
+            level = (running - offset[sorted_cells]) / totals[sorted_cells]
+        del position
+        slot = np.arange(1, n + 1) + sorted_cells  # step of each sorted calibration row
+        self.cumulative = np.zeros(n + n_cells)
+        self.cumulative[slot] = level
+        self.slot = slot if keep_order else None  # for the in-sample path only
+        self.order = order
+        del slot
+        share = totals / totals.sum()
+
+        # Q̄ on the merged grid: every step of a cell's quantile function is an event at its
+        # level, raising Q̄ by p_b * (jump); cumulating the events in level order gives Q̄.
+        # The jump from a cell's last value to the next cell's first is not a step: it gets
+        # the increment 0 (its level, 1.0, is never below a query level anyway).
+        event_level = level[:-1]
+        event_step = np.diff(self.values)
+        event_step *= np.repeat(share, counts)[1:]
+        event_step[starts[1:-1] - 1] = 0.0
+        event_order = np.argsort(event_level, kind="stable")  # merges n_cells sorted runs
+        self.levels = event_level[event_order]
+        first, last = self.values[starts[:-1]], self.values[starts[1:] - 1]
+        self.quantiles = np.empty(self.levels.shape[0] + 1)
+        self.quantiles[0] = share @ first
+        np.cumsum(event_step[event_order], out=self.quantiles[1:])
+        del event_step, event_order, level
+        self.quantiles[1:] += self.quantiles[0]
+        # Σ p_b can differ from 1 by an ulp: keep Q̄ inside the calibration range (§3.6).
+        np.clip(self.quantiles, first.min(), last.max(), out=self.quantiles)
+        # Q̄ at every step of every cell: transform of non-tied queries and the in-sample
+        # path are then a gather, with no search in the merged grid.
+        self.fair = self.barycenter_quantile(self.cumulative)
+
+    def barycenter_quantile(self, u):
+        """Q̄(u) for levels ``u`` in [0, 1]."""
+        return self.quantiles[np.searchsorted(self.levels, u, side="left")]
+
+    def in_sample(self, rng):
+        """Repaired calibration values, rows in input order (spec §3.3)."""
+        fair = self.fair[self.slot]
+        rows = self.order
+        tied = self.values[1:] == self.values[:-1]
+        tied &= self.slot[1:] == self.slot[:-1] + 1  # same cell
+        if tied.any():
+            # Uniformly random order inside each tie block of a cell. The draws belong to
+            # rows, not to sorted positions, so the result does not depend on how the sort
+            # ordered the tied rows.
+            block = np.cumsum(np.concatenate([[True], ~tied]))
+            draws = rng.random(rows.shape[0])
+            rows = rows[np.lexsort((draws[rows], block))]
+        out = np.empty_like(fair)
+        out[rows] = fair
+        return out
+
+    def transform(self, values, cells, *, randomized, rng):
+        """Repaired values of queries ``values`` in cells ``cells`` (spec §3.2)."""
+        n_cells = self.starts.shape[0] - 1
+        order, bounds = _sort_by_cell(values, cells, n_cells)
+        queries = values[order]
+        query_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), np.diff(bounds))
+        slot, hit, upper = self._locate(queries, query_cells, bounds)
+        slot += query_cells  # position in ``cumulative`` and ``fair``
+        out = np.empty(values.shape[0])
+        if not hit.any():
+            out[order] = self.fair[slot]
+            return out
+        upper += query_cells[hit]
+        if randomized:
+            lower = self.cumulative[slot[hit]]
+            draws = np.empty(lower.shape[0])
+            # Draws follow the row order of the batch, not the sorted order.
+            draws[np.argsort(order[hit], kind="stable")] = rng.random(lower.shape[0])
+            fair = self.fair[slot]
+            fair[hit] = self.barycenter_quantile(lower + draws * (self.cumulative[upper] - lower))
+        else:
+            slot[hit] = upper
+            fair = self.fair[slot]
+        out[order] = fair
+        return out
+
+    def _locate(self, queries, query_cells, bounds):
+        """For queries sorted by (cell, value): the position in ``values`` of the first value
+        >= each query within its cell, whether the query equals a value of its cell, and for
+        those hits the position of the first value > it."""
+        if self.keys is None:
+            below = np.empty(queries.shape[0], dtype=np.intp)
+            hit = np.empty(queries.shape[0], dtype=bool)
+            upper = []
+            for cell in range(bounds.shape[0] - 1):
+                start, stop = self.starts[cell], self.starts[cell + 1]
+                segment = slice(bounds[cell], bounds[cell + 1])
+                cell_values, cell_queries = self.values[start:stop], queries[segment]
+                found = np.searchsorted(cell_values, cell_queries, side="left")
+                cell_hit = cell_values[np.minimum(found, stop - start - 1)] == cell_queries
+                hit[segment] = cell_hit
+                below[segment] = found + start
+                if cell_hit.any():
+                    found = np.searchsorted(cell_values, cell_queries[cell_hit], side="right")
+                    upper.append(found + start)
+            return below, hit, np.concatenate(upper) if upper else np.empty(0, np.intp)
+        rank = np.searchsorted(self.grid, queries, side="left")
+        on_grid = rank < self.grid.shape[0]
+        on_grid[on_grid] = self.grid[rank[on_grid]] == queries[on_grid]
+        keys = query_cells.astype(np.int64) * self.width + 2 * rank + on_grid
+        below = np.searchsorted(self.keys, keys, side="left")
+        hit = on_grid
+        hit[hit] = self.keys[np.minimum(below[hit], self.keys.shape[0] - 1)] == keys[hit]
+        return below, hit, np.searchsorted(self.keys, keys[hit], side="right")
+
+    def dispersion(self, weights):
+        """U_W2 = Σ_b p_b W2²(ν_b, ν̄) = Σ_b p_b ∫Q_b² − ∫Q̄², in O(n) (spec §3.1)."""
+        sorted_weights = None if weights is None else weights[self.order]
+        center = np.average(self.values, weights=sorted_weights)
+        mean_square = np.average((self.values - center) ** 2, weights=sorted_weights)
+        widths = np.diff(np.concatenate([[0.0], self.levels, [1.0]]))
+        return max(mean_square - widths @ (self.quantiles - center) ** 2, 0.0)
+
+
+class _Step:
+    """One step of the conditional chain: the cells of attribute j within the strata of the
+    attributes after it (spec §3.5); the joint shortcut is one step with one stratum."""
+
+    def __init__(self, group_attribute_codes, attribute, epsilon):
+        self.epsilon = epsilon
+        n_groups = group_attribute_codes.shape[0]
+        if attribute is None:
+            self.stratum_of_group = np.zeros(n_groups, dtype=np.intp)
+            self.cell_of_group = _small_ints(np.arange(n_groups), n_groups)
+            self.n_cells = [n_groups]
+            return
+        later = group_attribute_codes[:, attribute + 1 :]
+        if later.shape[1]:
+            _, stratum = np.unique(later, axis=0, return_inverse=True)
+            stratum = stratum.reshape(-1)
+        else:
+            stratum = np.zeros(n_groups, dtype=np.intp)
+        n_values = group_attribute_codes[:, attribute].max() + 1
+        pairs, pair_of_group = np.unique(
+            stratum * n_values + group_attribute_codes[:, attribute], return_inverse=True
+        )
+        pair_stratum = pairs // n_values
+        first_pair = np.searchsorted(pair_stratum, pair_stratum, side="left")
+        self.stratum_of_group = stratum
+        cell_of_group = (np.arange(pairs.shape[0]) - first_pair)[pair_of_group.reshape(-1)]
+        self.cell_of_group = _small_ints(cell_of_group, cell_of_group.max() + 1)
+        self.n_cells = np.bincount(pair_stratum).tolist()
+
+
+class BarycenterRepair(
+    _SkfairEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
+):
+    """Repair scores towards the Wasserstein barycenter of the groups.
+
+    Each column of ``S`` (a score, a probability or a regression output) is mapped, within the
+    sample's group ``a``, to ``fair(y) = Σ_b p_b Q_b(F_a(y))``: the optimal transport map from
+    the group's output law to the W2 barycenter of all groups' laws. That is the predictor
+    closest in squared loss to the original among those satisfying strong demographic parity
+    (Chzhen et al. 2020; Le Gouic et al. 2020). ``epsilon`` keeps a share of the original
+    (partial repair, along the W2 geodesic or by random repair).
+
+    Parameters
+    ----------
+    epsilon : float or array-like of float in [0, 1], default=0.0
+        Share of the original output kept: 0 is the full repair, 1 the identity. The geometric
+        repair amount of Feldman et al. 2015 is ``λ = 1 - epsilon``. In geometric mode the
+        barycentric dispersion scales as ``epsilon²`` and the squared cost as
+        ``(1 - epsilon)²``, so the α-relative improvement of Chzhen & Schreuder (2022) is
+        reached at ``epsilon = sqrt(α)``. A sequence gives one value per sensitive attribute,
+        in the column order of ``sensitive_features`` (the chain order).
+    mode : {"geometric", "random"}, default="geometric"
+        ``"geometric"``: ``(1 - epsilon) * fair + epsilon * y`` (McCann interpolation).
+        ``"random"``: each row is fully repaired with probability ``1 - epsilon`` and left
+        unchanged otherwise (Gordaliza et al. 2019); KS gaps then scale as ``epsilon``.
+    ties : {"randomized", "none", "jitter"}, default="randomized"
+        ``"randomized"``: a query equal to a calibration value of its group gets a uniform
+        level inside that value's step (randomised probability integral transform), and
+        ``fit_transform`` ranks tied rows in random order. No scale parameter; strict order is
+        kept. ``"none"``: plain ECDF, tied rows share one output. ``"jitter"``: uniform noise
+        of half-width ``jitter`` on the calibration (once, at fit) and on the queries (each
+        call), as in Chzhen et al. 2020 and equipy; meant for reproducing their numbers.
+    jitter : float, default=1e-4
+        Absolute half-width of the noise for ``ties="jitter"``; ignored otherwise.
+    handle_unknown : {"error", "identity"}, default="error"
+        A group (or a combination of attribute values) not seen at fit raises a ValueError
+        naming it, or with ``"identity"`` its rows are returned unchanged with a warning.
+    random_state : int, RandomState instance, Generator or None, default=None
+        Seeds the tie-breaking, the random repair and the jitter. One seed is drawn at fit;
+        every ``transform`` call restarts from it, so repeated calls give identical output.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        Number of columns of ``S``.
+    feature_names_in_ : ndarray of str
+        Column names of ``S``, when it has string column names.
+    categories_ : list of ndarray
+        Sorted values of each sensitive attribute.
+    n_groups_ : int
+        Number of groups (observed combinations of attribute values); 1 when fitted without
+        sensitive features.
+    group_counts_ : ndarray of shape (n_groups_,)
+        Calibration rows per group.
+    w2_dispersion_ : ndarray of shape (n_features_in_,)
+        Barycentric dispersion ``U_W2 = Σ_a p_a W2²(ν_a, ν̄)`` of each column over the groups:
+        the mean squared change of the full repair, the price of fairness of Le Gouic et al.
+        In geometric mode the cost at ``epsilon`` is about ``(1 - epsilon)² * w2_dispersion_``.
+    sequential_ : bool
+        Whether the conditional chain over attributes is used (several attributes and some
+        ``epsilon > 0``); otherwise the groups are the joint cells, repaired in one pass.
+
+    See Also
+    --------
+    RepairedClassifier, RepairedRegressor : Wrap a model and repair its outputs.
+
+    Notes
+    -----
+    **Several attributes.** With every ``epsilon`` 0 the groups are the joint cells (the
+    intersectional barycenter). Otherwise the attributes are repaired one after the other
+    (Hu, Ratz & Charpentier 2024): attribute j within the strata of the attributes after it,
+    each step fitted on the partially repaired outputs of the step before. Only the attribute
+    repaired last is marginally exact: put the attribute that must be exactly fair last.
+
+    **In-sample vs out-of-sample.** ``fit_transform`` repairs the calibration rows by their
+    ranks: the pairwise Kolmogorov-Smirnov distance between repaired groups is below
+    ``1 / min(n_a, n_b)``, also for discrete scores. ``fit(S).transform(S)`` instead draws a
+    level inside each row's step, like for new data, and differs from ``fit_transform`` on
+    purpose (as for scikit-learn's ``TargetEncoder``).
+
+    **Batch independence.** The output of a row depends only on the row and the fitted state,
+    except when its value equals a calibration value of its group (or in random mode): those
+    rows use random draws taken in batch order, so they agree across batches in distribution.
+
+    Outputs stay within the range of the calibration values; probabilities stay in [0, 1]
+    without clipping.
+
+    References
+    ----------
+    E. Chzhen, C. Denis, M. Hebiri, L. Oneto, M. Pontil, "Fair regression with Wasserstein
+    barycenters", NeurIPS 2020. T. Le Gouic, J.-M. Loubes, P. Rigollet, "Projection to
+    fairness in statistical learning", 2020. F. Hu, P. Ratz, A. Charpentier, "A sequentially
+    fair mechanism for multiple sensitive attributes", AAAI 2024.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfair.postprocessing import BarycenterRepair
+    >>> scores = np.array([[0.1], [0.2], [0.3], [0.6], [0.7], [0.8]])
+    >>> group = np.array([0, 0, 0, 1, 1, 1])
+    >>> BarycenterRepair().fit_transform(scores, sensitive_features=group).ravel()
+    array([0.35, 0.45, 0.55, 0.35, 0.45, 0.55])
+    """
+
+    __metadata_request__fit = {"sensitive_features": True}
+    __metadata_request__transform = {"sensitive_features": True}
+
+    _parameter_constraints: dict = {
+        "epsilon": [Interval(Real, 0, 1, closed="both"), "array-like"],
+        "mode": [StrOptions({"geometric", "random"})],
+        "ties": [StrOptions({"randomized", "none", "jitter"})],
+        "jitter": [Interval(Real, 0, None, closed="left")],
+        "handle_unknown": [StrOptions({"error", "identity"})],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
+    def __init__(
+        self,
+        epsilon=0.0,
+        *,
+        mode="geometric",
+        ties="randomized",
+        jitter=1e-4,
+        handle_unknown="error",
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.mode = mode
+        self.ties = ties
+        self.jitter = jitter
+        self.handle_unknown = handle_unknown
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, S, y=None, *, sensitive_features=None, sample_weight=None):
+        """Fit the barycenter maps on calibration outputs.
+
+        Parameters
+        ----------
+        S : array-like of shape (n_samples, n_outputs)
+            Calibration scores or regression outputs; each column is repaired on its own.
+        y : None
+            Ignored.
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), \
+                dict or DataFrame, default=None
+            Sensitive attribute(s). None means one group: the repair is the identity.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the calibration rows; rows of weight 0 do not enter the maps.
+
+        Returns
+        -------
+        self : BarycenterRepair
+        """
+        self._fit(S, sensitive_features, sample_weight, in_sample=False)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, S, y=None, *, sensitive_features=None, sample_weight=None):
+        """Fit, and repair the calibration rows exactly (the in-sample path).
+
+        Rows are mapped by their rank in their group, with random order inside ties, so the
+        repaired groups are equal up to one atom: pairwise KS < ``1 / min(n_a, n_b)``. This
+        differs on purpose from ``fit(S).transform(S)`` (see Notes of the class).
+
+        Parameters
+        ----------
+        S : array-like of shape (n_samples, n_outputs)
+            Calibration scores or regression outputs.
+        y : None
+            Ignored.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s). None means one group: the repair is the identity.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the calibration rows.
+
+        Returns
+        -------
+        S_repaired : ndarray of shape (n_samples, n_outputs)
+        """
+        return self._fit(S, sensitive_features, sample_weight, in_sample=True)
+
+    def transform(self, S, *, sensitive_features=None):
+        """Repair new outputs with the fitted maps.
+
+        Parameters
+        ----------
+        S : array-like of shape (n_samples, n_outputs)
+            Scores or regression outputs, the same columns as at fit.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s) of the rows; DataFrame and dict columns are matched by
+            name. Required when the repair was fitted with sensitive features.
+
+        Returns
+        -------
+        S_repaired : ndarray of shape (n_samples, n_outputs)
+        """
+        check_is_fitted(self)
+        S = validate_data(self, S, dtype=np.float64, reset=False, ensure_all_finite=False)
+        _check_finite(S)
+        out = S.copy()
+        if self._groups is None:
+            return out
+        if sensitive_features is None:
+            raise ValueError(
+                f"{type(self).__name__} was fitted with sensitive features, so transform needs "
+                "them: pass sensitive_features=, or wrap the model in RepairedClassifier / "
+                "RepairedRegressor with sensitive_column=."
+            )
+        unknown = "error" if self.handle_unknown == "error" else "ignore"
+        codes = self._groups.encode(
+            sensitive_features, n_samples=S.shape[0], handle_unknown=unknown
+        )
+        known = codes >= 0
+        if not known.all():
+            _warn_unknown(sensitive_features, ~known)
+            if not known.any():
+                return out
+            codes = codes[known]
+        for column in range(S.shape[1]):
+            rng = _stream(self._seed, _TRANSFORM, column)
+            values = S[known, column] if not known.all() else S[:, column]
+            repaired = self._transform_column(values, codes, column, rng)
+            if known.all():
+                out[:, column] = repaired
+            else:
+                out[known, column] = repaired
+        return out
+
+    def _fit(self, S, sensitive_features, sample_weight, *, in_sample):
+        S = validate_data(self, S, dtype=np.float64, ensure_all_finite=False)
+        _check_finite(S)
+        n_samples = S.shape[0]
+        weights = check_weights(sample_weight, n_samples)
+        self._seed = _draw_seed(self.random_state)
+        if sensitive_features is None:
+            warn_no_sensitive_features(self)
+            _check_epsilon(self.epsilon, None)
+            self._groups = None
+            self.categories_ = []
+            self.n_groups_ = 1
+            self.group_counts_ = np.array([n_samples])
+            self.w2_dispersion_ = np.zeros(S.shape[1])
+            self.sequential_ = False
+            return S.copy() if in_sample else None
+
+        groups = factorize_groups(sensitive_features, n_samples=n_samples)
+        epsilons = _check_epsilon(self.epsilon, groups.n_attributes)
+        positive = None if weights is None else weights > 0
+        _check_group_weights(groups, weights)
+        # The per-sample codes are not needed after fit; transform encodes new samples.
+        self._groups = replace(
+            groups, codes=groups.codes[:0], attribute_codes=groups.attribute_codes[:0]
+        )
+        self.categories_ = list(groups.attribute_labels)
+        self.n_groups_ = groups.n_groups
+        self.group_counts_ = groups.counts()
+        self.sequential_ = groups.n_attributes > 1 and any(e > 0 for e in epsilons)
+        if self.sequential_:
+            self._steps = [
+                _Step(groups.group_attribute_codes, j, e) for j, e in enumerate(epsilons)
+            ]
+        else:
+            self._steps = [_Step(groups.group_attribute_codes, None, epsilons[-1])]
+
+        if self.ties == "none":
+            _warn_ties(S, groups.codes)
+        self._maps = []
+        self.w2_dispersion_ = np.empty(S.shape[1])
+        out = np.empty_like(S) if in_sample else None
+        for column in range(S.shape[1]):
+            maps, repaired, dispersion = self._fit_column(
+                S[:, column], groups.codes, weights, positive, column, in_sample
+            )
+            self._maps.append(maps)
+            self.w2_dispersion_[column] = dispersion
+            if in_sample:
+                out[:, column] = repaired
+        return out
+
+    def _fit_column(self, values, codes, weights, positive, column, in_sample):
+        """Fit one column through the steps; return the maps, the in-sample output, U_W2."""
+        in_sample_rng = _stream(self._seed, _IN_SAMPLE, column)
+        jitter_rng = _stream(self._seed, _JITTER, column)
+        fitted = slice(None) if positive is None else positive
+        if self.sequential_:
+            # U_W2 of the joint cells on the original column: the price of full fairness.
+            joint = _Barycenter(
+                values[fitted],
+                codes[fitted],
+                self.n_groups_,
+                _subset(weights, fitted),
+                keep_order=False,
+            )
+            dispersion = joint.dispersion(_subset(weights, fitted))
+        column_maps = []
+        for position, step in enumerate(self._steps):
+            keep = in_sample or position < len(self._steps) - 1
+            repaired = np.empty_like(values) if keep else None
+            step_maps = []
+            for stratum, rows in _strata(step, codes):
+                fitted_rows = _positive_rows(rows, positive)
+                stratum_values = values[fitted_rows]
+                if self.ties == "jitter":
+                    stratum_values = stratum_values + jitter_rng.uniform(
+                        -self.jitter, self.jitter, stratum_values.shape[0]
+                    )
+                stratum_weights = _subset(weights, fitted_rows)
+                barycenter = _Barycenter(
+                    stratum_values,
+                    step.cell_of_group[codes[fitted_rows]],
+                    step.n_cells[stratum],
+                    stratum_weights,
+                    keep_order=keep,
+                )
+                if not self.sequential_:
+                    dispersion = barycenter.dispersion(stratum_weights)
+                if keep:
+                    repaired[fitted_rows] = barycenter.in_sample(in_sample_rng)
+                del barycenter.slot, barycenter.order
+                step_maps.append(barycenter)
+                if keep and positive is not None and not positive[rows].all():
+                    # Zero-weight rows are not in the map; they follow the transform path.
+                    other = _positive_rows(rows, ~positive)
+                    repaired[other] = self._apply(
+                        barycenter, values[other], step.cell_of_group[codes[other]], jitter_rng
+                    )
+            column_maps.append(step_maps)
+            if keep:
+                # The next step is fitted on these partially repaired outputs (spec §2.5).
+                values = _mix(values, repaired, step.epsilon, self.mode, in_sample_rng)
+        return column_maps, (values if in_sample else None), dispersion
+
+    def _apply(self, barycenter, values, cells, rng):
+        if self.ties == "jitter":
+            values = values + rng.uniform(-self.jitter, self.jitter, values.shape[0])
+        return barycenter.transform(values, cells, randomized=self.ties == "randomized", rng=rng)
+
+    def _transform_column(self, values, codes, column, rng):
+        for step, step_maps in zip(self._steps, self._maps[column]):
+            repaired = None
+            for stratum, rows in _strata(step, codes):
+                fair = self._apply(
+                    step_maps[stratum], values[rows], step.cell_of_group[codes[rows]], rng
+                )
+                if isinstance(rows, slice):
+                    repaired = fair
+                    break
+                if repaired is None:
+                    repaired = np.empty_like(values)
+                repaired[rows] = fair
+            values = _mix(values, repaired, step.epsilon, self.mode, rng)
+        return values
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+# --------------------------------------------------------------------------------------------
+# small pure helpers
+
+
+def _strata(step, codes):
+    """``(stratum, rows)`` for each stratum of ``step`` present in ``codes``."""
+    n_strata = len(step.n_cells)
+    if n_strata == 1:
+        yield 0, slice(None)
+        return
+    stratum = step.stratum_of_group[codes]
+    order = np.argsort(_small_ints(stratum, n_strata), kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(stratum, minlength=n_strata))])
+    for s in range(n_strata):
+        if bounds[s + 1] > bounds[s]:
+            yield s, order[bounds[s] : bounds[s + 1]]
+
+
+def _positive_rows(rows, positive):
+    """The rows of ``rows`` (a slice of all rows or an index array) where ``positive``."""
+    if positive is None:
+        return rows
+    if isinstance(rows, slice):
+        return np.flatnonzero(positive)
+    return rows[positive[rows]]
+
+
+def _subset(weights, rows):
+    return None if weights is None else weights[rows]
+
+
+def _mix(original, fair, epsilon, mode, rng):
+    """Partial repair (spec §3.4): exact at both ends, never outside [y, fair]."""
+    if epsilon == 0:
+        return fair
+    if epsilon == 1:
+        return original
+    if mode == "random":
+        return np.where(rng.random(original.shape[0]) < 1 - epsilon, fair, original)
+    out = (1 - epsilon) * fair + epsilon * original
+    # (1-ε)·fair + ε·y can overshoot [y, fair] by an ulp; a probability must stay <= 1.
+    return np.clip(out, np.minimum(original, fair), np.maximum(original, fair), out=out)
+
+
+def _sort_by_cell(values, cells, n_cells):
+    """Order of the rows by (cell, value), and the bounds of each cell in that order."""
+    counts = np.bincount(cells, minlength=n_cells)
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    if n_cells == 1:
+        return np.argsort(values), bounds
+    if n_cells <= _CELL_LOOP:
+        order = np.empty(values.shape[0], dtype=np.intp)
+        for cell in range(n_cells):
+            rows = np.flatnonzero(cells == cell)
+            order[bounds[cell] : bounds[cell + 1]] = rows[np.argsort(values[rows])]
+        return order, bounds
+    order = np.argsort(values)
+    return order[np.argsort(_small_ints(cells[order], n_cells), kind="stable")], bounds
+
+
+def _sorted_by_cell(values, cells, n_cells):
+    """The bounds of each cell and the values sorted by (cell, value), for few cells."""
+    counts = np.bincount(cells, minlength=n_cells)
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    if n_cells == 1:
+        return bounds, np.sort(values)
+    return bounds, np.concatenate([np.sort(values[cells == cell]) for cell in range(n_cells)])
+
+
+def _small_ints(codes, n_codes):
+    """Codes in the narrowest integer type: numpy's stable sort is a radix sort up to 16 bits."""
+    if n_codes <= np.iinfo(np.int8).max:
+        return codes.astype(np.int8)
+    if n_codes <= np.iinfo(np.int16).max:
+        return codes.astype(np.int16)
+    return codes
+
+
+def _stream(seed, purpose, column):
+    return np.random.default_rng(np.random.SeedSequence([seed, purpose, column]))
+
+
+def _draw_seed(random_state):
+    """One 63-bit seed from ``random_state`` (int: deterministic; None: fresh entropy)."""
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(np.iinfo(np.int64).max))
+    return int(check_random_state(random_state).randint(np.iinfo(np.int64).max))
+
+
+def _check_epsilon(epsilon, n_attributes):
+    """One epsilon per attribute, each a number in [0, 1] (not a bool)."""
+    scalar = np.ndim(epsilon) == 0
+    values = np.atleast_1d(np.asarray(epsilon, dtype=object))
+    if values.ndim != 1 or values.shape[0] == 0:
+        raise ValueError(f"epsilon must be a number or a 1-D sequence, got {epsilon!r}.")
+    for value in values:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
+            raise ValueError(f"epsilon values must be numbers in [0, 1], got {value!r}.")
+        if not 0 <= value <= 1:
+            raise ValueError(f"epsilon values must lie in [0, 1], got {value!r}.")
+    values = values.astype(np.float64)
+    if n_attributes is None:
+        return values.tolist()
+    if scalar:
+        return [float(values[0])] * n_attributes
+    if values.shape[0] != n_attributes:
+        raise ValueError(
+            f"epsilon has {values.shape[0]} value(s) but sensitive_features has {n_attributes} "
+            "attribute(s); give one value per attribute, in column order, or a single number."
+        )
+    return values.tolist()
+
+
+def _check_finite(S):
+    finite = np.isfinite(S)
+    if not finite.all():
+        bad = (~finite).sum(axis=0)
+        column = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"Input contains NaN or inf: {int(bad[column])} value(s) in column {column}. "
+            "Scores must be finite; nothing is dropped silently."
+        )
+
+
+def _check_group_weights(groups, weights):
+    counts = groups.counts()
+    totals = counts if weights is None else groups.counts(weights)
+    empty = np.flatnonzero(totals <= 0)
+    if empty.size:
+        labels = [groups.labels[g] for g in empty[:10]]
+        raise ValueError(f"Groups {labels} have a total sample_weight of zero.")
+    small = np.flatnonzero(counts < _SMALL_CELL)
+    if small.size:
+        labels = [groups.labels[g] for g in small[:10]]
+        warnings.warn(
+            f"Groups {labels} have fewer than {_SMALL_CELL} calibration rows: maps estimated "
+            "from fewer than 10 rows are noisy.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def _warn_ties(S, codes):
+    for column in range(S.shape[1]):
+        order = np.lexsort((S[:, column], codes))
+        values, sorted_codes = S[order, column], codes[order]
+        if ((values[1:] == values[:-1]) & (sorted_codes[1:] == sorted_codes[:-1])).any():
+            warnings.warn(
+                f"Column {column} has ties within a group: with ties='none' tied rows share one "
+                "output and the repair is not exact; use ties='randomized'.",
+                UserWarning,
+                stacklevel=4,
+            )
+            return
+
+
+def _warn_unknown(sensitive_features, unknown):
+    groups = factorize_groups(sensitive_features)
+    labels = np.unique(groups.codes[unknown])
+    names = [groups.labels[g] for g in labels[:10]]
+    warnings.warn(
+        f"{int(unknown.sum())} row(s) belong to groups not seen at fit {names} "
+        f"(of {groups.names}); they are returned unchanged (handle_unknown='identity').",
+        UserWarning,
+        stacklevel=3,
+    )

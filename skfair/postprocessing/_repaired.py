@@ -1,0 +1,543 @@
+"""Meta-estimators that repair a model's outputs: ``RepairedClassifier``, ``RepairedRegressor``.
+
+They follow ``CalibratedClassifierCV``: the wrapped model is fitted (or taken as it is through
+``FrozenEstimator``), its responses on the training data (in-sample, or out-of-fold with
+``cv=``) fit a repair such as :class:`BarycenterRepair` or :class:`MADDRepair`, and every
+response method returns repaired outputs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from inspect import signature
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    RegressorMixin,
+    clone,
+    is_classifier,
+)
+from sklearn.frozen import FrozenEstimator
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.model_selection import check_cv, cross_val_predict
+from sklearn.utils import get_tags
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from skfair._base import _SkfairEstimatorMixin, resolve_sensitive, warn_no_sensitive_features
+from skfair._compat import (
+    HasMethods,
+    StrOptions,
+    _fit_context,
+    _routing_enabled,
+    process_routing,
+    validate_data,
+)
+
+_RESPONSE_METHODS = ("predict_proba", "decision_function")
+
+
+class _RepairedBase(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
+    """Fitting, routing and sensitive-feature plumbing shared by the two wrappers."""
+
+    __metadata_request__fit = {"sensitive_features": True}
+    __metadata_request__predict = {"sensitive_features": True}
+    __metadata_request__score = {"sensitive_features": True}
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit"])],
+        "repair": [HasMethods(["fit", "transform"])],
+        "sensitive_column": [str, Integral, list, tuple, None],
+        "drop_sensitive": ["boolean"],
+        "cv": ["cv_object", None],
+    }
+
+    @_fit_context(prefer_skip_nested_validation=False)  # estimator and repair validate themselves
+    def fit(self, X, y, sample_weight=None, *, sensitive_features=None, **fit_params):
+        """Fit the model, then the repair on the model's responses.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; with ``sensitive_column`` it holds the sensitive column(s) too.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights for the model (when its ``fit`` accepts them) and for the repair.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s), when ``sensitive_column`` is not set. None (and no
+            ``sensitive_column``) means one group: the repair is the identity.
+        **fit_params : dict
+            Passed to the model's ``fit`` (routed to it with metadata routing enabled).
+
+        Returns
+        -------
+        self : object
+        """
+        _check_2d(X)
+        validate_data(self, X, skip_check_array=True)
+        sensitive, X_model = resolve_sensitive(
+            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
+        )
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None."
+            )
+        y = self._check_targets(y)
+        estimator_params = self._estimator_fit_params(sample_weight, sensitive_features, fit_params)
+        methods = self._response_methods()
+        if isinstance(self.estimator, FrozenEstimator):
+            self.estimator_ = self.estimator
+            responses = {m: _response(self.estimator_, m, X_model) for m in methods}
+        elif self.cv is None:
+            self.estimator_ = clone(self.estimator).fit(X_model, y, **estimator_params)
+            responses = {m: _response(self.estimator_, m, X_model) for m in methods}
+        else:
+            cv = check_cv(self.cv, y, classifier=is_classifier(self.estimator))
+            responses = {
+                m: _as_columns(
+                    cross_val_predict(
+                        clone(self.estimator), X_model, y, cv=cv, method=m, params=estimator_params
+                    ),
+                    m,
+                )
+                for m in methods
+            }
+            self.estimator_ = clone(self.estimator).fit(X_model, y, **estimator_params)
+        self._fit_repairs(responses, y, sensitive, sample_weight)
+        return self
+
+    def _fit_repairs(self, responses, y, sensitive, sample_weight):
+        repair_params = {} if sample_weight is None else {"sample_weight": sample_weight}
+        self.repairs_ = {}
+        with warnings.catch_warnings():
+            if sensitive is None:
+                warn_no_sensitive_features(self)
+                # The repair would repeat the same warning.
+                warnings.simplefilter("ignore", UserWarning)
+            for method, response in responses.items():
+                self.repairs_[method] = clone(self.repair).fit(
+                    response, y, sensitive_features=sensitive, **repair_params
+                )
+        self.repair_ = self.repairs_[next(iter(responses))]
+
+    def _estimator_fit_params(self, sample_weight, sensitive_features, fit_params):
+        if _routing_enabled():
+            routed = process_routing(
+                self,
+                "fit",
+                sample_weight=sample_weight,
+                sensitive_features=sensitive_features,
+                **fit_params,
+            )
+            return routed.estimator.fit
+        params = dict(fit_params)
+        if (
+            sample_weight is not None
+            and "sample_weight" in signature(self.estimator.fit).parameters
+        ):
+            params["sample_weight"] = sample_weight
+        return params
+
+    def _repaired(self, method, X, sensitive_features):
+        """Repaired responses of ``method``, shape (n_samples, n_columns)."""
+        check_is_fitted(self)
+        _check_2d(X)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        sensitive, X_model = resolve_sensitive(
+            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
+        )
+        response = _response(self.estimator_, method, X_model)
+        return self.repairs_[method].transform(response, sensitive_features=sensitive)
+
+    def get_metadata_routing(self):
+        """Get metadata routing of this object.
+
+        Returns
+        -------
+        routing : MetadataRouter
+            ``sensitive_features`` is consumed here (fit, predict, score and the response
+            methods); other fit metadata go to the wrapped model's ``fit``.
+        """
+        methods = self._response_methods()
+        mapping = MethodMapping().add(caller="fit", callee="fit")
+        mapping = mapping.add(caller="predict", callee=methods[0])
+        for method in set(methods) - {"predict"}:
+            mapping = mapping.add(caller=method, callee=method)
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(estimator=self.estimator, method_mapping=mapping)
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        estimator_tags = get_tags(self.estimator)
+        tags.input_tags.sparse = estimator_tags.input_tags.sparse
+        tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan
+        tags.input_tags.string = self.sensitive_column is not None
+        return tags
+
+
+class RepairedClassifier(ClassifierMixin, _RepairedBase):
+    """A classifier whose scores are repaired towards group fairness.
+
+    The wrapped classifier is fitted on ``(X, y)``; the repair (for instance
+    :class:`BarycenterRepair`) is fitted on its responses with the sensitive features; every
+    response method then returns repaired outputs.
+
+    Parameters
+    ----------
+    estimator : classifier
+        The model. A fitted model is wrapped in :class:`sklearn.frozen.FrozenEstimator`: it is
+        not refitted, and the data passed to ``fit`` serve as the calibration set of the repair.
+    repair : transformer
+        The repair, e.g. :class:`BarycenterRepair` or :class:`MADDRepair`; cloned and fitted
+        with ``fit(scores, y, sensitive_features=...)`` on the model's responses.
+    sensitive_column : str, int or list of them, default=None
+        Column(s) of X holding the sensitive features. They are removed from X before the model
+        sees it (unless ``drop_sensitive=False``). This mode works inside ``GridSearchCV`` and
+        with scikit-learn's scorers, which cannot pass metadata to ``predict``.
+    drop_sensitive : bool, default=True
+        Whether to remove ``sensitive_column`` from X before the model.
+    threshold : float, default=0.5
+        Binary decision threshold on the repaired positive-class probability, or on the
+        repaired decision function when the model has no ``predict_proba`` (then use 0.0).
+    response_method : {"auto", "predict_proba", "decision_function"}, default="auto"
+        Responses to repair. ``"auto"`` repairs every one the model has (each method returns
+        its own repaired output) and predicts from ``predict_proba`` when available.
+    cv : int, cross-validation generator, iterable or None, default=None
+        None fits the repair on the in-sample responses of the model fitted on all data;
+        training scores of an overfitting model are not distributed like test scores, so
+        prefer ``cv=5`` or a frozen model with held-out data. Otherwise the repair is fitted
+        on out-of-fold responses (``cross_val_predict``) and the model refitted on all data.
+
+    Attributes
+    ----------
+    estimator_ : classifier
+        The fitted model.
+    repair_ : transformer
+        The fitted repair of the responses ``predict`` uses.
+    repairs_ : dict
+        Fitted repair per response method.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    n_features_in_ : int
+        Number of columns of X, the sensitive column(s) included.
+    feature_names_in_ : ndarray of str
+        Column names of X, when it has string column names.
+
+    Notes
+    -----
+    Binary classification repairs the positive-class probability ``p``;
+    ``predict_proba = [1 - p, p]``. With more than two classes each probability column is
+    repaired on its own and the rows are renormalised to sum to 1 (a row whose repaired
+    probabilities are all 0 becomes uniform); ``predict`` is the argmax. The per-class
+    guarantee of the repair holds before the renormalisation only, so the multi-class repair
+    is approximate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from skfair.postprocessing import BarycenterRepair, RepairedClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> group = rng.integers(0, 2, 400)
+    >>> X = np.c_[rng.normal(size=400) + group, group]
+    >>> y = (X[:, 0] + rng.normal(size=400) > 0.5).astype(int)
+    >>> clf = RepairedClassifier(LogisticRegression(), BarycenterRepair(random_state=0),
+    ...                          sensitive_column=1).fit(X, y)
+    >>> rate = [clf.predict(X)[group == g].mean() for g in (0, 1)]
+    >>> bool(abs(rate[0] - rate[1]) < 0.05)
+    True
+    """
+
+    __metadata_request__predict_proba = {"sensitive_features": True}
+    __metadata_request__decision_function = {"sensitive_features": True}
+
+    _parameter_constraints: dict = {
+        **_RepairedBase._parameter_constraints,
+        "estimator": [
+            HasMethods(["fit", "predict_proba"]),
+            HasMethods(["fit", "decision_function"]),
+        ],
+        "threshold": [Real],
+        "response_method": [StrOptions({"auto", *_RESPONSE_METHODS})],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        repair,
+        *,
+        sensitive_column=None,
+        drop_sensitive=True,
+        threshold=0.5,
+        response_method="auto",
+        cv=None,
+    ):
+        self.estimator = estimator
+        self.repair = repair
+        self.sensitive_column = sensitive_column
+        self.drop_sensitive = drop_sensitive
+        self.threshold = threshold
+        self.response_method = response_method
+        self.cv = cv
+
+    @property
+    def classes_(self):
+        """Class labels of the fitted model."""
+        return self.estimator_.classes_
+
+    def _check_targets(self, y):
+        check_classification_targets(y)
+        return column_or_1d(y, warn=True)
+
+    def _response_methods(self):
+        if self.response_method != "auto":
+            return [self.response_method]
+        methods = [m for m in _RESPONSE_METHODS if hasattr(self.estimator, m)]
+        if not methods:
+            raise ValueError(
+                f"{type(self.estimator).__name__} has neither predict_proba nor "
+                "decision_function; RepairedClassifier needs one of them."
+            )
+        return methods
+
+    def predict(self, X, *, sensitive_features=None):
+        """Class labels from the repaired responses.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s), when ``sensitive_column`` is not set.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        method = next(iter(self.repairs_))
+        repaired = self._repaired(method, X, sensitive_features)
+        if repaired.shape[1] == 1:
+            return self.classes_[(repaired[:, 0] >= self.threshold).astype(int)]
+        return self.classes_[np.argmax(repaired, axis=1)]
+
+    @available_if(lambda self: _has_response(self, "predict_proba"))
+    def predict_proba(self, X, *, sensitive_features=None):
+        """Repaired class probabilities.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s), when ``sensitive_column`` is not set.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        repaired = self._repaired("predict_proba", X, sensitive_features)
+        if repaired.shape[1] == 1:
+            return np.column_stack([1 - repaired[:, 0], repaired[:, 0]])
+        return _renormalise(repaired)
+
+    @available_if(lambda self: _has_response(self, "decision_function"))
+    def decision_function(self, X, *, sensitive_features=None):
+        """Repaired decision function.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s), when ``sensitive_column`` is not set.
+
+        Returns
+        -------
+        decision : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        repaired = self._repaired("decision_function", X, sensitive_features)
+        return repaired[:, 0] if repaired.shape[1] == 1 else repaired
+
+    def score(self, X, y, sample_weight=None, *, sensitive_features=None):
+        """Accuracy of the repaired predictions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s), when ``sensitive_column`` is not set.
+
+        Returns
+        -------
+        score : float
+        """
+        y_pred = self.predict(X, sensitive_features=sensitive_features)
+        return accuracy_score(y, y_pred, sample_weight=sample_weight)
+
+
+class RepairedRegressor(RegressorMixin, _RepairedBase):
+    """A regressor whose predictions are repaired towards group fairness.
+
+    The wrapped regressor is fitted on ``(X, y)``; the repair (for instance
+    :class:`BarycenterRepair`, the optimal demographic-parity-fair regression of Chzhen et al.
+    2020) is fitted on its predictions with the sensitive features; ``predict`` returns
+    repaired predictions. Multi-output predictions are repaired column by column.
+
+    Parameters
+    ----------
+    estimator : regressor
+        The model; a fitted one is wrapped in :class:`sklearn.frozen.FrozenEstimator`.
+    repair : transformer
+        The repair, e.g. :class:`BarycenterRepair` or :class:`MADDRepair`.
+    sensitive_column : str, int or list of them, default=None
+        Column(s) of X holding the sensitive features, removed before the model sees X
+        (unless ``drop_sensitive=False``).
+    drop_sensitive : bool, default=True
+        Whether to remove ``sensitive_column`` from X before the model.
+    cv : int, cross-validation generator, iterable or None, default=None
+        None: the repair is fitted on in-sample predictions. Otherwise on out-of-fold
+        predictions (``cross_val_predict``), the model being refitted on all data.
+
+    Attributes
+    ----------
+    estimator_ : regressor
+        The fitted model.
+    repair_ : transformer
+        The fitted repair.
+    repairs_ : dict
+        ``{"predict": repair_}``.
+    n_features_in_ : int
+        Number of columns of X, the sensitive column(s) included.
+    feature_names_in_ : ndarray of str
+        Column names of X, when it has string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from skfair.postprocessing import BarycenterRepair, RepairedRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> group = rng.integers(0, 2, 400)
+    >>> X = np.c_[rng.normal(size=400) + 2 * group, group]
+    >>> y = X[:, 0] + rng.normal(size=400)
+    >>> reg = RepairedRegressor(LinearRegression(), BarycenterRepair(), sensitive_column=1)
+    >>> pred = reg.fit(X, y).predict(X)
+    >>> bool(abs(pred[group == 0].mean() - pred[group == 1].mean()) < 0.1)
+    True
+    """
+
+    def __init__(self, estimator, repair, *, sensitive_column=None, drop_sensitive=True, cv=None):
+        self.estimator = estimator
+        self.repair = repair
+        self.sensitive_column = sensitive_column
+        self.drop_sensitive = drop_sensitive
+        self.cv = cv
+
+    def _check_targets(self, y):
+        y = np.asarray(y) if not hasattr(y, "shape") else y
+        return column_or_1d(y, warn=True) if y.ndim == 2 and y.shape[1] == 1 else y
+
+    def _response_methods(self):
+        return ["predict"]
+
+    def predict(self, X, *, sensitive_features=None):
+        """Repaired predictions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s), when ``sensitive_column`` is not set.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        """
+        repaired = self._repaired("predict", X, sensitive_features)
+        return repaired[:, 0] if self._one_output else repaired
+
+    def _fit_repairs(self, responses, y, sensitive, sample_weight):
+        self._one_output = np.ndim(y) == 1
+        super()._fit_repairs(responses, y, sensitive, sample_weight)
+
+    def score(self, X, y, sample_weight=None, *, sensitive_features=None):
+        """R² of the repaired predictions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            True values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s), when ``sensitive_column`` is not set.
+
+        Returns
+        -------
+        score : float
+        """
+        y_pred = self.predict(X, sensitive_features=sensitive_features)
+        return r2_score(y, y_pred, sample_weight=sample_weight)
+
+
+# --------------------------------------------------------------------------------------------
+# small pure helpers
+
+
+def _has_response(wrapper, method):
+    """Whether ``wrapper`` exposes ``method``: its model has it and it is repaired."""
+    if wrapper.response_method not in ("auto", method):
+        return False
+    estimator = getattr(wrapper, "estimator_", wrapper.estimator)
+    return hasattr(estimator, method)
+
+
+def _response(estimator, method, X):
+    return _as_columns(getattr(estimator, method)(X), method)
+
+
+def _as_columns(response, method):
+    """Responses as a 2-D score array: the positive-class column for binary probabilities."""
+    response = np.asarray(response, dtype=np.float64)
+    if response.ndim == 1:
+        return response[:, None]
+    if method == "predict_proba" and response.shape[1] == 2:
+        return response[:, 1:]
+    return response
+
+
+def _renormalise(proba):
+    totals = proba.sum(axis=1, keepdims=True)
+    empty = totals[:, 0] <= 0
+    proba = np.divide(proba, totals, out=np.zeros_like(proba), where=totals > 0)
+    proba[empty] = 1.0 / proba.shape[1]
+    return proba
+
+
+def _check_2d(X):
+    shape = getattr(X, "shape", None)
+    if (len(shape) if shape is not None else np.asarray(X).ndim) != 2:
+        raise ValueError(
+            "Expected 2D array, got 1D array instead. Reshape your data either using "
+            "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) if "
+            "it contains a single sample."
+        )

@@ -1,0 +1,279 @@
+"""BootstrapEnsemble: construction, determinism, member outputs, scikit-learn conventions."""
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.base import clone
+from sklearn.datasets import make_classification
+from sklearn.dummy import DummyClassifier
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression, Perceptron
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skfair.ensemble import BootstrapEnsemble
+from skfair.metrics import (
+    aleatoric_uncertainty,
+    epistemic_uncertainty,
+    label_stability,
+    label_stability_difference,
+)
+
+X, Y = make_classification(n_samples=120, n_features=5, random_state=0)
+
+
+def _expected_failed_checks(estimator):
+    reason = (
+        "bootstrap draws depend on the number of rows, so a weight of 2 and a repeated row "
+        "give different members (sklearn's BaggingClassifier fails this check too)"
+    )
+    return {
+        "check_sample_weight_equivalence_on_dense_data": reason,
+        "check_sample_weight_equivalence_on_sparse_data": reason,
+    }
+
+
+@parametrize_with_checks(
+    [BootstrapEnsemble(LogisticRegression(), n_estimators=3)],
+    expected_failed_checks=_expected_failed_checks,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_member_outputs_shapes_and_mean():
+    ensemble = BootstrapEnsemble(LogisticRegression(), n_estimators=7, random_state=0).fit(X, Y)
+    proba = ensemble.predict_proba_members(X)
+    assert proba.shape == (7, 120, 2)
+    np.testing.assert_allclose(ensemble.predict_proba(X), proba.mean(axis=0))
+    for member, member_proba in zip(ensemble.estimators_, proba, strict=True):
+        np.testing.assert_array_equal(member_proba, member.predict_proba(X))
+    assert ensemble.predict_members(X).shape == (7, 120)
+    assert [len(rows) for rows in ensemble.estimators_samples_] == [int(0.8 * 120)] * 7
+    # Drawn with replacement (Virny): some row repeats within a member's sample.
+    assert any(len(np.unique(rows)) < len(rows) for rows in ensemble.estimators_samples_)
+
+
+def test_members_are_fitted_on_their_bootstrap_rows_with_their_weights():
+    weights = np.random.default_rng(0).uniform(0.5, 2, size=120)
+    ensemble = BootstrapEnsemble(LogisticRegression(), n_estimators=4, random_state=3)
+    ensemble.fit(X, Y, sample_weight=weights)
+    for member, rows in zip(ensemble.estimators_, ensemble.estimators_samples_, strict=True):
+        expected = LogisticRegression().fit(X[rows], Y[rows], sample_weight=weights[rows])
+        np.testing.assert_allclose(member.coef_, expected.coef_, rtol=1e-6)
+
+
+def test_sample_weight_needs_an_estimator_that_takes_it():
+    class NoWeights(LogisticRegression):
+        def fit(self, X, y):
+            return super().fit(X, y)
+
+    with pytest.raises(ValueError, match="does not accept sample_weight"):
+        BootstrapEnsemble(NoWeights(), n_estimators=2).fit(X, Y, sample_weight=np.ones(120))
+
+
+def test_sample_weight_routing():
+    weights = np.random.default_rng(0).uniform(0.5, 2, size=120)
+    legacy = BootstrapEnsemble(LogisticRegression(), n_estimators=3, random_state=0)
+    legacy.fit(X, Y, sample_weight=weights)
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = BootstrapEnsemble(
+            LogisticRegression().set_fit_request(sample_weight=True),
+            n_estimators=3,
+            random_state=0,
+        ).fit(X, Y, sample_weight=weights)
+        np.testing.assert_allclose(routed.predict_proba(X), legacy.predict_proba(X))
+        unrequested = BootstrapEnsemble(LogisticRegression(), n_estimators=3)
+        with pytest.raises(ValueError, match="sample_weight"):
+            unrequested.fit(X, Y, sample_weight=weights)
+
+
+def test_deterministic_under_random_state_and_n_jobs():
+    def members(random_state, n_jobs=None):
+        estimator = DecisionTreeClassifier(max_features=2)  # random itself
+        ensemble = BootstrapEnsemble(
+            estimator, n_estimators=6, random_state=random_state, n_jobs=n_jobs
+        )
+        return ensemble.fit(X, Y).predict_proba_members(X)
+
+    np.testing.assert_array_equal(members(42), members(42))
+    np.testing.assert_array_equal(members(42), members(42, n_jobs=2))
+    np.testing.assert_array_equal(members(np.random.RandomState(7)), members(7))
+    assert not np.array_equal(members(42), members(43))
+
+
+def test_members_get_distinct_seeds():
+    ensemble = BootstrapEnsemble(DecisionTreeClassifier(), n_estimators=5, random_state=0)
+    seeds = [member.random_state for member in ensemble.fit(X, Y).estimators_]
+    assert all(isinstance(seed, int) for seed in seeds)
+    assert len(set(seeds)) == 5
+
+
+def test_bootstrap_missing_a_class():
+    # Class 2 has a single training row, so most bootstrap samples miss it.
+    y = np.where(np.arange(120) == 5, 2, Y)
+    ensemble = BootstrapEnsemble(DecisionTreeClassifier(), n_estimators=8, random_state=0)
+    proba = ensemble.fit(X, y).predict_proba_members(X)
+    np.testing.assert_array_equal(ensemble.classes_, [0, 1, 2])
+    assert proba.shape == (8, 120, 3)
+    np.testing.assert_allclose(proba.sum(axis=2), 1)
+    missed = [5 not in rows for rows in ensemble.estimators_samples_]
+    assert any(missed) and not all(missed)
+    for member, member_proba, miss in zip(ensemble.estimators_, proba, missed, strict=True):
+        assert miss == (len(member.classes_) == 2)
+        if miss:
+            np.testing.assert_array_equal(member_proba[:, 2], 0)
+    assert set(ensemble.predict_members(X).ravel()) <= {0, 1, 2}
+
+
+def test_uncertainty_matches_the_metric_functions():
+    ensemble = BootstrapEnsemble(LogisticRegression(C=0.05), n_estimators=9, random_state=1)
+    result = ensemble.fit(X, Y).uncertainty(X[:50])
+    proba = ensemble.predict_proba_members(X[:50])
+    np.testing.assert_allclose(result.aleatoric, aleatoric_uncertainty(proba))
+    np.testing.assert_allclose(result.epistemic, epistemic_uncertainty(proba))
+    # Member labels from the binary positive-class probability with Virny's rule p > 0.5.
+    virny_labels = (proba[:, :, 1] > 0.5).astype(int)
+    np.testing.assert_array_equal(ensemble.predict_members(X[:50]), virny_labels)
+    np.testing.assert_allclose(result.label_stability, label_stability(virny_labels))
+    assert result.label_stability.min() < 1  # the data has unstable samples
+    assert (
+        label_stability_difference(
+            Y[:50], ensemble.predict_members(X[:50]), sensitive_features=X[:50, 0] > 0
+        )
+        >= 0
+    )
+
+
+def test_identical_members_are_stable_with_no_epistemic_uncertainty():
+    # A frozen model ignores fit, so every bootstrap replica is the same model.
+    fitted = LogisticRegression().fit(X, Y)
+    ensemble = BootstrapEnsemble(FrozenEstimator(fitted), n_estimators=5).fit(X, Y)
+    result = ensemble.uncertainty(X)
+    np.testing.assert_array_equal(result.label_stability, 1.0)
+    np.testing.assert_allclose(result.epistemic, 0.0, atol=1e-12)
+    p = fitted.predict_proba(X)[:, 1]
+    expected = [-q * math.log2(q) - (1 - q) * math.log2(1 - q) for q in p]
+    np.testing.assert_allclose(result.aleatoric, expected)
+    np.testing.assert_array_equal(ensemble.predict(X), fitted.predict(X))
+
+
+def test_ties_go_to_the_first_class():
+    # A prior of exactly 1/2: each member and the mean are tied, as in Virny's p = 0.5 rule.
+    y = np.array(["yes", "no"] * 60)
+    dummy = FrozenEstimator(DummyClassifier(strategy="prior").fit(X, y))
+    ensemble = BootstrapEnsemble(dummy, n_estimators=3).fit(X, y)
+    np.testing.assert_array_equal(ensemble.predict_proba(X), 0.5)
+    np.testing.assert_array_equal(ensemble.predict(X), "no")
+    np.testing.assert_array_equal(ensemble.predict_members(X), "no")
+
+
+def test_estimator_without_predict_proba_votes():
+    ensemble = BootstrapEnsemble(Perceptron(), n_estimators=5, random_state=0).fit(X, Y)
+    assert not hasattr(ensemble, "predict_proba")
+    assert not hasattr(ensemble, "uncertainty")
+    labels = ensemble.predict_members(X)
+    np.testing.assert_array_equal(labels, [m.predict(X) for m in ensemble.estimators_])
+    majority = [np.bincount(column, minlength=2).argmax() for column in labels.T]
+    np.testing.assert_array_equal(ensemble.predict(X), majority)
+
+
+def test_dataframe_reaches_a_pipeline_with_named_columns():
+    pd = pytest.importorskip("pandas")
+    from sklearn.compose import make_column_transformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    frame = pd.DataFrame({"x": X[:, 0], "colour": np.where(X[:, 1] > 0, "red", "blue")})
+    model = make_pipeline(
+        make_column_transformer((OneHotEncoder(), ["colour"]), remainder="passthrough"),
+        LogisticRegression(),
+    )
+    ensemble = BootstrapEnsemble(model, n_estimators=3, random_state=0).fit(frame, Y)
+    np.testing.assert_array_equal(ensemble.feature_names_in_, ["x", "colour"])
+    assert ensemble.predict_proba_members(frame).shape == (3, 120, 2)
+
+
+def test_clone_and_pickle():
+    ensemble = BootstrapEnsemble(LogisticRegression(C=0.5), n_estimators=4, random_state=0)
+    cloned = clone(ensemble)
+    assert cloned.get_params()["estimator__C"] == 0.5
+    assert not hasattr(cloned, "estimators_")
+    ensemble.fit(X, Y)
+    restored = pickle.loads(pickle.dumps(ensemble))
+    np.testing.assert_array_equal(
+        restored.predict_proba_members(X), ensemble.predict_proba_members(X)
+    )
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"n_estimators": 1}, "n_estimators"),
+        ({"bootstrap_fraction": 0.0}, "bootstrap_fraction"),
+        ({"bootstrap_fraction": 1.5}, "bootstrap_fraction"),
+        ({"n_jobs": 1.5}, "n_jobs"),
+    ],
+)
+def test_parameter_constraints(params, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        BootstrapEnsemble(LogisticRegression(), **params).fit(X, Y)
+
+
+def test_doc_link():
+    link = BootstrapEnsemble(LogisticRegression())._get_doc_link()
+    assert link.endswith("skfair.ensemble.BootstrapEnsemble.html")
+
+
+def test_missing_values_are_checked_on_all_rows():
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan
+    # Row 0 is in no bootstrap sample of this size, yet the NaN is reported.
+    small = BootstrapEnsemble(LogisticRegression(), n_estimators=2, bootstrap_fraction=0.02)
+    with pytest.raises(ValueError, match="NaN"):
+        small.fit(X_nan, Y)
+    # A pipeline that imputes first accepts NaN (a Pipeline's own tag says it does not).
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+
+    imputing = make_pipeline(SimpleImputer(), LogisticRegression())
+    ensemble = BootstrapEnsemble(imputing, n_estimators=2, random_state=0).fit(X_nan, Y)
+    assert ensemble.predict(X_nan).shape == (120,)
+
+
+def test_scorers_need_member_outputs_and_work_in_cross_validation():
+    from sklearn.model_selection import KFold, cross_validate
+
+    from skfair.metrics import epistemic_uncertainty_difference, get_fairness_scorer
+
+    with pytest.raises(ValueError, match="predict_proba_members"):
+        get_fairness_scorer("epistemic_uncertainty_difference")
+    X_s = np.column_stack([X[:, 0] > 0, X[:, 1:]]).astype(float)
+    scoring = {
+        "stability": get_fairness_scorer(
+            "label_stability_difference", response_method="predict_members", sensitive_column=0
+        ),
+        "epistemic": get_fairness_scorer(
+            "epistemic_uncertainty_difference",
+            response_method="predict_proba_members",
+            sensitive_column=0,
+        ),
+    }
+    ensemble = BootstrapEnsemble(LogisticRegression(), n_estimators=4, random_state=0)
+    cv = KFold(3)
+    scores = cross_validate(ensemble, X_s, Y, scoring=scoring, cv=cv, error_score="raise")
+    for k, (train, test) in enumerate(cv.split(X_s)):
+        fitted = clone(ensemble).fit(X_s[train], Y[train])
+        groups = X_s[test, 0]
+        stability = label_stability_difference(
+            Y[test], fitted.predict_members(X_s[test]), sensitive_features=groups
+        )
+        epistemic = epistemic_uncertainty_difference(
+            Y[test], fitted.predict_proba_members(X_s[test]), sensitive_features=groups
+        )
+        assert scores["test_stability"][k] == pytest.approx(-stability)
+        assert scores["test_epistemic"][k] == pytest.approx(-epistemic)

@@ -1,0 +1,217 @@
+"""Tests of group_summary: per-group values and bootstrap intervals."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import accuracy_score, recall_score
+
+from skfair._groups import factorize_groups
+from skfair.metrics import group_summary
+from skfair.metrics._group_summary import _StratifiedResampler
+
+
+def make_data(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    groups = rng.choice(["a", "b", "c"], size=n, p=[0.5, 0.3, 0.2])
+    y_true = rng.integers(0, 2, n)
+    y_pred = np.where(rng.random(n) < 0.8, y_true, 1 - y_true)
+    return y_true, y_pred, groups
+
+
+def oracle(y_true, y_pred, groups, weights):
+    frame = pd.DataFrame({"g": groups, "t": y_true == 1, "p": y_pred == 1, "w": weights})
+    frame["tp"] = frame.t & frame.p
+    frame["fp"] = ~frame.t & frame.p
+    frame["ok"] = frame.t == frame.p
+    out = {}
+    for name, num, den in [
+        ("selection_rate", "p", None),
+        ("true_positive_rate", "tp", "t"),
+        ("false_positive_rate", "fp", "neg"),
+        ("accuracy", "ok", None),
+    ]:
+        frame["neg"] = ~frame.t
+        numerator = (frame[num] * frame.w).groupby(frame.g).sum()
+        denominator = (
+            frame.w.groupby(frame.g).sum()
+            if den is None
+            else (frame[den] * frame.w).groupby(frame.g).sum()
+        )
+        out[name] = (numerator / denominator).to_numpy()
+    out["false_negative_rate"] = 1 - out["true_positive_rate"]
+    out["true_negative_rate"] = 1 - out["false_positive_rate"]
+    return out
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_values_match_groupby_oracle(weighted):
+    y_true, y_pred, groups = make_data(500)
+    weights = np.random.default_rng(1).integers(1, 4, 500).astype(float)
+    expected = oracle(y_true, y_pred, groups, weights if weighted else np.ones(500))
+    for name, values in expected.items():
+        summary = group_summary(
+            y_true,
+            y_pred,
+            sensitive_features=groups,
+            metric=name,
+            sample_weight=weights if weighted else None,
+        )
+        assert summary.groups == ["a", "b", "c"]
+        np.testing.assert_allclose(summary.value, values, atol=1e-12)
+        np.testing.assert_array_equal(summary.count, [np.sum(groups == g) for g in "abc"])
+        assert np.isnan(summary.ci_low).all() and np.isnan(summary.ci_high).all()
+
+
+def test_hand_computed_and_overall():
+    summary = group_summary(
+        [1, 0, 1, 1, 0, 0], [1, 1, 0, 1, 0, 0], sensitive_features=list("aaabbb"), metric="tpr"
+    )
+    np.testing.assert_allclose(summary.value, [0.5, 1.0])
+    assert summary.overall == pytest.approx(2 / 3)
+    assert summary.metric == "true_positive_rate"
+
+
+def test_callables_agree_with_named_rates():
+    y_true, y_pred, groups = make_data(400)
+    weights = np.random.default_rng(2).random(400)
+    for callable_metric, name in ((accuracy_score, "accuracy"), (recall_score, "tpr")):
+        for w in (None, weights):
+            by_callable = group_summary(
+                y_true, y_pred, sensitive_features=groups, metric=callable_metric, sample_weight=w
+            )
+            by_name = group_summary(
+                y_true, y_pred, sensitive_features=groups, metric=name, sample_weight=w
+            )
+            np.testing.assert_allclose(by_callable.value, by_name.value, atol=1e-12)
+            assert by_callable.overall == pytest.approx(by_name.overall, abs=1e-12)
+
+
+def test_callable_receives_metric_kwargs_and_pos_label():
+    y_true = np.array(["no", "yes", "yes", "no", "yes", "yes"])
+    y_pred = np.array(["yes", "yes", "no", "no", "yes", "yes"])
+    summary = group_summary(
+        y_true, y_pred, sensitive_features=list("aaabbb"), metric=recall_score, pos_label="yes"
+    )
+    np.testing.assert_allclose(summary.value, [0.5, 1.0])
+    summary = group_summary(
+        y_true,
+        y_pred,
+        sensitive_features=list("aaabbb"),
+        metric=recall_score,
+        pos_label="no",
+        zero_division=0.0,
+    )
+    np.testing.assert_allclose(summary.value, [0.0, 1.0])
+
+
+def test_bootstrap_is_deterministic_with_random_state():
+    y_true, y_pred, groups = make_data(300)
+    weights = np.ones(300)
+    for kwargs in ({}, {"sample_weight": weights}, {"metric": accuracy_score}):
+        first = group_summary(
+            y_true, y_pred, sensitive_features=groups, n_boot=50, random_state=3, **kwargs
+        )
+        again = group_summary(
+            y_true, y_pred, sensitive_features=groups, n_boot=50, random_state=3, **kwargs
+        )
+        other = group_summary(
+            y_true, y_pred, sensitive_features=groups, n_boot=50, random_state=4, **kwargs
+        )
+        np.testing.assert_array_equal(first.ci_low, again.ci_low)
+        np.testing.assert_array_equal(first.ci_high, again.ci_high)
+        assert not np.array_equal(first.ci_low, other.ci_low)
+
+
+@pytest.mark.parametrize("path", ["counts", "weighted", "callable"])
+def test_interval_width_matches_normal_approximation(path):
+    # Stratified bootstrap of a proportion: the 95% interval is close to
+    # p +- 1.96 sqrt(p (1 - p) / n_g) for large groups.
+    y_true, y_pred, groups = make_data(4000, seed=5)
+    kwargs = {
+        "counts": {"metric": "accuracy"},
+        "weighted": {"metric": "accuracy", "sample_weight": np.ones(4000)},
+        "callable": {"metric": accuracy_score},
+    }[path]
+    n_boot = 1000 if path != "callable" else 300
+    summary = group_summary(
+        y_true, y_pred, sensitive_features=groups, n_boot=n_boot, random_state=0, **kwargs
+    )
+    p, n_g = summary.value, summary.count
+    half_width = 1.96 * np.sqrt(p * (1 - p) / n_g)
+    np.testing.assert_allclose(summary.ci_high - summary.ci_low, 2 * half_width, rtol=0.2)
+    assert (np.abs((summary.ci_high + summary.ci_low) / 2 - p) <= 0.3 * half_width).all()
+
+
+def test_ci_level_orders_intervals():
+    y_true, y_pred, groups = make_data(2000)
+    wide = group_summary(
+        y_true, y_pred, sensitive_features=groups, n_boot=400, ci=0.99, random_state=0
+    )
+    narrow = group_summary(
+        y_true, y_pred, sensitive_features=groups, n_boot=400, ci=0.5, random_state=0
+    )
+    assert (wide.ci_low < narrow.ci_low).all() and (wide.ci_high > narrow.ci_high).all()
+
+
+def test_stratified_resampler_keeps_groups_and_sizes():
+    groups = factorize_groups(np.array(["b", "a", "c", "a", "b", "a", "c", "c", "c"]))
+    resample = _StratifiedResampler(groups)
+    rng = np.random.RandomState(0)
+    seen = set()
+    for _ in range(50):
+        index = resample(rng)
+        for g, part in enumerate(resample.group_indices(index)):
+            assert part.size == groups.counts()[g]
+            assert (groups.codes[part] == g).all()
+            seen.update(part.tolist())
+    assert seen == set(range(9))  # every sample gets drawn at some point
+
+
+def test_undefined_rate_is_nan():
+    y_true = [1, 0, 1, 0, 0, 0]
+    y_pred = [1, 0, 0, 0, 1, 0]
+    summary = group_summary(
+        y_true,
+        y_pred,
+        sensitive_features=list("aaabbb"),
+        metric="tpr",
+        n_boot=30,
+        random_state=0,
+    )
+    assert summary.value[0] == 0.5 and np.isnan(summary.value[1])
+    assert np.isnan(summary.ci_low[1]) and np.isnan(summary.ci_high[1])
+    assert 0 <= summary.ci_low[0] <= summary.ci_high[0] <= 1
+
+
+def test_as_frame_one_and_two_attributes():
+    y_true, y_pred, groups = make_data(200)
+    frame = group_summary(
+        y_true, y_pred, sensitive_features=pd.Series(groups, name="race"), as_frame=True
+    )
+    assert list(frame.columns) == ["count", "value", "ci_low", "ci_high"]
+    assert frame.index.name == "race" and list(frame.index) == ["a", "b", "c"]
+    sex = np.where(np.arange(200) % 2 == 0, "F", "M")
+    frame = group_summary(
+        y_true, y_pred, sensitive_features={"race": groups, "sex": sex}, as_frame=True
+    )
+    assert list(frame.index.names) == ["race", "sex"]
+    assert frame["count"].sum() == 200
+    expected = np.mean(y_pred[(groups == "a") & (sex == "M")])
+    assert frame.loc[("a", "M"), "value"] == pytest.approx(expected)
+
+
+def test_bad_arguments():
+    y = [1, 0, 1, 0]
+    groups = ["a", "a", "b", "b"]
+    with pytest.raises(ValueError, match="not a named rate"):
+        group_summary(y, y, sensitive_features=groups, metric="precision")
+    with pytest.raises(ValueError, match="n_boot"):
+        group_summary(y, y, sensitive_features=groups, n_boot=-1)
+    with pytest.raises(ValueError, match="ci must be"):
+        group_summary(y, y, sensitive_features=groups, ci=95)
+    with pytest.raises(TypeError, match="no metric keyword"):
+        group_summary(y, y, sensitive_features=groups, zero_division=0)
+    with pytest.raises(ValueError, match="y_true is None"):
+        group_summary(None, y, sensitive_features=groups, metric="tpr")
+    with pytest.raises(ValueError, match="continuous"):
+        group_summary(None, [0.2, 0.3, 0.9, 0.1], sensitive_features=groups)

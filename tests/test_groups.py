@@ -1,0 +1,163 @@
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skfair._base import resolve_sensitive
+from skfair._groups import (
+    check_n_groups,
+    factorize_groups,
+    privileged_mask,
+    split_sensitive_column,
+)
+
+
+def _oracle_codes(columns):
+    """Independent oracle: sort the distinct tuples and index them."""
+    rows = list(zip(*columns))
+    distinct = sorted(set(rows))
+    lookup = {row: i for i, row in enumerate(distinct)}
+    return np.array([lookup[row] for row in rows]), distinct
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [3, 1, 3, 7, 1],
+        [10**12, -5, 10**12, 7, -5],  # wide integer range: the sort path
+        [True, False, True, True, False],
+        [0.5, -1.0, 0.5, 2.0, 2.0],
+        ["b", "a", "b", "c", "a"],
+    ],
+)
+def test_one_attribute_matches_oracle(values):
+    groups = factorize_groups(np.array(values))
+    codes, distinct = _oracle_codes([values])
+    np.testing.assert_array_equal(groups.codes, codes)
+    assert groups.labels == [row[0] for row in distinct]
+    assert groups.one_dimensional
+
+
+def test_input_containers_give_the_same_codes():
+    sex = ["F", "M", "F", "M"]
+    race = [1, 1, 2, 2]
+    expected, distinct = _oracle_codes([sex, race])
+    inputs = [
+        np.array([sex, race], dtype=object).T,
+        pd.DataFrame({"sex": sex, "race": race}),
+        pd.DataFrame({"sex": pd.Categorical(sex), "race": race}),
+        {"sex": np.array(sex), "race": np.array(race)},
+    ]
+    for sensitive in inputs:
+        groups = factorize_groups(sensitive)
+        np.testing.assert_array_equal(groups.codes, expected)
+        assert [tuple(map(str, label)) for label in groups.labels] == [
+            tuple(map(str, row)) for row in distinct
+        ]
+    assert factorize_groups(inputs[1]).names == ("sex", "race")
+
+
+def test_joint_codes_never_concatenate_strings():
+    groups = factorize_groups({"a": ["a|b", "a"], "b": ["c", "b|c"]})
+    assert groups.n_groups == 2
+    assert groups.labels == [("a", "b|c"), ("a|b", "c")]
+
+
+def test_categorical_keeps_only_present_categories():
+    column = pd.Series(pd.Categorical(["x", "z"], categories=["x", "y", "z"]), name="c")
+    groups = factorize_groups(column)
+    assert groups.labels == ["x", "z"]
+    assert groups.names == ("c",)
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pd.Series(["a", None, "b"], name="race"),
+        pd.Series([1.0, np.nan, 2.0], name="race"),
+        pd.Series([1, None, 2], dtype="Int64", name="race"),
+        pd.Series(["a", None], dtype="string", name="race"),
+        pd.Series(pd.Categorical(["a", None]), name="race"),
+    ],
+)
+def test_missing_values_raise_naming_the_column(column):
+    with pytest.raises(ValueError, match="'race' has missing values"):
+        factorize_groups(column)
+    with pytest.raises(ValueError, match="'race' has missing values"):
+        factorize_groups(pd.DataFrame({"sex": ["F"] * len(column), "race": column}))
+
+
+def test_mixed_types_and_lengths_raise():
+    with pytest.raises(ValueError, match="mixes value types"):
+        factorize_groups(np.array([1, "1"], dtype=object))
+    with pytest.raises(ValueError, match="3 samples but the data has 4"):
+        factorize_groups(["a", "b", "a"], n_samples=4)
+    with pytest.raises(ValueError, match="different lengths"):
+        factorize_groups({"a": [1, 2], "b": [1]})
+
+
+def test_encode_new_data_and_unseen_groups():
+    fitted = factorize_groups(pd.DataFrame({"sex": ["F", "M", "M"], "race": [1, 1, 2]}))
+    new = pd.DataFrame({"sex": ["M", "F", "M"], "race": [2, 1, 1]})
+    np.testing.assert_array_equal(fitted.encode(new), [2, 0, 1])
+    with pytest.raises(ValueError, match=r"Group \('F', 2\).*not seen at fit"):
+        fitted.encode(pd.DataFrame({"sex": ["F"], "race": [2]}))
+    with pytest.raises(ValueError, match="Group 'X' of sensitive feature 'sex'"):
+        fitted.encode(pd.DataFrame({"sex": ["X"], "race": [1]}))
+    one = factorize_groups(np.array([1, 11, 1]))
+    with pytest.raises(ValueError, match="Group 111"):
+        one.encode(np.array([111]))
+
+
+def test_privileged_mask_and_group_count():
+    groups = factorize_groups(np.array(["w", "b", "h", "w"]))
+    np.testing.assert_array_equal(privileged_mask(groups, "w"), [False, False, True])
+    np.testing.assert_array_equal(privileged_mask(groups, ["b", "h"]), [True, True, False])
+    with pytest.raises(ValueError, match="not present"):
+        privileged_mask(groups, "x")
+    with pytest.raises(ValueError, match="covers every group"):
+        privileged_mask(groups, ["w", "b", "h"])
+    two = factorize_groups({"sex": ["F", "M"], "race": ["a", "b"]})
+    np.testing.assert_array_equal(privileged_mask(two, ("M", "b")), [False, True])
+    np.testing.assert_array_equal(privileged_mask(two, [("M", "b")]), [False, True])
+    with pytest.raises(ValueError, match="at least 2 groups"):
+        check_n_groups(factorize_groups(["a", "a"]))
+
+
+def test_split_sensitive_column_by_name_and_index():
+    X = pd.DataFrame({"a": [1, 2], "sex": ["M", "F"], "b": [3, 4]})
+    sensitive, rest = split_sensitive_column(X, "sex")
+    assert sensitive.tolist() == ["M", "F"]
+    assert list(rest.columns) == ["a", "b"]
+    sensitive, rest = split_sensitive_column(X, ["sex", "a"])
+    assert list(sensitive.columns) == ["sex", "a"]
+    assert list(rest.columns) == ["b"]
+    array = np.array([[1, 0, 3], [2, 1, 4]])
+    sensitive, rest = split_sensitive_column(array, 1)
+    np.testing.assert_array_equal(sensitive, [0, 1])
+    np.testing.assert_array_equal(rest, [[1, 3], [2, 4]])
+    with pytest.raises(ValueError, match="needs X to be a pandas DataFrame"):
+        split_sensitive_column(array, "sex")
+    with pytest.raises(ValueError, match="not a column of X"):
+        split_sensitive_column(X, "race")
+    s, kept = resolve_sensitive(X, None, "sex", drop=False)
+    assert kept is X
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 3)), min_size=1, max_size=40
+    )
+)
+def test_joint_codes_property(rows):
+    first, second = zip(*rows)
+    groups = factorize_groups({"s": np.array(first), "t": np.array(second)})
+    codes, distinct = _oracle_codes([list(first), list(second)])
+    np.testing.assert_array_equal(groups.codes, codes)
+    permutation = np.random.default_rng(len(rows)).permutation(len(rows))
+    permuted = factorize_groups(
+        {"s": np.array(first)[permutation], "t": np.array(second)[permutation]}
+    )
+    np.testing.assert_array_equal(permuted.codes, groups.codes[permutation])
