@@ -392,13 +392,23 @@ Metric kernel (two groups, all four parts come from one pass; scipy returns the 
 
 What was chosen and what it bought:
 - Model calls are batched: the hybrid rows of several coalitions are packed into one
-  `predict_proba` call of up to 2^20 rows, the background is shared by every coalition, and
+  `predict_proba` call of up to 2^15 rows (built by broadcasting the shared background, then
+  overwriting the coalition's columns; small calls keep the block in cache while the model
+  reads it, which is why B1 runs at the 10^6-row floor), and
   each coalition is evaluated on the distinct rows of X_S only (exact deduplication; no gain on
   continuous features as here, large gains on discrete ones such as Adult's categoricals).
   The bias games of `method="shapley"` cost no model calls (column sums of the per-row
   Shapley matrix, vectorised W1 over all 2^d columns).
 - The remaining time is the model-call floor itself. For LogisticRegression the overhead above
-  the floor is in the "time / floor" column.
+  the floor is in the "time / floor" column: 1.07 at d = 10 (target 1.5). At d = 50 (B3) the
+  same calls ran 13x the floor serially on this machine: the 32768 x 50 blocks made
+  LogisticRegression's multi-threaded BLAS product several times slower per row than the
+  10^6-row calls of the floor under this load (the per-row time of a single call varied
+  10x between repeats here); hybrid construction is about a quarter of the time.
+- `n_jobs=2` (loky processes, one BLAS/OpenMP thread each) pays seconds of start-up and
+  pickling on this loaded machine, so it loses on the short LR and tree runs, and wins 4.3x on
+  HGB, whose two OpenMP threads per call contend badly with the other jobs when serial, and
+  2.3x on the long d = 50 permutation run. Results agree with the serial ones to 1e-16.
 - Tree-specific path (`skfair/explain/_tree.py`): for the raw score of a
   HistGradientBoosting model (`decision_function` of a binary classifier, `predict` of an
   identity-link regressor) the marginal game is a sum over trees, leaves and background rows
@@ -411,8 +421,8 @@ What was chosen and what it bought:
   the generic path: 1.02e9 model rows at d = 10, N_e = 10^4, K = 100; the floor alone is
   {hgb_floor * 1022:.0f} s here ({hgb_floor * 1022 / 60:.0f} min; about 40 min on the spec's
   idle reference machine); extrapolated wall time {extrapolated / 60:.0f} min. **For
-  probabilities the 5-minute target is not met.** `n_jobs=2` does not help HGB, whose
-  predict already uses both cores through OpenMP. Options: explain the raw score (the
+  probabilities the 5-minute target is not met**, even with the 4.3x of `n_jobs=2` seen in
+  B2. Options: explain the raw score (the
   ranking, and hence every threshold classifier, is the same), reduce N_e or K, group
   features (`feature_groups`), or sample (`n_permutations=`, cost n_perm (p - 1) N_e K).
 - No dask backend is installed here, so it is not measured; the joblib calls honour
