@@ -630,3 +630,24 @@ def test_metadata_request_and_drop_sensitive(data):
         rtol=1e-12,
         atol=1e-15,
     )
+
+
+def test_swapping_columns_swaps_explanations(data):
+    X, group = data
+    swapped_model = ScoreStub(lambda Z: _sigmoid_of_weighted_sum(Z[:, [2, 1, 0, 3]]))
+    plain = _explain(data, method="marginal")
+    swapped = BiasExplainer(swapped_model, method="marginal", n_background=30, random_state=0).fit(
+        X[:, [2, 1, 0, 3]], sensitive_features=group
+    )
+    for key in ("total", "positive", "shapley_total", "shapley_negative"):
+        np.testing.assert_allclose(
+            swapped.explanations_[key], plain.explanations_[key][[2, 1, 0, 3]], atol=1e-12
+        )
+
+
+def test_bounds_for_probability_scores(data):
+    for method, bound in (("pdp", 1.0), ("marginal", 1.0), ("shapley", 2.0)):
+        explainer = _explain(data, method=method)
+        assert 0.0 <= explainer.bias_.total <= 1.0
+        assert (explainer.explanations_.total >= 0).all()
+        assert (explainer.explanations_.total <= bound).all()
