@@ -409,9 +409,10 @@ What was chosen and what it bought:
   pickling on this loaded machine, so it loses on the short LR and tree runs, and wins 4.3x on
   HGB, whose two OpenMP threads per call contend badly with the other jobs when serial, and
   2.3x on the long d = 50 permutation run. Results agree with the serial ones to 1e-16.
-- Tree-specific path (`skfair/explain/_tree.py`): for the raw score of a
-  HistGradientBoosting model (`decision_function` of a binary classifier, `predict` of an
-  identity-link regressor) the marginal game is a sum over trees, leaves and background rows
+- Tree-specific path (`skfair/explain/_tree.py`): when the score is a weighted sum of tree
+  leaf values (raw score of (Hist)GradientBoosting: `decision_function` of a binary
+  classifier, `predict` of a regressor; `predict_proba` of decision trees, random forests and
+  extra trees) the marginal game is a sum over trees, leaves and background rows
   of leaf games with closed-form Shapley values (interventional TreeSHAP). Per leaf the x and
   b patterns of the path's players are enumerated, so the exact per-row Shapley matrix (all
   that `method="shapley"` needs for its bias games) costs about leaves x N_e x path length,

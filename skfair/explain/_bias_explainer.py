@@ -206,10 +206,12 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
     Cost (spec §9.6): the model is evaluated on up to (2**p - 2) x n_eval x n_background hybrid
     rows in exact mode, n_permutations x (p - 1) x n_eval x n_background in permutation mode
     (fewer on discrete features: each coalition is evaluated on the distinct rows of X_S only).
-    For the raw score of a HistGradientBoosting model (``response_method="decision_function"``
-    of a binary classifier, ``predict`` of an identity-link regressor) with
-    ``method="shapley"``, the exact per-row Shapley values are computed from the trees instead
-    (interventional TreeSHAP), without hybrid rows.
+    With ``method="shapley"``, when the score is a weighted sum of tree leaf values, the exact
+    per-row Shapley values are computed from the trees instead (interventional TreeSHAP),
+    without hybrid rows: ``predict_proba`` of decision trees, random forests and extra trees,
+    ``decision_function`` of binary (Hist)GradientBoosting classifiers, ``predict`` of the
+    matching regressors. Probabilities of gradient boosting are not such a sum and take the
+    generic path.
 
     Examples
     --------
@@ -342,7 +344,7 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
             empty_value=float(response(self.estimator, self.background_).mean()),
             full_value=eval_scores,
         )
-        # Raw scores of HistGradientBoosting: exact per-row Shapley values from the trees.
+        # Scores that are sums of tree leaf values: exact per-row Shapley values from the trees.
         tree_phi = (
             tree_shapley_values(self.estimator, response, X_eval, self.background_, players)
             if self.method == "shapley"

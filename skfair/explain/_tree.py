@@ -1,23 +1,26 @@
-"""Exact marginal Shapley values of a HistGradientBoosting raw score, without hybrid rows.
+"""Exact marginal Shapley values of tree-ensemble scores, without hybrid rows.
 
-The raw score (``decision_function`` of a binary classifier, ``predict`` of a regressor with
-the identity link) is a sum of tree leaf values, so its marginal game over a background,
-``v(S; x) = (1/K) sum_k f(x_S, b^(k)_{-S})``, is a sum over trees, leaves and background rows
-of leaf games. For a leaf reached through conditions on a set of players, a pair ``(x, b)``
-splits those players into ``A`` (only ``x`` satisfies the player's conditions), ``B`` (only
-``b`` does) and the rest (both do); if neither satisfies some player's conditions, the leaf is
-never reached. The leaf's game ``value * 1[A ⊆ S, B ∩ S = {}]`` has the closed-form Shapley
-values ``value (|A|-1)! |B|! / (|A|+|B|)!`` for players in ``A`` and
+When a model's score is a weighted sum of tree leaf values (see :func:`additive_trees`: raw
+scores of gradient boosting, probabilities of random forests), its marginal game over a
+background, ``v(S; x) = (1/K) sum_k f(x_S, b^(k)_{-S})``, is a sum over trees, leaves and
+background rows of leaf games. For a leaf reached through conditions on a set of players, a
+pair ``(x, b)`` splits those players into ``A`` (only ``x`` satisfies the player's
+conditions), ``B`` (only ``b`` does) and the rest (both do); if neither satisfies some
+player's conditions, the leaf is never reached. The leaf's game
+``value * 1[A ⊆ S, B ∩ S = {}]`` has the closed-form Shapley values
+``value (|A|-1)! |B|! / (|A|+|B|)!`` for players in ``A`` and
 ``-value |A|! (|B|-1)! / (|A|+|B|)!`` for players in ``B`` (interventional TreeSHAP,
 Lundberg et al. 2020). Patterns of ``x`` and of ``b`` are enumerated per leaf, so the cost is
 about (leaves x evaluation rows x path length), instead of 2^p x evaluation rows x background
 rows model evaluations.
 
-Probability scores (``predict_proba``) are not sums over trees, so they take the generic path.
+Probabilities of gradient boosting (a sigmoid of a sum over trees) are not sums over trees, so
+they take the generic path.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import factorial
 
 import numpy as np
@@ -27,32 +30,126 @@ import numpy as np
 _MAX_PATTERN_TABLE = 12
 
 
-def hist_gradient_boosting_raw(estimator, response):
-    """The fitted HistGradientBoosting model whose raw score ``response`` reads, else None."""
-    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+@dataclass(frozen=True)
+class _Tree:
+    """One tree in flat arrays, with the weight of its output in the model's score."""
 
-    if isinstance(estimator, HistGradientBoostingClassifier):
-        if response.method != "decision_function" or len(estimator.classes_) != 2:
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    is_leaf: np.ndarray
+    missing_go_to_left: np.ndarray
+    value: np.ndarray  # the score contribution of each leaf
+    weight: float
+    dtype: type  # the type the model compares features in
+
+
+def additive_trees(estimator, response):
+    """The trees whose weighted leaf values add up to the score ``response`` reads, else None.
+
+    Supported: the raw score of HistGradientBoosting (``decision_function`` of a binary
+    classifier, ``predict`` of an identity-link regressor) and of GradientBoosting
+    (binary ``decision_function``, regressor ``predict``); ``predict_proba`` of a
+    single-output decision tree, random forest or extra-trees classifier (a mean of per-tree
+    class fractions); ``predict`` of those regressors.
+    """
+    from sklearn.ensemble import (
+        ExtraTreesClassifier,
+        ExtraTreesRegressor,
+        GradientBoostingClassifier,
+        GradientBoostingRegressor,
+        HistGradientBoostingClassifier,
+        HistGradientBoostingRegressor,
+        RandomForestClassifier,
+        RandomForestRegressor,
+    )
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    method = response.method
+    if isinstance(estimator, (HistGradientBoostingClassifier, HistGradientBoostingRegressor)):
+        if isinstance(estimator, HistGradientBoostingClassifier):
+            supported = method == "decision_function" and len(estimator.classes_) == 2
+        else:
+            supported = method == "predict" and (
+                type(estimator._loss.link).__name__ == "IdentityLink"
+            )
+        nodes = [predictors[0].nodes for predictors in estimator._predictors]
+        if not supported or any(tree["is_categorical"].any() for tree in nodes):
             return None
-    elif isinstance(estimator, HistGradientBoostingRegressor):
-        if response.method != "predict" or type(estimator._loss.link).__name__ != "IdentityLink":
+        return [_hist_tree(tree) for tree in nodes]
+    if isinstance(estimator, GradientBoostingClassifier):
+        if method != "decision_function" or len(estimator.classes_) != 2:
             return None
+        return [
+            _sklearn_tree(tree.tree_, None, estimator.learning_rate)
+            for tree in estimator.estimators_[:, 0]
+        ]
+    if isinstance(estimator, GradientBoostingRegressor):
+        if method != "predict":
+            return None
+        return [
+            _sklearn_tree(tree.tree_, None, estimator.learning_rate)
+            for tree in estimator.estimators_[:, 0]
+        ]
+    classifiers = (DecisionTreeClassifier, RandomForestClassifier, ExtraTreesClassifier)
+    regressors = (DecisionTreeRegressor, RandomForestRegressor, ExtraTreesRegressor)
+    if isinstance(estimator, classifiers):
+        if method != "predict_proba" or estimator.n_outputs_ != 1:
+            return None
+        column = response.column
+    elif isinstance(estimator, regressors):
+        if method != "predict" or estimator.n_outputs_ != 1:
+            return None
+        column = None
     else:
         return None
-    nodes = [predictors[0].nodes for predictors in estimator._predictors]
-    if any(tree["is_categorical"].any() for tree in nodes):
-        return None
-    return estimator
+    members = getattr(estimator, "estimators_", [estimator])
+    return [_sklearn_tree(member.tree_, column, 1.0 / len(members)) for member in members]
+
+
+def _hist_tree(nodes):
+    return _Tree(
+        feature=nodes["feature_idx"].astype(np.intp),
+        threshold=nodes["num_threshold"],
+        left=nodes["left"].astype(np.intp),
+        right=nodes["right"].astype(np.intp),
+        is_leaf=nodes["is_leaf"].astype(bool),
+        missing_go_to_left=nodes["missing_go_to_left"].astype(bool),
+        value=nodes["value"],
+        weight=1.0,
+        dtype=np.float64,
+    )
+
+
+def _sklearn_tree(tree, column, weight):
+    value = tree.value[:, 0, :]
+    # A classifier leaf predicts its class fractions (predict_proba normalises them).
+    value = value[:, 0] if column is None else value[:, column] / value.sum(axis=1)
+    is_leaf = tree.children_left < 0
+    return _Tree(
+        feature=np.where(is_leaf, 0, tree.feature).astype(np.intp),
+        threshold=tree.threshold,
+        left=tree.children_left.astype(np.intp),
+        right=tree.children_right.astype(np.intp),
+        is_leaf=is_leaf,
+        missing_go_to_left=np.asarray(
+            getattr(tree, "missing_go_to_left", np.zeros(tree.node_count)), dtype=bool
+        ),
+        value=value,
+        weight=weight,
+        dtype=np.float32,  # sklearn's trees compare float32 features
+    )
 
 
 def tree_shapley_values(estimator, response, X_eval, background, players):
-    """Per-row marginal Shapley values (n_eval, n_players) of the raw score, or None.
+    """Per-row marginal Shapley values (n_eval, n_players) of the score, or None.
 
-    None when the model or the response is not supported (see the module docstring), or when
-    the inputs are not numeric.
+    None when the model or the response is not supported (see :func:`additive_trees`), or
+    when the inputs are not numeric.
     """
-    model = hist_gradient_boosting_raw(estimator, response)
-    if model is None:
+    trees = additive_trees(estimator, response)
+    if trees is None:
         return None
     try:
         X = np.asarray(X_eval, dtype=np.float64)
@@ -65,41 +162,38 @@ def tree_shapley_values(estimator, response, X_eval, background, players):
     n_players = len(players)
     factorials = np.array([float(factorial(k)) for k in range(n_players + 2)])
     phi = np.zeros((X.shape[0], n_players))
-    for predictors in model._predictors:
-        _add_tree(phi, predictors[0].nodes, X, B, player_of, factorials)
+    for tree in trees:
+        _add_tree(phi, tree, X.astype(tree.dtype), B.astype(tree.dtype), player_of, factorials)
     return -phi if response.negate else phi
 
 
-def _goes_left(nodes, X):
-    """(n_rows, n_nodes) bool: whether a row goes left at each node (HGB's predict rule)."""
-    values = X[:, nodes["feature_idx"]]
-    missing = np.isnan(values)
-    return np.where(
-        missing, nodes["missing_go_to_left"].astype(bool), values <= nodes["num_threshold"]
-    )
+def _goes_left(tree, X):
+    """(n_rows, n_nodes) bool: whether a row goes left at each node (the models' rule)."""
+    values = X[:, tree.feature]
+    return np.where(np.isnan(values), tree.missing_go_to_left, values <= tree.threshold)
 
 
-def _leaf_paths(nodes):
+def _leaf_paths(tree):
     """Yield ``(leaf, path nodes, went left at each)`` for every leaf of a tree."""
     stack = [(0, [], [])]
     while stack:
         node, path, directions = stack.pop()
-        if nodes["is_leaf"][node]:
+        if tree.is_leaf[node]:
             yield node, np.array(path, dtype=np.intp), np.array(directions, dtype=bool)
             continue
-        stack.append((nodes["right"][node], [*path, node], [*directions, False]))
-        stack.append((nodes["left"][node], [*path, node], [*directions, True]))
+        stack.append((tree.right[node], [*path, node], [*directions, False]))
+        stack.append((tree.left[node], [*path, node], [*directions, True]))
 
 
-def _add_tree(phi, nodes, X, B, player_of, factorials):
-    left_x = _goes_left(nodes, X)
-    left_b = _goes_left(nodes, B)
+def _add_tree(phi, tree, X, B, player_of, factorials):
+    left_x = _goes_left(tree, X)
+    left_b = _goes_left(tree, B)
     n_background = B.shape[0]
-    for leaf, path, went_left in _leaf_paths(nodes):
-        value = nodes["value"][leaf]
+    for leaf, path, went_left in _leaf_paths(tree):
+        value = tree.weight * tree.value[leaf]
         if value == 0.0 or path.size == 0:
             continue  # a root leaf is a constant: no player moves it
-        path_players = player_of[nodes["feature_idx"][path]]
+        path_players = player_of[tree.feature[path]]
         order = np.argsort(path_players, kind="stable")
         leaf_players, starts = np.unique(path_players[order], return_index=True)
         # A player satisfies the leaf when all its conditions on the path hold.
