@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import wasserstein_distance
 from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
@@ -228,8 +229,9 @@ def main(argv=None):
     X6_train, y6_train, _ = make_data(10**4, 6, seed=0)
     models = {
         "LogisticRegression": LogisticRegression().fit(X6_train, y6_train),
-        "DecisionTree(max_depth=8)": DecisionTreeClassifier(max_depth=8, random_state=0).fit(
-            X6_train, y6_train
+        # FrozenEstimator hides the tree from the tree path: B2 measures model calls.
+        "DecisionTree(max_depth=8)": FrozenEstimator(
+            DecisionTreeClassifier(max_depth=8, random_state=0).fit(X6_train, y6_train)
         ),
         "HGB(max_iter=100)": HistGradientBoostingClassifier(
             max_iter=100, early_stopping=False, random_state=0
