@@ -355,6 +355,10 @@ def render(
     hgb_floor,
     extrapolated,
 ):
+    b1, marginal = exact_rows[0]["time / floor"], exact_rows[1]["time / floor"]
+    tree_seconds = exact_rows[3]["time (s)"]
+    b3_serial, b3_parallel = (row["time / floor"] for row in permutation_rows)
+    lr_speedup, tree_speedup, hgb_speedup = (row["speed-up"] for row in parallel_rows)
     return f"""## explain
 
 Command: `nice -n 10 /work/venv/bin/python benchmarks/bench_explain.py {" ".join(sys.argv[1:])}`
@@ -394,40 +398,37 @@ Metric kernel (two groups, all four parts come from one pass; scipy returns the 
 
 What was chosen and what it bought:
 - Model calls are batched: the hybrid rows of several coalitions are packed into one
-  `predict_proba` call of up to 2^15 rows (built by broadcasting the shared background, then
-  overwriting the coalition's columns; small calls keep the block in cache while the model
-  reads it, which is why B1 runs at the 10^6-row floor), and
-  each coalition is evaluated on the distinct rows of X_S only (exact deduplication; no gain on
-  continuous features as here, large gains on discrete ones such as Adult's categoricals).
-  The bias games of `method="shapley"` cost no model calls (column sums of the per-row
-  Shapley matrix, vectorised W1 over all 2^d columns).
-- The remaining time is the model-call floor itself. For LogisticRegression the overhead above
-  the floor is in the "time / floor" column: 1.07 at d = 10 (target 1.5). At d = 50 (B3) the
-  same calls ran 13x the floor serially on this machine: the 32768 x 50 blocks made
-  LogisticRegression's multi-threaded BLAS product several times slower per row than the
-  10^6-row calls of the floor under this load (the per-row time of a single call varied
-  10x between repeats here); hybrid construction is about a quarter of the time.
-- `n_jobs=2` (loky processes, one BLAS/OpenMP thread each) pays seconds of start-up and
-  pickling on this loaded machine, so it loses on the short LR and tree runs, and wins 4.3x on
-  HGB, whose two OpenMP threads per call contend badly with the other jobs when serial, and
-  2.3x on the long d = 50 permutation run. Results agree with the serial ones to 1e-16.
+  `predict_proba` call of up to 2^15 rows, built by broadcasting the shared background and
+  overwriting the coalition's columns. Small calls keep the block in cache while the model
+  reads it, so B1 runs *below* the floor defined with 10^6-row calls ({b1}; target <= 1.5).
+  Each coalition is evaluated on the distinct rows of X_S only (exact deduplication; no gain
+  on the continuous features here, large gains on discrete ones such as Adult's). The bias
+  games of `method="shapley"` cost no model calls (column sums of the per-row Shapley matrix,
+  vectorised W1 over all 2^d columns); `"marginal"` costs the same ({marginal}).
+- At d = 50 (B3) the overhead is larger ({b3_serial}x serial,
+  {b3_parallel}x with `n_jobs=2`): LR's product on
+  32768 x 50 blocks costs more per row than on the floor's 10^6-row calls, and hybrid
+  construction with 50 columns is about a quarter of the time.
+- `n_jobs=2` (loky processes, one BLAS/OpenMP thread each) pays about 2 s of start-up and
+  pickling, so on the short LR and tree runs it gives {lr_speedup}x and {tree_speedup}x, on
+  HGB {hgb_speedup}x (see the tables). Results agree with the serial ones to 1e-16.
 - Tree-specific path (`skfair/explain/_tree.py`): when the score is a weighted sum of tree
   leaf values (raw score of (Hist)GradientBoosting: `decision_function` of a binary
   classifier, `predict` of a regressor; `predict_proba` of decision trees, random forests and
-  extra trees) the marginal game is a sum over trees, leaves and background rows
-  of leaf games with closed-form Shapley values (interventional TreeSHAP). Per leaf the x and
-  b patterns of the path's players are enumerated, so the exact per-row Shapley matrix (all
-  that `method="shapley"` needs for its bias games) costs about leaves x N_e x path length,
-  with no hybrid rows: the d = 10, N_e = 10^4, K = 100 HGB case runs in the B1'' time above
-  (**within the 5-minute target**) instead of the generic floor.
-- Probability scores (`predict_proba`, the default) are not sums over trees, so they keep
-  the generic path: 1.02e9 model rows at d = 10, N_e = 10^4, K = 100; the floor alone is
-  {hgb_floor * 1022:.0f} s here ({hgb_floor * 1022 / 60:.0f} min; about 40 min on the spec's
-  idle reference machine); extrapolated wall time {extrapolated / 60:.0f} min. **For
-  probabilities the 5-minute target is not met**, even with the 4.3x of `n_jobs=2` seen in
-  B2. Options: explain the raw score (the
-  ranking, and hence every threshold classifier, is the same), reduce N_e or K, group
-  features (`feature_groups`), or sample (`n_permutations=`, cost n_perm (p - 1) N_e K).
+  extra trees) the marginal game is a sum over trees, leaves and background rows of leaf games
+  with closed-form Shapley values (interventional TreeSHAP). Per leaf the x and b patterns of
+  the path's players are enumerated, so the exact per-row Shapley matrix (all that
+  `method="shapley"` needs for its bias games) costs about leaves x N_e x path length, with no
+  hybrid rows: the d = 10, N_e = 10^4, K = 100 HGB case (raw score) runs in
+  **{tree_seconds} s** (B1''), within the 5-minute target, instead of a
+  {hgb_floor * 1022 / 60:.0f}-minute floor.
+- Probabilities of gradient boosting (`predict_proba`, the default) are a sigmoid of the sum
+  over trees, so they keep the generic path: 1.02e9 model rows at d = 10, N_e = 10^4,
+  K = 100; the floor alone is {hgb_floor * 1022:.0f} s here (about 40 min on the spec's idle
+  reference); extrapolated wall time {extrapolated / 60:.0f} min serial. **For HGB
+  probabilities the 5-minute target is not met.** Options: explain the raw score (same
+  ranking, hence the same threshold classifiers), reduce N_e or K, group features
+  (`feature_groups`), or sample (`n_permutations=`, cost n_perm (p - 1) N_e K).
 - No dask backend is installed here, so it is not measured; the joblib calls honour
   `joblib.parallel_config(backend="dask")`.
 """
