@@ -400,7 +400,7 @@ What was chosen and what it bought:
 - Model calls are batched: the hybrid rows of several coalitions are packed into one
   `predict_proba` call of up to 2^15 rows, built by broadcasting the shared background and
   overwriting the coalition's columns. Small calls keep the block in cache while the model
-  reads it, so B1 runs *below* the floor defined with 10^6-row calls ({b1}; target <= 1.5).
+  reads it: B1 runs at {b1}x the floor defined with 10^6-row calls (target <= 1.5).
   Each coalition is evaluated on the distinct rows of X_S only (exact deduplication; no gain
   on the continuous features here, large gains on discrete ones such as Adult's). The bias
   games of `method="shapley"` cost no model calls (column sums of the per-row Shapley matrix,
