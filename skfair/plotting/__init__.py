@@ -1,5 +1,6 @@
 """skfair.plotting."""
 
+from skfair.plotting._bias import BiasExplanationDisplay
 from skfair.plotting._madd import MADDDisplay
 
-__all__ = ["MADDDisplay"]
+__all__ = ["BiasExplanationDisplay", "MADDDisplay"]

@@ -17,6 +17,7 @@ sum and a ``searchsorted``:
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from numbers import Real
 
 import numpy as np
@@ -64,19 +65,22 @@ class _Barycenter:
 
     def __init__(self, values, cells, n_cells, weights, *, keep_order):
         n = values.shape[0]
-        if keep_order or weights is not None or n_cells > _CELL_LOOP:
+        self.keys = None
+        if n_cells > _CELL_LOOP:
+            order, starts, rank, _, self.grid = _rank_by_cell(values, cells, n_cells)
+            self.values = values[order]
+        elif keep_order or weights is not None:
             order, starts = _sort_by_cell(values, cells, n_cells)
             self.values = values[order]
         else:  # fit alone, unweighted: sorting values is cheaper than sorting indices
             order, (starts, self.values) = None, _sorted_by_cell(values, cells, n_cells)
         counts = np.diff(starts)
-        sorted_cells = np.repeat(np.arange(n_cells), counts)
+        sorted_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), counts)
         self.starts = starts
-        self.keys = None
         if n_cells > _CELL_LOOP:
-            self.grid, rank = np.unique(self.values, return_inverse=True)
             self.width = 2 * self.grid.shape[0] + 1
-            self.keys = sorted_cells * self.width + 2 * rank.reshape(-1) + 1
+            self.keys = sorted_cells.astype(np.int64) * self.width + 2 * rank + 1
+            del rank
 
         position = np.arange(n) - starts[sorted_cells]
         if weights is None:
@@ -89,10 +93,13 @@ class _Barycenter:
             offset = np.concatenate([[0.0], running])[starts[:-1]]
             totals = running[starts[1:] - 1] - offset
             level = (running - offset[sorted_cells]) / totals[sorted_cells]
-        self.slot = np.arange(1, n + 1) + sorted_cells  # step of each sorted calibration row
+        del position
+        slot = np.arange(1, n + 1) + sorted_cells  # step of each sorted calibration row
         self.cumulative = np.zeros(n + n_cells)
-        self.cumulative[self.slot] = level
+        self.cumulative[slot] = level
+        self.slot = slot if keep_order else None  # for the in-sample path only
         self.order = order
+        del slot
         share = totals / totals.sum()
 
         # Q̄ on the merged grid: every step of a cell's quantile function is an event at its
@@ -109,6 +116,7 @@ class _Barycenter:
         self.quantiles = np.empty(self.levels.shape[0] + 1)
         self.quantiles[0] = share @ first
         np.cumsum(event_step[event_order], out=self.quantiles[1:])
+        del event_step, event_order, level
         self.quantiles[1:] += self.quantiles[0]
         # Σ p_b can differ from 1 by an ulp: keep Q̄ inside the calibration range (§3.6).
         np.clip(self.quantiles, first.min(), last.max(), out=self.quantiles)
@@ -127,9 +135,12 @@ class _Barycenter:
         tied = self.values[1:] == self.values[:-1]
         tied &= self.slot[1:] == self.slot[:-1] + 1  # same cell
         if tied.any():
-            # Uniformly random order inside each tie block of a cell.
+            # Uniformly random order inside each tie block of a cell. The draws belong to
+            # rows, not to sorted positions, so the result does not depend on how the sort
+            # ordered the tied rows.
             block = np.cumsum(np.concatenate([[True], ~tied]))
-            rows = rows[np.lexsort((rng.random(rows.shape[0]), block))]
+            draws = rng.random(rows.shape[0])
+            rows = rows[np.lexsort((draws[rows], block))]
         out = np.empty_like(fair)
         out[rows] = fair
         return out
@@ -137,11 +148,15 @@ class _Barycenter:
     def transform(self, values, cells, *, randomized, rng):
         """Repaired values of queries ``values`` in cells ``cells`` (spec §3.2)."""
         n_cells = self.starts.shape[0] - 1
-        order, bounds = _sort_by_cell(values, cells, n_cells)
-        queries = values[order]
-        query_cells = np.repeat(np.arange(n_cells), np.diff(bounds))
-        below, hit, upper = self._locate(queries, query_cells, bounds)
-        slot = below + query_cells
+        if self.keys is None:
+            order, bounds = _sort_by_cell(values, cells, n_cells)
+            slot, hit, upper = self._locate_per_cell(values[order], bounds)
+            query_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), np.diff(bounds))
+        else:
+            order, bounds, rank, on_grid, _ = _rank_by_cell(values, cells, n_cells, self.grid)
+            query_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), np.diff(bounds))
+            slot, hit, upper = self._locate_by_keys(query_cells, rank, on_grid)
+        slot += query_cells  # position in ``cumulative`` and ``fair``
         out = np.empty(values.shape[0])
         if not hit.any():
             out[order] = self.fair[slot]
@@ -160,33 +175,30 @@ class _Barycenter:
         out[order] = fair
         return out
 
-    def _locate(self, queries, query_cells, bounds):
-        """For queries sorted by (cell, value): the position in ``values`` of the first value
-        >= each query within its cell, whether the query equals a value of its cell, and for
-        those hits the position of the first value > it."""
-        if self.keys is None:
-            below = np.empty(queries.shape[0], dtype=np.intp)
-            for cell in range(bounds.shape[0] - 1):
-                start, stop = self.starts[cell], self.starts[cell + 1]
-                segment = slice(bounds[cell], bounds[cell + 1])
-                below[segment] = start + np.searchsorted(
-                    self.values[start:stop], queries[segment], side="left"
-                )
-            ends = self.starts[1:][query_cells]
-            hit = below < ends
-            hit[hit] = self.values[below[hit]] == queries[hit]
-            upper = below[hit].copy()
-            for cell in np.unique(query_cells[hit]):
-                start, stop = self.starts[cell], self.starts[cell + 1]
-                in_cell = query_cells[hit] == cell
-                upper[in_cell] = start + np.searchsorted(
-                    self.values[start:stop], queries[hit][in_cell], side="right"
-                )
-            return below, hit, upper
-        rank = np.searchsorted(self.grid, queries, side="left")
-        on_grid = rank < self.grid.shape[0]
-        on_grid[on_grid] = self.grid[rank[on_grid]] == queries[on_grid]
-        keys = query_cells * self.width + 2 * rank + on_grid
+    def _locate_per_cell(self, queries, bounds):
+        """For queries sorted by (cell, value), ``bounds`` delimiting the cells: the position in
+        ``values`` of the first value >= each query within its cell, whether the query equals
+        a value of its cell, and for those hits the position of the first value > it."""
+        below = np.empty(queries.shape[0], dtype=np.intp)
+        hit = np.empty(queries.shape[0], dtype=bool)
+        upper = []
+        for cell in range(bounds.shape[0] - 1):
+            start, stop = self.starts[cell], self.starts[cell + 1]
+            segment = slice(bounds[cell], bounds[cell + 1])
+            cell_values, cell_queries = self.values[start:stop], queries[segment]
+            found = np.searchsorted(cell_values, cell_queries, side="left")
+            cell_hit = cell_values[np.minimum(found, stop - start - 1)] == cell_queries
+            hit[segment] = cell_hit
+            below[segment] = found + start
+            if cell_hit.any():
+                found = np.searchsorted(cell_values, cell_queries[cell_hit], side="right")
+                upper.append(found + start)
+        return below, hit, np.concatenate(upper) if upper else np.empty(0, np.intp)
+
+    def _locate_by_keys(self, query_cells, rank, on_grid):
+        """The same as :meth:`_locate_per_cell` in one search over the integer keys, from each
+        query's rank in ``grid`` and whether it is on the grid."""
+        keys = query_cells.astype(np.int64) * self.width + 2 * rank + on_grid
         below = np.searchsorted(self.keys, keys, side="left")
         hit = on_grid
         hit[hit] = self.keys[np.minimum(below[hit], self.keys.shape[0] - 1)] == keys[hit]
@@ -210,7 +222,7 @@ class _Step:
         n_groups = group_attribute_codes.shape[0]
         if attribute is None:
             self.stratum_of_group = np.zeros(n_groups, dtype=np.intp)
-            self.cell_of_group = np.arange(n_groups)
+            self.cell_of_group = _small_ints(np.arange(n_groups), n_groups)
             self.n_cells = [n_groups]
             return
         later = group_attribute_codes[:, attribute + 1 :]
@@ -226,7 +238,8 @@ class _Step:
         pair_stratum = pairs // n_values
         first_pair = np.searchsorted(pair_stratum, pair_stratum, side="left")
         self.stratum_of_group = stratum
-        self.cell_of_group = (np.arange(pairs.shape[0]) - first_pair)[pair_of_group.reshape(-1)]
+        cell_of_group = (np.arange(pairs.shape[0]) - first_pair)[pair_of_group.reshape(-1)]
+        self.cell_of_group = _small_ints(cell_of_group, cell_of_group.max() + 1)
         self.n_cells = np.bincount(pair_stratum).tolist()
 
 
@@ -479,7 +492,10 @@ class BarycenterRepair(
         epsilons = _check_epsilon(self.epsilon, groups.n_attributes)
         positive = None if weights is None else weights > 0
         _check_group_weights(groups, weights)
-        self._groups = groups
+        # The per-sample codes are not needed after fit; transform encodes new samples.
+        self._groups = replace(
+            groups, codes=groups.codes[:0], attribute_codes=groups.attribute_codes[:0]
+        )
         self.categories_ = list(groups.attribute_labels)
         self.n_groups_ = groups.n_groups
         self.group_counts_ = groups.counts()
@@ -491,6 +507,8 @@ class BarycenterRepair(
         else:
             self._steps = [_Step(groups.group_attribute_codes, None, epsilons[-1])]
 
+        if self.ties == "none":
+            _warn_ties(S, groups.codes)
         self._maps = []
         self.w2_dispersion_ = np.empty(S.shape[1])
         out = np.empty_like(S) if in_sample else None
@@ -525,7 +543,7 @@ class BarycenterRepair(
             repaired = np.empty_like(values) if keep else None
             step_maps = []
             for stratum, rows in _strata(step, codes):
-                fitted_rows = rows if positive is None else rows[positive[rows]]
+                fitted_rows = _positive_rows(rows, positive)
                 stratum_values = values[fitted_rows]
                 if self.ties == "jitter":
                     stratum_values = stratum_values + jitter_rng.uniform(
@@ -547,7 +565,7 @@ class BarycenterRepair(
                 step_maps.append(barycenter)
                 if keep and positive is not None and not positive[rows].all():
                     # Zero-weight rows are not in the map; they follow the transform path.
-                    other = rows[~positive[rows]]
+                    other = _positive_rows(rows, ~positive)
                     repaired[other] = self._apply(
                         barycenter, values[other], step.cell_of_group[codes[other]], jitter_rng
                     )
@@ -564,11 +582,17 @@ class BarycenterRepair(
 
     def _transform_column(self, values, codes, column, rng):
         for step, step_maps in zip(self._steps, self._maps[column]):
-            repaired = np.empty_like(values)
+            repaired = None
             for stratum, rows in _strata(step, codes):
-                repaired[rows] = self._apply(
+                fair = self._apply(
                     step_maps[stratum], values[rows], step.cell_of_group[codes[rows]], rng
                 )
+                if isinstance(rows, slice):
+                    repaired = fair
+                    break
+                if repaired is None:
+                    repaired = np.empty_like(values)
+                repaired[rows] = fair
             values = _mix(values, repaired, step.epsilon, self.mode, rng)
         return values
 
@@ -585,9 +609,8 @@ class BarycenterRepair(
 def _strata(step, codes):
     """``(stratum, rows)`` for each stratum of ``step`` present in ``codes``."""
     n_strata = len(step.n_cells)
-    all_rows = np.arange(codes.shape[0])
     if n_strata == 1:
-        yield 0, all_rows
+        yield 0, slice(None)
         return
     stratum = step.stratum_of_group[codes]
     order = np.argsort(_small_ints(stratum, n_strata), kind="stable")
@@ -595,6 +618,15 @@ def _strata(step, codes):
     for s in range(n_strata):
         if bounds[s + 1] > bounds[s]:
             yield s, order[bounds[s] : bounds[s + 1]]
+
+
+def _positive_rows(rows, positive):
+    """The rows of ``rows`` (a slice of all rows or an index array) where ``positive``."""
+    if positive is None:
+        return rows
+    if isinstance(rows, slice):
+        return np.flatnonzero(positive)
+    return rows[positive[rows]]
 
 
 def _subset(weights, rows):
@@ -615,19 +647,39 @@ def _mix(original, fair, epsilon, mode, rng):
 
 
 def _sort_by_cell(values, cells, n_cells):
-    """Order of the rows by (cell, value), and the bounds of each cell in that order."""
+    """Order of the rows by (cell, value), and the bounds of each cell in that order, for a
+    few cells (one pass over the rows per cell)."""
     counts = np.bincount(cells, minlength=n_cells)
     bounds = np.concatenate([[0], np.cumsum(counts)])
     if n_cells == 1:
         return np.argsort(values), bounds
-    if n_cells <= _CELL_LOOP:
-        order = np.empty(values.shape[0], dtype=np.intp)
-        for cell in range(n_cells):
-            rows = np.flatnonzero(cells == cell)
-            order[bounds[cell] : bounds[cell + 1]] = rows[np.argsort(values[rows])]
-        return order, bounds
-    order = np.argsort(values)
-    return order[np.argsort(_small_ints(cells[order], n_cells), kind="stable")], bounds
+    order = np.empty(values.shape[0], dtype=np.intp)
+    for cell in range(n_cells):
+        rows = np.flatnonzero(cells == cell)
+        order[bounds[cell] : bounds[cell + 1]] = rows[np.argsort(values[rows])]
+    return order, bounds
+
+
+def _rank_by_cell(values, cells, n_cells, grid=None):
+    """Order of the rows by (cell, value), cell bounds, and each row's rank in ``grid`` (the
+    distinct values, computed when None) with whether it is on the grid. The ranks are found
+    on the values sorted once globally, where searching is cheap, and then reordered."""
+    value_order = np.argsort(values)
+    sorted_values = values[value_order]
+    if grid is None:
+        new_value = np.empty(values.shape[0], dtype=bool)
+        new_value[0] = True
+        np.not_equal(sorted_values[1:], sorted_values[:-1], out=new_value[1:])
+        grid = sorted_values[new_value]
+        rank, on_grid = np.cumsum(new_value) - 1, None
+    else:
+        rank = np.searchsorted(grid, sorted_values, side="left")
+        on_grid = rank < grid.shape[0]
+        on_grid[on_grid] = grid[rank[on_grid]] == sorted_values[on_grid]
+    by_cell = np.argsort(_small_ints(cells[value_order], n_cells), kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(cells, minlength=n_cells))])
+    on_grid = None if on_grid is None else on_grid[by_cell]
+    return value_order[by_cell], bounds, rank[by_cell], on_grid, grid
 
 
 def _sorted_by_cell(values, cells, n_cells):
@@ -661,6 +713,7 @@ def _draw_seed(random_state):
 
 def _check_epsilon(epsilon, n_attributes):
     """One epsilon per attribute, each a number in [0, 1] (not a bool)."""
+    scalar = np.ndim(epsilon) == 0
     values = np.atleast_1d(np.asarray(epsilon, dtype=object))
     if values.ndim != 1 or values.shape[0] == 0:
         raise ValueError(f"epsilon must be a number or a 1-D sequence, got {epsilon!r}.")
@@ -672,11 +725,11 @@ def _check_epsilon(epsilon, n_attributes):
     values = values.astype(np.float64)
     if n_attributes is None:
         return values.tolist()
-    if values.shape[0] == 1:
+    if scalar:
         return [float(values[0])] * n_attributes
     if values.shape[0] != n_attributes:
         raise ValueError(
-            f"epsilon has {values.shape[0]} values but sensitive_features has {n_attributes} "
+            f"epsilon has {values.shape[0]} value(s) but sensitive_features has {n_attributes} "
             "attribute(s); give one value per attribute, in column order, or a single number."
         )
     return values.tolist()
@@ -709,6 +762,20 @@ def _check_group_weights(groups, weights):
             UserWarning,
             stacklevel=4,
         )
+
+
+def _warn_ties(S, codes):
+    for column in range(S.shape[1]):
+        order = np.lexsort((S[:, column], codes))
+        values, sorted_codes = S[order, column], codes[order]
+        if ((values[1:] == values[:-1]) & (sorted_codes[1:] == sorted_codes[:-1])).any():
+            warnings.warn(
+                f"Column {column} has ties within a group: with ties='none' tied rows share one "
+                "output and the repair is not exact; use ties='randomized'.",
+                UserWarning,
+                stacklevel=4,
+            )
+            return
 
 
 def _warn_unknown(sensitive_features, unknown):

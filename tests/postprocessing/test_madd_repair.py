@@ -370,3 +370,30 @@ def test_validation(simulation):
         repair.transform(scores[:3])
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         repair.transform(np.array([[1.5]]), sensitive_features=[0])
+
+
+def test_inside_repaired_classifier():
+    from sklearn.linear_model import LogisticRegression
+
+    from skfair.postprocessing import RepairedClassifier
+
+    rng = np.random.default_rng(0)
+    group = rng.integers(0, 2, 4000)
+    X = np.c_[rng.normal(size=4000) + group, group]
+    y = (X[:, 0] + rng.normal(size=4000) > 0.5).astype(int)
+    clf = RepairedClassifier(
+        LogisticRegression(),
+        MADDRepair(lam=0.5, random_state=0),
+        sensitive_column=1,
+        response_method="predict_proba",
+    ).fit(X, y)
+    repaired = clf.predict_proba(X)[:, 1]
+    raw = clf.estimator_.predict_proba(X[:, :1])[:, 1]
+    # RepairedClassifier fits the repair on the (n, 1) positive-class scores
+    expected = MADDRepair(lam=0.5, random_state=0).fit(raw[:, None], sensitive_features=group)
+    np.testing.assert_allclose(
+        repaired, expected.transform(raw[:, None], sensitive_features=group)[:, 0]
+    )
+    before = madd(None, raw, sensitive_features=group, bins=50)
+    after = madd(None, repaired, sensitive_features=group, bins=50)
+    assert abs(after - 0.5 * before) < 0.03

@@ -1,0 +1,227 @@
+"""RepairedClassifier / RepairedRegressor: scikit-learn contract, the two sensitive-feature
+modes, FrozenEstimator, out-of-fold repair, multi-class renormalisation."""
+
+import pickle
+
+import numpy as np
+import pytest
+import sklearn
+from scipy.stats import ks_2samp
+from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_predict
+from sklearn.svm import LinearSVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skfair.postprocessing import BarycenterRepair, RepairedClassifier, RepairedRegressor
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Groups .* have fewer than 10 calibration rows:UserWarning"
+)
+
+
+def make_data(n=600, seed=0, n_classes=2):
+    rng = np.random.default_rng(seed)
+    group = rng.integers(0, 2, n)
+    X = np.c_[rng.normal(size=n) + group, rng.normal(size=n)]
+    latent = X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n)
+    if n_classes == 2:
+        y = (latent > 0.5).astype(int)
+    else:
+        y = np.digitize(latent, np.quantile(latent, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    return X, y, group
+
+
+@parametrize_with_checks(
+    [
+        RepairedClassifier(LogisticRegression(), BarycenterRepair()),
+        RepairedRegressor(LinearRegression(), BarycenterRepair()),
+    ]
+)
+@pytest.mark.filterwarnings("ignore:Repaired.* was fitted without sensitive features")
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)
+
+
+def test_binary_classifier_repairs_positive_probability():
+    X, y, group = make_data()
+    clf = RepairedClassifier(LogisticRegression(), BarycenterRepair(random_state=0))
+    clf.fit(X, y, sensitive_features=group)
+    proba = clf.predict_proba(X, sensitive_features=group)
+    raw = LogisticRegression().fit(X, y).predict_proba(X)[:, 1]
+    # the repair is the in-sample map of an independent LogisticRegression's scores
+    expected = BarycenterRepair(random_state=0).fit(raw[:, None], sensitive_features=group)
+    np.testing.assert_allclose(
+        proba[:, 1], expected.transform(raw[:, None], sensitive_features=group)[:, 0]
+    )
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert ks_2samp(proba[group == 0, 1], proba[group == 1, 1]).statistic < 0.05
+    assert ks_2samp(raw[group == 0], raw[group == 1]).statistic > 0.3
+    assert np.array_equal(
+        clf.predict(X, sensitive_features=group), (proba[:, 1] >= 0.5).astype(int)
+    )
+    decision = clf.decision_function(X, sensitive_features=group)
+    assert decision.shape == (600,)
+    assert ks_2samp(decision[group == 0], decision[group == 1]).statistic < 0.05
+    assert clf.score(X, y, sensitive_features=group) == pytest.approx(
+        np.mean(clf.predict(X, sensitive_features=group) == y)
+    )
+
+
+def test_multiclass_columns_repaired_then_renormalised():
+    X, y, group = make_data(n_classes=3)
+    clf = RepairedClassifier(LogisticRegression(), BarycenterRepair(random_state=0))
+    clf.fit(X, y, sensitive_features=group)
+    proba = clf.predict_proba(X, sensitive_features=group)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    raw = LogisticRegression().fit(X, y).predict_proba(X)
+    columns = BarycenterRepair(random_state=0).fit(raw, sensitive_features=group)
+    repaired = columns.transform(raw, sensitive_features=group)
+    np.testing.assert_allclose(proba, repaired / repaired.sum(axis=1, keepdims=True))
+    assert np.array_equal(clf.predict(X, sensitive_features=group), np.argmax(proba, axis=1))
+
+
+def test_decision_function_only_model_uses_threshold_on_repaired_decision():
+    X, y, group = make_data()
+    clf = RepairedClassifier(LinearSVC(), BarycenterRepair(), threshold=0.0)
+    clf.fit(X, y, sensitive_features=group)
+    assert not hasattr(clf, "predict_proba")
+    decision = clf.decision_function(X, sensitive_features=group)
+    assert np.array_equal(clf.predict(X, sensitive_features=group), (decision >= 0).astype(int))
+    only_proba = RepairedClassifier(
+        LogisticRegression(), BarycenterRepair(), response_method="predict_proba"
+    )
+    assert not hasattr(only_proba, "decision_function")
+
+
+def test_regressor_repair_equalises_group_laws():
+    rng = np.random.default_rng(1)
+    group = rng.integers(0, 2, 800)
+    X = np.c_[rng.normal(size=800) + 2 * group]
+    y = X[:, 0] + rng.normal(size=800)
+    reg = RepairedRegressor(LinearRegression(), BarycenterRepair(random_state=0))
+    pred = reg.fit(X, y, sensitive_features=group).predict(X, sensitive_features=group)
+    assert pred.shape == (800,)
+    assert ks_2samp(pred[group == 0], pred[group == 1]).statistic < 0.03
+    two = np.c_[y, -2 * y]
+    multi = clone(reg).fit(X, two, sensitive_features=group).predict(X, sensitive_features=group)
+    assert multi.shape == (800, 2)
+    np.testing.assert_allclose(multi[:, 0], pred)
+
+
+def test_frozen_estimator_keeps_inner_coefficients():
+    X, y, group = make_data()
+    fitted = LogisticRegression().fit(X[:300], y[:300])
+    coef = fitted.coef_.copy()
+    clf = RepairedClassifier(FrozenEstimator(fitted), BarycenterRepair())
+    clf.fit(X[300:], y[300:], sensitive_features=group[300:])
+    assert clf.estimator_ is clf.estimator
+    assert np.array_equal(fitted.coef_, coef)
+    assert clone(clf).estimator is clf.estimator  # FrozenEstimator survives clone
+
+
+def test_cv_fits_repair_out_of_fold_and_refits_estimator():
+    X, y, group = make_data()
+    cv = KFold(5)
+    clf = RepairedClassifier(
+        LogisticRegression(),
+        BarycenterRepair(random_state=0),
+        cv=cv,
+        response_method="predict_proba",
+    )
+    clf.fit(X, y, sensitive_features=group)
+    oof = cross_val_predict(LogisticRegression(), X, y, cv=cv, method="predict_proba")[:, 1:]
+    expected = BarycenterRepair(random_state=0).fit(oof, sensitive_features=group)
+    queries = LogisticRegression().fit(X, y).predict_proba(X)[:, 1:]
+    np.testing.assert_allclose(
+        clf.predict_proba(X, sensitive_features=group)[:, 1],
+        expected.transform(queries, sensitive_features=group)[:, 0],
+    )
+    np.testing.assert_allclose(clf.estimator_.coef_, LogisticRegression().fit(X, y).coef_)
+
+
+class RecordingRepair(TransformerMixin, BaseEstimator):
+    """A repair that records what reaches its fit (the MADDRepair interface needs y)."""
+
+    def fit(self, S, y=None, *, sensitive_features=None, sample_weight=None):
+        self.seen_y_ = y
+        self.seen_weight_ = sample_weight
+        self.n_features_in_ = S.shape[1]
+        return self
+
+    def transform(self, S, *, sensitive_features=None):
+        return S
+
+
+def test_repair_receives_targets_and_weights():
+    X, y, group = make_data()
+    weights = np.arange(600) % 3 + 1.0
+    clf = RepairedClassifier(
+        LogisticRegression(), RecordingRepair(), response_method="predict_proba"
+    )
+    clf.fit(X, y, sample_weight=weights, sensitive_features=group)
+    assert np.array_equal(clf.repair_.seen_y_, y)
+    assert np.array_equal(clf.repair_.seen_weight_, weights)
+
+
+def test_grid_search_in_sensitive_column_mode_with_string_column():
+    pd = pytest.importorskip("pandas")
+    X, y, group = make_data()
+    frame = pd.DataFrame({"x1": X[:, 0], "x2": X[:, 1], "sex": np.where(group == 1, "M", "F")})
+    clf = RepairedClassifier(
+        LogisticRegression(), BarycenterRepair(random_state=0), sensitive_column="sex"
+    )
+    search = GridSearchCV(
+        clf, {"repair__epsilon": [0.0, 1.0], "estimator__C": [0.01, 1.0]}, cv=3, error_score="raise"
+    )
+    search.fit(frame, y)
+    assert set(search.best_params_) == {"repair__epsilon", "estimator__C"}
+    assert search.predict(frame).shape == (600,)
+    assert list(search.best_estimator_.feature_names_in_) == ["x1", "x2", "sex"]
+    assert list(search.best_estimator_.estimator_.feature_names_in_) == ["x1", "x2"]
+    fair = clone(clf).fit(frame, y)
+    rates = [fair.predict(frame)[group == g].mean() for g in (0, 1)]
+    assert abs(rates[0] - rates[1]) < 0.05
+    with pytest.raises(ValueError, match="pass one or the other"):
+        fair.predict(frame, sensitive_features=group)
+
+
+def test_grid_search_in_routing_mode():
+    X, y, group = make_data()
+    with sklearn.config_context(enable_metadata_routing=True):
+        clf = RepairedClassifier(LogisticRegression(), BarycenterRepair(random_state=0))
+        search = GridSearchCV(clf, {"repair__epsilon": [0.0, 1.0]}, cv=3, error_score="raise")
+        search.fit(X, y, sensitive_features=group)
+        best = search.best_estimator_
+        assert best.predict(X, sensitive_features=group).shape == (600,)
+        # score() receives the routed sensitive features
+        assert 0.5 < search.score(X, y, sensitive_features=group) <= 1.0
+        routing = clf.get_metadata_routing()
+        assert routing.consumes("fit", ["sensitive_features"]) == {"sensitive_features"}
+
+
+def test_missing_sensitive_features_at_predict_is_a_clear_error():
+    X, y, group = make_data()
+    clf = RepairedClassifier(LogisticRegression(), BarycenterRepair()).fit(
+        X, y, sensitive_features=group
+    )
+    with pytest.raises(ValueError, match="transform needs them"):
+        clf.predict(X)
+    with pytest.warns(
+        UserWarning, match="RepairedClassifier was fitted without sensitive features"
+    ):
+        RepairedClassifier(LogisticRegression(), BarycenterRepair()).fit(X, y)
+
+
+def test_clone_pickle_doc_link_and_html_repr():
+    X, y, group = make_data()
+    clf = RepairedRegressor(LinearRegression(), BarycenterRepair(0.5), sensitive_column=0)
+    assert clone(clf).get_params()["repair__epsilon"] == 0.5
+    fitted = clf.fit(X, y.astype(float))
+    restored = pickle.loads(pickle.dumps(fitted))
+    assert np.array_equal(restored.predict(X), fitted.predict(X))
+    assert fitted.n_features_in_ == 2
+    link = fitted._get_doc_link()
+    assert link.endswith("skfair.postprocessing.RepairedRegressor.html")
+    assert link in fitted._repr_html_()
