@@ -251,8 +251,10 @@ def test_scorers_need_member_outputs_and_work_in_cross_validation():
 
     from skfair.metrics import epistemic_uncertainty_difference, get_fairness_scorer
 
-    with pytest.raises(ValueError, match="predict_proba_members"):
+    with pytest.raises(ValueError, match="'predict_proba_members'"):
         get_fairness_scorer("epistemic_uncertainty_difference")
+    with pytest.raises(ValueError, match="'predict_members'"):
+        get_fairness_scorer("label_stability_difference")
     X_s = np.column_stack([X[:, 0] > 0, X[:, 1:]]).astype(float)
     scoring = {
         "stability": get_fairness_scorer(
