@@ -129,6 +129,12 @@ def test_bootstrap_missing_a_class():
         if miss:
             np.testing.assert_array_equal(member_proba[:, 2], 0)
     assert set(ensemble.predict_members(X).ravel()) <= {0, 1, 2}
+    # Three classes: K = 3 in label stability, entropies up to log2(3).
+    result = ensemble.uncertainty(X)
+    np.testing.assert_allclose(
+        result.label_stability, label_stability(ensemble.predict_members(X), labels=[0, 1, 2])
+    )
+    assert np.all(result.aleatoric + result.epistemic <= math.log2(3) + 1e-12)
 
 
 def test_uncertainty_matches_the_metric_functions():
