@@ -189,10 +189,23 @@ def post_processing_section(full, timeout):
     assert abs(row["accuracy_1"] - 0.3905) <= 0.001 and repair.fairness_loss_[-1, 0] == 0.0
     assert row["lambda"] == 1.0 and abs(row["objective_min"] - 0.1952) <= 0.001
     grid = np.linspace(0, 1, 1000)
-    per_lambda, values = maddlib_serial_per_lambda(group0, group1, labels, grid[[0, 500, 999]])
+    # maddlib serially on lambda = 0, 1 and the 21 grid points around the paper's optimum
+    # (0.961..0.981): its seconds per lambda, its losses at 0 and 1, and its local minimum.
+    window = np.arange(960, 981)
+    per_lambda, values = maddlib_serial_per_lambda(
+        group0, group1, labels, grid[np.r_[0, 999, window]]
+    )
+    total, accuracy, fairness = (np.array(column) for column in zip(*values, strict=True))
     row["maddlib_per_lambda"] = per_lambda
-    row["maddlib_accuracy_0"], row["maddlib_accuracy_1"] = values[0][1], values[2][1]
-    row["maddlib_fairness_0"] = 0.5 * values[0][2]
+    row["maddlib_accuracy_0"], row["maddlib_accuracy_1"] = accuracy[0], accuracy[1]
+    row["maddlib_fairness_0"] = 0.5 * fairness[0]
+    local = 2 + int(np.argmin(total[2:]))
+    row["maddlib_window_lambda"] = grid[window[local - 2]]
+    row["maddlib_window_objective"] = float(total[local])
+    lowest = 2 + int(np.argmin(fairness[2:]))
+    row["maddlib_window_fairness"] = 0.5 * float(fairness[lowest])
+    row["maddlib_window_fairness_lambda"] = grid[window[lowest - 2]]
+    row["skfair_objective_at_window"] = float(repair.objective_[window[local - 2], 0])
     row["time_maddlib"] = None
     if full:
         queue = multiprocessing.get_context("fork").Queue()
@@ -277,21 +290,23 @@ def render(sweeps, post, command):
             f"{row['time_skfair']:.3f} s | **x{row['time_maddlib'] / row['time_skfair']:.0f}** |"
         )
     serial = 1000 * post["maddlib_per_lambda"]
+    extrapolated = (
+        f"serial estimate {serial:.0f} s (1000 x {post['maddlib_per_lambda']:.2f} s per lambda)"
+    )
     if post["time_maddlib"] is not None:
-        maddlib_cell = (
-            f"{post['time_maddlib']:.0f} s (measured, 1 run, its 2-process pool); serial "
-            f"estimate {serial:.0f} s"
+        maddlib_cell = f"{post['time_maddlib']:.0f} s (measured, 1 run, its process pool); "
+        ratio_cell = f"**x{post['time_maddlib'] / post['time_skfair']:,.0f}** (measured)"
+    elif post.get("timed_out"):
+        timed_out = post["timed_out"]
+        maddlib_cell = f"> {timed_out:.0f} s (1 run, its process pool, killed at the timeout); "
+        ratio_cell = (
+            f"**> x{timed_out / post['time_skfair']:,.0f}** (measured lower bound); "
+            f"x{serial / post['time_skfair']:,.0f} from the serial estimate"
         )
-        ratio = post["time_maddlib"] / post["time_skfair"]
-        ratio_cell = f"**x{ratio:.0f}** (measured)"
     else:
-        timed_out = post.get("timed_out")
-        note = f"timed out after {timed_out} s; " if timed_out else "not run (--quick); "
-        maddlib_cell = (
-            f"{note}extrapolated {serial:.0f} s (1000 x {post['maddlib_per_lambda']:.2f} s per "
-            "lambda, serial)"
-        )
-        ratio_cell = f"**x{serial / post['time_skfair']:.0f}** (extrapolated)"
+        maddlib_cell = "not run (--quick); "
+        ratio_cell = f"**x{serial / post['time_skfair']:,.0f}** (extrapolated)"
+    maddlib_cell += extrapolated
     lines += [
         f"| 1000-lambda post-processing search (fit) | 20,000 | {maddlib_cell} | "
         f"{post['time_skfair']:.3f} s | {ratio_cell} |",
@@ -317,12 +332,21 @@ def render(sweeps, post, command):
             f"| lambda*; objective minimum | {post['lambda']:.3f}; {post['objective_min']:.4f} | "
             f"{post['maddlib_lambda']:.3f}; {post['maddlib_objective_min']:.4f} | 0.970; 0.226 |",
         ]
-    else:
-        lines += [
-            f"| minimum fairness loss | {post['fairness_min']:.4f} | (full run needed) | 0.063 |",
-            f"| lambda*; objective minimum | {post['lambda']:.3f}; {post['objective_min']:.4f} | "
-            "(full run needed) | 0.970; 0.226 |",
-        ]
+    lines += [
+        f"| lowest fairness loss on lambda in [0.961, 0.981] | "
+        f"{post['fairness_min']:.4f} (global, at 1.0) | "
+        f"{post['maddlib_window_fairness']:.4f} at {post['maddlib_window_fairness_lambda']:.3f}"
+        " | 0.063 |",
+        f"| objective minimum on lambda in [0.961, 0.981] | "
+        f"{post['skfair_objective_at_window']:.4f} at {post['maddlib_window_lambda']:.3f} "
+        f"(global: {post['objective_min']:.4f} at {post['lambda']:.3f}) | "
+        f"{post['maddlib_window_objective']:.4f} at {post['maddlib_window_lambda']:.3f} | "
+        "0.226 at 0.970 |",
+        "",
+        "skfair's lambda* = 1 is the in-sample optimum of exact maps (its MADD reaches 0 at "
+        "lambda = 1); maddlib's lambda* < 1 comes from its binned CDFs, whose MADD bottoms out "
+        "near 0.063 (see the MADDRepair docstring).",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -357,7 +381,7 @@ def main():
         print(row)
     post = post_processing_section(not arguments.quick, arguments.timeout)
     print(post)
-    command = "nice -n 10 python benchmarks/bench_madd.py" + (" --quick" if arguments.quick else "")
+    command = " ".join(["nice -n 10 python benchmarks/bench_madd.py", *sys.argv[1:]])
     section = render(sweeps, post, command)
     print(section)
     if not arguments.no_write:
