@@ -28,7 +28,6 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import ks_2samp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -77,12 +76,19 @@ def floor(calibration, test):
 
 
 def max_ks(values, codes):
-    labels = np.unique(codes)
-    return max(
-        ks_2samp(values[codes == a], values[codes == b]).statistic
-        for i, a in enumerate(labels)
-        for b in labels[i + 1 :]
-    )
+    """Largest two-sample KS over all pairs of groups, in O(G n) time and O(n) memory.
+
+    max_{a,b} sup_t |F_a(t) - F_b(t)| = sup_t (max_a F_a(t) - min_a F_a(t)), and the ECDFs
+    are right-continuous steps at the pooled values, so evaluating them there is exact.
+    """
+    pooled = np.sort(values)
+    highest, lowest = np.zeros(values.size), np.ones(values.size)
+    for group in np.unique(codes):
+        in_group = np.sort(values[codes == group])
+        ecdf = np.searchsorted(in_group, pooled, side="right") / in_group.size
+        np.maximum(highest, ecdf, out=highest)
+        np.minimum(lowest, ecdf, out=lowest)
+    return float((highest - lowest).max())
 
 
 def _equipy_unfairness(y, sensitive):
@@ -211,7 +217,9 @@ def main(argv=None):
             s[:, None], sensitive_features=a1
         )
     )
-    checks.append(f"peak traced memory of fit + transform at n = 1e5: {memory / (8 * 1e5):.1f} x n x 8 bytes")
+    checks.append(
+        f"peak traced memory of fit + transform at n = 1e5: {memory / (8 * 1e5):.1f} x n x 8 bytes"
+    )
     report = render(rows, many, checks, args)
     print(report)
     if args.write:

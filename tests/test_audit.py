@@ -518,6 +518,17 @@ def test_data_errors(args, message, tmp_path, capsys, monkeypatch):
     assert captured.err.startswith("skfair audit: error:")
 
 
+def test_files_that_are_not_models_are_refused(tmp_path, capsys):
+    make_csv(tmp_path / "loans.csv", n=50)
+    joblib.dump({"weights": [1, 2]}, tmp_path / "dict.joblib")
+    args = ["audit", "--data", str(tmp_path / "loans.csv"), "--target", "approved"]
+    args += ["--positive-label", "yes", "--sensitive", "sex", "--model"]
+    assert main([*args, str(tmp_path / "loans.csv")]) == 1
+    assert "loans.csv is not a model saved with joblib.dump" in capsys.readouterr().err
+    assert main([*args, str(tmp_path / "dict.joblib")]) == 1
+    assert "dict.joblib holds a dict, not a fitted model" in capsys.readouterr().err
+
+
 def test_missing_sensitive_value_is_reported(tmp_path, capsys):
     frame = make_csv(tmp_path / "loans.csv", n=50)
     frame.loc[7, "sex"] = None

@@ -41,6 +41,7 @@ _AUTO_PERMUTATIONS = 128
 _WARN_EXACT_PLAYERS = 16
 _CROSS_GROUP_RHO = 0.5  # "conditional": warn above this cross-group |Spearman rho| (spec §10.3)
 _BIAS_GAME_CHUNK = 256  # coalitions per vectorised W1 evaluation of the choice-(b) bias game
+_COALITIONS_PER_CHUNK = 64  # model-game columns held at once in exact mode
 _PARTS = ("total", "positive", "negative", "net")
 
 
@@ -61,11 +62,24 @@ class _ComparedPair:
 
 
 def _exact_batch(game, player_masks, weight_rows, pair, with_bias_game, singleton_positions):
-    """Partial Shapley sums (and bias-game parts) of a batch of coalitions (spec §9.4)."""
-    values = game.values(player_masks)  # (n_coalitions, n_eval)
-    partial_phi = values.T @ weight_rows  # streamed: phi = sum_c v_c ⊗ W[c]
-    bias_parts = pair.parts(values.T) if with_bias_game else None
-    singletons = {int(j): values[k] for k, j in singleton_positions}
+    """Partial Shapley sums (and bias-game parts) of a batch of coalitions (spec §9.4).
+
+    The game table is streamed: ``phi = sum_c v_c ⊗ W[c]`` over chunks of coalitions, so at
+    most ``_COALITIONS_PER_CHUNK`` columns of the (n_eval, 2**p) table exist at a time.
+    """
+    partial_phi = np.zeros((game.pool.n_eval, weight_rows.shape[1]))
+    bias_parts = np.zeros((len(player_masks), 2))
+    singletons = {}
+    singleton_of = dict(singleton_positions)
+    for start in range(0, len(player_masks), _COALITIONS_PER_CHUNK):
+        chunk = slice(start, start + _COALITIONS_PER_CHUNK)
+        values = game.values(player_masks[chunk])  # (n_chunk, n_eval)
+        partial_phi += values.T @ weight_rows[chunk]
+        if with_bias_game:
+            bias_parts[chunk] = np.column_stack(pair.parts(values.T))
+        for k, row in enumerate(values, start=start):
+            if k in singleton_of:
+                singletons[singleton_of[k]] = row
     return partial_phi, bias_parts, singletons
 
 
@@ -564,7 +578,7 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
             phi += partial_phi
             singletons.update(batch_singletons)
             if choice_a:
-                bias_game[batch] = np.column_stack(parts)
+                bias_game[batch] = parts
         if choice_a:
             attributions = np.column_stack([singletons[j] for j in range(n_players)])
         else:

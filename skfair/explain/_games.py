@@ -154,12 +154,32 @@ def factorize_columns(pool):
         if isinstance(column, np.ndarray) and column.dtype.kind in "biufcmM":
             values, inverse = np.unique(column, return_inverse=True)
         else:
-            import pandas as pd
-
-            inverse, values = pd.factorize(np.asarray(column, dtype=object), use_na_sentinel=False)
+            values, inverse = _factorize_objects(np.asarray(column, dtype=object))
         codes[:, j] = inverse.reshape(-1)
         cardinality[j] = max(len(values), 1)
     return codes, cardinality
+
+
+def _factorize_objects(column):
+    """``(distinct values, inverse)`` of an object column; NaN and None are one value.
+
+    pandas' hash table when pandas is installed; otherwise (pandas is an optional extra) a sort
+    of type-qualified strings, so that 1 and "1" stay distinct.
+    """
+    try:
+        import pandas as pd
+    except ImportError:
+        pd = None
+    if pd is not None:
+        inverse, values = pd.factorize(column, use_na_sentinel=False)
+        return values, inverse
+    keys = np.array(
+        [
+            "" if value is None or value != value else f"{type(value).__name__}:{value}"
+            for value in column.tolist()
+        ]
+    )
+    return np.unique(keys, return_inverse=True)
 
 
 def _distinct_rows(codes, cardinality, columns):

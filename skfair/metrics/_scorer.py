@@ -39,6 +39,7 @@ from skfair.metrics._classification import (
     true_positive_rate_difference,
 )
 from skfair.metrics._distribution import classifier_bias, ks_bias, quantile_bias, wasserstein_bias
+from skfair.metrics._hfm import hfm
 from skfair.metrics._madd import madd
 from skfair.metrics._uncertainty import (
     aleatoric_uncertainty_difference,
@@ -86,6 +87,7 @@ _BUILTIN = {
     "quantile_bias": _Builtin(quantile_bias, _SCORES, "difference"),
     "classifier_bias": _Builtin(classifier_bias, _SCORES, "difference"),
     "madd": _Builtin(madd, "predict_proba", "loss"),
+    "hfm": _Builtin(hfm, _LABELS, "difference", needs_X=True),
     # Member outputs: response_method="predict_members" (labels) or "predict_proba_members".
     "label_stability_difference": _Builtin(label_stability_difference, None, "difference"),
     "epistemic_uncertainty_difference": _Builtin(

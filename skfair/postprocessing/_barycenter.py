@@ -65,7 +65,11 @@ class _Barycenter:
 
     def __init__(self, values, cells, n_cells, weights, *, keep_order):
         n = values.shape[0]
-        if keep_order or weights is not None or n_cells > _CELL_LOOP:
+        self.keys = None
+        if n_cells > _CELL_LOOP:
+            order, starts, rank, _, self.grid = _rank_by_cell(values, cells, n_cells)
+            self.values = values[order]
+        elif keep_order or weights is not None:
             order, starts = _sort_by_cell(values, cells, n_cells)
             self.values = values[order]
         else:  # fit alone, unweighted: sorting values is cheaper than sorting indices
@@ -73,11 +77,9 @@ class _Barycenter:
         counts = np.diff(starts)
         sorted_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), counts)
         self.starts = starts
-        self.keys = None
         if n_cells > _CELL_LOOP:
-            self.grid, rank = np.unique(self.values, return_inverse=True)
             self.width = 2 * self.grid.shape[0] + 1
-            self.keys = sorted_cells.astype(np.int64) * self.width + 2 * rank.reshape(-1) + 1
+            self.keys = sorted_cells.astype(np.int64) * self.width + 2 * rank + 1
             del rank
 
         position = np.arange(n) - starts[sorted_cells]
@@ -146,10 +148,14 @@ class _Barycenter:
     def transform(self, values, cells, *, randomized, rng):
         """Repaired values of queries ``values`` in cells ``cells`` (spec §3.2)."""
         n_cells = self.starts.shape[0] - 1
-        order, bounds = _sort_by_cell(values, cells, n_cells)
-        queries = values[order]
-        query_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), np.diff(bounds))
-        slot, hit, upper = self._locate(queries, query_cells, bounds)
+        if self.keys is None:
+            order, bounds = _sort_by_cell(values, cells, n_cells)
+            slot, hit, upper = self._locate_per_cell(values[order], bounds)
+            query_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), np.diff(bounds))
+        else:
+            order, bounds, rank, on_grid, _ = _rank_by_cell(values, cells, n_cells, self.grid)
+            query_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), np.diff(bounds))
+            slot, hit, upper = self._locate_by_keys(query_cells, rank, on_grid)
         slot += query_cells  # position in ``cumulative`` and ``fair``
         out = np.empty(values.shape[0])
         if not hit.any():
@@ -169,29 +175,29 @@ class _Barycenter:
         out[order] = fair
         return out
 
-    def _locate(self, queries, query_cells, bounds):
-        """For queries sorted by (cell, value): the position in ``values`` of the first value
-        >= each query within its cell, whether the query equals a value of its cell, and for
-        those hits the position of the first value > it."""
-        if self.keys is None:
-            below = np.empty(queries.shape[0], dtype=np.intp)
-            hit = np.empty(queries.shape[0], dtype=bool)
-            upper = []
-            for cell in range(bounds.shape[0] - 1):
-                start, stop = self.starts[cell], self.starts[cell + 1]
-                segment = slice(bounds[cell], bounds[cell + 1])
-                cell_values, cell_queries = self.values[start:stop], queries[segment]
-                found = np.searchsorted(cell_values, cell_queries, side="left")
-                cell_hit = cell_values[np.minimum(found, stop - start - 1)] == cell_queries
-                hit[segment] = cell_hit
-                below[segment] = found + start
-                if cell_hit.any():
-                    found = np.searchsorted(cell_values, cell_queries[cell_hit], side="right")
-                    upper.append(found + start)
-            return below, hit, np.concatenate(upper) if upper else np.empty(0, np.intp)
-        rank = np.searchsorted(self.grid, queries, side="left")
-        on_grid = rank < self.grid.shape[0]
-        on_grid[on_grid] = self.grid[rank[on_grid]] == queries[on_grid]
+    def _locate_per_cell(self, queries, bounds):
+        """For queries sorted by (cell, value), ``bounds`` delimiting the cells: the position in
+        ``values`` of the first value >= each query within its cell, whether the query equals
+        a value of its cell, and for those hits the position of the first value > it."""
+        below = np.empty(queries.shape[0], dtype=np.intp)
+        hit = np.empty(queries.shape[0], dtype=bool)
+        upper = []
+        for cell in range(bounds.shape[0] - 1):
+            start, stop = self.starts[cell], self.starts[cell + 1]
+            segment = slice(bounds[cell], bounds[cell + 1])
+            cell_values, cell_queries = self.values[start:stop], queries[segment]
+            found = np.searchsorted(cell_values, cell_queries, side="left")
+            cell_hit = cell_values[np.minimum(found, stop - start - 1)] == cell_queries
+            hit[segment] = cell_hit
+            below[segment] = found + start
+            if cell_hit.any():
+                found = np.searchsorted(cell_values, cell_queries[cell_hit], side="right")
+                upper.append(found + start)
+        return below, hit, np.concatenate(upper) if upper else np.empty(0, np.intp)
+
+    def _locate_by_keys(self, query_cells, rank, on_grid):
+        """The same as :meth:`_locate_per_cell` in one search over the integer keys, from each
+        query's rank in ``grid`` and whether it is on the grid."""
         keys = query_cells.astype(np.int64) * self.width + 2 * rank + on_grid
         below = np.searchsorted(self.keys, keys, side="left")
         hit = on_grid
@@ -641,19 +647,39 @@ def _mix(original, fair, epsilon, mode, rng):
 
 
 def _sort_by_cell(values, cells, n_cells):
-    """Order of the rows by (cell, value), and the bounds of each cell in that order."""
+    """Order of the rows by (cell, value), and the bounds of each cell in that order, for a
+    few cells (one pass over the rows per cell)."""
     counts = np.bincount(cells, minlength=n_cells)
     bounds = np.concatenate([[0], np.cumsum(counts)])
     if n_cells == 1:
         return np.argsort(values), bounds
-    if n_cells <= _CELL_LOOP:
-        order = np.empty(values.shape[0], dtype=np.intp)
-        for cell in range(n_cells):
-            rows = np.flatnonzero(cells == cell)
-            order[bounds[cell] : bounds[cell + 1]] = rows[np.argsort(values[rows])]
-        return order, bounds
-    order = np.argsort(values)
-    return order[np.argsort(_small_ints(cells[order], n_cells), kind="stable")], bounds
+    order = np.empty(values.shape[0], dtype=np.intp)
+    for cell in range(n_cells):
+        rows = np.flatnonzero(cells == cell)
+        order[bounds[cell] : bounds[cell + 1]] = rows[np.argsort(values[rows])]
+    return order, bounds
+
+
+def _rank_by_cell(values, cells, n_cells, grid=None):
+    """Order of the rows by (cell, value), cell bounds, and each row's rank in ``grid`` (the
+    distinct values, computed when None) with whether it is on the grid. The ranks are found
+    on the values sorted once globally, where searching is cheap, and then reordered."""
+    value_order = np.argsort(values)
+    sorted_values = values[value_order]
+    if grid is None:
+        new_value = np.empty(values.shape[0], dtype=bool)
+        new_value[0] = True
+        np.not_equal(sorted_values[1:], sorted_values[:-1], out=new_value[1:])
+        grid = sorted_values[new_value]
+        rank, on_grid = np.cumsum(new_value) - 1, None
+    else:
+        rank = np.searchsorted(grid, sorted_values, side="left")
+        on_grid = rank < grid.shape[0]
+        on_grid[on_grid] = grid[rank[on_grid]] == sorted_values[on_grid]
+    by_cell = np.argsort(_small_ints(cells[value_order], n_cells), kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(cells, minlength=n_cells))])
+    on_grid = None if on_grid is None else on_grid[by_cell]
+    return value_order[by_cell], bounds, rank[by_cell], on_grid, grid
 
 
 def _sorted_by_cell(values, cells, n_cells):

@@ -100,10 +100,11 @@ def test_deterministic_under_random_state_and_n_jobs():
         )
         return ensemble.fit(X, Y).predict_proba_members(X)
 
-    np.testing.assert_array_equal(members(42), members(42))
-    np.testing.assert_array_equal(members(42), members(42, n_jobs=2))
-    np.testing.assert_array_equal(members(np.random.RandomState(7)), members(7))
-    assert not np.array_equal(members(42), members(43))
+    reference = members(42)
+    np.testing.assert_array_equal(members(42), reference)
+    np.testing.assert_array_equal(members(42, n_jobs=2), reference)
+    np.testing.assert_array_equal(members(np.random.RandomState(42)), reference)
+    assert not np.array_equal(members(43), reference)
 
 
 def test_members_get_distinct_seeds():

@@ -16,17 +16,17 @@ def _context():
     )
     y = (X[:, 0] + X[:, 1] + rng.normal(size=n) > 0.5).astype(int)
     model = LogisticRegression().fit(X, y)
-    context = AuditContext(
+    y_pred, y_score = _predict(model, X, positive_label=1)
+    return AuditContext(
         model=model,
         X_test=X,
         y_test=y,
-        y_pred=None,
-        y_score=None,
+        y_pred=y_pred,
+        y_score=y_score,
         sensitive={"sex": group},
         privileged={"sex": "m"},
         feature_names=["noise", "hours", "other"],
     )
-    return _predict(context, classes_to_labels=None)
 
 
 def test_bias_sources_section_names_the_driver():
