@@ -151,6 +151,64 @@ print(json.dumps(out))
 """
 
 
+_INTERLEAVED_RUNNER = r"""
+import json, sys, time
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+from hfm.dist_est_nonbin import AcceleDist_nonbin
+from skfair.neighbors._approx import approx_other_group
+data = np.load(sys.argv[3])
+Zy, A, w, m2, rounds = data["Zy"], data["A"], data["w"], int(data["m2"]), int(data["rounds"])
+ZT = np.ascontiguousarray(Zy.T)
+AcceleDist_nonbin(Zy[:200], A[:200, 0], m2, w)
+ours, theirs = [], []
+for _ in range(rounds):
+    t = time.perf_counter(); approx_other_group(ZT, A[:, [0]], [2], w[None, None, :], m2)
+    ours.append(time.perf_counter() - t)
+    t = time.perf_counter(); AcceleDist_nonbin(Zy, A[:, 0], m2, w)
+    theirs.append(time.perf_counter() - t)
+print(json.dumps({"skfair": ours, "reference": theirs}))
+"""
+
+
+def interleaved_calls(source, kind, n, p, rounds=5):
+    """One AcceleDist call (SA1, same direction), skfair and reference alternately in one
+    process, so that both see the same machine load; returns the median of each."""
+    X, y, _, A = make_data(kind, n, p)
+    Zy = points(X, y)
+    w = draw_projections(p + 1, m1=1, n_e=1, random_state=0)[0, 0]
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "data.npz")
+        np.savez(path, Zy=Zy, A=A, w=w, m2=default_m2(n), rounds=rounds)
+        completed = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _INTERLEAVED_RUNNER,
+                str(source),
+                str(Path(__file__).resolve().parents[1]),
+                path,
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    if completed.returncode != 0:
+        raise RuntimeError(completed.stderr[-2000:])
+    out = json.loads(completed.stdout.strip().splitlines()[-1])
+    ours, theirs = np.median(out["skfair"]), np.median(out["reference"])
+    return {
+        "data": kind,
+        "n": n,
+        "p": p,
+        "rounds": rounds,
+        "skfair_call_s": ours,
+        "ref_call_s": theirs,
+        "ratio": theirs / ours,
+    }
+
+
 def run_reference(source, Zy, Zf, A, w, m1, m2, exact):
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "data.npz")
@@ -377,6 +435,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="n = 10^4 only")
     parser.add_argument(
+        "--interleaved",
+        action="store_true",
+        help="only the interleaved AcceleDist-call comparison at n = 10^5 (needs the reference)",
+    )
+    parser.add_argument(
         "--markdown", default=None, help="print the tables for the JSON lines in this file"
     )
     parser.add_argument("--repeat", type=int, default=2)
@@ -389,6 +452,19 @@ def main():
     source = os.environ.get("SKFAIR_APPROXBIAS_SRC")
     if source is None:
         print("SKFAIR_APPROXBIAS_SRC is not set: reference columns skipped.", file=sys.stderr)
+    if args.interleaved:
+        if source is None:
+            return None
+        print("| data | n | p | skfair call (s) | reference call (s) | ratio |")
+        print("|---|---|---|---|---|---|")
+        for kind, p in (("latent", 10), ("latent", 50), ("tabular", 10), ("uniform", 10)):
+            r = interleaved_calls(source, kind, 100_000, p)
+            print(
+                f"| {kind} | {r['n']:,} | {p} | {r['skfair_call_s']:.3f} | "
+                f"{r['ref_call_s']:.3f} | **{r['ratio']:.2f}×** |",
+                flush=True,
+            )
+        return None
 
     # (kind, n, p, approx m1 timed, reference m1 timed, reference exact O(n^2) run?)
     # Left out, because they cannot finish in minutes on a shared 2-core machine: uniform and
