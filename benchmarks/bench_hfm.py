@@ -209,6 +209,34 @@ def interleaved_calls(source, kind, n, p, rounds=5):
     }
 
 
+def scaling(repeat):
+    """Approx (one AcceleDist call) and exact (SA1, one run) at n = 10^4, 10^5, 10^6, back to
+    back (latent, p = 10), as a table normalised by n log2 n."""
+    rows = []
+    for n in (10_000, 100_000, 1_000_000):
+        X, y, _, A = make_data("latent", n, 10)
+        Zy = points(X, y)
+        ZT = np.ascontiguousarray(Zy.T)
+        w = draw_projections(11, m1=1, n_e=1, random_state=0)
+        m2 = default_m2(n)
+        codes = A[:, [0]]
+        approx, _ = best_time(
+            lambda ZT=ZT, codes=codes, w=w, m2=m2: approx_other_group(ZT, codes, [2], w, m2),
+            repeat,
+        )
+        exact, _ = best_time(lambda Zy=Zy, codes=codes: other_group_codes(Zy, codes, [2]), repeat)
+        rows.append((n, m2, approx, exact))
+    print("| n | m2 | approx, one call (s) | rel. | exact SA1 (s) | rel. |")
+    print("|---|---|---|---|---|---|")
+    base = rows[0]
+    for n, m2, approx, exact in rows:
+        scale = (base[0] * math.log2(base[0])) / (n * math.log2(n))
+        print(
+            f"| {n:,} | {m2} | {approx:.3f} | {approx / base[2] * scale:.2f} | {exact:.3f} | "
+            f"{exact / base[3] * scale:.2f} |"
+        )
+
+
 def run_reference(source, Zy, Zf, A, w, m1, m2, exact):
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "data.npz")
@@ -435,6 +463,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="n = 10^4 only")
     parser.add_argument(
+        "--scaling", action="store_true", help="only the n log n scaling table (latent, p = 10)"
+    )
+    parser.add_argument(
         "--interleaved",
         action="store_true",
         help="only the interleaved AcceleDist-call comparison at n = 10^5 (needs the reference)",
@@ -452,6 +483,9 @@ def main():
     source = os.environ.get("SKFAIR_APPROXBIAS_SRC")
     if source is None:
         print("SKFAIR_APPROXBIAS_SRC is not set: reference columns skipped.", file=sys.stderr)
+    if args.scaling:
+        scaling(args.repeat)
+        return None
     if args.interleaved:
         if source is None:
             return None
