@@ -463,6 +463,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="n = 10^4 only")
     parser.add_argument(
+        "--only",
+        nargs="+",
+        default=None,
+        metavar="KIND:N:P",
+        help="run only these configurations (e.g. latent:100000:50), approx m1 = 5, ref m1 = 1",
+    )
+    parser.add_argument(
         "--scaling", action="store_true", help="only the n log n scaling table (latent, p = 10)"
     )
     parser.add_argument(
@@ -517,6 +524,11 @@ def main():
             ("uniform", 100_000, 10, 5, 1, False),
             ("latent", 1_000_000, 10, 1, 0, False),
         ]
+    if args.only:
+        configs = []
+        for spec in args.only:
+            kind, n, p = spec.split(":")
+            configs.append((kind, int(n), int(p), 5, 1, False))
     rows = []
     for kind, n, p, approx_m1, reference_m1, reference_exact in configs:
         row = bench_config(
