@@ -151,6 +151,92 @@ print(json.dumps(out))
 """
 
 
+_INTERLEAVED_RUNNER = r"""
+import json, sys, time
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+from hfm.dist_est_nonbin import AcceleDist_nonbin
+from skfair.neighbors._approx import approx_other_group
+data = np.load(sys.argv[3])
+Zy, A, w, m2, rounds = data["Zy"], data["A"], data["w"], int(data["m2"]), int(data["rounds"])
+ZT = np.ascontiguousarray(Zy.T)
+AcceleDist_nonbin(Zy[:200], A[:200, 0], m2, w)
+ours, theirs = [], []
+for _ in range(rounds):
+    t = time.perf_counter(); approx_other_group(ZT, A[:, [0]], [2], w[None, None, :], m2)
+    ours.append(time.perf_counter() - t)
+    t = time.perf_counter(); AcceleDist_nonbin(Zy, A[:, 0], m2, w)
+    theirs.append(time.perf_counter() - t)
+print(json.dumps({"skfair": ours, "reference": theirs}))
+"""
+
+
+def interleaved_calls(source, kind, n, p, rounds=5):
+    """One AcceleDist call (SA1, same direction), skfair and reference alternately in one
+    process, so that both see the same machine load; returns the median of each."""
+    X, y, _, A = make_data(kind, n, p)
+    Zy = points(X, y)
+    w = draw_projections(p + 1, m1=1, n_e=1, random_state=0)[0, 0]
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "data.npz")
+        np.savez(path, Zy=Zy, A=A, w=w, m2=default_m2(n), rounds=rounds)
+        completed = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _INTERLEAVED_RUNNER,
+                str(source),
+                str(Path(__file__).resolve().parents[1]),
+                path,
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    if completed.returncode != 0:
+        raise RuntimeError(completed.stderr[-2000:])
+    out = json.loads(completed.stdout.strip().splitlines()[-1])
+    ours, theirs = np.median(out["skfair"]), np.median(out["reference"])
+    return {
+        "data": kind,
+        "n": n,
+        "p": p,
+        "rounds": rounds,
+        "skfair_call_s": ours,
+        "ref_call_s": theirs,
+        "ratio": theirs / ours,
+    }
+
+
+def scaling(repeat):
+    """Approx (one AcceleDist call) and exact (SA1, one run) at n = 10^4, 10^5, 10^6, back to
+    back (latent, p = 10), as a table normalised by n log2 n."""
+    rows = []
+    for n in (10_000, 100_000, 1_000_000):
+        X, y, _, A = make_data("latent", n, 10)
+        Zy = points(X, y)
+        ZT = np.ascontiguousarray(Zy.T)
+        w = draw_projections(11, m1=1, n_e=1, random_state=0)
+        m2 = default_m2(n)
+        codes = A[:, [0]]
+        approx, _ = best_time(
+            lambda ZT=ZT, codes=codes, w=w, m2=m2: approx_other_group(ZT, codes, [2], w, m2),
+            repeat,
+        )
+        exact, _ = best_time(lambda Zy=Zy, codes=codes: other_group_codes(Zy, codes, [2]), repeat)
+        rows.append((n, m2, approx, exact))
+    print("| n | m2 | approx, one call (s) | rel. | exact SA1 (s) | rel. |")
+    print("|---|---|---|---|---|---|")
+    base = rows[0]
+    for n, m2, approx, exact in rows:
+        scale = (base[0] * math.log2(base[0])) / (n * math.log2(n))
+        print(
+            f"| {n:,} | {m2} | {approx:.3f} | {approx / base[2] * scale:.2f} | {exact:.3f} | "
+            f"{exact / base[3] * scale:.2f} |"
+        )
+
+
 def run_reference(source, Zy, Zf, A, w, m1, m2, exact):
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "data.npz")
@@ -377,6 +463,21 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="n = 10^4 only")
     parser.add_argument(
+        "--only",
+        nargs="+",
+        default=None,
+        metavar="KIND:N:P",
+        help="run only these configurations (e.g. latent:100000:50), approx m1 = 5, ref m1 = 1",
+    )
+    parser.add_argument(
+        "--scaling", action="store_true", help="only the n log n scaling table (latent, p = 10)"
+    )
+    parser.add_argument(
+        "--interleaved",
+        action="store_true",
+        help="only the interleaved AcceleDist-call comparison at n = 10^5 (needs the reference)",
+    )
+    parser.add_argument(
         "--markdown", default=None, help="print the tables for the JSON lines in this file"
     )
     parser.add_argument("--repeat", type=int, default=2)
@@ -389,6 +490,22 @@ def main():
     source = os.environ.get("SKFAIR_APPROXBIAS_SRC")
     if source is None:
         print("SKFAIR_APPROXBIAS_SRC is not set: reference columns skipped.", file=sys.stderr)
+    if args.scaling:
+        scaling(args.repeat)
+        return None
+    if args.interleaved:
+        if source is None:
+            return None
+        print("| data | n | p | skfair call (s) | reference call (s) | ratio |")
+        print("|---|---|---|---|---|---|")
+        for kind, p in (("latent", 10), ("latent", 50), ("tabular", 10), ("uniform", 10)):
+            r = interleaved_calls(source, kind, 100_000, p)
+            print(
+                f"| {kind} | {r['n']:,} | {p} | {r['skfair_call_s']:.3f} | "
+                f"{r['ref_call_s']:.3f} | **{r['ratio']:.2f}×** |",
+                flush=True,
+            )
+        return None
 
     # (kind, n, p, approx m1 timed, reference m1 timed, reference exact O(n^2) run?)
     # Left out, because they cannot finish in minutes on a shared 2-core machine: uniform and
@@ -407,6 +524,11 @@ def main():
             ("uniform", 100_000, 10, 5, 1, False),
             ("latent", 1_000_000, 10, 1, 0, False),
         ]
+    if args.only:
+        configs = []
+        for spec in args.only:
+            kind, n, p = spec.split(":")
+            configs.append((kind, int(n), int(p), 5, 1, False))
     rows = []
     for kind, n, p, approx_m1, reference_m1, reference_exact in configs:
         row = bench_config(

@@ -273,7 +273,7 @@ def render(sweeps, post, command):
     lines += [
         "",
         "**Speed, MADD and bandwidth search** (best of k; skfair times include validation and "
-        "grouping):",
+        "grouping; maddlib's calls receive the two groups already split and check nothing):",
         "",
         "| task | n | maddlib | skfair | ratio |",
         "|---|---|---|---|---|",

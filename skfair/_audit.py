@@ -197,7 +197,7 @@ def adult_context(*, model=None, privileged=None, random_state=0):
         description=description,
         random_state=random_state,
         **train,
-        feature_names=test.feature_names.tolist(),
+        feature_names=_column_names(X_test, test.feature_names.tolist()),
     )
 
 
@@ -257,7 +257,7 @@ def csv_context(
             positive_label=positive_label,
             description=description,
             random_state=random_state,
-            feature_names=feature_names,
+            feature_names=_column_names(X, feature_names),
         )
     X = _model_input(None, columns, feature_names)
     categorical = [j for j, name in enumerate(feature_names) if columns[name].dtype == object]
@@ -352,6 +352,11 @@ def _positive_label(labels, positive_label, target):
             f"{present.tolist()}."
         )
     return matches[0]
+
+
+def _column_names(X, names):
+    """Names of the columns of X: a DataFrame's own (maybe a subset of ``names``), else names."""
+    return [str(name) for name in X.columns] if hasattr(X, "columns") else names
 
 
 def _model_input(model, columns, feature_names):

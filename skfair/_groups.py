@@ -106,19 +106,22 @@ class GroupEncoding:
             names = list(self.names)
         raise_unseen = handle_unknown == "error"
         attribute_codes = np.empty((columns[0].shape[0], len(columns)), dtype=np.intp)
-        unseen = np.zeros(columns[0].shape[0], dtype=bool)
         for j, (column, name) in enumerate(zip(columns, names)):
             values, codes = _factorize_column(column, name)
             fitted = self.attribute_labels[j]
             positions = _match_labels(values, fitted, name, raise_unseen=raise_unseen)
             attribute_codes[:, j] = positions[codes]
-            unseen |= attribute_codes[:, j] < 0
-        attribute_codes[unseen] = 0
+        if self.n_attributes == 1:
+            # Every value of a single attribute is a group, numbered like the value (-1 unseen).
+            return attribute_codes[:, 0]
+        unseen = None if raise_unseen else (attribute_codes < 0).any(axis=1)
+        if unseen is not None:
+            attribute_codes[unseen] = 0
         joint = _ravel(attribute_codes, self._dims)
         fitted_joint = _ravel(self.group_attribute_codes, self._dims)
         index = np.searchsorted(fitted_joint, joint)
         index_clipped = np.minimum(index, len(fitted_joint) - 1)
-        unseen_joint = (fitted_joint[index_clipped] != joint) & ~unseen
+        unseen_joint = fitted_joint[index_clipped] != joint
         if raise_unseen and unseen_joint.any():
             first = np.flatnonzero(unseen_joint)[0]
             value = tuple(
@@ -131,7 +134,8 @@ class GroupEncoding:
                 f"groups are {self.labels}. Fit on data that contains every group, or drop "
                 "those samples explicitly."
             )
-        index[unseen | unseen_joint] = -1
+        if unseen is not None:
+            index[unseen | unseen_joint] = -1
         return index
 
     @property

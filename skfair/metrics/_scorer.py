@@ -311,9 +311,14 @@ def make_fairness_scorer(
         if builtin is None:
             response_method = _LABELS
         elif builtin.response_method is None:
+            member_method = (
+                "predict_members"
+                if name == "label_stability_difference"
+                else "predict_proba_members"
+            )
             raise ValueError(
                 f"{name} needs the outputs of every member of a bootstrap ensemble; pass "
-                "response_method='predict_proba_members' (skfair.ensemble.BootstrapEnsemble)."
+                f"response_method={member_method!r} (skfair.ensemble.BootstrapEnsemble)."
             )
         else:
             response_method = builtin.response_method

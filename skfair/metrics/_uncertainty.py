@@ -338,6 +338,12 @@ def _member_label_codes(y_pred, labels):
         )
     if y_pred.dtype.kind == "f" and np.isnan(y_pred).any():
         raise ValueError("y_pred has NaN values.")
+    if y_pred.dtype.kind == "f" and not np.array_equal(y_pred, np.round(y_pred)):
+        raise ValueError(
+            "y_pred holds non-integer floats (probabilities?); label stability needs the class "
+            "label of each member, e.g. BootstrapEnsemble.predict_members, or (y_proba > 0.5) "
+            "for positive-class probabilities."
+        )
     if labels is None:
         classes, codes = np.unique(y_pred, return_inverse=True)
         return codes.reshape(y_pred.shape), max(len(classes), 2)

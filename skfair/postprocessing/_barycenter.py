@@ -82,24 +82,24 @@ class _Barycenter:
             self.keys = sorted_cells.astype(np.int64) * self.width + 2 * rank + 1
             del rank
 
-        position = np.arange(n) - starts[sorted_cells]
         if weights is None:
             # Levels (k+1)/n_b by division: equal rationals of different cells give equal
             # doubles, which the in-sample KS bound needs (spec §3.3).
-            level = (position + 1) / counts[sorted_cells]
+            if n_cells <= _CELL_LOOP:
+                level = np.concatenate([np.arange(1, count + 1) / count for count in counts])
+            else:
+                level = (np.arange(1, n + 1) - starts[sorted_cells]) / counts[sorted_cells]
             totals = counts.astype(np.float64)
         else:
             running = np.cumsum(weights[order])
             offset = np.concatenate([[0.0], running])[starts[:-1]]
             totals = running[starts[1:] - 1] - offset
             level = (running - offset[sorted_cells]) / totals[sorted_cells]
-        del position
         slot = np.arange(1, n + 1) + sorted_cells  # step of each sorted calibration row
         self.cumulative = np.zeros(n + n_cells)
         self.cumulative[slot] = level
         self.slot = slot if keep_order else None  # for the in-sample path only
         self.order = order
-        del slot
         share = totals / totals.sum()
 
         # Q̄ on the merged grid: every step of a cell's quantile function is an event at its
@@ -116,13 +116,33 @@ class _Barycenter:
         self.quantiles = np.empty(self.levels.shape[0] + 1)
         self.quantiles[0] = share @ first
         np.cumsum(event_step[event_order], out=self.quantiles[1:])
-        del event_step, event_order, level
+        del event_step
         self.quantiles[1:] += self.quantiles[0]
         # Σ p_b can differ from 1 by an ulp: keep Q̄ inside the calibration range (§3.6).
         np.clip(self.quantiles, first.min(), last.max(), out=self.quantiles)
-        # Q̄ at every step of every cell: transform of non-tied queries and the in-sample
-        # path are then a gather, with no search in the merged grid.
-        self.fair = self.barycenter_quantile(self.cumulative)
+        self.fair = self._barycenter_at_steps(event_order, slot, starts)
+        del event_order, level, slot
+
+    def _barycenter_at_steps(self, event_order, slot, starts):
+        """Q̄ at every step of every cell (``Q̄(cumulative)``): transform of non-tied queries
+        and the in-sample path are then a gather, with no search in the merged grid.
+
+        Q̄(ℓ) = quantiles[#{levels < ℓ}], and #{levels < ℓ} is where the run of events at
+        level ℓ starts in the merged order: read from the merge permutation instead of a
+        search.
+        """
+        n_events = self.levels.shape[0]
+        run_start = np.zeros(n_events, dtype=np.intp)
+        run_start[1:] = np.where(self.levels[1:] != self.levels[:-1], np.arange(1, n_events), 0)
+        np.maximum.accumulate(run_start, out=run_start)
+        merged_position = np.empty(n_events, dtype=np.intp)
+        merged_position[event_order] = np.arange(n_events)
+        fair = np.empty(self.cumulative.shape[0])
+        # sorted row i < n - 1 carries the event at its own level; the last row is at level 1
+        fair[slot[:-1]] = self.quantiles[run_start[merged_position]]
+        fair[slot[-1]] = self.barycenter_quantile(1.0)
+        fair[starts[:-1] + np.arange(starts.shape[0] - 1)] = self.quantiles[0]  # Q̄(0)
+        return fair
 
     def barycenter_quantile(self, u):
         """Q̄(u) for levels ``u`` in [0, 1]."""
@@ -210,7 +230,8 @@ class _Barycenter:
         center = np.average(self.values, weights=sorted_weights)
         mean_square = np.average((self.values - center) ** 2, weights=sorted_weights)
         widths = np.diff(np.concatenate([[0.0], self.levels, [1.0]]))
-        return max(mean_square - widths @ (self.quantiles - center) ** 2, 0.0)
+        # elementwise products and numpy sums, not BLAS (threaded, slow on a loaded machine)
+        return max(mean_square - np.sum(widths * (self.quantiles - center) ** 2), 0.0)
 
 
 class _Step:
@@ -341,10 +362,11 @@ class BarycenterRepair(
     --------
     >>> import numpy as np
     >>> from skfair.postprocessing import BarycenterRepair
-    >>> scores = np.array([[0.1], [0.2], [0.3], [0.6], [0.7], [0.8]])
-    >>> group = np.array([0, 0, 0, 1, 1, 1])
-    >>> BarycenterRepair().fit_transform(scores, sensitive_features=group).ravel()
-    array([0.35, 0.45, 0.55, 0.35, 0.45, 0.55])
+    >>> scores = np.r_[np.linspace(0.0, 0.45, 10), np.linspace(0.5, 0.95, 10)][:, None]
+    >>> group = np.repeat([0, 1], 10)
+    >>> repaired = BarycenterRepair().fit_transform(scores, sensitive_features=group)
+    >>> repaired[:3, 0], repaired[10:13, 0]
+    (array([0.25, 0.3 , 0.35]), array([0.25, 0.3 , 0.35]))
     """
 
     __metadata_request__fit = {"sensitive_features": True}
@@ -442,9 +464,8 @@ class BarycenterRepair(
         check_is_fitted(self)
         S = validate_data(self, S, dtype=np.float64, reset=False, ensure_all_finite=False)
         _check_finite(S)
-        out = S.copy()
         if self._groups is None:
-            return out
+            return S.copy()
         if sensitive_features is None:
             raise ValueError(
                 f"{type(self).__name__} was fitted with sensitive features, so transform needs "
@@ -456,19 +477,16 @@ class BarycenterRepair(
             sensitive_features, n_samples=S.shape[0], handle_unknown=unknown
         )
         known = codes >= 0
-        if not known.all():
+        if known.all():
+            known = slice(None)
+        else:  # rows of unseen groups are returned unchanged
             _warn_unknown(sensitive_features, ~known)
-            if not known.any():
-                return out
             codes = codes[known]
-        for column in range(S.shape[1]):
-            rng = _stream(self._seed, _TRANSFORM, column)
-            values = S[known, column] if not known.all() else S[:, column]
-            repaired = self._transform_column(values, codes, column, rng)
-            if known.all():
-                out[:, column] = repaired
-            else:
-                out[known, column] = repaired
+        out = np.empty_like(S) if isinstance(known, slice) else S.copy()
+        if codes.shape[0]:
+            for column in range(S.shape[1]):
+                rng = _stream(self._seed, _TRANSFORM, column)
+                out[known, column] = self._transform_column(S[known, column], codes, column, rng)
         return out
 
     def _fit(self, S, sensitive_features, sample_weight, *, in_sample):
@@ -491,14 +509,13 @@ class BarycenterRepair(
         groups = factorize_groups(sensitive_features, n_samples=n_samples)
         epsilons = _check_epsilon(self.epsilon, groups.n_attributes)
         positive = None if weights is None else weights > 0
-        _check_group_weights(groups, weights)
+        self.group_counts_ = _check_group_weights(groups, weights)
         # The per-sample codes are not needed after fit; transform encodes new samples.
         self._groups = replace(
             groups, codes=groups.codes[:0], attribute_codes=groups.attribute_codes[:0]
         )
         self.categories_ = list(groups.attribute_labels)
         self.n_groups_ = groups.n_groups
-        self.group_counts_ = groups.counts()
         self.sequential_ = groups.n_attributes > 1 and any(e > 0 for e in epsilons)
         if self.sequential_:
             self._steps = [
@@ -747,6 +764,7 @@ def _check_finite(S):
 
 
 def _check_group_weights(groups, weights):
+    """Raise for groups of zero total weight, warn for small ones; return the group counts."""
     counts = groups.counts()
     totals = counts if weights is None else groups.counts(weights)
     empty = np.flatnonzero(totals <= 0)
@@ -762,6 +780,7 @@ def _check_group_weights(groups, weights):
             UserWarning,
             stacklevel=4,
         )
+    return counts
 
 
 def _warn_ties(S, codes):

@@ -114,7 +114,17 @@ class _RepairedBase(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         return self
 
     def _fit_repairs(self, responses, y, sensitive, sample_weight):
-        repair_params = {} if sample_weight is None else {"sample_weight": sample_weight}
+        repair_params = {}
+        if sample_weight is not None:
+            if "sample_weight" in signature(self.repair.fit).parameters:
+                repair_params["sample_weight"] = sample_weight
+            else:
+                warnings.warn(
+                    f"{type(self.repair).__name__}.fit does not accept sample_weight: the "
+                    "weights reach the model only, the repair is fitted unweighted.",
+                    UserWarning,
+                    stacklevel=3,
+                )
         self.repairs_ = {}
         with warnings.catch_warnings():
             if sensitive is None:
@@ -210,8 +220,10 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         Binary decision threshold on the repaired positive-class probability, or on the
         repaired decision function when the model has no ``predict_proba`` (then use 0.0).
     response_method : {"auto", "predict_proba", "decision_function"}, default="auto"
-        Responses to repair. ``"auto"`` repairs every one the model has (each method returns
-        its own repaired output) and predicts from ``predict_proba`` when available.
+        The response that is repaired, and the only response method exposed (the other one
+        would not be repaired). ``"auto"``: ``predict_proba`` when the model has it, else
+        ``decision_function``. Repairs of probabilities only (such as :class:`MADDRepair`)
+        need ``predict_proba``.
     cv : int, cross-validation generator, iterable or None, default=None
         None fits the repair on the in-sample responses of the model fitted on all data;
         training scores of an overfitting model are not distributed like test scores, so
@@ -302,13 +314,13 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
     def _response_methods(self):
         if self.response_method != "auto":
             return [self.response_method]
-        methods = [m for m in _RESPONSE_METHODS if hasattr(self.estimator, m)]
-        if not methods:
-            raise ValueError(
-                f"{type(self.estimator).__name__} has neither predict_proba nor "
-                "decision_function; RepairedClassifier needs one of them."
-            )
-        return methods
+        for method in _RESPONSE_METHODS:
+            if hasattr(self.estimator, method):
+                return [method]
+        raise ValueError(
+            f"{type(self.estimator).__name__} has neither predict_proba nor decision_function; "
+            "RepairedClassifier needs one of them."
+        )
 
     def predict(self, X, *, sensitive_features=None):
         """Class labels from the repaired responses.
@@ -504,11 +516,14 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
 
 
 def _has_response(wrapper, method):
-    """Whether ``wrapper`` exposes ``method``: its model has it and it is repaired."""
-    if wrapper.response_method not in ("auto", method):
+    """Whether ``wrapper`` exposes ``method``: it is the response that gets repaired.
+
+    An unrepaired response would carry the unfairness the wrapper removes, so it is not
+    exposed at all.
+    """
+    if not hasattr(getattr(wrapper, "estimator_", wrapper.estimator), method):
         return False
-    estimator = getattr(wrapper, "estimator_", wrapper.estimator)
-    return hasattr(estimator, method)
+    return wrapper._response_methods() == [method]
 
 
 def _response(estimator, method, X):

@@ -129,6 +129,12 @@ def test_bootstrap_missing_a_class():
         if miss:
             np.testing.assert_array_equal(member_proba[:, 2], 0)
     assert set(ensemble.predict_members(X).ravel()) <= {0, 1, 2}
+    # Three classes: K = 3 in label stability, entropies up to log2(3).
+    result = ensemble.uncertainty(X)
+    np.testing.assert_allclose(
+        result.label_stability, label_stability(ensemble.predict_members(X), labels=[0, 1, 2])
+    )
+    assert np.all(result.aleatoric + result.epistemic <= math.log2(3) + 1e-12)
 
 
 def test_uncertainty_matches_the_metric_functions():
@@ -251,8 +257,10 @@ def test_scorers_need_member_outputs_and_work_in_cross_validation():
 
     from skfair.metrics import epistemic_uncertainty_difference, get_fairness_scorer
 
-    with pytest.raises(ValueError, match="predict_proba_members"):
+    with pytest.raises(ValueError, match="'predict_proba_members'"):
         get_fairness_scorer("epistemic_uncertainty_difference")
+    with pytest.raises(ValueError, match="'predict_members'"):
+        get_fairness_scorer("label_stability_difference")
     X_s = np.column_stack([X[:, 0] > 0, X[:, 1:]]).astype(float)
     scoring = {
         "stability": get_fairness_scorer(

@@ -830,3 +830,19 @@ def test_memory_is_linear_in_the_sample_size():
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         assert peak < 50 * input_bytes, metric.__name__
+
+
+def test_continuous_u_dp_without_y_true_uses_quantiles_of_y_pred():
+    rng = np.random.default_rng(4)
+    y_pred = rng.normal(size=200)
+    groups = rng.choice(["a", "b", "c"], 200)
+    cutoffs = np.quantile(y_pred, np.linspace(0, 1, 6))
+    expected = demographic_parity_unfairness(None, y_pred, sensitive_features=groups, bins=cutoffs)
+    assert demographic_parity_unfairness(None, y_pred, sensitive_features=groups) == expected
+    # With y_true, the cut-offs come from y_true instead.
+    y_true = y_pred * 3
+    assert demographic_parity_unfairness(
+        y_true, y_pred, sensitive_features=groups
+    ) == demographic_parity_unfairness(
+        None, y_pred, sensitive_features=groups, bins=np.quantile(y_true, np.linspace(0, 1, 6))
+    )

@@ -14,7 +14,12 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_val_predict
 from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skfair.postprocessing import BarycenterRepair, RepairedClassifier, RepairedRegressor
+from skfair.postprocessing import (
+    BarycenterRepair,
+    MADDRepair,
+    RepairedClassifier,
+    RepairedRegressor,
+)
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Groups .* have fewer than 10 calibration rows:UserWarning"
@@ -61,7 +66,15 @@ def test_binary_classifier_repairs_positive_probability():
     assert np.array_equal(
         clf.predict(X, sensitive_features=group), (proba[:, 1] >= 0.5).astype(int)
     )
-    decision = clf.decision_function(X, sensitive_features=group)
+    assert not hasattr(clf, "decision_function")  # it would not be repaired
+    by_decision = RepairedClassifier(
+        LogisticRegression(),
+        BarycenterRepair(random_state=0),
+        response_method="decision_function",
+        threshold=0.0,
+    ).fit(X, y, sensitive_features=group)
+    assert not hasattr(by_decision, "predict_proba")
+    decision = by_decision.decision_function(X, sensitive_features=group)
     assert decision.shape == (600,)
     assert ks_2samp(decision[group == 0], decision[group == 1]).statistic < 0.05
     assert clf.score(X, y, sensitive_features=group) == pytest.approx(
@@ -89,10 +102,8 @@ def test_decision_function_only_model_uses_threshold_on_repaired_decision():
     assert not hasattr(clf, "predict_proba")
     decision = clf.decision_function(X, sensitive_features=group)
     assert np.array_equal(clf.predict(X, sensitive_features=group), (decision >= 0).astype(int))
-    only_proba = RepairedClassifier(
-        LogisticRegression(), BarycenterRepair(), response_method="predict_proba"
-    )
-    assert not hasattr(only_proba, "decision_function")
+    auto = RepairedClassifier(LogisticRegression(), BarycenterRepair())
+    assert hasattr(auto, "predict_proba") and not hasattr(auto, "decision_function")
 
 
 def test_regressor_repair_equalises_group_laws():
@@ -157,9 +168,7 @@ class RecordingRepair(TransformerMixin, BaseEstimator):
 def test_repair_receives_targets_and_weights():
     X, y, group = make_data()
     weights = np.arange(600) % 3 + 1.0
-    clf = RepairedClassifier(
-        LogisticRegression(), RecordingRepair(), response_method="predict_proba"
-    )
+    clf = RepairedClassifier(LogisticRegression(), RecordingRepair())
     clf.fit(X, y, sample_weight=weights, sensitive_features=group)
     assert np.array_equal(clf.repair_.seen_y_, y)
     assert np.array_equal(clf.repair_.seen_weight_, weights)
@@ -225,3 +234,15 @@ def test_clone_pickle_doc_link_and_html_repr():
     link = fitted._get_doc_link()
     assert link.endswith("skfair.postprocessing.RepairedRegressor.html")
     assert link in fitted._repr_html_()
+
+
+def test_madd_repair_in_column_mode():
+    X, y, group = make_data(n=2000)
+    data = np.c_[X, group]
+    clf = RepairedClassifier(LogisticRegression(), MADDRepair(), sensitive_column=2).fit(data, y)
+    proba = clf.predict_proba(data)[:, 1]
+    raw = LogisticRegression().fit(X, y).predict_proba(X)[:, 1]
+    gap = abs(proba[group == 0].mean() - proba[group == 1].mean())
+    assert gap < abs(raw[group == 0].mean() - raw[group == 1].mean()) / 2
+    with pytest.warns(UserWarning, match="does not accept sample_weight"):
+        clone(clf).fit(data, y, sample_weight=np.ones(2000))

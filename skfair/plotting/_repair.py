@@ -1,0 +1,234 @@
+"""Repair diagnostics: group score densities before and after, risk against unfairness."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+
+from skfair._groups import factorize_groups
+from skfair.metrics import ks_bias
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:  # pragma: no cover - exercised without matplotlib only
+        raise ImportError(
+            'RepairDisplay needs matplotlib: pip install "scikit-fairkit[plot]"'
+        ) from error
+    return plt
+
+
+class RepairDisplay:
+    """Group score densities before and after a repair, and the risk-unfairness curve.
+
+    The left panel shows the score histogram (density) of every group before the repair
+    (dashed) and after the full repair (solid); the right panel traces the risk against the
+    unfairness for each ``epsilon`` of the repair (share of the original kept: 0 is the full
+    repair, 1 the original scores). Risk is the mean squared error to ``y_true`` (the Brier
+    score for probabilities), or the mean squared change of the scores when ``y_true`` is None;
+    unfairness is the largest Kolmogorov-Smirnov distance between two groups.
+
+    Repairs use ``fit_transform`` (the exact in-sample path of :class:`BarycenterRepair`):
+    pass held-out scores to see what a repair fitted on them does.
+
+    Create it with :meth:`from_predictions` or :meth:`from_estimator`.
+
+    Parameters
+    ----------
+    y_score : ndarray of shape (n_samples,)
+        Scores before the repair.
+    repaired : ndarray of shape (n_samples,)
+        Scores after the full repair (``epsilon=0``).
+    groups : ndarray of shape (n_samples,)
+        Group code of each sample.
+    group_labels : list
+        Label of each group code.
+    epsilons, risks, unfairness : ndarray of shape (n_epsilons,)
+        The curve.
+    risk_name : str
+        What the risk is.
+
+    Attributes
+    ----------
+    ax_ : ndarray of two matplotlib Axes
+        Density axes and curve axes.
+    figure_ : matplotlib Figure
+    before_lines_, after_lines_ : list of matplotlib artists
+        One histogram outline per group.
+    curve_line_ : matplotlib Line2D
+        Risk against unfairness.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from skfair.plotting import RepairDisplay
+    >>> rng = np.random.default_rng(0)
+    >>> group = rng.integers(0, 2, 1000)
+    >>> y_score = 1 / (1 + np.exp(-rng.normal(group, 1)))
+    >>> y = (rng.random(1000) < y_score).astype(int)
+    >>> display = RepairDisplay.from_predictions(y, y_score, sensitive_features=group)
+    >>> bool(display.unfairness[0] < display.unfairness[-1])
+    True
+    """
+
+    def __init__(
+        self, *, y_score, repaired, groups, group_labels, epsilons, risks, unfairness, risk_name
+    ):
+        self.y_score = y_score
+        self.repaired = repaired
+        self.groups = groups
+        self.group_labels = group_labels
+        self.epsilons = epsilons
+        self.risks = risks
+        self.unfairness = unfairness
+        self.risk_name = risk_name
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true,
+        y_score,
+        *,
+        sensitive_features,
+        repair=None,
+        epsilons=(0.0, 0.25, 0.5, 0.75, 1.0),
+        ax=None,
+    ):
+        """Repair the scores at each ``epsilon`` and plot.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,) or None
+            Targets for the risk; None uses the mean squared change of the scores.
+        y_score : array-like of shape (n_samples,)
+            Scores, probabilities or regression outputs.
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+            Groups (joint cells for several attributes).
+        repair : transformer with an ``epsilon`` parameter, default=None
+            The repair; :class:`~skfair.postprocessing.BarycenterRepair` (random_state=0) when
+            None.
+        epsilons : sequence of float, default=(0, 0.25, 0.5, 0.75, 1)
+            Points of the curve; must contain 0 (the repaired densities shown on the left).
+        ax : sequence of two matplotlib Axes, default=None
+            A new figure with two panels when None.
+
+        Returns
+        -------
+        display : RepairDisplay
+        """
+        from skfair.postprocessing import BarycenterRepair
+
+        y_score = np.asarray(y_score, dtype=np.float64).reshape(-1)
+        epsilons = np.asarray(epsilons, dtype=np.float64)
+        if not (epsilons == 0).any():
+            raise ValueError(f"epsilons must contain 0 (the full repair), got {epsilons}.")
+        groups = factorize_groups(sensitive_features, n_samples=y_score.shape[0])
+        repair = BarycenterRepair(random_state=0) if repair is None else repair
+        risks, unfairness, repaired = [], [], None
+        for epsilon in epsilons:
+            outputs = (
+                clone(repair)
+                .set_params(epsilon=float(epsilon))
+                .fit_transform(y_score[:, None], sensitive_features=groups.codes)[:, 0]
+            )
+            if epsilon == 0:
+                repaired = outputs
+            reference = y_score if y_true is None else np.asarray(y_true, dtype=np.float64)
+            risks.append(np.mean((outputs - reference) ** 2))
+            unfairness.append(ks_bias(None, outputs, sensitive_features=groups.codes))
+        display = cls(
+            y_score=y_score,
+            repaired=repaired,
+            groups=groups.codes,
+            group_labels=groups.labels,
+            epsilons=epsilons,
+            risks=np.asarray(risks),
+            unfairness=np.asarray(unfairness),
+            risk_name="mean squared change" if y_true is None else "mean squared error",
+        )
+        return display.plot(ax=ax)
+
+    @classmethod
+    def from_estimator(cls, estimator, X, y=None, *, sensitive_features, ax=None, **kwargs):
+        """Plot for a fitted model's scores on ``X``.
+
+        The score is ``predict_proba(X)[:, 1]`` for a binary classifier, else
+        ``decision_function(X)``, else ``predict(X)`` (regressors).
+
+        Parameters
+        ----------
+        estimator : fitted estimator
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), default=None
+            Targets for the risk.
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+        ax : sequence of two matplotlib Axes, default=None
+        **kwargs
+            Passed to :meth:`from_predictions`.
+
+        Returns
+        -------
+        display : RepairDisplay
+        """
+        if hasattr(estimator, "predict_proba"):
+            y_score = np.asarray(estimator.predict_proba(X))[:, -1]
+        elif hasattr(estimator, "decision_function"):
+            y_score = estimator.decision_function(X)
+        else:
+            y_score = estimator.predict(X)
+        return cls.from_predictions(
+            y, y_score, sensitive_features=sensitive_features, ax=ax, **kwargs
+        )
+
+    def plot(self, ax=None):
+        """Draw both panels.
+
+        Parameters
+        ----------
+        ax : sequence of two matplotlib Axes, default=None
+            A new figure with two panels when None.
+
+        Returns
+        -------
+        display : RepairDisplay
+        """
+        plt = _pyplot()
+        if ax is None:
+            _, ax = plt.subplots(1, 2, figsize=(11, 4))
+        density_ax, curve_ax = ax
+        edges = np.histogram_bin_edges(np.concatenate([self.y_score, self.repaired]), bins=30)
+        self.before_lines_, self.after_lines_ = [], []
+        for code, label in enumerate(self.group_labels):
+            rows = self.groups == code
+            color = f"C{code % 10}"
+            for values, lines, style in (
+                (self.y_score, self.before_lines_, "--"),
+                (self.repaired, self.after_lines_, "-"),
+            ):
+                _, _, patches = density_ax.hist(
+                    values[rows],
+                    bins=edges,
+                    density=True,
+                    histtype="step",
+                    linestyle=style,
+                    color=color,
+                    label=f"{label} ({'before' if style == '--' else 'after'})",
+                )
+                lines.append(patches[0])
+        density_ax.set(xlabel="score", ylabel="density", title="dashed: before, solid: after")
+        density_ax.legend(title="group", fontsize="small")
+
+        (self.curve_line_,) = curve_ax.plot(self.unfairness, self.risks, marker="o")
+        for epsilon, x, y in zip(self.epsilons, self.unfairness, self.risks, strict=True):
+            curve_ax.annotate(f"ε={epsilon:g}", (x, y), textcoords="offset points", xytext=(4, 4))
+        curve_ax.set(
+            xlabel="largest KS distance between groups",
+            ylabel=self.risk_name,
+            title="risk against unfairness over epsilon",
+        )
+        self.ax_ = np.asarray(ax, dtype=object)
+        self.figure_ = density_ax.figure
+        return self
