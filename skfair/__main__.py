@@ -109,13 +109,7 @@ def _audit(args, parser):
         parser.error("--data needs --target and --sensitive.")
     if not 0 < args.test_size < 1:
         parser.error(f"--test-size must lie strictly between 0 and 1, got {args.test_size}.")
-    model = None
-    if args.model is not None:
-        import joblib
-
-        model = joblib.load(args.model)
-        if not hasattr(model, "predict"):
-            raise ValueError(f"{args.model} holds a {type(model).__name__}, not a model.")
+    model = None if args.model is None else _load_model(args.model)
     if args.data is None:
         context = _audit.adult_context(
             model=model, privileged=privileged, random_state=args.random_state
@@ -134,6 +128,22 @@ def _audit(args, parser):
     sys.stdout.write(_audit.run_audit(context, args.sections))
     if args.save_predictions is not None:
         _audit.write_predictions(context, args.save_predictions)
+
+
+def _load_model(path):
+    import joblib
+
+    with open(path, "rb") as stream:  # a missing file raises OSError with its name
+        try:
+            model = joblib.load(stream)
+        # Unpickling a file that is not a pickle can raise almost anything.
+        except Exception as exc:
+            raise ValueError(
+                f"{path} is not a model saved with joblib.dump ({type(exc).__name__}: {exc})."
+            ) from exc
+    if not hasattr(model, "predict"):
+        raise ValueError(f"{path} holds a {type(model).__name__}, not a fitted model.")
+    return model
 
 
 def _parse_privileged(items, parser):

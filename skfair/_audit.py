@@ -7,6 +7,24 @@ to a title and the function. To add a section, write one function and add one en
 :data:`SECTIONS`; use :func:`format_table` for aligned columns. A section that cannot run in a
 given context (no scores, no training data) returns a one-line note saying why.
 
+A section looks like this (the title is printed by :func:`run_audit`)::
+
+    def madd_section(context):
+        # MADD between the groups' score distributions.
+        if context.y_score is None:
+            return "Skipped: the model has neither predict_proba nor decision_function."
+        rows = [[name, format_number(madd(context.y_test, context.y_score,
+                                          sensitive_features=values))]
+                for name, values in context.sensitive.items()]
+        return format_table(["attribute", "MADD"], rows)
+
+    SECTIONS = {..., "madd": ("MADD", madd_section)}
+
+Sections that need the training data (``context.X_train`` ...) must handle None: with
+``--model`` the whole file is evaluation data. Keep sections fast (the whole audit should run
+in well under a minute on two cores) and seed every random choice with
+``context.random_state``.
+
 The audit runs with the required dependencies only (numpy, scipy, scikit-learn, joblib): data
 are numpy arrays and csv files are parsed without pandas, unless a ``--model`` was fitted on a
 DataFrame.
@@ -20,6 +38,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.compose import make_column_transformer
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
@@ -30,16 +49,26 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from skfair._groups import factorize_groups
 from skfair.datasets import load_adult
 from skfair.datasets._base import parse_csv
+from skfair.ensemble import BootstrapEnsemble
 from skfair.metrics import (
     accuracy_difference,
+    aleatoric_uncertainty,
+    aleatoric_uncertainty_difference,
     disparate_impact_ratio,
+    epistemic_uncertainty,
+    epistemic_uncertainty_difference,
     equalized_odds_difference,
     false_negative_rate_difference,
     false_positive_rate_difference,
     group_summary,
+    hfm,
     ks_bias,
+    label_stability,
+    label_stability_difference,
+    madd_bandwidth_search,
     statistical_parity_difference,
     true_positive_rate_difference,
+    wasserstein_bias,
 )
 
 NOT_AVAILABLE = "n/a"
@@ -80,6 +109,8 @@ class AuditContext:
         from ``--model`` (then the whole file is evaluation data).
     random_state : int
         Seed for sections that draw random numbers.
+    feature_names : list of str or None
+        Names of the columns of ``X_test`` when it is an ndarray (a DataFrame has its own).
     """
 
     model: object
@@ -95,10 +126,7 @@ class AuditContext:
     y_train: np.ndarray | None = None
     sensitive_train: dict | None = None
     random_state: int = 0
-
-    @property
-    def attribute_names(self):
-        return list(self.sensitive)
+    feature_names: list | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -123,45 +151,54 @@ def adult_context(*, model=None, privileged=None, random_state=0):
     """Audit context on the bundled Adult data, sensitive attributes ``sex`` and ``race``.
 
     Without ``model``, :func:`plain_model` is trained on the train split; the evaluation rows
-    are the test split in both cases.
+    are the test split in both cases. A given ``model`` must predict the 0/1 target of
+    :func:`~skfair.datasets.load_adult`.
     """
     test = load_adult(split="test")
-    privileged = check_privileged(privileged, _attributes(test))
+    sensitive = _attributes(test)
+    privileged = check_privileged(privileged, sensitive)
     description = {
         "data": "UCI Adult (bundled with skfair; Becker & Kohavi 1996, CC BY 4.0), test split "
         f"({test.data.shape[0]:,} rows)",
         "target": "income-per-year; favourable outcome '>50K' = 1",
     }
-    train = None
+    train = {}
     if model is None:
-        train = load_adult(split="train")
-        names = train.feature_names.tolist()
-        categorical = [names.index(name) for name in train.categorical_features]
+        bunch = load_adult(split="train")
+        names = bunch.feature_names.tolist()
+        categorical = [names.index(name) for name in bunch.categorical_features]
         numeric = [j for j in range(len(names)) if j not in categorical]
-        model = plain_model(categorical, numeric).fit(train.data, train.target)
+        model = plain_model(categorical, numeric).fit(bunch.data, bunch.target)
         description["model"] = (
             "logistic regression on one-hot encoded categorical and scaled numeric features "
             f"(all 14 columns, sex and race included), trained on the train split "
-            f"({train.data.shape[0]:,} rows)"
+            f"({bunch.data.shape[0]:,} rows)"
         )
+        train = {
+            "X_train": bunch.data,
+            "y_train": bunch.target,
+            "sensitive_train": _attributes(bunch),
+        }
+        X_test = test.data
     else:
         description["model"] = f"{_model_name(model)} from --model"
-    context = AuditContext(
+        names = test.feature_names.tolist()
+        X_test = _model_input(model, {name: test.data[:, j] for j, name in enumerate(names)}, names)
+    y_pred, y_score = _predict(model, X_test, positive_label=1)
+    return AuditContext(
         model=model,
-        X_test=test.data,
+        X_test=X_test,
         y_test=test.target,
-        y_pred=None,
-        y_score=None,
-        sensitive=_attributes(test),
+        y_pred=y_pred,
+        y_score=y_score,
+        sensitive=sensitive,
         privileged=privileged,
         positive_label=1,
         description=description,
         random_state=random_state,
+        **train,
+        feature_names=_column_names(X_test, test.feature_names.tolist()),
     )
-    if train is not None:
-        context.X_train, context.y_train = train.data, train.target
-        context.sensitive_train = _attributes(train)
-    return _predict(context, classes_to_labels=None)
 
 
 def csv_context(
@@ -180,7 +217,8 @@ def csv_context(
     Without ``model``, :func:`plain_model` is trained on a stratified split of the file (all
     columns but the target are features) and evaluated on the rest. With a fitted ``model``, all
     rows are evaluation rows; a model fitted on a DataFrame receives the columns named in its
-    ``feature_names_in_``, any other model all columns but the target, in file order.
+    ``feature_names_in_``, any other model all columns but the target, in file order. The
+    model predicts the target's own values, ``positive_label`` among them.
     """
     with open(path, encoding="utf-8", newline="") as text:
         names, columns = parse_csv(text, source=str(path))
@@ -194,7 +232,7 @@ def csv_context(
             f"{int(np.argmax(labels != labels)) + 1})."
         )
     positive_label = _positive_label(labels, positive_label, target)
-    y = (labels == positive_label).astype(np.int64)
+    y = _match(labels, positive_label).astype(np.int64)
     attributes = {name: columns[name] for name in sensitive}
     # Missing values raise here, naming the column, whichever split their rows fall in.
     factorize_groups(attributes)
@@ -207,27 +245,25 @@ def csv_context(
     if model is not None:
         X = _model_input(model, columns, feature_names)
         description["model"] = f"{_model_name(model)} from --model, evaluated on all rows"
-        context = AuditContext(
+        y_pred, y_score = _predict(model, X, positive_label=positive_label)
+        return AuditContext(
             model=model,
             X_test=X,
             y_test=y,
-            y_pred=None,
-            y_score=None,
+            y_pred=y_pred,
+            y_score=y_score,
             sensitive=attributes,
             privileged=privileged,
             positive_label=positive_label,
             description=description,
             random_state=random_state,
+            feature_names=_column_names(X, feature_names),
         )
-        return _predict(context, classes_to_labels=positive_label)
-    X = np.empty((y.shape[0], len(feature_names)), dtype=object)
-    for j, name in enumerate(feature_names):
-        X[:, j] = columns[name]
+    X = _model_input(None, columns, feature_names)
     categorical = [j for j, name in enumerate(feature_names) if columns[name].dtype == object]
     numeric = [j for j in range(len(feature_names)) if j not in categorical]
-    rows = np.arange(y.shape[0])
     train_rows, test_rows = train_test_split(
-        rows, test_size=test_size, random_state=random_state, stratify=y
+        np.arange(y.shape[0]), test_size=test_size, random_state=random_state, stratify=y
     )
     model = plain_model(categorical, numeric).fit(X[train_rows], y[train_rows])
     description["data"] += (
@@ -238,12 +274,13 @@ def csv_context(
         "logistic regression on one-hot encoded categorical and scaled numeric features "
         f"(all {len(feature_names)} columns but the target), trained on the training rows"
     )
-    context = AuditContext(
+    y_pred, y_score = _predict(model, X[test_rows], positive_label=1)
+    return AuditContext(
         model=model,
         X_test=X[test_rows],
         y_test=y[test_rows],
-        y_pred=None,
-        y_score=None,
+        y_pred=y_pred,
+        y_score=y_score,
         sensitive={name: values[test_rows] for name, values in attributes.items()},
         privileged=privileged,
         positive_label=positive_label,
@@ -252,8 +289,8 @@ def csv_context(
         y_train=y[train_rows],
         sensitive_train={name: values[train_rows] for name, values in attributes.items()},
         random_state=random_state,
+        feature_names=feature_names,
     )
-    return _predict(context, classes_to_labels=None)
 
 
 def check_privileged(privileged, attributes):
@@ -317,16 +354,26 @@ def _positive_label(labels, positive_label, target):
     return matches[0]
 
 
+def _column_names(X, names):
+    """Names of the columns of X: a DataFrame's own (maybe a subset of ``names``), else names."""
+    return [str(name) for name in X.columns] if hasattr(X, "columns") else names
+
+
 def _model_input(model, columns, feature_names):
+    """The evaluation features in the form ``model`` was fitted on.
+
+    A model with ``feature_names_in_`` (fitted on a DataFrame) gets a DataFrame of those
+    columns; any other model (or None) an object array of ``feature_names`` in order.
+    """
     expected = getattr(model, "feature_names_in_", None)
     if expected is None:
-        X = np.empty((next(iter(columns.values())).shape[0], len(feature_names)), dtype=object)
+        X = np.empty((columns[feature_names[0]].shape[0], len(feature_names)), dtype=object)
         for j, name in enumerate(feature_names):
             X[:, j] = columns[name]
         return X
     missing = [name for name in expected if name not in columns]
     if missing:
-        raise ValueError(f"The model was fitted on columns that the csv file lacks: {missing}.")
+        raise ValueError(f"The model was fitted on columns that the data lack: {missing}.")
     try:
         import pandas as pd
     except ImportError as exc:
@@ -337,27 +384,25 @@ def _model_input(model, columns, feature_names):
     return pd.DataFrame({name: columns[name] for name in expected})
 
 
-def _predict(context, *, classes_to_labels):
-    """Fill ``y_pred`` and ``y_score`` (0/1 labels; score of the favourable class).
-
-    ``classes_to_labels`` is the favourable label in the model's own classes (a user's model
-    predicts the original target values); None when the model was trained on 0/1 labels.
-    """
-    model = context.model
-    positive = 1 if classes_to_labels is None else classes_to_labels
-    predictions = np.asarray(model.predict(context.X_test))
-    context.y_pred = _match(predictions, positive).astype(np.int64)
+def _predict(model, X, *, positive_label):
+    """0/1 predictions (1 = ``positive_label``) and the score of that class (or None)."""
     classes = getattr(model, "classes_", None)
-    if classes is None or not _match(np.asarray(classes), positive).any():
-        return context
-    column = int(np.flatnonzero(_match(np.asarray(classes), positive))[0])
+    if classes is not None and not _match(np.asarray(classes), positive_label).any():
+        raise ValueError(
+            f"The model's classes are {np.asarray(classes).tolist()}; the favourable label "
+            f"{positive_label!r} is not among them. Fit the model on the target's own values."
+        )
+    y_pred = _match(np.asarray(model.predict(X)), positive_label).astype(np.int64)
+    if classes is None:
+        return y_pred, None
+    column = int(np.flatnonzero(_match(np.asarray(classes), positive_label))[0])
     if hasattr(model, "predict_proba"):
-        context.y_score = np.asarray(model.predict_proba(context.X_test))[:, column]
-    elif hasattr(model, "decision_function") and len(classes) == 2:
-        decision = np.asarray(model.decision_function(context.X_test), dtype=np.float64)
+        return y_pred, np.asarray(model.predict_proba(X))[:, column]
+    if hasattr(model, "decision_function") and len(classes) == 2:
+        decision = np.asarray(model.decision_function(X), dtype=np.float64)
         # decision_function scores classes_[1]; flip it when that is not the favourable class.
-        context.y_score = decision if column == 1 else -decision
-    return context
+        return y_pred, (decision if column == 1 else -decision)
+    return y_pred, None
 
 
 def _match(values, label):
@@ -484,11 +529,7 @@ def disparities_section(context):
     Attributes with a privileged group get signed values (disadvantaged minus privileged, or
     their ratio); the others, and the intersection, the largest gap between any two groups.
     """
-    columns = [
-        (name, values, context.privileged.get(name)) for name, values in context.sensitive.items()
-    ]
-    if len(columns) > 1:
-        columns.append((" & ".join(context.sensitive), dict(context.sensitive), None))
+    columns = _compared_columns(context)
     rows = []
     for metric in _DISPARITY_METRICS:
         row = [metric.__name__]
@@ -526,6 +567,107 @@ def disparities_section(context):
         + "\n\n"
         + "\n".join(textwrap.fill(note, width=_WIDTH, subsequent_indent="  ") for note in notes)
     )
+
+
+# (row label, metric, keyword arguments)
+_SCORE_METRICS = [
+    ("wasserstein_bias (total)", wasserstein_bias, {"part": "total"}),
+    ("wasserstein_bias (positive)", wasserstein_bias, {"part": "positive"}),
+    ("wasserstein_bias (negative)", wasserstein_bias, {"part": "negative"}),
+    ("wasserstein_bias (net)", wasserstein_bias, {"part": "net"}),
+    ("wasserstein_bias (total | y)", wasserstein_bias, {"condition_on_y": True}),
+    ("ks_bias (total)", ks_bias, {"part": "total"}),
+]
+
+
+def scores_section(context):
+    """Distribution-level bias of the scores (Wasserstein-1 and Kolmogorov-Smirnov)."""
+    if context.y_score is None:
+        return "Skipped: the model has neither predict_proba nor decision_function."
+    columns = _compared_columns(context)
+    rows = []
+    for label, metric, kwargs in _SCORE_METRICS:
+        row = [label]
+        for _, values, privileged in columns:
+            extra = {} if privileged is None else {"privileged_group": privileged}
+            value = metric(
+                context.y_test, context.y_score, sensitive_features=values, **kwargs, **extra
+            )
+            row.append(format_number(value))
+        rows.append(row)
+    notes = [
+        "Distances between the groups' distributions of the favourable-class score, not of "
+        "the thresholded predictions. total = positive + negative: positive is the transport "
+        "where the privileged group (else, for each pair, the group with the higher mean "
+        "score) gets the higher score, negative where the other group does; net = positive - "
+        "negative. '| y' compares the groups within each true class (equalized-odds type). "
+        "With more than two groups each row is its largest value over pairs of groups, so the "
+        "parts can come from different pairs."
+    ]
+    table = format_table(["metric"] + [name for name, _, _ in columns], rows)
+    return table + "\n\n" + "\n".join(textwrap.fill(note, width=_WIDTH) for note in notes)
+
+
+def _compared_columns(context):
+    """(title, sensitive features, privileged group or None): each attribute, then all jointly."""
+    columns = [
+        (name, values, context.privileged.get(name)) for name, values in context.sensitive.items()
+    ]
+    if len(columns) > 1:
+        columns.append((" & ".join(context.sensitive), dict(context.sensitive), None))
+    return columns
+
+
+def madd_section(context):
+    """MADD of the score distributions at the optimal bandwidth (Verger et al., JEDM 2024).
+
+    One column per attribute and their intersection: the stable MADD of the worst pair of
+    groups, that pair, the stable bandwidth interval and its bin counts, h_sup, and the mean
+    stable MADD over all pairs.
+    """
+    if context.y_score is None:
+        return "MADD needs scores; the model has neither predict_proba nor decision_function."
+    scores = np.asarray(context.y_score, dtype=np.float64)
+    if scores.min() < 0 or scores.max() > 1:
+        return "MADD compares probabilities in [0, 1]; the model only gives decision_function."
+    columns = list(context.sensitive.items())
+    if len(columns) > 1:
+        columns.append((" & ".join(context.sensitive), dict(context.sensitive)))
+    rows = [
+        ["stable MADD (worst pair)"],
+        ["worst pair"],
+        ["stable interval h"],
+        ["bins"],
+        ["h_sup"],
+        ["stable MADD (mean of pairs)"],
+    ]
+    for _, values in columns:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # small groups: noted below
+                result = madd_bandwidth_search(None, scores, sensitive_features=values)
+        except ValueError as error:  # no eligible interval for a pair of tiny groups
+            for row in rows:
+                row.append(NOT_AVAILABLE)
+            rows[1][-1] = str(error).split(":")[0]
+            continue
+        low, high = result.interval
+        pair = " vs ".join(str(label) for label in result.worst_pair)
+        rows[0].append(format_number(result.value))
+        rows[1].append(pair)
+        rows[2].append(f"[{low:.4f}, {high:.4f}]")
+        rows[3].append(f"{result.bins_interval[0]}-{result.bins_interval[1]}")
+        rows[4].append(format_number(result.h_sup))
+        rows[5].append(format_number(np.mean([p.value for p in result.pairs])))
+    note = (
+        "MADD is the L1 distance between two groups' histograms of predicted probabilities "
+        "(0: same distribution, 2: disjoint), averaged over the bandwidth interval where it is "
+        "most stable (Algorithm 1; the interval shrinks with the group sizes, like h_sup). "
+        "Pairs with fewer than 50 rows in a group are dominated by sampling noise. "
+        "skfair.postprocessing.MADDRepair(lam=...) shrinks every pairwise MADD by (1 - lam)."
+    )
+    table = format_table(["MADD"] + [name for name, _ in columns], rows)
+    return table + "\n\n" + textwrap.fill(note, width=_WIDTH)
 
 
 def repair_section(context):
@@ -596,12 +738,252 @@ def repair_section(context):
     return table + "\n\n" + textwrap.fill(note, width=_WIDTH)
 
 
+_BIAS_SOURCE_ROWS = 2000
+_BIAS_SOURCE_BACKGROUND = 100
+_BIAS_SOURCE_TOP = 5
+
+
+def bias_sources_section(context):
+    """Where the score bias comes from: W1 model bias and per-feature bias explanations.
+
+    Miroshnikov et al. (arXiv:2011.03156): the Wasserstein-1 distance between the groups' score
+    distributions splits into a positive part (the privileged group favoured) and a negative
+    part; each feature's bias explanation is the same split of its partial-dependence explainer
+    (``BiasExplainer(method="pdp")``), computed on a random subsample of the evaluation rows.
+    """
+    if context.y_score is None:
+        return "n/a: the model gives no scores (neither predict_proba nor decision_function)."
+    from skfair.explain import BiasExplainer
+
+    rng = np.random.default_rng(context.random_state)
+    n_rows = context.y_test.shape[0]
+    rows = np.sort(rng.choice(n_rows, min(n_rows, _BIAS_SOURCE_ROWS), replace=False))
+    X = context.X_test.iloc[rows] if hasattr(context.X_test, "iloc") else context.X_test[rows]
+    classes = np.asarray(getattr(context.model, "classes_", []))
+    positive = 1 if classes.size and _match(classes, 1).any() else context.positive_label
+    blocks = []
+    for name, values in context.sensitive.items():
+        explainer = BiasExplainer(
+            context.model,
+            method="pdp",
+            pos_label=positive if classes.size else None,
+            privileged_group=context.privileged.get(name),
+            n_background=_BIAS_SOURCE_BACKGROUND,
+            random_state=context.random_state,
+        ).fit(X, sensitive_features=values[rows])
+        bias, ex = explainer.bias_, explainer.explanations_
+        names = (
+            ex.names
+            if hasattr(X, "iloc") or context.feature_names is None
+            else np.asarray(context.feature_names, dtype=object)
+        )
+        top = np.argsort(-ex.positive, kind="stable")[:_BIAS_SOURCE_TOP]
+        header = [
+            f"{name}: {explainer.privileged_group_!r} vs {explainer.protected_group_!r}",
+            "beta",
+            "beta+",
+            "beta-",
+            "net",
+        ]
+        model_row = ["model (W1 bias)"] + [
+            format_number(bias[part]) for part in ("total", "positive", "negative", "net")
+        ]
+        feature_rows = [
+            [str(names[j])]
+            + [format_number(ex[part][j]) for part in ("total", "positive", "negative", "net")]
+            for j in top
+        ]
+        blocks.append(format_table(header, [model_row, *feature_rows]))
+    note = (
+        f"Scores of the favourable class on {rows.size:,} random evaluation rows (random_state="
+        f"{context.random_state}), background {_BIAS_SOURCE_BACKGROUND} rows. beta = W1 distance "
+        "between the groups' distributions of a feature's partial-dependence explainer; beta+ "
+        "= part where the first-named (privileged) group is favoured, beta- = the other group "
+        "favoured, net = beta+ - beta-. Top features by beta+. Explanations are not additive "
+        "(features offset and amplify each other); BiasExplainer(method='shapley') gives "
+        "additive Shapley-bias values. Without --privileged the group favoured on average is "
+        "named first."
+    )
+    return "\n\n".join(blocks) + "\n\n" + textwrap.fill(note, width=_WIDTH)
+
+
+_N_REPLICAS = 10
+
+
+def stability_section(context):
+    """Label stability and uncertainty of the model across bootstrap replicas, per group.
+
+    The model is refitted on ``_N_REPLICAS`` bootstrap samples (80 % of the training rows,
+    with replacement) by :class:`~skfair.ensemble.BootstrapEnsemble`; each evaluation row gets
+    Virny's label stability and, when the model has ``predict_proba``, its epistemic and
+    aleatoric uncertainty, averaged per group. The last row compares the groups as the
+    disparities section does.
+    """
+    if context.X_train is None:
+        return (
+            "n/a: refitting bootstrap replicas of the model needs its training data, which a "
+            "--model does not come with."
+        )
+    ensemble = BootstrapEnsemble(
+        clone(context.model), n_estimators=_N_REPLICAS, random_state=context.random_state
+    ).fit(context.X_train, context.y_train)
+    member_labels = ensemble.predict_members(context.X_test)
+    # (column title, per-sample values, difference metric, its member-output argument)
+    measures = [
+        (
+            "label stability",
+            label_stability(member_labels, labels=ensemble.classes_),
+            label_stability_difference,
+            member_labels,
+        )
+    ]
+    if hasattr(ensemble, "predict_proba_members"):
+        member_proba = ensemble.predict_proba_members(context.X_test)
+        measures += [
+            (
+                "epistemic",
+                epistemic_uncertainty(member_proba),
+                epistemic_uncertainty_difference,
+                member_proba,
+            ),
+            (
+                "aleatoric",
+                aleatoric_uncertainty(member_proba),
+                aleatoric_uncertainty_difference,
+                member_proba,
+            ),
+        ]
+    blocks = []
+    for name, values in context.sensitive.items():
+        groups = factorize_groups(values)
+        counts = groups.counts()
+        means = [np.bincount(groups.codes, weights=v) / counts for _, v, _, _ in measures]
+        rows = [
+            [str(label), f"{counts[g]:,}"] + [format_number(mean[g]) for mean in means]
+            for g, label in enumerate(groups.labels)
+        ]
+        privileged = context.privileged.get(name)
+        kwargs = {} if privileged is None else {"privileged_group": privileged}
+        rows.append(
+            ["difference" if privileged is None else "dis - priv", ""]
+            + [
+                format_number(metric(None, outputs, sensitive_features=values, **kwargs))
+                for _, _, metric, outputs in measures
+            ]
+        )
+        blocks.append(format_table([name, "n"] + [title for title, *_ in measures], rows))
+    note = (
+        f"Means over the evaluation rows of each group, from {_N_REPLICAS} replicas of the "
+        "model refitted on bootstrap samples (80 % of the training rows, with replacement; "
+        f"random_state={context.random_state}). Label stability is 1 when all replicas agree "
+        "on a row and 0 when they split evenly; epistemic (model) and aleatoric (data) "
+        "uncertainty are entropies in bits (Virny's definitions). difference: largest gap "
+        "between any two groups; dis - priv: all groups but the privileged one minus it."
+    )
+    if len(measures) == 1:
+        note += " The model has no predict_proba, so only label stability is shown."
+    return "\n\n".join(blocks) + "\n\n" + textwrap.fill(note, width=_WIDTH)
+
+
+# Rows HFM's exact neighbour search uses in the audit: a few seconds on two cores.
+_HFM_ROWS = 3000
+
+
+def hfm_section(context):
+    """HFM, the Harmonic Fairness measure via Manifolds (Bian, Luo & Xu 2024).
+
+    Per attribute and over all attributes (marginally): the distance between the groups on
+    ``[y_true, x]`` (D) and on ``[y_pred, x]`` (D_f), ``x`` the non-sensitive features one-hot
+    encoded and min-max scaled, and ``hfm = log10(D_f / D)`` for the maximal and the average
+    version. Exact distances on a seeded random subsample of the evaluation rows.
+    """
+    X, names = _non_sensitive_features(context)
+    if X is None:
+        return "HFM needs the evaluation features with column names; none were given."
+    n = X.shape[0]
+    rows = np.arange(n)
+    if n > _HFM_ROWS:
+        rng = np.random.default_rng(context.random_state)
+        rows = np.sort(rng.choice(n, size=_HFM_ROWS, replace=False))
+    sensitive = {name: np.asarray(values)[rows] for name, values in context.sensitive.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # a single-valued attribute shows as n/a
+        details = hfm(
+            X[rows],
+            np.asarray(context.y_test)[rows],
+            np.asarray(context.y_pred)[rows],
+            sensitive_features=sensitive,
+            return_details=True,
+        )
+    by = details.by_attribute
+    columns = list(details.attributes)
+    table_rows = [
+        ["hfm (max)"]
+        + [format_number(v) for v in by["hfm_max"]]
+        + [format_number(details.hfm_max)],
+        ["hfm (avg)"]
+        + [format_number(v) for v in by["hfm_avg"]]
+        + [format_number(details.hfm_avg)],
+        ["D max (data)"] + [format_number(v) for v in by["D_max"]] + [format_number(details.D_max)],
+        ["D_f max (model)"]
+        + [format_number(v) for v in by["D_f_max"]]
+        + [format_number(details.D_f_max)],
+        ["D avg (data)"] + [format_number(v) for v in by["D_avg"]] + [format_number(details.D_avg)],
+        ["D_f avg (model)"]
+        + [format_number(v) for v in by["D_f_avg"]]
+        + [format_number(details.D_f_avg)],
+    ]
+    header = ["HFM"] + columns + ["all (max / mean)"]
+    note = (
+        f"Distances between the groups of each attribute on [label, features] with the true "
+        f"labels (D) and the predictions (D_f); {len(names)} non-sensitive columns, categorical "
+        "ones one-hot encoded (a missing value is its own category), all min-max scaled. "
+        "hfm = log10(D_f / D): 0 keeps the data's separation of the groups, > 0 means the model "
+        "pushes them apart (extra bias), < 0 brings them closer; the paper's models score a few "
+        "thousandths to hundredths. 'max' is decided by the worst-served row (noisy), 'avg' by "
+        "all rows."
+    )
+    if n > _HFM_ROWS:
+        note += (
+            f" Exact distances on {_HFM_ROWS:,} of the {n:,} evaluation rows drawn at random "
+            f"(random_state={context.random_state}); skfair.metrics.hfm(..., method='approx') "
+            "handles all rows."
+        )
+    return format_table(header, table_rows) + "\n\n" + textwrap.fill(note, width=_WIDTH)
+
+
+def _non_sensitive_features(context):
+    """Evaluation features without the sensitive columns, missing categories made explicit."""
+    X = context.X_test
+    if hasattr(X, "columns"):
+        names = [str(name) for name in X.columns]
+        X = X.to_numpy(dtype=object)
+    else:
+        names = context.feature_names
+        if names is None:
+            return None, None
+        X = np.asarray(X, dtype=object)
+    keep = [j for j, name in enumerate(names) if name not in context.sensitive]
+    X = X[:, keep].copy()
+    for j in range(X.shape[1]):
+        column = X[:, j]
+        missing = np.array([value is None or value != value for value in column.tolist()])
+        if missing.any():
+            column[missing] = "(missing)"
+    return X, [names[j] for j in keep]
+
+
 SECTIONS = {
     "summary": ("Audit summary", summary_section),
     "groups": ("Per-group rates", groups_section),
     "intervals": ("Per-group rates with bootstrap intervals", intervals_section),
     "disparities": ("Disparity metrics", disparities_section),
+    "scores": ("Bias of the score distributions", scores_section),
+    "madd": ("Score distributions: MADD", madd_section),
+    "hfm": ("Group separation in the model's view: HFM", hfm_section),
     "repair": ("Barycenter repair of the scores", repair_section),
+    "bias_sources": ("Where does the bias come from", bias_sources_section),
+    "stability": ("Stability and uncertainty across bootstrap replicas", stability_section),
 }
 """Command-line name -> (title, section function), in the order the audit prints them."""
 

@@ -18,7 +18,7 @@ import pytest
 from sklearn.compose import make_column_transformer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import OneHotEncoder
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 import skfair
 from skfair.__main__ import main
@@ -84,10 +84,33 @@ def assert_table_matches(table, rates):
             assert printed[column] == ("n/a" if np.isnan(value) else f"{value:.3f}"), column
 
 
+# Runs ``python -m skfair`` with pandas made unimportable: `pip install .` (the README's
+# first command) does not install it, so the default audit must not need it.
+WITHOUT_PANDAS = """
+import runpy, sys
+
+class NoPandas:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "pandas":
+            raise ImportError("pandas is not installed")
+
+sys.meta_path.insert(0, NoPandas())
+runpy.run_module("skfair", run_name="__main__", alter_sys=True)
+"""
+
+
 @pytest.fixture(scope="module")
 def adult_audit(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("audit")
-    result = run_cli("audit", "--save-predictions", "predictions.csv", cwd=cwd)
+    env = dict(os.environ, PYTHONPATH=str(Path(skfair.__file__).resolve().parents[1]))
+    result = subprocess.run(
+        [sys.executable, "-c", WITHOUT_PANDAS, "audit", "--save-predictions", "predictions.csv"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     predictions = pd.read_csv(cwd / "predictions.csv", keep_default_na=False)
     return result.stdout, predictions
@@ -227,6 +250,32 @@ def group_table_with_intervals(output, attribute):
     return rows
 
 
+def test_score_section_matches_scipy(adult_audit):
+    from itertools import combinations
+
+    from scipy.stats import ks_2samp, wasserstein_distance
+
+    output, predictions = adult_audit
+    section = output.split("Bias of the score distributions")[1]
+    table = disparity_table(section)
+    y_score = predictions["y_score"].to_numpy()
+    for attribute in ["sex", "race"]:
+        groups = predictions[attribute].to_numpy()
+        pairs = list(combinations(np.unique(groups), 2))
+        w1 = max(wasserstein_distance(y_score[groups == a], y_score[groups == b]) for a, b in pairs)
+        ks = max(ks_2samp(y_score[groups == a], y_score[groups == b]).statistic for a, b in pairs)
+        assert abs(float(table["wasserstein_bias (total)"][attribute]) - w1) <= 5e-5 + 1e-12
+        assert abs(float(table["ks_bias (total)"][attribute]) - ks) <= 5e-5 + 1e-12
+    # Two groups: the parts add up to the total, and net is the gap of the mean scores.
+    sex = predictions["sex"].to_numpy()
+    parts = {p: float(table[f"wasserstein_bias ({p})"]["sex"]) for p in ["positive", "negative"]}
+    assert parts["positive"] + parts["negative"] == pytest.approx(
+        float(table["wasserstein_bias (total)"]["sex"]), abs=1e-4
+    )
+    gap = y_score[sex == "Male"].mean() - y_score[sex == "Female"].mean()
+    assert float(table["wasserstein_bias (net)"]["sex"]) == pytest.approx(abs(gap), abs=5e-5)
+
+
 def test_privileged_group_gives_signed_disparities(tmp_path, capsys):
     status = main(
         [
@@ -252,6 +301,37 @@ def test_privileged_group_gives_signed_disparities(tmp_path, capsys):
     unsigned = expected_disparities(y_true, y_pred, predictions["race"].to_numpy())
     assert_disparities_match(table, "race", unsigned)
     assert "disadvantaged (all groups but 'Male') minus privileged ('Male')" in output
+
+
+def test_adult_with_a_model_fitted_on_a_dataframe(tmp_path, capsys):
+    train = load_adult(as_frame=True)
+    test = load_adult(split="test", as_frame=True)
+    columns = ["age", "education-num", "hours-per-week", "occupation"]  # no sex, no race
+    model = make_pipeline(
+        make_column_transformer(
+            (OneHotEncoder(handle_unknown="ignore"), ["occupation"]),
+            (StandardScaler(), ["age", "education-num", "hours-per-week"]),
+        ),
+        LogisticRegression(),
+    ).fit(train.data[columns].iloc[:5000], train.target.iloc[:5000])
+    joblib.dump(model, tmp_path / "model.joblib")
+    assert main(["audit", "--model", str(tmp_path / "model.joblib"), "--sections", "groups"]) == 0
+    output = capsys.readouterr().out
+    y_pred = model.predict(test.data[columns])
+    for attribute in ["sex", "race"]:
+        groups = test.sensitive_features[attribute].astype(str).to_numpy()
+        rates = expected_rates(test.target.to_numpy(), y_pred, groups)
+        assert_table_matches(group_table(output, attribute), rates)
+
+
+def test_model_with_other_classes_is_refused(tmp_path, capsys):
+    bunch = load_adult(split="test")
+    numeric = [0, 4, 12]  # age, education-num, hours-per-week
+    labels = bunch.target_names[bunch.target]  # "<=50K" / ">50K"
+    model = LogisticRegression().fit(bunch.data[:, numeric].astype(float), labels)
+    joblib.dump(model, tmp_path / "model.joblib")
+    assert main(["audit", "--model", str(tmp_path / "model.joblib")]) == 1
+    assert "the favourable label 1 is not among them" in capsys.readouterr().err
 
 
 def make_csv(path, n=600, seed=0):
@@ -436,6 +516,17 @@ def test_data_errors(args, message, tmp_path, capsys, monkeypatch):
     captured = capsys.readouterr()
     assert message in captured.err
     assert captured.err.startswith("skfair audit: error:")
+
+
+def test_files_that_are_not_models_are_refused(tmp_path, capsys):
+    make_csv(tmp_path / "loans.csv", n=50)
+    joblib.dump({"weights": [1, 2]}, tmp_path / "dict.joblib")
+    args = ["audit", "--data", str(tmp_path / "loans.csv"), "--target", "approved"]
+    args += ["--positive-label", "yes", "--sensitive", "sex", "--model"]
+    assert main([*args, str(tmp_path / "loans.csv")]) == 1
+    assert "loans.csv is not a model saved with joblib.dump" in capsys.readouterr().err
+    assert main([*args, str(tmp_path / "dict.joblib")]) == 1
+    assert "dict.joblib holds a dict, not a fitted model" in capsys.readouterr().err
 
 
 def test_missing_sensitive_value_is_reported(tmp_path, capsys):

@@ -118,8 +118,10 @@ Statlog (German credit) data set
     700 good, 300 bad. The UCI description asks for a cost matrix: predicting "good" for a bad
     customer costs 5, predicting "bad" for a good one costs 1.
 :Sensitive features: ``sex`` (female, male), derived from ``personal_status``;
-    ``age_group`` ("<25", ">=25"), derived from ``age``; ``foreign_worker`` (yes, no). Only
-    ``foreign_worker`` (and ``age``, ``personal_status``) are columns of ``data``.
+    ``age_group`` ("<25", ">=25"), derived from ``age``; ``foreign_worker`` (yes, no).
+    ``foreign_worker`` is also a column of ``data``; ``sex`` and ``age_group`` are not (their
+    sources ``personal_status`` and ``age`` are), so for ``sensitive_column=`` add them to
+    ``data`` first.
 :Missing values: none.
 
 Categorical codes (A11, A12, ...) are decoded into the labels of the UCI codebook

@@ -34,6 +34,7 @@ from skfair.explain._shapley import (
     shapley_weight_matrix,
     unit_standard_error,
 )
+from skfair.explain._tree import tree_shapley_values
 from skfair.metrics._distribution import _FAVORABLE_SIGN, _w1_parts
 
 _AUTO_EXACT_PLAYERS = 10  # "auto": exact enumeration up to this many players (spec §10.2)
@@ -41,6 +42,7 @@ _AUTO_PERMUTATIONS = 128
 _WARN_EXACT_PLAYERS = 16
 _CROSS_GROUP_RHO = 0.5  # "conditional": warn above this cross-group |Spearman rho| (spec §10.3)
 _BIAS_GAME_CHUNK = 256  # coalitions per vectorised W1 evaluation of the choice-(b) bias game
+_COALITIONS_PER_CHUNK = 64  # model-game columns held at once in exact mode
 _PARTS = ("total", "positive", "negative", "net")
 
 
@@ -61,11 +63,24 @@ class _ComparedPair:
 
 
 def _exact_batch(game, player_masks, weight_rows, pair, with_bias_game, singleton_positions):
-    """Partial Shapley sums (and bias-game parts) of a batch of coalitions (spec §9.4)."""
-    values = game.values(player_masks)  # (n_coalitions, n_eval)
-    partial_phi = values.T @ weight_rows  # streamed: phi = sum_c v_c ⊗ W[c]
-    bias_parts = pair.parts(values.T) if with_bias_game else None
-    singletons = {int(j): values[k] for k, j in singleton_positions}
+    """Partial Shapley sums (and bias-game parts) of a batch of coalitions (spec §9.4).
+
+    The game table is streamed: ``phi = sum_c v_c ⊗ W[c]`` over chunks of coalitions, so at
+    most ``_COALITIONS_PER_CHUNK`` columns of the (n_eval, 2**p) table exist at a time.
+    """
+    partial_phi = np.zeros((game.pool.n_eval, weight_rows.shape[1]))
+    bias_parts = np.zeros((len(player_masks), 2))
+    singletons = {}
+    singleton_of = dict(singleton_positions)
+    for start in range(0, len(player_masks), _COALITIONS_PER_CHUNK):
+        chunk = slice(start, start + _COALITIONS_PER_CHUNK)
+        values = game.values(player_masks[chunk])  # (n_chunk, n_eval)
+        partial_phi += values.T @ weight_rows[chunk]
+        if with_bias_game:
+            bias_parts[chunk] = np.column_stack(pair.parts(values.T))
+        for k, row in enumerate(values, start=start):
+            if k in singleton_of:
+                singletons[singleton_of[k]] = row
     return partial_phi, bias_parts, singletons
 
 
@@ -180,10 +195,23 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
     shapley_method_ : {"exact", "permutation"} or None
     n_permutations_ : int or None
     n_coalitions_ : int
-        Number of coalitions evaluated with the model.
+        Number of coalitions evaluated with the model; 0 when the Shapley values came from the
+        trees (see Notes).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Defined when X has string column names.
+
+    Notes
+    -----
+    Cost (spec §9.6): the model is evaluated on up to (2**p - 2) x n_eval x n_background hybrid
+    rows in exact mode, n_permutations x (p - 1) x n_eval x n_background in permutation mode
+    (fewer on discrete features: each coalition is evaluated on the distinct rows of X_S only).
+    With ``method="shapley"``, when the score is a weighted sum of tree leaf values, the exact
+    per-row Shapley values are computed from the trees instead (interventional TreeSHAP),
+    without hybrid rows: ``predict_proba`` of decision trees, random forests and extra trees,
+    ``decision_function`` of binary (Hist)GradientBoosting classifiers, ``predict`` of the
+    matching regressors. Probabilities of gradient boosting are not such a sum and take the
+    generic path.
 
     Examples
     --------
@@ -316,7 +344,13 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
             empty_value=float(response(self.estimator, self.background_).mean()),
             full_value=eval_scores,
         )
-        explanations = self._explain(game, pair, model_parts, rng)
+        # Scores that are sums of tree leaf values: exact per-row Shapley values from the trees.
+        tree_phi = (
+            tree_shapley_values(self.estimator, response, X_eval, self.background_, players)
+            if self.method == "shapley"
+            else None
+        )
+        explanations = self._explain(game, pair, model_parts, rng, tree_phi)
         self.explanations_ = Bunch(names=np.asarray(names, dtype=object), **explanations)
         return self
 
@@ -493,7 +527,7 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
     # ----------------------------------------------------------------------------------------
     # games
 
-    def _explain(self, game, pair, model_parts, rng):
+    def _explain(self, game, pair, model_parts, rng, tree_phi):
         n_players = len(game.players)
         if self.method == "pdp":
             self.shapley_method_, self.n_permutations_, self.bias_game_ = None, None, None
@@ -514,11 +548,11 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
                     UserWarning,
                     stacklevel=4,
                 )
-            return self._explain_exact(game, pair, model_parts)
+            return self._explain_exact(game, pair, model_parts, tree_phi)
         n_permutations = (
             _AUTO_PERMUTATIONS if self.n_permutations == "auto" else self.n_permutations
         )
-        return self._explain_permutation(game, pair, model_parts, n_permutations, rng)
+        return self._explain_permutation(game, pair, model_parts, n_permutations, rng, tree_phi)
 
     def _singletons(self, game):
         n_players = len(game.players)
@@ -533,13 +567,13 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         n_jobs = effective_n_jobs(self.n_jobs)
         return 1 if n_jobs == 1 else 4 * n_jobs
 
-    def _explain_exact(self, game, pair, model_parts):
-        n_players = len(game.players)
-        membership = coalition_membership(n_players)
-        weights = shapley_weight_matrix(n_players)
-        n_coalitions = 2**n_players
-        middle = np.arange(1, n_coalitions - 1)
-        choice_a = self.method != "shapley"
+    def _exact_model_game(self, game, pair, membership, weights, middle, choice_a):
+        """Evaluate the model game on every coalition (spec §9.4); batches run in parallel.
+
+        Returns the per-row Shapley values, the singleton games (choice (a)) and the bias-game
+        parts of the middle coalitions (choice (a)).
+        """
+        n_players = membership.shape[1]
         singleton_of = {1 << j: j for j in range(n_players)}
         batches = [b for b in np.array_split(middle, self._n_tasks()) if len(b)]
         results = Parallel(n_jobs=self.n_jobs)(
@@ -557,14 +591,34 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         )
         # phi = V @ W over all coalitions; v({}) and v(N) = f(x) are known without model calls.
         phi = game.empty_value * weights[0] + np.outer(game.full_value, weights[-1])
-        bias_game = np.zeros((n_coalitions, 2))
-        bias_game[-1] = model_parts
         singletons = {n_players - 1: game.full_value} if n_players == 1 else {}
+        bias_game = np.zeros((len(middle), 2))
+        offset = 0
         for batch, (partial_phi, parts, batch_singletons) in zip(batches, results, strict=True):
             phi += partial_phi
             singletons.update(batch_singletons)
+            bias_game[offset : offset + len(batch)] = parts
+            offset += len(batch)
+        return phi, singletons, bias_game
+
+    def _explain_exact(self, game, pair, model_parts, tree_phi):
+        n_players = len(game.players)
+        membership = coalition_membership(n_players)
+        weights = shapley_weight_matrix(n_players)
+        n_coalitions = 2**n_players
+        middle = np.arange(1, n_coalitions - 1)
+        choice_a = self.method != "shapley"
+        bias_game = np.zeros((n_coalitions, 2))
+        bias_game[-1] = model_parts
+        if tree_phi is None:
+            phi, singletons, model_bias_game = self._exact_model_game(
+                game, pair, membership, weights, middle, choice_a
+            )
             if choice_a:
-                bias_game[batch] = np.column_stack(parts)
+                bias_game[middle] = model_bias_game
+            self.n_coalitions_ = len(middle)
+        else:
+            phi, self.n_coalitions_ = tree_phi, 0
         if choice_a:
             attributions = np.column_stack([singletons[j] for j in range(n_players)])
         else:
@@ -575,23 +629,28 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
                 positive, negative = pair.parts(phi @ membership[chunk].T)
                 bias_game[chunk] = np.column_stack([positive, negative])
         self.shapley_method_, self.n_permutations_ = "exact", None
-        self.n_coalitions_ = len(middle)
         self.bias_game_ = Bunch(
             coalitions=np.arange(n_coalitions), **_parts_arrays(bias_game[:, 0], bias_game[:, 1])
         )
         shapley = bias_game.T @ weights  # (2, n_players): phi[v^{bias+}], phi[v^{bias-}]
         return self._finish(attributions, pair, shapley)
 
-    def _explain_permutation(self, game, pair, model_parts, n_permutations, rng):
+    def _explain_permutation(self, game, pair, model_parts, n_permutations, rng, tree_phi):
         n_players = len(game.players)
         orders, units = sample_permutations(n_players, n_permutations, rng)
         choice_a = self.method != "shapley"
-        chunks = [c for c in np.array_split(np.arange(n_permutations), self._n_tasks()) if len(c)]
-        results = Parallel(n_jobs=self.n_jobs)(
-            delayed(_permutation_chunk)(game, orders[chunk], pair, model_parts, choice_a)
-            for chunk in chunks
-        )
-        phi = sum(phi_sum for phi_sum, _ in results) / n_permutations
+        if tree_phi is None:
+            chunks = [
+                c for c in np.array_split(np.arange(n_permutations), self._n_tasks()) if len(c)
+            ]
+            results = Parallel(n_jobs=self.n_jobs)(
+                delayed(_permutation_chunk)(game, orders[chunk], pair, model_parts, choice_a)
+                for chunk in chunks
+            )
+            phi = sum(phi_sum for phi_sum, _ in results) / n_permutations
+            self.n_coalitions_ = n_permutations * (n_players - 1)
+        else:
+            phi, self.n_coalitions_ = tree_phi, 0
         if choice_a:
             contributions = np.concatenate([c for _, c in results])
             attributions = self._singletons(game)
@@ -607,7 +666,6 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
                 )
                 contributions[m] = permutation_contributions(prefix_parts[None], order[None])[0]
         self.shapley_method_, self.n_permutations_ = "permutation", n_permutations
-        self.n_coalitions_ = n_permutations * (n_players - 1)
         self.bias_game_ = None
         shapley = contributions.mean(axis=0).T
         stderr = unit_standard_error(contributions, units)  # (n_players, 2)

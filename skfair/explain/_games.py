@@ -13,9 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# Rows per model call, and cells (rows x columns) per hybrid block, to bound memory.
-_MAX_HYBRID_ROWS = 2**20
-_MAX_HYBRID_CELLS = 2**24
+# Rows per model call, and cells (rows x columns) per call. Small calls keep the hybrid block
+# in cache while the model reads it: on the benchmark machine 2**15 rows per call ran faster
+# than one predict_proba call on 10**6 rows per row (benchmarks/bench_explain.py).
+_MAX_HYBRID_ROWS = 2**15
+_MAX_HYBRID_CELLS = 2**22
 
 
 @dataclass(frozen=True)
@@ -109,29 +111,38 @@ class RowPool:
         the background varies fastest); columns in ``column_mask`` come from the evaluation row.
         """
         n_background = self.n_background
+        sizes = [len(rows) * n_background for rows, _ in requests]
+        offsets = np.cumsum([0, *sizes])
+        if self.is_frame:
+            return self._frame_hybrids(requests, sizes)
+        background = self._background_matrix
+        hybrid = np.empty((offsets[-1], self.n_features), dtype=background.dtype)
+        for (rows, mask), start, stop in zip(requests, offsets[:-1], offsets[1:], strict=True):
+            # A (rows, background, features) view: broadcast copies instead of gathers.
+            block = hybrid[start:stop].reshape(len(rows), n_background, self.n_features)
+            block[...] = background
+            columns = np.flatnonzero(mask)
+            block[:, :, columns] = self._eval_matrix[rows][:, None, columns]
+        return hybrid
+
+    def _frame_hybrids(self, requests, sizes):
+        import pandas as pd
+
+        n_background = self.n_background
         background_index = np.concatenate(
             [np.tile(np.arange(n_background), len(rows)) for rows, _ in requests]
         )
         eval_index = np.concatenate([np.repeat(rows, n_background) for rows, _ in requests])
-        sizes = [len(rows) * n_background for rows, _ in requests]
-        offsets = np.cumsum([0, *sizes])
-        if self.is_frame:
-            import pandas as pd
-
-            masks = np.array([mask for _, mask in requests])
-            columns = {}
-            for j, name in enumerate(self.columns):
-                values = self._background[j].take(background_index)
-                from_eval = np.repeat(masks[:, j], sizes)
-                if from_eval.any():
-                    values[from_eval] = self._eval[j].take(eval_index[from_eval])
-                columns[name] = values
-            return pd.DataFrame(columns, copy=False)
-        hybrid = self._background_matrix[background_index]
-        for r, (rows, mask) in enumerate(requests):
-            block = slice(offsets[r], offsets[r + 1])
-            hybrid[block, mask] = np.repeat(self._eval_matrix[rows][:, mask], n_background, axis=0)
-        return hybrid
+        masks = np.array([mask for _, mask in requests])
+        columns = {}
+        for j, name in enumerate(self.columns):
+            # take() on each column's own array keeps its dtype (categoricals included).
+            values = self._background[j].take(background_index)
+            from_eval = np.repeat(masks[:, j], sizes)
+            if from_eval.any():
+                values[from_eval] = self._eval[j].take(eval_index[from_eval])
+            columns[name] = values
+        return pd.DataFrame(columns, copy=False)
 
 
 def factorize_columns(pool):
@@ -143,12 +154,32 @@ def factorize_columns(pool):
         if isinstance(column, np.ndarray) and column.dtype.kind in "biufcmM":
             values, inverse = np.unique(column, return_inverse=True)
         else:
-            import pandas as pd
-
-            inverse, values = pd.factorize(np.asarray(column, dtype=object), use_na_sentinel=False)
+            values, inverse = _factorize_objects(np.asarray(column, dtype=object))
         codes[:, j] = inverse.reshape(-1)
         cardinality[j] = max(len(values), 1)
     return codes, cardinality
+
+
+def _factorize_objects(column):
+    """``(distinct values, inverse)`` of an object column; NaN and None are one value.
+
+    pandas' hash table when pandas is installed; otherwise (pandas is an optional extra) a sort
+    of type-qualified strings, so that 1 and "1" stay distinct.
+    """
+    try:
+        import pandas as pd
+    except ImportError:
+        pd = None
+    if pd is not None:
+        inverse, values = pd.factorize(column, use_na_sentinel=False)
+        return values, inverse
+    keys = np.array(
+        [
+            "" if value is None or value != value else f"{type(value).__name__}:{value}"
+            for value in column.tolist()
+        ]
+    )
+    return np.unique(keys, return_inverse=True)
 
 
 def _distinct_rows(codes, cardinality, columns):

@@ -452,15 +452,16 @@ def demographic_parity_unfairness(
     >>> round(demographic_parity_unfairness(None, y_pred, sensitive_features=g), 4)
     0.0833
     """
-    y_true_class, y_pred_class, n_classes, groups, sample_weight = _check_multiclass_inputs(
+    y_true_class, y_pred_class, classes, groups, sample_weight = _check_multiclass_inputs(
         y_true, y_pred, sensitive_features, bins, labels, sample_weight, needs_y_true=False
     )
+    n_classes = len(classes)
     counts = np.bincount(
         groups.codes * n_classes + y_pred_class,
         weights=sample_weight,
         minlength=groups.n_groups * n_classes,
     ).reshape(groups.n_groups, n_classes)
-    return _max_gap_to_population(counts[:, None, :], groups, condition=None)
+    return _max_gap_to_population(counts[:, None, :], groups, strata=None)
 
 
 def equalized_odds_unfairness(
@@ -503,23 +504,24 @@ def equalized_odds_unfairness(
     """
     if y_true is None:
         raise ValueError("y_true is None; equalized_odds_unfairness conditions on true labels.")
-    y_true_class, y_pred_class, n_classes, groups, sample_weight = _check_multiclass_inputs(
+    y_true_class, y_pred_class, classes, groups, sample_weight = _check_multiclass_inputs(
         y_true, y_pred, sensitive_features, bins, labels, sample_weight, needs_y_true=True
     )
+    n_classes = len(classes)
     counts = np.bincount(
         (groups.codes * n_classes + y_true_class) * n_classes + y_pred_class,
         weights=sample_weight,
         minlength=groups.n_groups * n_classes * n_classes,
     ).reshape(groups.n_groups, n_classes, n_classes)
-    return _max_gap_to_population(counts, groups, condition="y_true")
+    return _max_gap_to_population(counts, groups, strata=classes)
 
 
-def _max_gap_to_population(counts, groups, *, condition):
+def _max_gap_to_population(counts, groups, *, strata):
     """``max |N[a, k', k] / N[a, k', :] - M[k', k] / M[k', :]|`` with ``M = sum_a N``.
 
     ``counts`` has shape (n_groups, n_strata, n_classes): the strata are the true classes k'
-    (U_EO) or a single stratum (U_DP). Strata of a group with no weight are skipped, with a
-    warning when the population has weight there.
+    named by ``strata`` (U_EO) or a single stratum, ``strata=None`` (U_DP). Strata of a group
+    with no weight are skipped, with a warning when the population has weight there.
     """
     if groups.n_groups < 2:
         warnings.warn(
@@ -534,16 +536,16 @@ def _max_gap_to_population(counts, groups, *, condition):
     defined = group_totals > 0
     skipped = ~defined & (population_totals > 0)
     if skipped.any():
-        where = "any sample" if condition is None else f"a sample in some {condition} class"
-        cells = [
-            groups.labels[a] if condition is None else (groups.labels[a], int(k))
-            for a, k in zip(*np.nonzero(skipped), strict=True)
-        ]
-        warnings.warn(
-            f"Cells {cells} (group{'' if condition is None else ', class index'}) are undefined: "
-            f"the group has no weight in {where}. They are skipped.",
-            UserWarning,
-        )
+        if strata is None:
+            cells = [groups.labels[a] for a in np.flatnonzero(skipped[:, 0])]
+            detail = f"Groups {cells} have no weight"
+        else:
+            cells = [
+                (groups.labels[a], strata[k]) for a, k in zip(*np.nonzero(skipped), strict=True)
+            ]
+            detail = f"Cells {cells} (group, y_true class) are undefined: the group has no weight"
+            detail += " in that class"
+        warnings.warn(f"{detail}; they are skipped.", UserWarning)
     if not defined.any():
         return float("nan")
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -556,7 +558,8 @@ def _max_gap_to_population(counts, groups, *, condition):
 def _check_multiclass_inputs(
     y_true, y_pred, sensitive_features, bins, labels, sample_weight, *, needs_y_true
 ):
-    """Checked inputs -> ``(y_true classes or None, y_pred classes, K, groups, weights)``."""
+    """Checked inputs -> ``(y_true classes or None, y_pred classes, class names, groups,
+    weights)``."""
     n_samples = check_lengths(
         y_true=y_true,
         y_pred=y_pred,
@@ -572,20 +575,20 @@ def _check_multiclass_inputs(
     )
     explicit_bins = not isinstance(bins, numbers.Integral)
     if continuous or explicit_bins:
-        y_true_class, y_pred_class, n_classes = _bin_outputs(y_true, y_pred, bins)
+        y_true_class, y_pred_class, classes = _bin_outputs(y_true, y_pred, bins)
     else:
-        y_true_class, y_pred_class, n_classes = _class_indices(y_true, y_pred, labels)
-    return y_true_class, y_pred_class, n_classes, groups, sample_weight
+        y_true_class, y_pred_class, classes = _class_indices(y_true, y_pred, labels)
+    return y_true_class, y_pred_class, classes, groups, sample_weight
 
 
 def _class_indices(y_true, y_pred, labels):
-    """Index of each label in the class set, for y_true (or None) and y_pred."""
+    """Index of each label in the class set, for y_true (or None) and y_pred; the classes."""
     y_pred = check_labels(y_pred, "y_pred")
     present = [y_pred] if y_true is None else [check_labels(y_true, "y_true"), y_pred]
     # Factorise both arrays at once so that their class indices agree.
     encoding = factorize_groups(np.concatenate(present), n_samples=None)
     codes = encoding.codes
-    n_classes = encoding.n_groups
+    classes = encoding.labels
     if labels is not None:
         labels = list(np.asarray(labels).tolist())
         if len(set(labels)) != len(labels):
@@ -597,14 +600,14 @@ def _class_indices(y_true, y_pred, labels):
                 f"Label(s) {missing} are not in labels={labels}; pass every class label."
             )
         codes = np.asarray([position[label] for label in encoding.labels], dtype=np.intp)[codes]
-        n_classes = len(labels)
+        classes = labels
     n = y_pred.shape[0]
     y_true_class = None if y_true is None else codes[:n]
-    return y_true_class, codes[-n:], n_classes
+    return y_true_class, codes[-n:], classes
 
 
 def _bin_outputs(y_true, y_pred, bins):
-    """Bin indices of y_true (or None) and y_pred at cut-offs of y_true (spec §5.3)."""
+    """Bin indices of y_true (or None) and y_pred at cut-offs of y_true (spec §5.3); the bins."""
     y_pred = check_scores(y_pred, "y_pred")
     y_true = None if y_true is None else check_scores(y_true, "y_true")
     if isinstance(bins, numbers.Integral):
@@ -630,7 +633,8 @@ def _bin_outputs(y_true, y_pred, bins):
     # Right-closed bins (c_{k-1}, c_k] as in R's cut(); the first bin holds c_0 and everything
     # below, the last everything above c_K, so every value gets a bin (spec §5.3, erratum E2).
     inner = cutoffs[1:-1]
-    n_classes = inner.size + 1
+    edges = [-np.inf, *inner.tolist(), np.inf]
+    classes = [f"({low:.6g}, {high:.6g}]" for low, high in zip(edges[:-1], edges[1:], strict=True)]
     y_pred_class = np.searchsorted(inner, y_pred, side="left")
     y_true_class = None if y_true is None else np.searchsorted(inner, y_true, side="left")
-    return y_true_class, y_pred_class, n_classes
+    return y_true_class, y_pred_class, classes

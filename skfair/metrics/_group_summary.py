@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
-from skfair._validation import binarize
+from skfair._validation import binarize, check_groups, check_lengths, check_weights
 from skfair.metrics._classification import _check_inputs
 from skfair.metrics._disparity import FN, FP, TN, TP
 
@@ -56,18 +56,23 @@ def group_summary(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,) or None
-        True labels; may be None for ``"selection_rate"``.
-    y_pred : array-like of shape (n_samples,)
-        Predicted labels (or what ``metric`` takes as its second argument).
+        True labels (or targets for a callable ``metric``); may be None for
+        ``"selection_rate"`` and for callables that ignore it.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Predicted labels for the named rates; whatever ``metric`` takes as its second
+        argument for a callable (scores, probabilities, regression outputs).
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
         Sensitive attribute(s); several attributes give intersectional groups.
     metric : str or callable, default="selection_rate"
         A named rate -- ``"selection_rate"``, ``"true_positive_rate"`` (``"tpr"``),
         ``"false_positive_rate"`` (``"fpr"``), ``"false_negative_rate"`` (``"fnr"``),
-        ``"true_negative_rate"`` (``"tnr"``), ``"accuracy"`` -- or a callable
+        ``"true_negative_rate"`` (``"tnr"``), ``"accuracy"`` -- or any callable
         ``metric(y_true, y_pred, **metric_kwargs)`` such as :func:`sklearn.metrics.recall_score`,
-        called once per group (and per group and replicate). It receives ``sample_weight=``
-        when weights are given.
+        :func:`~sklearn.metrics.roc_auc_score` (scores) or
+        :func:`~sklearn.metrics.mean_absolute_error` (regression), called once per group (and
+        per group and replicate) on the rows of ``y_true`` and ``y_pred``. It receives
+        ``sample_weight=`` when weights are given. A replicate on which it raises a
+        ValueError (e.g. a single class drawn) is left out of the interval.
     n_boot : int, default=0
         Number of bootstrap replicates; 0 computes no intervals (they are NaN).
     ci : float, default=0.95
@@ -108,7 +113,6 @@ def group_summary(
         raise ValueError(f"ci must be in (0, 1), got {ci!r}.")
     if callable(metric):
         name = getattr(metric, "__name__", repr(metric))
-        needs_y_true = True
     else:
         name = _ALIASES.get(metric, metric)
         if name not in _RATES:
@@ -120,18 +124,33 @@ def group_summary(
             raise TypeError(
                 f"Named rates take no metric keyword arguments, got {sorted(metric_kwargs)}."
             )
-        needs_y_true = _RATES[name][0]
-    y_true, y_pred, groups, sample_weight = _check_inputs(
-        y_true, y_pred, sensitive_features, sample_weight, needs_y_true=needs_y_true
-    )
     rng = check_random_state(random_state)
     if callable(metric):
+        # Any metric: labels, scores, probabilities or regression outputs, checked by metric.
+        n_samples = check_lengths(
+            y_true=y_true,
+            y_pred=y_pred,
+            sensitive_features=sensitive_features,
+            sample_weight=sample_weight,
+        )
+        groups = check_groups(sensitive_features, n_samples)
+        sample_weight = check_weights(sample_weight, n_samples)
         if pos_label is not None:
             metric_kwargs["pos_label"] = pos_label
         values, replicates, overall = _callable_summary(
-            metric, y_true, y_pred, groups, sample_weight, n_boot, rng, metric_kwargs
+            metric,
+            None if y_true is None else np.asarray(y_true),
+            np.asarray(y_pred),
+            groups,
+            sample_weight,
+            n_boot,
+            rng,
+            metric_kwargs,
         )
     else:
+        y_true, y_pred, groups, sample_weight = _check_inputs(
+            y_true, y_pred, sensitive_features, sample_weight, needs_y_true=_RATES[name][0]
+        )
         values, replicates, overall = _rate_summary(
             name, y_true, y_pred, groups, sample_weight, pos_label, n_boot, rng
         )
@@ -208,7 +227,16 @@ def _callable_summary(metric, y_true, y_pred, groups, sample_weight, n_boot, rng
 
     def evaluate(index):
         weights = {} if sample_weight is None else {"sample_weight": sample_weight[index]}
-        return float(metric(y_true[index], y_pred[index], **weights, **kwargs))
+        y_true_part = None if y_true is None else y_true[index]
+        return float(metric(y_true_part, y_pred[index], **weights, **kwargs))
+
+    def evaluate_replicate(index):
+        # A resample can make the metric undefined (e.g. ROC AUC with one class drawn): the
+        # replicate is then left out of the interval, like an undefined rate.
+        try:
+            return evaluate(index)
+        except ValueError:
+            return np.nan
 
     resample = _StratifiedResampler(groups)
     values = np.array([evaluate(index) for index in resample.group_indices()])
@@ -217,7 +245,9 @@ def _callable_summary(metric, y_true, y_pred, groups, sample_weight, n_boot, rng
         return values, None, overall
     replicates = np.empty((n_boot, groups.n_groups))
     for b in range(n_boot):
-        replicates[b] = [evaluate(index) for index in resample.group_indices(resample(rng))]
+        replicates[b] = [
+            evaluate_replicate(index) for index in resample.group_indices(resample(rng))
+        ]
     return values, replicates, overall
 
 

@@ -333,6 +333,10 @@ def _encode_column(column, name):
     values = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
     dtype = getattr(column, "dtype", values.dtype)
     is_category = getattr(dtype, "name", "") == "category"
+    if not is_category and values.dtype.kind == "O":
+        # An object column holding only numbers (as parsed from csv without pandas) is numeric.
+        inferred = np.asarray(values.tolist())
+        values = inferred if inferred.dtype.kind in "biuf" else values
     if not is_category and values.dtype.kind in "biuf":
         return _min_max(_numeric(values[:, None], [name]))
     values = values.astype(object)

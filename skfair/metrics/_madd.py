@@ -306,10 +306,16 @@ def _bins_from_bandwidths(bandwidths, bin_rule="exact"):
 
 
 def _group_histograms(scores, codes, n_groups, n_bins):
-    """Bin counts of each group, shape (n_groups, n_bins), with ``np.histogram`` semantics."""
+    """Bin counts of each group, shape (n_groups, n_bins), with ``np.histogram`` semantics.
+
+    Like ``np.histogram`` with equal bins: ``floor(p * m)``, then corrected against the float
+    edges ``np.linspace(0, 1, m + 1)`` so that p is in bin k iff ``e_k <= p < e_{k+1}``, and
+    p = 1.0 closes the last bin.
+    """
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    # searchsorted 'right' puts p in bin k iff e_k <= p < e_{k+1}; p = 1.0 closes the last bin.
-    bin_index = np.minimum(np.searchsorted(edges, scores, side="right") - 1, n_bins - 1)
+    bin_index = np.minimum((scores * n_bins).astype(np.intp), n_bins - 1)
+    bin_index -= scores < edges[bin_index]
+    bin_index += (scores >= edges[bin_index + 1]) & (bin_index != n_bins - 1)
     counts = np.bincount(codes * n_bins + bin_index, minlength=n_groups * n_bins)
     return counts.reshape(n_groups, n_bins)
 
@@ -390,24 +396,34 @@ def _stacked_edges(bins):
     return edges, offsets
 
 
-def _swept_proportions(sorted_groups, bins):
-    """Histogram proportions of each group for every bin count, as one stacked array per group.
+def _swept_proportions(scores, codes, sizes, bins):
+    """Histogram proportions of each group for every bin count, stacked, shape (K, n_edges - 1).
 
-    For each group, ``searchsorted`` at all edges gives the counts below each edge; the count at
-    the last edge of each bin count is the group size (last bin closed). The first differences
-    are the bin counts (bit-identical to ``np.histogram``). The difference that straddles two
-    bin counts is set to 0 so that ``np.add.reduceat`` at ``offsets`` sums one histogram.
+    The stacked edges of all bin counts and the scores are each sorted once; one
+    ``searchsorted`` of the sorted scores into the sorted edges (cache-friendly: consecutive
+    keys land close) gives each score's position, and a score lies below every edge from its
+    position on, so cumulative counts of the positions give the number of scores below each
+    edge, per group. No pass over the data per bin count. The count at the last edge of each
+    bin count is the group size (last bin closed), and first differences are the bin counts,
+    identical to ``np.histogram``. The difference that straddles two bin counts is set to 0 so
+    that ``np.add.reduceat`` at the returned offsets sums one histogram.
     """
     edges, offsets = _stacked_edges(bins)
-    straddling = offsets[1:] - 1
-    proportions = []
-    for sorted_scores in sorted_groups:
-        below = np.searchsorted(sorted_scores, edges, side="left")
-        below[offsets + bins] = sorted_scores.shape[0]
-        share = np.diff(below) / sorted_scores.shape[0]
-        share[straddling] = 0.0
-        proportions.append(share)
-    return proportions, offsets
+    n_edges, n_groups = edges.shape[0], sizes.shape[0]
+    edge_order = np.argsort(edges)  # ties (equal edges of different m) get equal counts
+    score_order = np.argsort(scores)
+    position = np.searchsorted(edges[edge_order], scores[score_order], side="right")
+    positions = np.bincount(
+        codes[score_order] * (n_edges + 1) + position, minlength=n_groups * (n_edges + 1)
+    )
+    rank = np.empty_like(edge_order)
+    rank[edge_order] = np.arange(n_edges)
+    below_sorted = np.cumsum(positions.reshape(n_groups, n_edges + 1), axis=1)
+    below = np.take(below_sorted, rank, axis=1)
+    below[:, offsets + bins] = sizes[:, None]
+    share = np.diff(below, axis=1) / sizes[:, None]
+    share[:, offsets[1:] - 1] = 0.0
+    return share, offsets
 
 
 def _stable_interval(h, v, min_interval_length, min_points):
@@ -431,21 +447,25 @@ def _stable_interval(h, v, min_interval_length, min_points):
             f"least min_points + 1 = {min_points + 1} points. Use more bandwidths, a smaller "
             "percent or min_interval_length, or a smaller min_points."
         )
-    columns = np.arange(n_points)
     chunk = max(1, _SEARCH_CHUNK_ELEMENTS // n_points)
     best = (np.inf, -1, -1)
     for lo in range(0, starts.size, chunk):
         rows, row_first_end = starts[lo : lo + chunk], first_end[lo : lo + chunk]
-        before = columns[None, :] < rows[:, None]
-        shifted = np.where(before, 0.0, v[None, :] - v[rows, None])
-        length = np.maximum(columns[None, :] - rows[:, None] + 1, 1)
+        # Columns j >= rows[0] only; entries j < i are zeroed so that each row's cumulative
+        # sums start at its own i.
+        columns = np.arange(rows[0], n_points)
+        length = columns[None, :] - rows[:, None] + 1
+        shifted = v[None, rows[0] :] - v[rows, None]
+        shifted[length < 1] = 0.0
+        length = np.maximum(length, 1)
         mean = np.cumsum(shifted, axis=1) / length
-        variance = np.maximum(np.cumsum(shifted * shifted, axis=1) / length - mean * mean, 0.0)
+        variance = np.cumsum(shifted * shifted, axis=1) / length - mean * mean
+        np.maximum(variance, 0.0, out=variance)
         variance[columns[None, :] < row_first_end[:, None]] = np.inf
         flat = int(np.argmin(variance))  # row-major: first in scan order
-        row, end = divmod(flat, n_points)
+        row, end = divmod(flat, columns.shape[0])
         if variance[row, end] < best[0]:
-            best = (variance[row, end], int(rows[row]), end)
+            best = (variance[row, end], int(rows[row]), int(columns[end]))
     variance, i, j = best
     return i, j, float(variance)
 
@@ -454,8 +474,7 @@ def _pair_search(
     h, bins, proportions, offsets, sizes, labels, min_interval_length, percent, min_points, bin_rule
 ):
     """Sweep and Algorithm 1 for one pair of groups."""
-    straddle_free = np.abs(proportions[0] - proportions[1])
-    curve = np.add.reduceat(straddle_free, offsets)
+    curve = np.add.reduceat(np.abs(proportions[0] - proportions[1]), offsets)
     support = _h_sup(*sizes)
     length = percent * support if min_interval_length is None else float(min_interval_length)
     i, j, variance = _stable_interval(h, curve, length, min_points)
@@ -470,7 +489,7 @@ def _pair_search(
         madd_curve=curve,
         h_sup=support,
         min_interval_length=length,
-        group_sizes=dict(zip(labels, (int(n) for n in sizes))),
+        group_sizes=dict(zip(labels, (int(n) for n in sizes), strict=True)),
         bin_rule=bin_rule,
         groups=tuple(labels),
     )
@@ -481,9 +500,7 @@ def _bandwidth_search(
 ):
     h, bins = _bandwidth_grid(bandwidths, bin_rule)
     sizes = groups.counts()
-    order = np.lexsort((scores, groups.codes))
-    sorted_groups = np.split(scores[order], np.cumsum(sizes)[:-1])
-    proportions, offsets = _swept_proportions(sorted_groups, bins)
+    proportions, offsets = _swept_proportions(scores, groups.codes, sizes, bins)
     labels = groups.labels
     pairs = list(combinations(range(groups.n_groups), 2))
     pair_results = Parallel(n_jobs=n_jobs)(
@@ -506,7 +523,7 @@ def _bandwidth_search(
     result = Bunch(**worst)
     del result["groups"]
     result.value = _aggregate(values, agg)
-    result.group_sizes = dict(zip(labels, (int(n) for n in sizes)))
+    result.group_sizes = dict(zip(labels, (int(n) for n in sizes), strict=True))
     result.pairs = pair_results
     result.worst_pair = worst.groups
     return result

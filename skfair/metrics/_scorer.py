@@ -39,6 +39,8 @@ from skfair.metrics._classification import (
     true_positive_rate_difference,
 )
 from skfair.metrics._distribution import classifier_bias, ks_bias, quantile_bias, wasserstein_bias
+from skfair.metrics._hfm import hfm
+from skfair.metrics._madd import madd
 from skfair.metrics._uncertainty import (
     aleatoric_uncertainty_difference,
     epistemic_uncertainty_difference,
@@ -84,6 +86,8 @@ _BUILTIN = {
     "ks_bias": _Builtin(ks_bias, _SCORES, "difference"),
     "quantile_bias": _Builtin(quantile_bias, _SCORES, "difference"),
     "classifier_bias": _Builtin(classifier_bias, _SCORES, "difference"),
+    "madd": _Builtin(madd, "predict_proba", "loss"),
+    "hfm": _Builtin(hfm, _LABELS, "difference", needs_X=True),
     # Member outputs: response_method="predict_members" (labels) or "predict_proba_members".
     "label_stability_difference": _Builtin(label_stability_difference, None, "difference"),
     "epistemic_uncertainty_difference": _Builtin(
@@ -307,9 +311,14 @@ def make_fairness_scorer(
         if builtin is None:
             response_method = _LABELS
         elif builtin.response_method is None:
+            member_method = (
+                "predict_members"
+                if name == "label_stability_difference"
+                else "predict_proba_members"
+            )
             raise ValueError(
                 f"{name} needs the outputs of every member of a bootstrap ensemble; pass "
-                "response_method='predict_proba_members' (skfair.ensemble.BootstrapEnsemble)."
+                f"response_method={member_method!r} (skfair.ensemble.BootstrapEnsemble)."
             )
         else:
             response_method = builtin.response_method

@@ -24,13 +24,13 @@ largest gap between any two groups.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy.special import entr
 
-from skfair._groups import privileged_mask
 from skfair._validation import check_groups, check_lengths, check_weights
+from skfair.metrics._disparity import (
+    _group_mean_difference as _disparity_group_mean_difference,
+)
 
 # Tolerance on the sum of a member's class probabilities.
 _PROBA_SUM_TOL = 1e-6
@@ -184,7 +184,12 @@ def label_stability_difference(
     codes, n_classes = _member_label_codes(y_pred, labels)
     values = _label_stability_from_codes(codes, n_classes)
     return _group_mean_difference(
-        values, y_true, sensitive_features, privileged_group, sample_weight
+        values,
+        y_true,
+        sensitive_features,
+        privileged_group,
+        sample_weight,
+        measure="mean label stability",
     )
 
 
@@ -228,7 +233,12 @@ def epistemic_uncertainty_difference(
     """
     values = epistemic_uncertainty(y_proba)
     return _group_mean_difference(
-        values, y_true, sensitive_features, privileged_group, sample_weight
+        values,
+        y_true,
+        sensitive_features,
+        privileged_group,
+        sample_weight,
+        measure="mean epistemic uncertainty",
     )
 
 
@@ -271,7 +281,12 @@ def aleatoric_uncertainty_difference(
     """
     values = aleatoric_uncertainty(y_proba)
     return _group_mean_difference(
-        values, y_true, sensitive_features, privileged_group, sample_weight
+        values,
+        y_true,
+        sensitive_features,
+        privileged_group,
+        sample_weight,
+        measure="mean aleatoric uncertainty",
     )
 
 
@@ -323,6 +338,12 @@ def _member_label_codes(y_pred, labels):
         )
     if y_pred.dtype.kind == "f" and np.isnan(y_pred).any():
         raise ValueError("y_pred has NaN values.")
+    if y_pred.dtype.kind == "f" and not np.array_equal(y_pred, np.round(y_pred)):
+        raise ValueError(
+            "y_pred holds non-integer floats (probabilities?); label stability needs the class "
+            "label of each member, e.g. BootstrapEnsemble.predict_members, or (y_proba > 0.5) "
+            "for positive-class probabilities."
+        )
     if labels is None:
         classes, codes = np.unique(y_pred, return_inverse=True)
         return codes.reshape(y_pred.shape), max(len(classes), 2)
@@ -369,48 +390,23 @@ def _check_member_proba(y_proba):
     return proba
 
 
-def _group_mean_difference(values, y_true, sensitive_features, privileged_group, sample_weight):
-    """Weighted per-group mean of ``values``, then ``dis - priv`` or the largest gap.
+def _group_mean_difference(
+    values, y_true, sensitive_features, privileged_group, sample_weight, *, measure
+):
+    """Checked inputs, then the gap between the per-group weighted means of ``values``.
 
-    Groups with zero total weight are undefined and left out with a warning; NaN when fewer
-    than two groups (or one of dis / priv) are defined. A single group gives 0.0 with a
-    warning for the unsigned gap and raises for the signed one.
+    The signed / unsigned rules (and the warnings for undefined groups) are those of every
+    skfair group metric, :func:`skfair.metrics._disparity._rate_difference`.
     """
     n_samples = values.shape[0]
     check_lengths(
         **{"y_true": y_true, "the member outputs (axis 1)": values, "sample_weight": sample_weight}
     )
     groups = check_groups(sensitive_features, n_samples)
-    weights = check_weights(sample_weight, n_samples)
-    if privileged_group is not None:
-        # Pool the groups into two: dis (code 0) and priv (code 1).
-        codes = privileged_mask(groups, privileged_group)[groups.codes].astype(np.intp)
-        names = ["dis", "priv"]
-    else:
-        if groups.n_groups < 2:
-            warnings.warn(
-                f"Only one group is present ({groups.labels}); the difference is 0.",
-                UserWarning,
-                stacklevel=3,
-            )
-            return 0.0
-        codes = groups.codes
-        names = groups.labels
-    n_codes = len(names)
-    total = np.bincount(codes, weights=weights, minlength=n_codes)
-    weighted_values = values if weights is None else weights * values
-    summed = np.bincount(codes, weights=weighted_values, minlength=n_codes)
-    defined = total > 0
-    if not defined.all():
-        warnings.warn(
-            f"Groups {[names[g] for g in np.flatnonzero(~defined)]} have zero total weight and "
-            "are left out.",
-            UserWarning,
-            stacklevel=3,
-        )
-    if defined.sum() < 2:
-        return float("nan")
-    means = summed[defined] / total[defined]
-    if privileged_group is not None:
-        return float(means[0] - means[1])
-    return float(means.max() - means.min())
+    return _disparity_group_mean_difference(
+        values,
+        groups,
+        privileged_group,
+        sample_weight=check_weights(sample_weight, n_samples),
+        measure=measure,
+    )

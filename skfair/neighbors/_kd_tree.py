@@ -27,7 +27,7 @@ def kd_tree_other_group(Z, ZT, codes, n_groups, *, n_jobs=None):
         others = np.flatnonzero(codes != group)
         if anchors.size == 0 or others.size == 0:
             continue
-        tree = cKDTree(Z[others], balanced_tree=False, compact_nodes=False)
+        tree = cKDTree(Z[others])
         # With a one-point complement the second distance is inf: unambiguous.
         dist, pos = tree.query(Z[anchors], k=2, workers=workers)
         nearest = others[pos[:, 0]]

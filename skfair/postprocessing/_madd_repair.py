@@ -364,6 +364,7 @@ class _GroupCDFs:
 
 
 def _fit_cdfs(scores, codes, sizes):
+    """The per-group CDFs of one column, and their values on the merged grid."""
     order = np.lexsort((scores, codes))
     per_group = np.split(scores[order], np.cumsum(sizes)[:-1])
     knots = tuple(np.concatenate(([0.0], x, [1.0])) for x in per_group)

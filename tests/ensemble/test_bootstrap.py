@@ -100,10 +100,11 @@ def test_deterministic_under_random_state_and_n_jobs():
         )
         return ensemble.fit(X, Y).predict_proba_members(X)
 
-    np.testing.assert_array_equal(members(42), members(42))
-    np.testing.assert_array_equal(members(42), members(42, n_jobs=2))
-    np.testing.assert_array_equal(members(np.random.RandomState(7)), members(7))
-    assert not np.array_equal(members(42), members(43))
+    reference = members(42)
+    np.testing.assert_array_equal(members(42), reference)
+    np.testing.assert_array_equal(members(42, n_jobs=2), reference)
+    np.testing.assert_array_equal(members(np.random.RandomState(42)), reference)
+    assert not np.array_equal(members(43), reference)
 
 
 def test_members_get_distinct_seeds():
@@ -128,6 +129,12 @@ def test_bootstrap_missing_a_class():
         if miss:
             np.testing.assert_array_equal(member_proba[:, 2], 0)
     assert set(ensemble.predict_members(X).ravel()) <= {0, 1, 2}
+    # Three classes: K = 3 in label stability, entropies up to log2(3).
+    result = ensemble.uncertainty(X)
+    np.testing.assert_allclose(
+        result.label_stability, label_stability(ensemble.predict_members(X), labels=[0, 1, 2])
+    )
+    assert np.all(result.aleatoric + result.epistemic <= math.log2(3) + 1e-12)
 
 
 def test_uncertainty_matches_the_metric_functions():
@@ -227,3 +234,55 @@ def test_parameter_constraints(params, match):
 def test_doc_link():
     link = BootstrapEnsemble(LogisticRegression())._get_doc_link()
     assert link.endswith("skfair.ensemble.BootstrapEnsemble.html")
+
+
+def test_missing_values_are_checked_on_all_rows():
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan
+    # Row 0 is in no bootstrap sample of this size, yet the NaN is reported.
+    small = BootstrapEnsemble(LogisticRegression(), n_estimators=2, bootstrap_fraction=0.02)
+    with pytest.raises(ValueError, match="NaN"):
+        small.fit(X_nan, Y)
+    # A pipeline that imputes first accepts NaN (a Pipeline's own tag says it does not).
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+
+    imputing = make_pipeline(SimpleImputer(), LogisticRegression())
+    ensemble = BootstrapEnsemble(imputing, n_estimators=2, random_state=0).fit(X_nan, Y)
+    assert ensemble.predict(X_nan).shape == (120,)
+
+
+def test_scorers_need_member_outputs_and_work_in_cross_validation():
+    from sklearn.model_selection import KFold, cross_validate
+
+    from skfair.metrics import epistemic_uncertainty_difference, get_fairness_scorer
+
+    with pytest.raises(ValueError, match="'predict_proba_members'"):
+        get_fairness_scorer("epistemic_uncertainty_difference")
+    with pytest.raises(ValueError, match="'predict_members'"):
+        get_fairness_scorer("label_stability_difference")
+    X_s = np.column_stack([X[:, 0] > 0, X[:, 1:]]).astype(float)
+    scoring = {
+        "stability": get_fairness_scorer(
+            "label_stability_difference", response_method="predict_members", sensitive_column=0
+        ),
+        "epistemic": get_fairness_scorer(
+            "epistemic_uncertainty_difference",
+            response_method="predict_proba_members",
+            sensitive_column=0,
+        ),
+    }
+    ensemble = BootstrapEnsemble(LogisticRegression(), n_estimators=4, random_state=0)
+    cv = KFold(3)
+    scores = cross_validate(ensemble, X_s, Y, scoring=scoring, cv=cv, error_score="raise")
+    for k, (train, test) in enumerate(cv.split(X_s)):
+        fitted = clone(ensemble).fit(X_s[train], Y[train])
+        groups = X_s[test, 0]
+        stability = label_stability_difference(
+            Y[test], fitted.predict_members(X_s[test]), sensitive_features=groups
+        )
+        epistemic = epistemic_uncertainty_difference(
+            Y[test], fitted.predict_proba_members(X_s[test]), sensitive_features=groups
+        )
+        assert scores["test_stability"][k] == pytest.approx(-stability)
+        assert scores["test_epistemic"][k] == pytest.approx(-epistemic)

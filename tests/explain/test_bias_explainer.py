@@ -584,3 +584,70 @@ def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         check(estimator)
+
+
+def test_integer_weights_equal_repeated_rows(data):
+    X, group = data
+    counts = np.arange(len(X)) % 3 + 1
+    common = dict(
+        estimator=ScoreStub(_sigmoid_of_weighted_sum),
+        background=X[:25],
+        n_background=None,
+        privileged_group=0,
+    )
+    weighted = BiasExplainer(**common).fit(X, sensitive_features=group, sample_weight=counts)
+    repeated = BiasExplainer(**common).fit(
+        np.repeat(X, counts, axis=0), sensitive_features=np.repeat(group, counts)
+    )
+    for part in PARTS:
+        assert weighted.bias_[part] == pytest.approx(repeated.bias_[part], abs=1e-14)
+        for prefix in ("", "shapley_"):
+            np.testing.assert_allclose(
+                weighted.explanations_[prefix + part],
+                repeated.explanations_[prefix + part],
+                atol=1e-12,
+            )
+
+
+def test_metadata_request_and_drop_sensitive(data):
+    X, group = data
+    request = BiasExplainer(ScoreStub()).get_metadata_routing().fit.requests
+    assert request["sensitive_features"] is True and request["sample_weight"] is True
+    with_group = np.column_stack([X, group])
+    model = ScoreStub(lambda Z: 1 / (1 + np.exp(-(Z[:, 0] + Z[:, -1]))))
+    kept = BiasExplainer(
+        model, sensitive_column=-1, drop_sensitive=False, n_background=20, random_state=0
+    ).fit(with_group)
+    assert kept.explanations_.names.tolist() == ["x0", "x1", "x2", "x3", "x4"]
+    assert kept.explanations_.total[-1] > 0.1  # the group column is a player
+    dropped = BiasExplainer(
+        ScoreStub(_sigmoid_of_weighted_sum), sensitive_column=-1, n_background=30, random_state=0
+    ).fit(with_group)
+    reference = _explain(data)
+    np.testing.assert_allclose(
+        dropped.explanations_.shapley_total,
+        reference.explanations_.shapley_total,
+        rtol=1e-12,
+        atol=1e-15,
+    )
+
+
+def test_swapping_columns_swaps_explanations(data):
+    X, group = data
+    swapped_model = ScoreStub(lambda Z: _sigmoid_of_weighted_sum(Z[:, [2, 1, 0, 3]]))
+    plain = _explain(data, method="marginal")
+    swapped = BiasExplainer(swapped_model, method="marginal", n_background=30, random_state=0).fit(
+        X[:, [2, 1, 0, 3]], sensitive_features=group
+    )
+    for key in ("total", "positive", "shapley_total", "shapley_negative"):
+        np.testing.assert_allclose(
+            swapped.explanations_[key], plain.explanations_[key][[2, 1, 0, 3]], atol=1e-12
+        )
+
+
+def test_bounds_for_probability_scores(data):
+    for method, bound in (("pdp", 1.0), ("marginal", 1.0), ("shapley", 2.0)):
+        explainer = _explain(data, method=method)
+        assert 0.0 <= explainer.bias_.total <= 1.0
+        assert (explainer.explanations_.total >= 0).all()
+        assert (explainer.explanations_.total <= bound).all()

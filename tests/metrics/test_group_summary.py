@@ -215,3 +215,56 @@ def test_bad_arguments():
         group_summary(None, y, sensitive_features=groups, metric="tpr")
     with pytest.raises(ValueError, match="continuous"):
         group_summary(None, [0.2, 0.3, 0.9, 0.1], sensitive_features=groups)
+
+
+def test_callable_regression_and_score_metrics():
+    from sklearn.metrics import mean_absolute_error, roc_auc_score
+
+    rng = np.random.default_rng(7)
+    groups = np.repeat(["a", "b"], 50)
+    y_true = rng.normal(size=100)
+    y_pred = y_true + np.where(groups == "a", 0.5, -1.0)
+    summary = group_summary(
+        y_true,
+        y_pred,
+        sensitive_features=groups,
+        metric=mean_absolute_error,
+        n_boot=20,
+        random_state=0,
+    )
+    np.testing.assert_allclose(summary.value, [0.5, 1.0])
+    np.testing.assert_allclose(summary.ci_low, [0.5, 1.0])
+    labels = (y_true > 0).astype(int)
+    scores = 1 / (1 + np.exp(-y_true - rng.normal(size=100)))
+    summary = group_summary(
+        labels,
+        scores,
+        sensitive_features=groups,
+        metric=roc_auc_score,
+        n_boot=20,
+        random_state=0,
+    )
+    expected = [roc_auc_score(labels[groups == g], scores[groups == g]) for g in "ab"]
+    np.testing.assert_allclose(summary.value, expected)
+    assert (summary.ci_low <= summary.ci_high).all()
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+def test_undefined_replicates_of_a_callable_are_left_out():
+    from sklearn.metrics import roc_auc_score
+
+    # Group b has a single positive: many replicates draw no positive, where ROC AUC is
+    # undefined (NaN, or a ValueError in older scikit-learn).
+    labels = np.array([0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1])
+    scores = np.linspace(0, 1, 12)
+    groups = np.array(["a"] * 6 + ["b"] * 6)
+    summary = group_summary(
+        labels,
+        scores,
+        sensitive_features=groups,
+        metric=roc_auc_score,
+        n_boot=50,
+        random_state=0,
+    )
+    assert summary.value[1] == 1.0
+    assert summary.ci_low[1] == 1.0 and summary.ci_high[1] == 1.0

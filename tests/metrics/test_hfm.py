@@ -308,3 +308,90 @@ def test_input_errors():
         hfm(X, y, y_pred, sensitive_features=S[:-1])
     with pytest.raises(ValueError, match="at least 2 samples"):
         hfm(X[:1], y[:1], y_pred[:1], sensitive_features=S[:1])
+
+
+def test_object_array_with_numeric_columns():
+    X, y, y_pred, S = make_data(18, p=2)
+    colour = np.random.default_rng(1).choice(["red", "blue"], len(y))
+    mixed = np.empty((len(y), 3), dtype=object)
+    mixed[:, 0] = X[:, 0].tolist()
+    mixed[:, 1] = np.round(X[:, 1]).astype(int).tolist()
+    mixed[:, 2] = colour
+    numeric = np.column_stack(
+        [X[:, 0], np.round(X[:, 1]), (colour[:, None] == np.array(["blue", "red"])).astype(float)]
+    )
+    assert hfm(mixed, y, y_pred, sensitive_features=S) == pytest.approx(
+        hfm(numeric, y, y_pred, sensitive_features=S), abs=1e-12
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# scorer (spec §9 item 23)
+
+
+def _scorer_data():
+    rng = np.random.default_rng(19)
+    n = 240
+    X = rng.normal(size=(n, 3))
+    sex = rng.integers(0, 2, n)
+    y = (X[:, 0] + 0.5 * sex + 0.3 * rng.normal(size=n) > 0).astype(int)
+    return X, y, sex
+
+
+def test_scorer_is_minus_abs_hfm():
+    from sklearn.tree import DecisionTreeClassifier
+
+    from skfair.metrics import get_fairness_scorer
+
+    X, y, sex = _scorer_data()
+    model = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    scorer = get_fairness_scorer("hfm")
+    expected = -abs(hfm(X, y, model.predict(X), sensitive_features=sex))
+    assert expected != 0.0
+    assert scorer(model, X, y, sensitive_features=sex) == expected
+    # Column mode: the sensitive column is read from X and dropped before hfm.
+    X_with = np.column_stack([X, sex])
+    model_with = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X_with, y)
+    column_scorer = get_fairness_scorer("hfm", sensitive_column=3)
+    assert column_scorer(model_with, X_with, y) == -abs(
+        hfm(X, y, model_with.predict(X_with), sensitive_features=sex)
+    )
+
+
+def test_scorer_in_grid_search_both_modes():
+    import sklearn
+    from sklearn.model_selection import GridSearchCV, cross_validate
+    from sklearn.tree import DecisionTreeClassifier
+
+    from skfair.metrics import get_fairness_scorer
+
+    X, y, sex = _scorer_data()
+    X_with = np.column_stack([X, sex])
+    scoring = {"acc": "accuracy", "hfm": get_fairness_scorer("hfm", sensitive_column=3)}
+    search = GridSearchCV(
+        DecisionTreeClassifier(random_state=0),
+        {"max_depth": [1, 3]},
+        scoring=scoring,
+        refit="acc",
+        cv=3,
+    ).fit(X_with, y)
+    assert np.all(search.cv_results_["mean_test_hfm"] <= 0)
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = {"acc": "accuracy", "hfm": get_fairness_scorer("hfm")}
+        search = GridSearchCV(
+            DecisionTreeClassifier(random_state=0),
+            {"max_depth": [1, 3]},
+            scoring=routed,
+            refit="acc",
+            cv=3,
+        ).fit(X, y, sensitive_features=sex)
+        assert np.all(np.isfinite(search.cv_results_["mean_test_hfm"]))
+        result = cross_validate(
+            DecisionTreeClassifier(max_depth=2, random_state=0),
+            X,
+            y,
+            cv=3,
+            scoring={"hfm": get_fairness_scorer("hfm")},
+            params={"sensitive_features": sex},
+        )
+        assert np.all(result["test_hfm"] <= 0)

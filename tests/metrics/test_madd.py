@@ -405,3 +405,45 @@ def test_explicit_min_interval_length(simulation):
     i, _ = result.indices
     j0 = np.searchsorted(result.bandwidths, result.bandwidths[i] + 0.05, side="right") - 1
     assert result.indices[1] >= j0
+
+
+def test_scorer_in_cross_validate_and_grid_search(simulation):
+    from sklearn import config_context
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GridSearchCV, KFold, cross_validate
+
+    from skfair.metrics import get_fairness_scorer
+
+    scores, groups, y = simulation
+    X = np.column_stack([scores, np.random.default_rng(13).normal(size=scores.shape[0])])
+    scorer = get_fairness_scorer("madd")
+    folds = KFold(3, shuffle=True, random_state=0)
+    with config_context(enable_metadata_routing=True):
+        result = cross_validate(
+            LogisticRegression(),
+            X,
+            y,
+            cv=folds,
+            scoring=scorer,
+            params={"sensitive_features": groups},
+        )
+        search = GridSearchCV(
+            LogisticRegression(), {"C": [0.1, 1.0]}, cv=folds, scoring=scorer
+        ).fit(X, y, sensitive_features=groups)
+    # the scorer is MADD (bandwidth="auto") of predict_proba[:, 1] on each test fold, negated
+    train, test = next(folds.split(X))
+    model = LogisticRegression().fit(X[train], y[train])
+    expected = madd(None, model.predict_proba(X[test])[:, 1], sensitive_features=groups[test])
+    assert result["test_score"][0] == pytest.approx(-expected, abs=1e-12)
+    assert np.isfinite(search.best_score_) and search.best_score_ < 0
+
+
+def test_import_does_not_load_matplotlib():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, skfair.metrics, skfair.postprocessing; "
+        "assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

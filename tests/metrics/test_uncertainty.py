@@ -278,7 +278,7 @@ def test_one_group():
 
 def test_zero_weight_group_is_left_out():
     weights = [1, 1, 1, 0, 0, 0]
-    with pytest.warns(UserWarning, match="zero total weight"):
+    with pytest.warns(UserWarning, match="undefined"):
         value = aleatoric_uncertainty_difference(
             None, R1_PROBA, sensitive_features=R1_GROUPS, sample_weight=weights
         )
@@ -313,6 +313,9 @@ def test_invalid_labels_and_lengths():
     labels = _virny_labels(R1_PROBA)
     with pytest.raises(ValueError, match="n_estimators, n_samples"):
         label_stability_difference(None, labels[0], sensitive_features=R1_GROUPS)
+    with pytest.raises(ValueError, match="probabilities"):
+        label_stability(R1_PROBA)
+    np.testing.assert_allclose(label_stability(labels.astype(float)), R1_LS)
     with pytest.raises(ValueError, match="not in labels"):
         label_stability(labels, labels=[0, 2])
     with pytest.raises(ValueError, match="y_true has 5"):

@@ -1,0 +1,285 @@
+"""Plots of bias explanations: the paper's bias explanation plot and a Shapley-bias waterfall."""
+
+from __future__ import annotations
+
+import numpy as np
+
+_PARTS = ("total", "positive", "negative", "net")
+_COLORS = {"total": "0.45", "positive": "tab:red", "negative": "tab:blue", "net": "tab:purple"}
+
+
+def _import_pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            'Plotting needs matplotlib: pip install "scikit-fairkit[plot]"'
+        ) from error
+    return plt
+
+
+class BiasExplanationDisplay:
+    """Bias explanations of a :class:`~skfair.explain.BiasExplainer`, as bars or a waterfall.
+
+    - ``kind="bar"``: the paper's bias explanation plot (BEP): per feature (or feature group)
+      four horizontal bars, total, positive, negative and net, of the bias explanations
+      (``quantity="beta"``) or of the Shapley-bias values (``quantity="shapley"``).
+    - ``kind="waterfall"``: the Shapley-bias values of one ``part`` accumulated from 0 to the
+      model bias ``bias_[part]``, which shows their additivity (Lemma 4.6).
+
+    Use :meth:`from_explainer` or :meth:`from_estimator` to build one.
+
+    Parameters
+    ----------
+    names : array-like of str
+        Player names.
+    values : dict of str to ndarray
+        ``"total"``, ``"positive"``, ``"negative"``, ``"net"``: one value per player.
+    bias : dict
+        The model bias parts (for the waterfall's end).
+    kind : {"bar", "waterfall"}, default="bar"
+    part : {"total", "positive", "negative", "net"}, default="total"
+        The part shown by the waterfall.
+    sort_by : {"total", "positive", "negative", "net"}, default="total"
+        Bar plot order (by magnitude for net and for Shapley values).
+    max_display : int, default=20
+        Players shown; the others are summed into one bar.
+
+    Attributes
+    ----------
+    ax_ : matplotlib Axes
+    figure_ : matplotlib Figure
+    bars_ : list of matplotlib BarContainer
+    names_ : list of str
+        The players shown, top to bottom.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from skfair.explain import BiasExplainer
+    >>> from skfair.plotting import BiasExplanationDisplay
+    >>> rng = np.random.default_rng(0)
+    >>> group = rng.integers(0, 2, 200)
+    >>> X = np.column_stack([rng.normal(group, 1.0), rng.normal(size=200)])
+    >>> model = LogisticRegression().fit(X, X[:, 0] > 0.5)
+    >>> explainer = BiasExplainer(model, random_state=0).fit(X, sensitive_features=group)
+    >>> display = BiasExplanationDisplay.from_explainer(explainer, kind="waterfall")
+    """
+
+    def __init__(
+        self,
+        *,
+        names,
+        values,
+        bias,
+        kind="bar",
+        part="total",
+        sort_by="total",
+        max_display=20,
+        quantity="beta",
+    ):
+        self.names = names
+        self.values = values
+        self.bias = bias
+        self.kind = kind
+        self.part = part
+        self.sort_by = sort_by
+        self.max_display = max_display
+        self.quantity = quantity
+
+    def plot(self, ax=None):
+        """Draw the plot.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is made when None.
+
+        Returns
+        -------
+        self : BiasExplanationDisplay
+        """
+        plt = _import_pyplot()
+        if self.kind not in ("bar", "waterfall"):
+            raise ValueError(f"kind must be 'bar' or 'waterfall', got {self.kind!r}.")
+        if ax is None:
+            _, ax = plt.subplots()
+        names = np.asarray(self.names, dtype=object)
+        values = {part: np.asarray(self.values[part], dtype=float) for part in _PARTS}
+        if self.kind == "bar":
+            self._plot_bars(ax, names, values)
+        else:
+            self._plot_waterfall(ax, names, values[self.part])
+        self.ax_ = ax
+        self.figure_ = ax.figure
+        return self
+
+    def _shown(self, key):
+        """Order players by ``key`` (largest first); the tail beyond max_display is merged."""
+        order = np.argsort(-key, kind="stable")
+        shown = order[: self.max_display]
+        rest = order[self.max_display :]
+        return shown, rest
+
+    def _plot_bars(self, ax, names, values):
+        key = values[self.sort_by]
+        if self.sort_by == "net" or self.quantity == "shapley":
+            key = np.abs(key)
+        shown, rest = self._shown(key)
+        labels = list(names[shown]) + ([f"{len(rest)} other"] if len(rest) else [])
+        rows = np.arange(len(labels))[::-1]  # largest on top
+        height = 0.8 / len(_PARTS)
+        self.bars_ = []
+        for k, part in enumerate(_PARTS):
+            heights = (
+                np.append(values[part][shown], values[part][rest].sum())
+                if len(rest)
+                else values[part][shown]
+            )
+            self.bars_.append(
+                ax.barh(
+                    rows + (1.5 - k) * height,
+                    heights,
+                    height=height,
+                    color=_COLORS[part],
+                    label=part,
+                )
+            )
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        ax.set_yticks(rows, labels)
+        quantity = "Shapley-bias value" if self.quantity == "shapley" else "bias explanation"
+        ax.set_xlabel(quantity)
+        ax.legend(loc="lower right")
+        self.names_ = labels
+
+    def _plot_waterfall(self, ax, names, values):
+        shown, rest = self._shown(np.abs(values))
+        labels = list(names[shown]) + ([f"{len(rest)} other"] if len(rest) else [])
+        steps = np.append(values[shown], values[rest].sum()) if len(rest) else values[shown]
+        starts = np.concatenate([[0.0], np.cumsum(steps)[:-1]])
+        rows = np.arange(len(labels))[::-1]
+        colors = np.where(steps >= 0, _COLORS["positive"], _COLORS["negative"])
+        self.bars_ = [ax.barh(rows, steps, left=starts, color=colors)]
+        end = float(self.bias[self.part])
+        ax.axvline(
+            end,
+            color="black",
+            linestyle="--",
+            linewidth=0.8,
+            label=f"model bias ({self.part}) = {end:.4g}",
+        )
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        ax.set_yticks(rows, labels)
+        ax.set_xlabel(f"cumulative Shapley-bias value ({self.part})")
+        ax.legend(loc="lower right")
+        self.names_ = labels
+
+    @classmethod
+    def from_explainer(
+        cls,
+        explainer,
+        *,
+        kind="bar",
+        quantity="beta",
+        part="total",
+        sort_by="total",
+        max_display=20,
+        ax=None,
+    ):
+        """Plot the explanations of a fitted :class:`~skfair.explain.BiasExplainer`.
+
+        Parameters
+        ----------
+        explainer : BiasExplainer
+            A fitted explainer.
+        kind : {"bar", "waterfall"}, default="bar"
+        quantity : {"beta", "shapley"}, default="beta"
+            Bar plot values: bias explanations or Shapley-bias values. The waterfall always
+            shows Shapley-bias values.
+        part : {"total", "positive", "negative", "net"}, default="total"
+            The waterfall's part.
+        sort_by : {"total", "positive", "negative", "net"}, default="total"
+        max_display : int, default=20
+        ax : matplotlib Axes, default=None
+
+        Returns
+        -------
+        BiasExplanationDisplay
+        """
+        explanations = explainer.explanations_
+        has_shapley = "shapley_total" in explanations
+        if kind == "waterfall" or quantity == "shapley":
+            if not has_shapley:
+                raise ValueError(
+                    f"method={explainer.method!r} computes no Shapley-bias values, which the "
+                    "waterfall (and quantity='shapley') shows; use method='shapley' or "
+                    "'marginal', or kind='bar' with quantity='beta'."
+                )
+            prefix = "shapley_"
+        elif quantity == "beta":
+            prefix = ""
+        else:
+            raise ValueError(f"quantity must be 'beta' or 'shapley', got {quantity!r}.")
+        if part not in _PARTS or sort_by not in _PARTS:
+            raise ValueError(f"part and sort_by must be among {_PARTS}.")
+        display = cls(
+            names=explanations.names,
+            values={p: explanations[prefix + p] for p in _PARTS},
+            bias=explainer.bias_,
+            kind=kind,
+            part=part,
+            sort_by=sort_by,
+            max_display=max_display,
+            quantity="shapley" if prefix else "beta",
+        )
+        return display.plot(ax=ax)
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator,
+        X,
+        *,
+        sensitive_features=None,
+        kind="bar",
+        quantity="beta",
+        part="total",
+        sort_by="total",
+        max_display=20,
+        ax=None,
+        **explainer_params,
+    ):
+        """Fit a :class:`~skfair.explain.BiasExplainer` on a fitted model and plot it.
+
+        Parameters
+        ----------
+        estimator : estimator object
+            A fitted model.
+        X : array-like or DataFrame
+            Rows to explain.
+        sensitive_features : array-like, default=None
+            Group of each row.
+        kind, quantity, part, sort_by, max_display, ax
+            As in :meth:`from_explainer`.
+        **explainer_params
+            Parameters of :class:`~skfair.explain.BiasExplainer`.
+
+        Returns
+        -------
+        BiasExplanationDisplay
+        """
+        from skfair.explain import BiasExplainer
+
+        explainer = BiasExplainer(estimator, **explainer_params).fit(
+            X, sensitive_features=sensitive_features
+        )
+        return cls.from_explainer(
+            explainer,
+            kind=kind,
+            quantity=quantity,
+            part=part,
+            sort_by=sort_by,
+            max_display=max_display,
+            ax=ax,
+        )
