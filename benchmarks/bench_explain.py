@@ -361,7 +361,7 @@ def render(
     lr_speedup, tree_speedup, hgb_speedup = (row["speed-up"] for row in parallel_rows)
     return f"""## explain
 
-Command: `nice -n 10 /work/venv/bin/python benchmarks/bench_explain.py {" ".join(sys.argv[1:])}`
+Command: `nice -n 10 python benchmarks/bench_explain.py {" ".join(sys.argv[1:])}`
 (from the repository root).
 
 Machine: {machine}
