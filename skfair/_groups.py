@@ -405,6 +405,16 @@ def _column_values(column):
     return array
 
 
+def _is_missing(values):
+    """Elementwise None / NaN (/ pd.NA) test of an object array."""
+    try:
+        import pandas as pd
+    except ImportError:
+        # Without pandas there is no pd.NA; NaN is the value unequal to itself.
+        return np.equal(values, None) | np.not_equal(values, values)
+    return np.asarray(pd.isna(values), dtype=bool)
+
+
 def _missing_error(name, position):
     return ValueError(
         f"sensitive feature '{name}' has missing values (None/NaN), first at row {position}. "
@@ -476,7 +486,7 @@ def _factorize_objects(array, name):
             raise _missing_error(name, int(np.flatnonzero(missing)[0]))
         values = np.asarray(values, dtype=object)
     else:
-        missing = np.fromiter((v is None or v != v for v in array), bool, array.shape[0])
+        missing = _is_missing(array)
         if missing.any():
             raise _missing_error(name, int(np.flatnonzero(missing)[0]))
         values, codes = np.unique(array.astype(str), return_inverse=True)

@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, column_or_1d
 
-from skfair._groups import factorize_groups
+from skfair._groups import _is_missing, factorize_groups
 
 _NOT_LABELS = (
     "continuous",
@@ -51,11 +51,9 @@ def check_labels(y, name):
     if len(shape) == 2 and shape[1] > 1:
         # Name the target type (e.g. predict_proba output) rather than only the shape.
         _raise_not_labels(type_of_target(y, input_name=name), name)
-    y = column_or_1d(y, warn=True) if not isinstance(y, list) else np.asarray(y)
-    if y.ndim != 1:
-        y = column_or_1d(y, warn=True)
+    y = column_or_1d(y, warn=True)
     if y.dtype.kind == "O":
-        missing = np.fromiter((v is None or v != v for v in y), bool, y.shape[0])
+        missing = _is_missing(y)
         if missing.any():
             raise ValueError(f"{name} has missing values (first at row {np.argmax(missing)}).")
     elif y.dtype.kind == "f" and np.isnan(y).any():

@@ -282,7 +282,7 @@ def make_fairness_scorer(
     sensitive_column : str, int or list, default=None
         Read the sensitive features from these columns of X (column mode) instead of receiving
         them through metadata routing.
-    needs_X : bool, default=None
+    needs_X : bool, default=False
         Pass the features (without the sensitive columns) to the metric as its first argument.
     **kwargs
         Passed to the metric (e.g. ``privileged_group="Male"``, ``pos_label=1``).
