@@ -346,7 +346,15 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         )
         # Scores that are sums of tree leaf values: exact per-row Shapley values from the trees.
         tree_phi = (
-            tree_shapley_values(self.estimator, response, X_eval, self.background_, players)
+            tree_shapley_values(
+                self.estimator,
+                response,
+                X_eval,
+                self.background_,
+                players,
+                ends=(game.empty_value, game.full_value),
+                n_jobs=self.n_jobs,
+            )
             if self.method == "shapley"
             else None
         )

@@ -1,33 +1,51 @@
 """Exact marginal Shapley values of tree-ensemble scores, without hybrid rows.
 
-When a model's score is a weighted sum of tree leaf values (see :func:`additive_trees`: raw
-scores of gradient boosting, probabilities of random forests), its marginal game over a
-background, ``v(S; x) = (1/K) sum_k f(x_S, b^(k)_{-S})``, is a sum over trees, leaves and
-background rows of leaf games. For a leaf reached through conditions on a set of players, a
-pair ``(x, b)`` splits those players into ``A`` (only ``x`` satisfies the player's
-conditions), ``B`` (only ``b`` does) and the rest (both do); if neither satisfies some
-player's conditions, the leaf is never reached. The leaf's game
-``value * 1[A ⊆ S, B ∩ S = {}]`` has the closed-form Shapley values
-``value (|A|-1)! |B|! / (|A|+|B|)!`` for players in ``A`` and
-``-value |A|! (|B|-1)! / (|A|+|B|)!`` for players in ``B`` (interventional TreeSHAP,
-Lundberg et al. 2020). Patterns of ``x`` and of ``b`` are enumerated per leaf, so the cost is
-about (leaves x evaluation rows x path length), instead of 2^p x evaluation rows x background
-rows model evaluations.
+The marginal game over a background, ``v(S; x) = (1/K) sum_k f(x_S, b^(k)_{-S})``, of a score
+read from trees, ``f = link(baseline + sum of weighted leaf values)``, is computed from the
+trees. For a leaf reached through conditions on a set of players, a pair ``(x, b)`` splits
+those players into ``A`` (only ``x`` satisfies the player's conditions), ``B`` (only ``b``
+does) and the rest (both do); if neither satisfies some player's conditions, the leaf is
+never reached. The hybrid row ``(x_S, b_{-S})`` reaches the leaf exactly when
+``A ⊆ S`` and ``B ∩ S = {}``.
 
-Probabilities of gradient boosting (a sigmoid of a sum over trees) are not sums over trees, so
-they take the generic path.
+* **Additive scores** (no link: raw scores of gradient boosting, probabilities of random
+  forests). The game is a sum over trees, leaves and background rows of leaf games
+  ``value * 1[A ⊆ S, B ∩ S = {}]``, whose Shapley values have the closed form
+  ``value (|A|-1)! |B|! / (|A|+|B|)!`` for players in ``A`` and
+  ``-value |A|! (|B|-1)! / (|A|+|B|)!`` for players in ``B`` (interventional TreeSHAP,
+  Lundberg et al. 2020). Patterns of ``x`` and of ``b`` are enumerated per leaf, so the cost
+  is about (leaves x evaluation rows x path length).
+* **Scores behind a link** (probabilities of gradient boosting: a sigmoid of the sum). The
+  link does not split over trees, so the raw score of every hybrid is needed:
+  ``g(S) = sum over reached leaves of value * 1[A ⊆ S] * 1[B ∩ S = {}]`` for every pair and
+  every coalition. Each reached leaf enters through its Möbius coefficients,
+  ``1[A ⊆ S] 1[B ∩ S = {}] = sum_{C ⊆ B} (-1)^{|C|} 1[A ∪ C ⊆ S]``, and one subset-sum
+  (zeta) transform per pair gives ``g`` on all ``2**p`` coalitions at once. The cost is about
+  (reached leaves x 2^|B| + p 2^p) per pair instead of ``2**p`` model evaluations of every
+  tree, and the result is the same game as the generic path's, to rounding.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from math import factorial
 
 import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+
+from skfair.explain._shapley import shapley_weight_matrix
 
 # Above this many players on one leaf's path, x patterns are found with np.unique instead of a
 # table over all 2^m patterns.
 _MAX_PATTERN_TABLE = 12
+# Scores behind a link: the largest number of players (a table of 2**p raw scores per pair of
+# an evaluation and a background row), and the cells held at once (pairs x coalitions, and
+# pairs x leaves) in one block.
+MAX_LINK_PLAYERS = 14
+_LINK_BLOCK_CELLS = 2**21
+_LINK_LEAF_CELLS = 2**22
 
 
 @dataclass(frozen=True)
@@ -45,14 +63,26 @@ class _Tree:
     dtype: type  # the type the model compares features in
 
 
-def additive_trees(estimator, response):
-    """The trees whose weighted leaf values add up to the score ``response`` reads, else None.
+@dataclass(frozen=True)
+class TreeScore:
+    """A score read from trees: ``link(baseline + sum of weighted leaf values)``."""
 
-    Supported: the raw score of HistGradientBoosting (``decision_function`` of a binary
-    classifier, ``predict`` of an identity-link regressor) and of GradientBoosting
-    (binary ``decision_function``, regressor ``predict``); ``predict_proba`` of a
-    single-output decision tree, random forest or extra-trees classifier (a mean of per-tree
-    class fractions); ``predict`` of those regressors.
+    trees: list
+    link: Callable | None = None  # None: the score is the sum of the leaf values itself
+    baseline: float = 0.0
+
+
+def tree_score(estimator, response):
+    """How the score ``response`` reads from the model's trees, or None when it does not.
+
+    Supported, as sums of leaf values: the raw score of HistGradientBoosting
+    (``decision_function`` of a binary classifier, ``predict`` of an identity-link regressor)
+    and of GradientBoosting (binary ``decision_function``, regressor ``predict``);
+    ``predict_proba`` of a single-output decision tree, random forest or extra-trees
+    classifier (a mean of per-tree class fractions); ``predict`` of those regressors.
+    Behind a link: ``predict_proba`` of binary (Hist)GradientBoosting classifiers (with
+    GradientBoosting's default ``init``), ``predict`` of HistGradientBoosting regressors with
+    a non-identity link (Poisson, gamma).
     """
     from sklearn.ensemble import (
         ExtraTreesClassifier,
@@ -68,30 +98,50 @@ def additive_trees(estimator, response):
 
     method = response.method
     if isinstance(estimator, (HistGradientBoostingClassifier, HistGradientBoostingRegressor)):
-        if isinstance(estimator, HistGradientBoostingClassifier):
-            supported = method == "decision_function" and len(estimator.classes_) == 2
-        else:
-            supported = method == "predict" and (
-                type(estimator._loss.link).__name__ == "IdentityLink"
-            )
         nodes = [predictors[0].nodes for predictors in estimator._predictors]
-        if not supported or any(tree["is_categorical"].any() for tree in nodes):
+        if any(tree["is_categorical"].any() for tree in nodes):
             return None
-        return [_hist_tree(tree) for tree in nodes]
+        trees = [_hist_tree(tree) for tree in nodes]
+        baseline = float(estimator._baseline_prediction.ravel()[0])
+        inverse_link = estimator._loss.link.inverse
+        if isinstance(estimator, HistGradientBoostingClassifier):
+            if len(estimator.classes_) != 2:
+                return None
+            if method == "decision_function":
+                return TreeScore(trees)
+            if method == "predict_proba":
+                return TreeScore(trees, _class_probability(inverse_link, response.column), baseline)
+            return None
+        if method != "predict":
+            return None
+        if type(estimator._loss.link).__name__ == "IdentityLink":
+            return TreeScore(trees)
+        return TreeScore(trees, inverse_link, baseline)
     if isinstance(estimator, GradientBoostingClassifier):
-        if method != "decision_function" or len(estimator.classes_) != 2:
+        if len(estimator.classes_) != 2:
             return None
-        return [
+        trees = [
             _sklearn_tree(tree.tree_, None, estimator.learning_rate)
             for tree in estimator.estimators_[:, 0]
         ]
+        if method == "decision_function":
+            return TreeScore(trees)
+        if method != "predict_proba" or not (estimator.init is None or estimator.init == "zero"):
+            return None  # an init estimator makes the baseline depend on x
+        any_row = np.zeros((1, estimator.n_features_in_), dtype=np.float32)
+        baseline = float(estimator._raw_predict_init(any_row)[0, 0])
+        return TreeScore(
+            trees, _class_probability(estimator._loss.link.inverse, response.column), baseline
+        )
     if isinstance(estimator, GradientBoostingRegressor):
         if method != "predict":
             return None
-        return [
-            _sklearn_tree(tree.tree_, None, estimator.learning_rate)
-            for tree in estimator.estimators_[:, 0]
-        ]
+        return TreeScore(
+            [
+                _sklearn_tree(tree.tree_, None, estimator.learning_rate)
+                for tree in estimator.estimators_[:, 0]
+            ]
+        )
     classifiers = (DecisionTreeClassifier, RandomForestClassifier, ExtraTreesClassifier)
     regressors = (DecisionTreeRegressor, RandomForestRegressor, ExtraTreesRegressor)
     if isinstance(estimator, classifiers):
@@ -105,7 +155,22 @@ def additive_trees(estimator, response):
     else:
         return None
     members = getattr(estimator, "estimators_", [estimator])
-    return [_sklearn_tree(member.tree_, column, 1.0 / len(members)) for member in members]
+    return TreeScore(
+        [_sklearn_tree(member.tree_, column, 1.0 / len(members)) for member in members]
+    )
+
+
+def _positive_class(inverse_link, raw):
+    return inverse_link(raw)
+
+
+def _negative_class(inverse_link, raw):
+    # scikit-learn's binary predict_proba: column 0 is 1 - column 1.
+    return 1.0 - inverse_link(raw)
+
+
+def _class_probability(inverse_link, column):
+    return partial(_positive_class if column == 1 else _negative_class, inverse_link)
 
 
 def _hist_tree(nodes):
@@ -142,14 +207,17 @@ def _sklearn_tree(tree, column, weight):
     )
 
 
-def tree_shapley_values(estimator, response, X_eval, background, players):
+def tree_shapley_values(estimator, response, X_eval, background, players, *, ends, n_jobs=None):
     """Per-row marginal Shapley values (n_eval, n_players) of the score, or None.
 
-    None when the model or the response is not supported (see :func:`additive_trees`), or
-    when the inputs are not numeric.
+    None when the model or the response is not supported (see :func:`tree_score`), when the
+    inputs are not numeric, or when a score behind a link has more than
+    ``MAX_LINK_PLAYERS`` players. ``ends = (v(empty), v(N; x))`` are the game's end values
+    (spec §9.3), used as given by the link path so that the values add up to them exactly.
     """
-    trees = additive_trees(estimator, response)
-    if trees is None:
+    score = tree_score(estimator, response)
+    n_players = len(players)
+    if score is None or (score.link is not None and n_players > MAX_LINK_PLAYERS):
         return None
     try:
         X = np.asarray(X_eval, dtype=np.float64)
@@ -159,55 +227,72 @@ def tree_shapley_values(estimator, response, X_eval, background, players):
     player_of = np.empty(X.shape[1], dtype=np.intp)
     for k, columns in enumerate(players):
         player_of[columns] = k
-    n_players = len(players)
+    conditions = [list(_leaf_conditions(tree, player_of)) for tree in score.trees]
+    if score.link is not None:
+        return _link_shapley_values(score, conditions, X, B, n_players, ends, n_jobs)
     factorials = np.array([float(factorial(k)) for k in range(n_players + 2)])
     phi = np.zeros((X.shape[0], n_players))
-    for tree in trees:
-        _add_tree(phi, tree, X.astype(tree.dtype), B.astype(tree.dtype), player_of, factorials)
+    for tree, tree_conditions in zip(score.trees, conditions, strict=True):
+        _add_tree(phi, tree, tree_conditions, X, B, factorials)
     return -phi if response.negate else phi
 
 
 def _goes_left(tree, X):
     """(n_rows, n_nodes) bool: whether a row goes left at each node (the models' rule)."""
-    values = X[:, tree.feature]
+    values = X.astype(tree.dtype, copy=False)[:, tree.feature]
     return np.where(np.isnan(values), tree.missing_go_to_left, values <= tree.threshold)
 
 
-def _leaf_paths(tree):
-    """Yield ``(leaf, path nodes, went left at each)`` for every leaf of a tree."""
+@dataclass(frozen=True)
+class _LeafCondition:
+    """The path to one leaf, its nodes sorted by player, and the leaf's weighted value."""
+
+    value: float
+    nodes: np.ndarray
+    went_left: np.ndarray
+    starts: np.ndarray  # where each player's nodes start in ``nodes``
+    players: np.ndarray  # the players on the path, sorted
+
+    def satisfied(self, goes_left):
+        """(n_rows, n_path_players) bool: a player is satisfied when all its conditions hold."""
+        return np.logical_and.reduceat(
+            goes_left[:, self.nodes] == self.went_left, self.starts, axis=1
+        )
+
+
+def _leaf_conditions(tree, player_of):
+    """Yield a :class:`_LeafCondition` for every leaf of a tree with a non-zero value."""
     stack = [(0, [], [])]
     while stack:
         node, path, directions = stack.pop()
-        if tree.is_leaf[node]:
-            yield node, np.array(path, dtype=np.intp), np.array(directions, dtype=bool)
+        if not tree.is_leaf[node]:
+            stack.append((tree.right[node], [*path, node], [*directions, False]))
+            stack.append((tree.left[node], [*path, node], [*directions, True]))
             continue
-        stack.append((tree.right[node], [*path, node], [*directions, False]))
-        stack.append((tree.left[node], [*path, node], [*directions, True]))
+        value = tree.weight * tree.value[node]
+        if value == 0.0:
+            continue
+        path = np.array(path, dtype=np.intp)
+        path_players = player_of[tree.feature[path]]
+        order = np.argsort(path_players, kind="stable")
+        players, starts = np.unique(path_players[order], return_index=True)
+        yield _LeafCondition(
+            value, path[order], np.array(directions, dtype=bool)[order], starts, players
+        )
 
 
-def _add_tree(phi, tree, X, B, player_of, factorials):
+def _add_tree(phi, tree, conditions, X, B, factorials):
     left_x = _goes_left(tree, X)
     left_b = _goes_left(tree, B)
     n_background = B.shape[0]
-    for leaf, path, went_left in _leaf_paths(tree):
-        value = tree.weight * tree.value[leaf]
-        if value == 0.0 or path.size == 0:
+    for leaf in conditions:
+        if leaf.players.size == 0:
             continue  # a root leaf is a constant: no player moves it
-        path_players = player_of[tree.feature[path]]
-        order = np.argsort(path_players, kind="stable")
-        leaf_players, starts = np.unique(path_players[order], return_index=True)
-        # A player satisfies the leaf when all its conditions on the path hold.
-        satisfied_x = np.logical_and.reduceat(
-            left_x[:, path[order]] == went_left[order], starts, axis=1
-        )
-        satisfied_b = np.logical_and.reduceat(
-            left_b[:, path[order]] == went_left[order], starts, axis=1
-        )
-        n_leaf_players = leaf_players.size
+        n_leaf_players = leaf.players.size
         powers = 1 << np.arange(n_leaf_players)
-        b_codes, b_counts = np.unique(satisfied_b @ powers, return_counts=True)
+        b_codes, b_counts = np.unique(leaf.satisfied(left_b) @ powers, return_counts=True)
         b_patterns = (b_codes[:, None] & powers) > 0  # (n_b, m)
-        x_codes = satisfied_x @ powers
+        x_codes = leaf.satisfied(left_x) @ powers
         if n_leaf_players <= _MAX_PATTERN_TABLE:
             x_patterns = (np.arange(2**n_leaf_players)[:, None] & powers) > 0
             x_index = x_codes
@@ -215,7 +300,7 @@ def _add_tree(phi, tree, X, B, player_of, factorials):
             present, x_index = np.unique(x_codes, return_inverse=True)
             x_patterns = (present[:, None] & powers) > 0
         table = _leaf_shapley(x_patterns, b_patterns, b_counts / n_background, factorials)
-        phi[:, leaf_players] += value * table[x_index]
+        phi[:, leaf.players] += leaf.value * table[x_index]
 
 
 def _leaf_shapley(x_patterns, b_patterns, b_shares, factorials):
@@ -234,3 +319,174 @@ def _leaf_shapley(x_patterns, b_patterns, b_shares, factorials):
     share = reachable * b_shares[None, :]
     values = only_x * (share * weight_x)[:, :, None] - only_b * (share * weight_b)[:, :, None]
     return values.sum(axis=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Scores behind a link: the raw score of every hybrid, as a table over coalitions per pair.
+
+
+def _link_shapley_values(score, conditions, X, B, n_players, ends, n_jobs):
+    """Exact per-row Shapley values of ``link(raw score)`` from per-pair coalition tables."""
+    leaves = [
+        (tree_index, leaf)
+        for tree_index, tree_conditions in enumerate(conditions)
+        for leaf in tree_conditions
+        if leaf.players.size
+    ]
+    # Root leaves reach every hybrid: constants of the raw score.
+    raw_constant = score.baseline + sum(
+        leaf.value
+        for tree_conditions in conditions
+        for leaf in tree_conditions
+        if not leaf.players.size
+    )
+    if not leaves:
+        codes_b = np.zeros((B.shape[0], 0), dtype=np.int16)
+    else:
+        codes_b = _player_codes(score.trees, leaves, B)
+    empty_value, full_value = ends
+    n_eval = X.shape[0]
+    # Each task computes the player codes of its rows (n_rows x leaves), so tasks are sized
+    # to bound that memory as well as to spread the work.
+    rows_per_task = max(1, _LINK_LEAF_CELLS // max(len(leaves), 1))
+    n_tasks = max(-(-n_eval // rows_per_task), 4 * effective_n_jobs(n_jobs))
+    tasks = [rows for rows in np.array_split(np.arange(n_eval), min(n_tasks, n_eval)) if rows.size]
+    results = Parallel(n_jobs=n_jobs)(
+        delayed(_link_task)(
+            score,
+            leaves,
+            X[rows],
+            codes_b,
+            raw_constant,
+            n_players,
+            empty_value,
+            full_value[rows],
+        )
+        for rows in tasks
+    )
+    return np.vstack(results)
+
+
+def _player_codes(trees, leaves, X):
+    """(n_rows, n_leaves) int16: bitmask of the players whose conditions a row satisfies."""
+    codes = np.empty((X.shape[0], len(leaves)), dtype=np.int16)
+    current_tree = None
+    for k, (tree_index, leaf) in enumerate(leaves):
+        if tree_index != current_tree:  # leaves come tree by tree
+            current_tree, goes_left = tree_index, _goes_left(trees[tree_index], X)
+        codes[:, k] = leaf.satisfied(goes_left) @ (1 << leaf.players)
+    return codes
+
+
+def _link_task(score, leaves, X, codes_b, raw_constant, n_players, empty_value, full_value):
+    """Shapley values of the rows of X: game tables over coalitions, then ``phi = V @ W``."""
+    codes_x = _player_codes(score.trees, leaves, X)
+    path_players = np.array([(1 << leaf.players).sum() for _, leaf in leaves], dtype=np.int16)
+    values = np.array([leaf.value for _, leaf in leaves])
+    game = _coalition_games(
+        codes_x, codes_b, path_players, values, raw_constant, score.link, n_players
+    )
+    game[:, 0] = empty_value  # v(empty) and v(N) as the generic path defines them (§9.3)
+    game[:, -1] = full_value
+    return game @ shapley_weight_matrix(n_players)
+
+
+def _coalition_games(codes_x, codes_b, path_players, values, raw_constant, link, n_players):
+    """``v(S; x) = mean_b link(g(x_S, b_{-S}))`` for every row of ``codes_x`` and coalition.
+
+    The raw score ``g`` of the pair ``(x, b)`` on every coalition is the subset sum of its
+    Möbius coefficients: a reached leaf with players ``A`` (only x satisfies) and ``B`` (only
+    b does) adds ``(-1)^{|C|} value`` at ``A ∪ C`` for every ``C ⊆ B``.
+    """
+    n_rows, n_background = codes_x.shape[0], codes_b.shape[0]
+    n_coalitions = 2**n_players
+    subsets = _subset_table(n_players)
+    low_bits = n_players // 2
+    zeta_low = _zeta_matrix(low_bits)
+    zeta_high_t = _zeta_matrix(n_players - low_bits).T
+    background_chunk = max(1, min(n_background, _LINK_BLOCK_CELLS // n_coalitions))
+    rows_per_block = max(1, _LINK_BLOCK_CELLS // (background_chunk * n_coalitions))
+    leaves_per_block = max(1, _LINK_LEAF_CELLS // (rows_per_block * background_chunk))
+    games = np.zeros((n_rows, n_coalitions))
+    for row_start in range(0, n_rows, rows_per_block):
+        x_block = codes_x[row_start : row_start + rows_per_block]
+        for b_start in range(0, n_background, background_chunk):
+            b_block = codes_b[b_start : b_start + background_chunk]
+            n_pairs = x_block.shape[0] * b_block.shape[0]
+            mobius = np.zeros(n_pairs * n_coalitions)
+            for leaf_start in range(0, len(values), leaves_per_block):
+                leaf_block = slice(leaf_start, leaf_start + leaves_per_block)
+                mobius += _leaf_mobius(
+                    x_block[:, leaf_block],
+                    b_block[:, leaf_block],
+                    path_players[leaf_block],
+                    values[leaf_block],
+                    subsets,
+                    n_pairs * n_coalitions,
+                )
+            raw = mobius.reshape(n_pairs, 2 ** (n_players - low_bits), 2**low_bits)
+            # Subset sums over the low and the high bits of the coalition index.
+            raw = np.matmul(zeta_high_t, raw @ zeta_low).reshape(n_pairs, n_coalitions)
+            raw += raw_constant
+            scores = link(raw).reshape(x_block.shape[0], b_block.shape[0], n_coalitions)
+            games[row_start : row_start + x_block.shape[0]] += scores.sum(axis=1)
+    return games / n_background
+
+
+def _leaf_mobius(codes_x, codes_b, path_players, values, subsets, size):
+    """Möbius coefficients (flattened pairs x coalitions) of the leaves reached by each pair."""
+    n_background = codes_b.shape[0]
+    reached = (codes_x[:, None, :] | codes_b[None, :, :]) == path_players
+    x_index, b_index, leaf_index = np.nonzero(reached)
+    code_x = codes_x[x_index, leaf_index]
+    code_b = codes_b[b_index, leaf_index]
+    only_x = code_x & ~code_b
+    only_b = code_b & ~code_x
+    offset = (x_index * n_background + b_index) * subsets.n_coalitions + only_x
+    value = values[leaf_index]
+    size_b = subsets.popcount[only_b]
+    indices, weights = [], []
+    for k in range(int(size_b.max(initial=-1)) + 1):
+        selected = np.flatnonzero(size_b == k)
+        if selected.size:
+            members = subsets.members[k][subsets.rank[only_b[selected]]]  # (n, 2^k)
+            indices.append((offset[selected, None] + members).ravel())
+            weights.append((value[selected, None] * subsets.signs[k]).ravel())
+    if not indices:
+        return np.zeros(size)
+    return np.bincount(np.concatenate(indices), np.concatenate(weights), minlength=size)
+
+
+@dataclass(frozen=True)
+class _SubsetTable:
+    """For every coalition mask: its popcount, its rank among masks of that popcount, and
+    (per popcount k) the 2^k subsets of each mask with the Möbius signs (-1)^|subset|."""
+
+    n_coalitions: int
+    popcount: np.ndarray
+    rank: np.ndarray
+    members: list
+    signs: list
+
+
+def _subset_table(n_players):
+    masks = np.arange(2**n_players)
+    bits = (masks[:, None] >> np.arange(n_players)) & 1
+    popcount = bits.sum(axis=1)
+    rank = np.empty_like(masks)
+    members, signs = [], []
+    for k in range(n_players + 1):
+        of_size = np.flatnonzero(popcount == k)
+        rank[of_size] = np.arange(of_size.size)
+        # The k set bits of each mask, and subset j picks those where j has a bit.
+        positions = np.nonzero(bits[of_size])[1].reshape(of_size.size, k)
+        picks = (np.arange(2**k)[:, None] >> np.arange(k)) & 1  # (2^k, k)
+        members.append((1 << positions) @ picks.T)  # (n_masks, 2^k)
+        signs.append(np.where(picks.sum(axis=1) % 2, -1.0, 1.0))
+    return _SubsetTable(2**n_players, popcount, rank, members, signs)
+
+
+def _zeta_matrix(n_bits):
+    """``Z[R, S] = 1`` when ``R ⊆ S``: ``table @ Z`` sums each coalition's subsets."""
+    masks = np.arange(2**n_bits)
+    return ((masks[:, None] & masks[None, :]) == masks[:, None]).astype(np.float64)

@@ -14,7 +14,7 @@ from sklearn.ensemble import (
 from sklearn.frozen import FrozenEstimator
 from sklearn.tree import DecisionTreeClassifier
 
-from skfair.explain import BiasExplainer
+from skfair.explain import BiasExplainer, _tree
 
 PARTS = ("total", "positive", "negative", "net")
 
@@ -72,12 +72,93 @@ def test_regressor_matches_generic_path(data):
     np.testing.assert_allclose(tree.attributions_, generic.attributions_, atol=1e-10)
 
 
-def test_probabilities_take_the_generic_path(data):
+def _assert_same_explanations(tree, generic):
+    np.testing.assert_allclose(tree.attributions_, generic.attributions_, atol=1e-10)
+    for part in PARTS:
+        np.testing.assert_allclose(
+            tree.explanations_[f"shapley_{part}"],
+            generic.explanations_[f"shapley_{part}"],
+            atol=1e-10,
+        )
+        assert tree.explanations_[f"shapley_{part}"].sum() == pytest.approx(
+            tree.bias_[part], abs=1e-10
+        )
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"pos_label": 0, "favorable": "lower"},
+        {"feature_groups": [[0, 1], [3, 4]]},
+        {"n_jobs": 2},
+    ],
+)
+def test_gradient_boosting_probabilities_match_generic_path(data, params):
+    # predict_proba is a sigmoid of the sum over trees: the coalition-table path.
     X, y, group = data
-    model = HistGradientBoostingClassifier(max_iter=5, random_state=0).fit(X, y)
-    explainer = BiasExplainer(model, n_background=10, random_state=0).fit(
-        X, sensitive_features=group
-    )
+    model = HistGradientBoostingClassifier(max_iter=8, random_state=0).fit(X, y)
+    tree, generic = _pair(model, X, group, **params)
+    assert tree.n_coalitions_ == 0 and generic.n_coalitions_ > 0
+    _assert_same_explanations(tree, generic)
+
+
+def test_link_path_blocks_do_not_change_the_values(data, monkeypatch):
+    # Tiny blocks exercise the chunking over rows, background rows and leaves.
+    X, y, group = data
+    model = HistGradientBoostingClassifier(max_iter=6, random_state=0).fit(X, y)
+    params = dict(n_background=10, random_state=0)
+    reference = BiasExplainer(model, **params).fit(X, sensitive_features=group)
+    monkeypatch.setattr(_tree, "_LINK_BLOCK_CELLS", 2**6)
+    monkeypatch.setattr(_tree, "_LINK_LEAF_CELLS", 2**6)
+    blocked = BiasExplainer(model, **params).fit(X, sensitive_features=group)
+    np.testing.assert_allclose(blocked.attributions_, reference.attributions_, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "make_model",
+    [
+        lambda: GradientBoostingClassifier(n_estimators=6, max_depth=3, random_state=0),
+        lambda: GradientBoostingClassifier(
+            n_estimators=6, max_depth=3, init="zero", random_state=0
+        ),
+    ],
+)
+def test_sklearn_gradient_boosting_probabilities_match_generic_path(data, make_model):
+    X, y, group = data
+    model = make_model().fit(np.nan_to_num(X), y)
+    tree, generic = _pair(model, np.nan_to_num(X), group)
+    assert tree.n_coalitions_ == 0
+    _assert_same_explanations(tree, generic)
+
+
+def test_poisson_regressor_matches_generic_path(data):
+    # predict = exp(raw score): a link other than the sigmoid.
+    X, _, group = data
+    target = np.random.default_rng(1).poisson(np.exp(0.3 * np.nan_to_num(X[:, 0])))
+    model = HistGradientBoostingRegressor(loss="poisson", max_iter=8, random_state=0)
+    tree, generic = _pair(model.fit(X, target), X, group)
+    assert tree.n_coalitions_ == 0
+    _assert_same_explanations(tree, generic)
+
+
+def test_unsupported_probabilities_take_the_generic_path(data, monkeypatch):
+    X, y, group = data
+    X = np.nan_to_num(X)
+    params = dict(n_background=10, random_state=0)
+    # An init estimator makes the raw score's baseline depend on x.
+    init = DecisionTreeClassifier(max_depth=1, random_state=0)
+    model = GradientBoostingClassifier(n_estimators=3, init=init, random_state=0).fit(X, y)
+    explainer = BiasExplainer(model, **params).fit(X, sensitive_features=group)
+    assert explainer.n_coalitions_ == 2**5 - 2
+    # Multi-class probabilities are a softmax over several raw scores.
+    model = HistGradientBoostingClassifier(max_iter=3, random_state=0).fit(X, y + (X[:, 1] > 1))
+    explainer = BiasExplainer(model, pos_label=2, **params).fit(X, sensitive_features=group)
+    assert explainer.n_coalitions_ == 2**5 - 2
+    # Too many players for a table of 2**p raw scores per pair.
+    monkeypatch.setattr(_tree, "MAX_LINK_PLAYERS", 4)
+    model = HistGradientBoostingClassifier(max_iter=3, random_state=0).fit(X, y)
+    explainer = BiasExplainer(model, **params).fit(X, sensitive_features=group)
     assert explainer.n_coalitions_ == 2**5 - 2
 
 
