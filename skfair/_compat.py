@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import (
     validate_params,
 )
 from sklearn.utils.metadata_routing import _raise_for_params, _routing_enabled, process_routing
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import _check_feature_names_in, validate_data
 
 __all__ = [
     "HasMethods",
@@ -22,6 +22,7 @@ __all__ = [
     "Interval",
     "Real",
     "StrOptions",
+    "_check_feature_names_in",
     "_fit_context",
     "_raise_for_params",
     "_routing_enabled",

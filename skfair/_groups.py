@@ -247,57 +247,56 @@ def split_sensitive_column(X, sensitive_column):
     ``sensitive_column`` is a column name (needs a DataFrame), an integer index, or a list of
     either. A list gives 2-D sensitive features (intersectional groups downstream).
     """
+    is_frame = hasattr(X, "iloc") and hasattr(X, "columns")
+    if not is_frame:
+        X = np.asarray(X) if not hasattr(X, "shape") else X
+        if getattr(X, "ndim", 2) != 2:
+            raise ValueError(
+                f"Expected 2D array for X, got {getattr(X, 'ndim', 1)}D. Reshape your data."
+            )
+    columns = list(X.columns) if is_frame else None
+    positions = sensitive_column_positions(sensitive_column, X.shape[1], columns)
+    is_list = isinstance(sensitive_column, (list, tuple, np.ndarray))
+    if is_frame:
+        sensitive = X.iloc[:, positions]
+        rest = X.drop(columns=[columns[p] for p in positions])
+        return (sensitive if is_list else sensitive.iloc[:, 0]), rest
+    keep = np.setdiff1d(np.arange(X.shape[1]), positions)
+    sensitive = X[:, positions] if is_list else X[:, positions[0]]
+    return sensitive, X[:, keep]
+
+
+def sensitive_column_positions(sensitive_column, n_columns, columns=None):
+    """Positions of the ``sensitive_column`` entries among ``n_columns`` columns.
+
+    ``columns`` are the column names (None for an array without names); integers that are not
+    names are positions.
+    """
     is_list = isinstance(sensitive_column, (list, tuple, np.ndarray))
     selected = list(sensitive_column) if is_list else [sensitive_column]
     if not selected:
         raise ValueError("sensitive_column is empty; name at least one column.")
-    if hasattr(X, "iloc") and hasattr(X, "columns"):
-        columns = list(X.columns)
-        positions = []
-        for column in selected:
-            if (
-                isinstance(column, (int, np.integer))
-                and not isinstance(column, bool)
-                and (column not in columns)
-            ):
-                position = int(column)
-                if not -len(columns) <= position < len(columns):
-                    raise ValueError(
-                        f"sensitive_column={column} is out of range for X with "
-                        f"{len(columns)} columns."
-                    )
-                positions.append(position % len(columns))
-            elif column in columns:
-                positions.append(columns.index(column))
-            else:
+    positions = []
+    for column in selected:
+        is_position = isinstance(column, (int, np.integer)) and not isinstance(column, bool)
+        if columns is not None and (column in columns or not is_position):
+            if column not in columns:
                 raise ValueError(
                     f"sensitive_column={column!r} is not a column of X; the columns are {columns}."
                 )
-        sensitive = X.iloc[:, positions]
-        rest = X.drop(columns=[columns[p] for p in positions])
-        sensitive = sensitive if is_list else sensitive.iloc[:, 0]
-        return sensitive, rest
-    if any(isinstance(column, str) for column in selected):
-        raise ValueError(
-            f"sensitive_column={sensitive_column!r} names a column, which needs X to be a pandas "
-            "DataFrame; X has no column names. Pass integer column indices instead."
-        )
-    X = np.asarray(X) if not hasattr(X, "shape") else X
-    if getattr(X, "ndim", 2) != 2:
-        raise ValueError(
-            f"Expected 2D array for X, got {getattr(X, 'ndim', 1)}D. Reshape your data."
-        )
-    n_columns = X.shape[1]
-    positions = []
-    for column in selected:
-        if not -n_columns <= int(column) < n_columns:
+            positions.append(columns.index(column))
+        elif not is_position:
+            raise ValueError(
+                f"sensitive_column={sensitive_column!r} names a column, which needs X to be a "
+                "pandas DataFrame; X has no column names. Pass integer column indices instead."
+            )
+        elif not -n_columns <= column < n_columns:
             raise ValueError(
                 f"sensitive_column={column} is out of range for X with {n_columns} columns."
             )
-        positions.append(int(column) % n_columns)
-    keep = np.setdiff1d(np.arange(n_columns), positions)
-    sensitive = X[:, positions] if is_list else X[:, positions[0]]
-    return sensitive, X[:, keep]
+        else:
+            positions.append(int(column) % n_columns)
+    return positions
 
 
 # --------------------------------------------------------------------------------------------

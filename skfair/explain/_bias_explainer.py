@@ -206,12 +206,21 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
     Cost (spec §9.6): the model is evaluated on up to (2**p - 2) x n_eval x n_background hybrid
     rows in exact mode, n_permutations x (p - 1) x n_eval x n_background in permutation mode
     (fewer on discrete features: each coalition is evaluated on the distinct rows of X_S only).
-    With ``method="shapley"``, when the score is a weighted sum of tree leaf values, the exact
-    per-row Shapley values are computed from the trees instead (interventional TreeSHAP),
-    without hybrid rows: ``predict_proba`` of decision trees, random forests and extra trees,
-    ``decision_function`` of binary (Hist)GradientBoosting classifiers, ``predict`` of the
-    matching regressors. Probabilities of gradient boosting are not such a sum and take the
-    generic path.
+    With ``method="shapley"``, scores read from trees get their exact per-row Shapley values
+    from the trees instead, without hybrid rows (``n_coalitions_ == 0``), equal to the generic
+    path's to rounding:
+
+    - weighted sums of leaf values (interventional TreeSHAP, about leaves x rows x path
+      length): ``predict_proba`` of decision trees, random forests and extra trees,
+      ``decision_function`` of binary (Hist)GradientBoosting classifiers, ``predict`` of the
+      matching regressors;
+    - a link of such a sum, with at most 14 players: ``predict_proba`` of binary
+      (Hist)GradientBoosting classifiers (GradientBoosting with its default ``init``) and
+      ``predict`` of HistGradientBoosting regressors with a log link. The raw score of every
+      pair of an evaluation and a background row is tabulated over all ``2**p`` coalitions
+      from the leaves the pair can reach, then passed through the link.
+
+    Other models (and multi-class probabilities) take the generic path.
 
     Examples
     --------

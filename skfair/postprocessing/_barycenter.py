@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import replace
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from skfair._base import _SkfairEstimatorMixin, warn_no_sensitive_features
-from skfair._compat import Interval, StrOptions, _fit_context, validate_data
+from skfair._base import _RepairInputMixin, _SkfairEstimatorMixin, warn_no_sensitive_features
+from skfair._compat import Interval, StrOptions, _fit_context
 from skfair._groups import factorize_groups
 from skfair._validation import check_weights
 
@@ -264,9 +264,7 @@ class _Step:
         self.n_cells = np.bincount(pair_stratum).tolist()
 
 
-class BarycenterRepair(
-    _SkfairEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
-):
+class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, BaseEstimator):
     """Repair scores towards the Wasserstein barycenter of the groups.
 
     Each column of ``S`` (a score, a probability or a regression output) is mapped, within the
@@ -304,6 +302,10 @@ class BarycenterRepair(
     random_state : int, RandomState instance, Generator or None, default=None
         Seeds the tie-breaking, the random repair and the jitter. One seed is drawn at fit;
         every ``transform`` call restarts from it, so repeated calls give identical output.
+    sensitive_column : str, int or list, default=None
+        Column(s) of ``S`` holding the sensitive attribute(s) instead of passing
+        ``sensitive_features=``: they are read and removed, so the output (and
+        ``get_feature_names_out``) has the other columns only. Giving both raises.
 
     Attributes
     ----------
@@ -379,6 +381,7 @@ class BarycenterRepair(
         "jitter": [Interval(Real, 0, None, closed="left")],
         "handle_unknown": [StrOptions({"error", "identity"})],
         "random_state": ["random_state", np.random.Generator],
+        "sensitive_column": [str, Integral, list, tuple, None],
     }
 
     def __init__(
@@ -390,6 +393,7 @@ class BarycenterRepair(
         jitter=1e-4,
         handle_unknown="error",
         random_state=None,
+        sensitive_column=None,
     ):
         self.epsilon = epsilon
         self.mode = mode
@@ -397,6 +401,7 @@ class BarycenterRepair(
         self.jitter = jitter
         self.handle_unknown = handle_unknown
         self.random_state = random_state
+        self.sensitive_column = sensitive_column
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, S, y=None, *, sensitive_features=None, sample_weight=None):
@@ -462,15 +467,17 @@ class BarycenterRepair(
         S_repaired : ndarray of shape (n_samples, n_outputs)
         """
         check_is_fitted(self)
-        S = validate_data(self, S, dtype=np.float64, reset=False, ensure_all_finite=False)
+        S, sensitive_features = self._split_input(
+            S, sensitive_features, reset=False, ensure_all_finite=False
+        )
         _check_finite(S)
         if self._groups is None:
             return S.copy()
         if sensitive_features is None:
             raise ValueError(
                 f"{type(self).__name__} was fitted with sensitive features, so transform needs "
-                "them: pass sensitive_features=, or wrap the model in RepairedClassifier / "
-                "RepairedRegressor with sensitive_column=."
+                "them: pass sensitive_features=, or set sensitive_column= (here or on the "
+                "RepairedClassifier / RepairedRegressor wrappers)."
             )
         unknown = "error" if self.handle_unknown == "error" else "ignore"
         codes = self._groups.encode(
@@ -490,7 +497,9 @@ class BarycenterRepair(
         return out
 
     def _fit(self, S, sensitive_features, sample_weight, *, in_sample):
-        S = validate_data(self, S, dtype=np.float64, ensure_all_finite=False)
+        S, sensitive_features = self._split_input(
+            S, sensitive_features, reset=True, ensure_all_finite=False
+        )
         _check_finite(S)
         n_samples = S.shape[0]
         weights = check_weights(sample_weight, n_samples)

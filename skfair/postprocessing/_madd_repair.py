@@ -18,12 +18,12 @@ from itertools import combinations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from skfair._base import _SkfairEstimatorMixin, warn_no_sensitive_features
-from skfair._compat import Interval, StrOptions, _fit_context, validate_data
+from skfair._base import _RepairInputMixin, _SkfairEstimatorMixin, warn_no_sensitive_features
+from skfair._compat import Interval, StrOptions, _fit_context
 from skfair._validation import check_groups
 from skfair.metrics._madd import _group_histograms, _h_sup
 
@@ -32,7 +32,7 @@ from skfair.metrics._madd import _group_histograms, _h_sup
 _AUTO_BINS_FRACTION = 0.1
 
 
-class MADDRepair(_SkfairEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class MADDRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, BaseEstimator):
     """Partial repair of score distributions towards the population (MADD post-processing).
 
     Each group's CDF of scores is moved towards the population CDF,
@@ -70,6 +70,10 @@ class MADDRepair(_SkfairEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, 
         Used for tied scores only: the order of tied calibration scores, and the level drawn
         across an atom for a new score equal to a tied calibration value. One draw per row, in
         row order.
+    sensitive_column : str, int or list, default=None
+        Column(s) of ``S`` holding the sensitive attribute(s) instead of passing
+        ``sensitive_features=``: they are read and removed, so the output (and
+        ``get_feature_names_out``) has the other columns only. Giving both raises.
 
     Attributes
     ----------
@@ -148,6 +152,7 @@ class MADDRepair(_SkfairEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, 
         "bins": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
         "agg": [StrOptions({"worst_case", "mean"})],
         "random_state": ["random_state"],
+        "sensitive_column": [str, Integral, list, tuple, None],
     }
     __metadata_request__fit = {"sensitive_features": True}
     __metadata_request__transform = {"sensitive_features": True}
@@ -161,6 +166,7 @@ class MADDRepair(_SkfairEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, 
         bins="auto",
         agg="worst_case",
         random_state=None,
+        sensitive_column=None,
     ):
         self.lam = lam
         self.theta = theta
@@ -169,6 +175,7 @@ class MADDRepair(_SkfairEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, 
         self.bins = bins
         self.agg = agg
         self.random_state = random_state
+        self.sensitive_column = sensitive_column
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, S, y=None, *, sensitive_features=None):
@@ -222,7 +229,7 @@ class MADDRepair(_SkfairEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, 
 
     def _fit(self, S, y, sensitive_features):
         """Fit; return the scores, group codes and in-group ranks (ties ordered at random)."""
-        scores = validate_data(self, S, dtype=np.float64)
+        scores, sensitive_features = self._split_input(S, sensitive_features, reset=True)
         n_samples, n_columns = scores.shape
         self.lambdas_ = np.linspace(0.0, 1.0, self.n_lambdas)
         if sensitive_features is None:
@@ -291,7 +298,7 @@ class MADDRepair(_SkfairEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, 
             unchanged, bit for bit.
         """
         check_is_fitted(self)
-        scores = validate_data(self, S, dtype=np.float64, reset=False)
+        scores, sensitive_features = self._split_input(S, sensitive_features, reset=False)
         repaired = scores.copy()
         if self._cdfs is None:
             if self._groups is not None and sensitive_features is not None:
@@ -300,8 +307,8 @@ class MADDRepair(_SkfairEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, 
         if sensitive_features is None:
             raise ValueError(
                 f"{type(self).__name__} was fitted on groups {self.groups_}; pass "
-                "sensitive_features= to transform, or fit without sensitive features for the "
-                "identity."
+                "sensitive_features= to transform (or set sensitive_column=), or fit without "
+                "sensitive features for the identity."
             )
         codes = self._groups.encode(sensitive_features, n_samples=scores.shape[0])
         _check_unit_interval(scores)
