@@ -410,7 +410,7 @@ def render(
     lr_speedup, tree_speedup, hgb_speedup = (row["speed-up"] for row in parallel_rows)
     return f"""## explain
 
-Command: `nice -n 10 python benchmarks/bench_explain.py {" ".join(sys.argv[1:])}`
+Command: `{" ".join(["nice -n 10 python benchmarks/bench_explain.py", *sys.argv[1:]])}`
 (from the repository root).
 
 Machine: {machine}

@@ -28,7 +28,7 @@ never reached. The hybrid row ``(x_S, b_{-S})`` reaches the leaf exactly when
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from math import factorial
 
@@ -61,6 +61,10 @@ class _Tree:
     value: np.ndarray  # the score contribution of each leaf
     weight: float
     dtype: type  # the type the model compares features in
+    # Categorical splits (HistGradientBoosting): the nodes, and for each a table over the
+    # category codes 0-255 of whether the code goes left.
+    categorical_nodes: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
+    category_goes_left: np.ndarray = field(default_factory=lambda: np.empty((0, 256), dtype=bool))
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,10 @@ class TreeScore:
     trees: list
     link: Callable | None = None  # None: the score is the sum of the leaf values itself
     baseline: float = 0.0
+    # The model's own input preparation (X -> float array of the columns the trees split on)
+    # and the input column of each of those columns (None: the same columns).
+    prepare: Callable = partial(np.asarray, dtype=np.float64)
+    input_column: np.ndarray | None = None
 
 
 def tree_score(estimator, response):
@@ -98,25 +106,24 @@ def tree_score(estimator, response):
 
     method = response.method
     if isinstance(estimator, (HistGradientBoostingClassifier, HistGradientBoostingRegressor)):
-        nodes = [predictors[0].nodes for predictors in estimator._predictors]
-        if any(tree["is_categorical"].any() for tree in nodes):
-            return None
-        trees = [_hist_tree(tree) for tree in nodes]
+        trees = _hist_trees(estimator)
         baseline = float(estimator._baseline_prediction.ravel()[0])
         inverse_link = estimator._loss.link.inverse
+        inputs = _hist_inputs(estimator)
         if isinstance(estimator, HistGradientBoostingClassifier):
             if len(estimator.classes_) != 2:
                 return None
             if method == "decision_function":
-                return TreeScore(trees)
+                return TreeScore(trees, **inputs)
             if method == "predict_proba":
-                return TreeScore(trees, _class_probability(inverse_link, response.column), baseline)
+                link = _class_probability(inverse_link, response.column)
+                return TreeScore(trees, link, baseline, **inputs)
             return None
         if method != "predict":
             return None
         if type(estimator._loss.link).__name__ == "IdentityLink":
-            return TreeScore(trees)
-        return TreeScore(trees, inverse_link, baseline)
+            return TreeScore(trees, **inputs)
+        return TreeScore(trees, inverse_link, baseline, **inputs)
     if isinstance(estimator, GradientBoostingClassifier):
         if len(estimator.classes_) != 2:
             return None
@@ -173,18 +180,52 @@ def _class_probability(inverse_link, column):
     return partial(_positive_class if column == 1 else _negative_class, inverse_link)
 
 
-def _hist_tree(nodes):
-    return _Tree(
-        feature=nodes["feature_idx"].astype(np.intp),
-        threshold=nodes["num_threshold"],
-        left=nodes["left"].astype(np.intp),
-        right=nodes["right"].astype(np.intp),
-        is_leaf=nodes["is_leaf"].astype(bool),
-        missing_go_to_left=nodes["missing_go_to_left"].astype(bool),
-        value=nodes["value"],
-        weight=1.0,
-        dtype=np.float64,
-    )
+def _hist_trees(estimator):
+    """The trees of a HistGradientBoosting model (one per iteration), categorical splits too."""
+    known_bitsets, known_index = estimator._bin_mapper.make_known_categories_bitsets()
+    trees = []
+    for predictor in (predictors[0] for predictors in estimator._predictors):
+        nodes = predictor.nodes
+        feature = nodes["feature_idx"].astype(np.intp)
+        missing_go_to_left = nodes["missing_go_to_left"].astype(bool)
+        categorical = np.flatnonzero(nodes["is_categorical"] & ~nodes["is_leaf"].astype(bool))
+        # scikit-learn's rule: categories in the node's bitset go left, other known
+        # categories go right, and unknown ones follow missing values (_predictor.pyx).
+        goes_left = _in_bitset(predictor.raw_left_cat_bitsets[nodes["bitset_idx"][categorical]])
+        known = _in_bitset(known_bitsets[known_index[feature[categorical]]])
+        category_goes_left = np.where(known, goes_left, missing_go_to_left[categorical, None])
+        trees.append(
+            _Tree(
+                feature=feature,
+                threshold=nodes["num_threshold"],
+                left=nodes["left"].astype(np.intp),
+                right=nodes["right"].astype(np.intp),
+                is_leaf=nodes["is_leaf"].astype(bool),
+                missing_go_to_left=missing_go_to_left,
+                value=nodes["value"],
+                weight=1.0,
+                dtype=np.float64,
+                categorical_nodes=categorical,
+                category_goes_left=category_goes_left,
+            )
+        )
+    return trees
+
+
+def _in_bitset(bitsets):
+    """(n, 256) bool from (n, 8) uint32 bitsets: whether each code 0-255 is in the set."""
+    codes = np.arange(256)
+    return ((bitsets[:, codes // 32] >> (codes % 32).astype(np.uint32)) & 1).astype(bool)
+
+
+def _hist_inputs(estimator):
+    """The model's input preparation, for models that encode pandas categoricals themselves."""
+    if getattr(estimator, "_preprocessor", None) is None:
+        return {}
+    # The model's ColumnTransformer puts the encoded categorical columns first.
+    is_categorical = np.asarray(estimator.is_categorical_, dtype=bool)
+    input_column = np.concatenate([np.flatnonzero(is_categorical), np.flatnonzero(~is_categorical)])
+    return {"prepare": partial(estimator._preprocess_X, reset=False), "input_column": input_column}
 
 
 def _sklearn_tree(tree, column, weight):
@@ -220,13 +261,15 @@ def tree_shapley_values(estimator, response, X_eval, background, players, *, end
     if score is None or (score.link is not None and n_players > MAX_LINK_PLAYERS):
         return None
     try:
-        X = np.asarray(X_eval, dtype=np.float64)
-        B = np.asarray(background, dtype=np.float64)
+        X = np.asarray(score.prepare(X_eval), dtype=np.float64)
+        B = np.asarray(score.prepare(background), dtype=np.float64)
     except (TypeError, ValueError):
         return None
-    player_of = np.empty(X.shape[1], dtype=np.intp)
+    player_of = np.empty(np.shape(X_eval)[1], dtype=np.intp)
     for k, columns in enumerate(players):
         player_of[columns] = k
+    if score.input_column is not None:
+        player_of = player_of[score.input_column]
     conditions = [list(_leaf_conditions(tree, player_of)) for tree in score.trees]
     if score.link is not None:
         return _link_shapley_values(score, conditions, X, B, n_players, ends, n_jobs)
@@ -240,7 +283,18 @@ def tree_shapley_values(estimator, response, X_eval, background, players, *, end
 def _goes_left(tree, X):
     """(n_rows, n_nodes) bool: whether a row goes left at each node (the models' rule)."""
     values = X.astype(tree.dtype, copy=False)[:, tree.feature]
-    return np.where(np.isnan(values), tree.missing_go_to_left, values <= tree.threshold)
+    with np.errstate(invalid="ignore"):
+        goes_left = np.where(np.isnan(values), tree.missing_go_to_left, values <= tree.threshold)
+    if tree.categorical_nodes.size:
+        categories = values[:, tree.categorical_nodes]
+        # Negative and missing codes follow missing values; codes are truncated to integers.
+        valid = (categories >= 0) & (categories < 256)
+        codes = np.where(valid, categories, 0).astype(np.intp)
+        by_code = np.take_along_axis(tree.category_goes_left.T, codes, axis=0)
+        goes_left[:, tree.categorical_nodes] = np.where(
+            valid, by_code, tree.missing_go_to_left[tree.categorical_nodes]
+        )
+    return goes_left
 
 
 @dataclass(frozen=True)

@@ -207,3 +207,49 @@ def test_sklearn_trees_match_generic_path(data, make_model, response_method):
     np.testing.assert_allclose(
         tree.explanations_.shapley_total, generic.explanations_.shapley_total, atol=1e-10
     )
+
+
+@pytest.mark.parametrize("response_method", ["decision_function", "predict_proba"])
+def test_categorical_splits_match_generic_path(response_method):
+    # Native categorical support: pandas categoricals encoded by the model itself (its
+    # ColumnTransformer reorders the columns), missing and unknown categories included.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    n = 150
+    group = rng.integers(0, 2, n)
+    colour = rng.choice(["red", "green", "blue", "grey"], n)
+    size = rng.choice(["S", "M", "L"], n, p=[0.2, 0.3, 0.5])
+    frame = pd.DataFrame(
+        {
+            "x": rng.normal(group, 1.0),
+            "colour": pd.Categorical(colour),
+            "z": rng.normal(size=n),
+            "size": pd.Categorical(size, categories=["S", "M", "L", "XL"]),
+        }
+    )
+    frame.loc[::11, "colour"] = np.nan
+    y = ((colour == "red") + (size == "L") + frame["x"] + rng.normal(size=n) > 1.2).astype(int)
+    model = HistGradientBoostingClassifier(
+        max_iter=6, categorical_features="from_dtype", random_state=0
+    ).fit(frame, y)
+    assert any(p[0].nodes["is_categorical"].any() for p in model._predictors)
+    X = frame.copy()
+    X.loc[::7, "size"] = "XL"  # a category the model never saw: it follows missing values
+    tree, generic = _pair(model, X, group, response_method=response_method)
+    assert tree.n_coalitions_ == 0
+    _assert_same_explanations(tree, generic)
+
+
+def test_integer_coded_categories_match_generic_path(data):
+    X, y, group = data
+    X = np.nan_to_num(X)
+    X[:, 1] = np.digitize(X[:, 1], [-1.0, 0.0, 1.0])  # codes 0-3 of a categorical feature
+    model = HistGradientBoostingClassifier(
+        max_iter=6, categorical_features=[1], random_state=0
+    ).fit(X, y)
+    X_eval = X.copy()
+    X_eval[::9, 1] = 7  # an unknown code
+    X_eval[::13, 1] = -1  # negative codes are missing values
+    tree, generic = _pair(model, X_eval, group)
+    assert tree.n_coalitions_ == 0
+    _assert_same_explanations(tree, generic)
