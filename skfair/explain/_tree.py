@@ -90,7 +90,8 @@ def tree_score(estimator, response):
     classifier (a mean of per-tree class fractions); ``predict`` of those regressors.
     Behind a link: ``predict_proba`` of binary (Hist)GradientBoosting classifiers (with
     GradientBoosting's default ``init``), ``predict`` of HistGradientBoosting regressors with
-    a non-identity link (Poisson, gamma).
+    a non-identity link (Poisson, gamma). HistGradientBoosting's categorical splits are read
+    with the model's own rule, after the model's own encoding of pandas categoricals.
     """
     from sklearn.ensemble import (
         ExtraTreesClassifier,
