@@ -34,7 +34,7 @@ from skfair.explain._shapley import (
     shapley_weight_matrix,
     unit_standard_error,
 )
-from skfair.explain._tree import tree_shapley_values
+from skfair.explain._tree import TreeGame
 from skfair.metrics._distribution import _FAVORABLE_SIGN, _w1_parts
 
 _AUTO_EXACT_PLAYERS = 10  # "auto": exact enumeration up to this many players (spec §10.2)
@@ -206,19 +206,23 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
     Cost (spec §9.6): the model is evaluated on up to (2**p - 2) x n_eval x n_background hybrid
     rows in exact mode, n_permutations x (p - 1) x n_eval x n_background in permutation mode
     (fewer on discrete features: each coalition is evaluated on the distinct rows of X_S only).
-    With ``method="shapley"``, scores read from trees get their exact per-row Shapley values
-    from the trees instead, without hybrid rows (``n_coalitions_ == 0``), equal to the generic
-    path's to rounding:
+    Scores read from trees get their exact game from the trees instead, without hybrid rows
+    (``n_coalitions_ == 0``), equal to the generic path's to rounding. ``method="shapley"``
+    needs only the per-row Shapley values; ``"marginal"`` and ``"conditional"`` (exact mode, at
+    most 14 players) need the game on every coalition, from the coalition tables below.
 
     - weighted sums of leaf values (interventional TreeSHAP, about leaves x rows x path
       length): ``predict_proba`` of decision trees, random forests and extra trees,
       ``decision_function`` of binary (Hist)GradientBoosting classifiers, ``predict`` of the
       matching regressors;
     - a link of such a sum, with at most 14 players: ``predict_proba`` of binary
-      (Hist)GradientBoosting classifiers (GradientBoosting with its default ``init``) and
-      ``predict`` of HistGradientBoosting regressors with a log link. The raw score of every
-      pair of an evaluation and a background row is tabulated over all ``2**p`` coalitions
-      from the leaves the pair can reach, then passed through the link.
+      (Hist)GradientBoosting classifiers and ``predict`` of HistGradientBoosting regressors
+      with a log link. The raw score of every pair of an evaluation and a background row is
+      tabulated over all ``2**p`` coalitions from the leaves the pair can reach, then passed
+      through the link (coalition tables).
+
+    GradientBoosting needs its default ``init``; HistGradientBoosting's native categorical
+    splits are supported.
 
     Other models (and multi-class probabilities) take the generic path.
 
@@ -353,21 +357,17 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
             empty_value=float(response(self.estimator, self.background_).mean()),
             full_value=eval_scores,
         )
-        # Scores that are sums of tree leaf values: exact per-row Shapley values from the trees.
-        tree_phi = (
-            tree_shapley_values(
-                self.estimator,
-                response,
-                X_eval,
-                self.background_,
-                players,
-                ends=(game.empty_value, game.full_value),
-                n_jobs=self.n_jobs,
-            )
-            if self.method == "shapley"
-            else None
+        # Scores read from trees: the exact game from the trees, without hybrid rows.
+        trees = TreeGame.from_model(
+            self.estimator,
+            response,
+            X_eval,
+            self.background_,
+            players,
+            ends=(game.empty_value, game.full_value),
+            n_jobs=self.n_jobs,
         )
-        explanations = self._explain(game, pair, model_parts, rng, tree_phi)
+        explanations = self._explain(game, pair, model_parts, rng, trees)
         self.explanations_ = Bunch(names=np.asarray(names, dtype=object), **explanations)
         return self
 
@@ -544,7 +544,7 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
     # ----------------------------------------------------------------------------------------
     # games
 
-    def _explain(self, game, pair, model_parts, rng, tree_phi):
+    def _explain(self, game, pair, model_parts, rng, trees):
         n_players = len(game.players)
         if self.method == "pdp":
             self.shapley_method_, self.n_permutations_, self.bias_game_ = None, None, None
@@ -565,11 +565,11 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
                     UserWarning,
                     stacklevel=4,
                 )
-            return self._explain_exact(game, pair, model_parts, tree_phi)
+            return self._explain_exact(game, pair, model_parts, trees)
         n_permutations = (
             _AUTO_PERMUTATIONS if self.n_permutations == "auto" else self.n_permutations
         )
-        return self._explain_permutation(game, pair, model_parts, n_permutations, rng, tree_phi)
+        return self._explain_permutation(game, pair, model_parts, n_permutations, rng, trees)
 
     def _singletons(self, game):
         n_players = len(game.players)
@@ -618,7 +618,7 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
             offset += len(batch)
         return phi, singletons, bias_game
 
-    def _explain_exact(self, game, pair, model_parts, tree_phi):
+    def _explain_exact(self, game, pair, model_parts, trees):
         n_players = len(game.players)
         membership = coalition_membership(n_players)
         weights = shapley_weight_matrix(n_players)
@@ -627,15 +627,24 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         choice_a = self.method != "shapley"
         bias_game = np.zeros((n_coalitions, 2))
         bias_game[-1] = model_parts
-        if tree_phi is None:
+        table = trees.table() if trees is not None and choice_a else None
+        phi = trees.shapley_values() if trees is not None and not choice_a else None
+        if table is not None:
+            # The whole game from the trees: singletons and bias games without model calls.
+            singletons = {j: table[:, 1 << j] for j in range(n_players)}
+            for start in range(1, n_coalitions - 1, _BIAS_GAME_CHUNK):
+                chunk = np.arange(start, min(start + _BIAS_GAME_CHUNK, n_coalitions - 1))
+                bias_game[chunk] = np.column_stack(pair.parts(table[:, chunk]))
+            self.n_coalitions_ = 0
+        elif phi is not None:
+            self.n_coalitions_ = 0
+        else:
             phi, singletons, model_bias_game = self._exact_model_game(
                 game, pair, membership, weights, middle, choice_a
             )
             if choice_a:
                 bias_game[middle] = model_bias_game
             self.n_coalitions_ = len(middle)
-        else:
-            phi, self.n_coalitions_ = tree_phi, 0
         if choice_a:
             attributions = np.column_stack([singletons[j] for j in range(n_players)])
         else:
@@ -652,11 +661,12 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         shapley = bias_game.T @ weights  # (2, n_players): phi[v^{bias+}], phi[v^{bias-}]
         return self._finish(attributions, pair, shapley)
 
-    def _explain_permutation(self, game, pair, model_parts, n_permutations, rng, tree_phi):
+    def _explain_permutation(self, game, pair, model_parts, n_permutations, rng, trees):
         n_players = len(game.players)
         orders, units = sample_permutations(n_players, n_permutations, rng)
         choice_a = self.method != "shapley"
-        if tree_phi is None:
+        phi = trees.shapley_values() if trees is not None and not choice_a else None
+        if phi is None:
             chunks = [
                 c for c in np.array_split(np.arange(n_permutations), self._n_tasks()) if len(c)
             ]
@@ -667,7 +677,7 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
             phi = sum(phi_sum for phi_sum, _ in results) / n_permutations
             self.n_coalitions_ = n_permutations * (n_players - 1)
         else:
-            phi, self.n_coalitions_ = tree_phi, 0
+            self.n_coalitions_ = 0
         if choice_a:
             contributions = np.concatenate([c for _, c in results])
             attributions = self._singletons(game)

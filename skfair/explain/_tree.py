@@ -1,4 +1,4 @@
-"""Exact marginal Shapley values of tree-ensemble scores, without hybrid rows.
+"""The exact marginal game of tree-ensemble scores and its Shapley values, without hybrid rows.
 
 The marginal game over a background, ``v(S; x) = (1/K) sum_k f(x_S, b^(k)_{-S})``, of a score
 read from trees, ``f = link(baseline + sum of weighted leaf values)``, is computed from the
@@ -22,7 +22,9 @@ never reached. The hybrid row ``(x_S, b_{-S})`` reaches the leaf exactly when
   ``1[A ⊆ S] 1[B ∩ S = {}] = sum_{C ⊆ B} (-1)^{|C|} 1[A ∪ C ⊆ S]``, and one subset-sum
   (zeta) transform per pair gives ``g`` on all ``2**p`` coalitions at once. The cost is about
   (reached leaves x 2^|B| + p 2^p) per pair instead of ``2**p`` model evaluations of every
-  tree, and the result is the same game as the generic path's, to rounding.
+  tree, and the result is the same game as the generic path's, to rounding. The same tables
+  give the whole game ``v(S; x)``, which the choice-(a) methods (``"marginal"``,
+  ``"conditional"``) need on every coalition, for additive scores too.
 """
 
 from __future__ import annotations
@@ -40,12 +42,14 @@ from skfair.explain._shapley import shapley_weight_matrix
 # Above this many players on one leaf's path, x patterns are found with np.unique instead of a
 # table over all 2^m patterns.
 _MAX_PATTERN_TABLE = 12
-# Scores behind a link: the largest number of players (a table of 2**p raw scores per pair of
-# an evaluation and a background row), and the cells held at once (pairs x coalitions, and
-# pairs x leaves) in one block.
-MAX_LINK_PLAYERS = 14
-_LINK_BLOCK_CELLS = 2**21
-_LINK_LEAF_CELLS = 2**22
+# Coalition tables (scores behind a link, and the choice-(a) methods): the largest number of
+# players (a table of 2**p raw scores per pair of an evaluation and a background row), and the
+# cells held at once (pairs x coalitions, and pairs x leaves) in one block.
+MAX_TABLE_PLAYERS = 14
+_TABLE_BLOCK_CELLS = 2**21
+_TABLE_LEAF_CELLS = 2**22
+# Largest full game table (evaluation rows x coalitions) held for the choice-(a) methods.
+_MAX_TABLE_CELLS = 2**26
 
 
 @dataclass(frozen=True)
@@ -88,9 +92,10 @@ def tree_score(estimator, response):
     and of GradientBoosting (binary ``decision_function``, regressor ``predict``);
     ``predict_proba`` of a single-output decision tree, random forest or extra-trees
     classifier (a mean of per-tree class fractions); ``predict`` of those regressors.
-    Behind a link: ``predict_proba`` of binary (Hist)GradientBoosting classifiers (with
-    GradientBoosting's default ``init``), ``predict`` of HistGradientBoosting regressors with
-    a non-identity link (Poisson, gamma). HistGradientBoosting's categorical splits are read
+    Behind a link: ``predict_proba`` of binary (Hist)GradientBoosting classifiers,
+    ``predict`` of HistGradientBoosting regressors with a non-identity link (Poisson, gamma).
+    GradientBoosting needs its default ``init`` (an init estimator adds a raw score that
+    depends on x outside the trees). HistGradientBoosting's categorical splits are read
     with the model's own rule, after the model's own encoding of pandas categoricals.
     """
     from sklearn.ensemble import (
@@ -115,7 +120,7 @@ def tree_score(estimator, response):
             if len(estimator.classes_) != 2:
                 return None
             if method == "decision_function":
-                return TreeScore(trees, **inputs)
+                return TreeScore(trees, baseline=baseline, **inputs)
             if method == "predict_proba":
                 link = _class_probability(inverse_link, response.column)
                 return TreeScore(trees, link, baseline, **inputs)
@@ -123,33 +128,26 @@ def tree_score(estimator, response):
         if method != "predict":
             return None
         if type(estimator._loss.link).__name__ == "IdentityLink":
-            return TreeScore(trees, **inputs)
+            return TreeScore(trees, baseline=baseline, **inputs)
         return TreeScore(trees, inverse_link, baseline, **inputs)
-    if isinstance(estimator, GradientBoostingClassifier):
-        if len(estimator.classes_) != 2:
+    if isinstance(estimator, (GradientBoostingClassifier, GradientBoostingRegressor)):
+        is_classifier = isinstance(estimator, GradientBoostingClassifier)
+        if not (estimator.init is None or estimator.init == "zero"):
+            return None  # an init estimator makes the baseline depend on x
+        if is_classifier and len(estimator.classes_) != 2:
             return None
         trees = [
             _sklearn_tree(tree.tree_, None, estimator.learning_rate)
             for tree in estimator.estimators_[:, 0]
         ]
-        if method == "decision_function":
-            return TreeScore(trees)
-        if method != "predict_proba" or not (estimator.init is None or estimator.init == "zero"):
-            return None  # an init estimator makes the baseline depend on x
         any_row = np.zeros((1, estimator.n_features_in_), dtype=np.float32)
         baseline = float(estimator._raw_predict_init(any_row)[0, 0])
-        return TreeScore(
-            trees, _class_probability(estimator._loss.link.inverse, response.column), baseline
-        )
-    if isinstance(estimator, GradientBoostingRegressor):
-        if method != "predict":
-            return None
-        return TreeScore(
-            [
-                _sklearn_tree(tree.tree_, None, estimator.learning_rate)
-                for tree in estimator.estimators_[:, 0]
-            ]
-        )
+        if method == ("decision_function" if is_classifier else "predict"):
+            return TreeScore(trees, baseline=baseline)
+        if is_classifier and method == "predict_proba":
+            link = _class_probability(estimator._loss.link.inverse, response.column)
+            return TreeScore(trees, link, baseline)
+        return None
     classifiers = (DecisionTreeClassifier, RandomForestClassifier, ExtraTreesClassifier)
     regressors = (DecisionTreeRegressor, RandomForestRegressor, ExtraTreesRegressor)
     if isinstance(estimator, classifiers):
@@ -249,36 +247,102 @@ def _sklearn_tree(tree, column, weight):
     )
 
 
-def tree_shapley_values(estimator, response, X_eval, background, players, *, ends, n_jobs=None):
-    """Per-row marginal Shapley values (n_eval, n_players) of the score, or None.
+class TreeGame:
+    """The marginal game of a score read from trees, computed from the trees.
 
-    None when the model or the response is not supported (see :func:`tree_score`), when the
-    inputs are not numeric, or when a score behind a link has more than
-    ``MAX_LINK_PLAYERS`` players. ``ends = (v(empty), v(N; x))`` are the game's end values
-    (spec §9.3), used as given by the link path so that the values add up to them exactly.
+    Build it with :meth:`from_model`, which returns None when the model or the response is not
+    supported (see :func:`tree_score`) or the inputs are not numeric. ``ends = (v(empty),
+    v(N; x))`` are the game's end values (spec §9.3), used as given by the coalition tables so
+    that Shapley values add up to them exactly.
     """
-    score = tree_score(estimator, response)
-    n_players = len(players)
-    if score is None or (score.link is not None and n_players > MAX_LINK_PLAYERS):
-        return None
-    try:
-        X = np.asarray(score.prepare(X_eval), dtype=np.float64)
-        B = np.asarray(score.prepare(background), dtype=np.float64)
-    except (TypeError, ValueError):
-        return None
-    player_of = np.empty(np.shape(X_eval)[1], dtype=np.intp)
-    for k, columns in enumerate(players):
-        player_of[columns] = k
-    if score.input_column is not None:
-        player_of = player_of[score.input_column]
-    conditions = [list(_leaf_conditions(tree, player_of)) for tree in score.trees]
-    if score.link is not None:
-        return _link_shapley_values(score, conditions, X, B, n_players, ends, n_jobs)
-    factorials = np.array([float(factorial(k)) for k in range(n_players + 2)])
-    phi = np.zeros((X.shape[0], n_players))
-    for tree, tree_conditions in zip(score.trees, conditions, strict=True):
-        _add_tree(phi, tree, tree_conditions, X, B, factorials)
-    return -phi if response.negate else phi
+
+    def __init__(self, score, conditions, X, B, n_players, *, negate, ends, n_jobs):
+        self.score = score
+        self.conditions = conditions
+        self.X, self.B = X, B
+        self.n_players = n_players
+        self.negate = negate
+        self.ends = ends
+        self.n_jobs = n_jobs
+
+    @classmethod
+    def from_model(cls, estimator, response, X_eval, background, players, *, ends, n_jobs=None):
+        score = tree_score(estimator, response)
+        if score is None:
+            return None
+        try:
+            X = np.asarray(score.prepare(X_eval), dtype=np.float64)
+            B = np.asarray(score.prepare(background), dtype=np.float64)
+        except (TypeError, ValueError):
+            return None
+        player_of = np.empty(np.shape(X_eval)[1], dtype=np.intp)
+        for k, columns in enumerate(players):
+            player_of[columns] = k
+        if score.input_column is not None:
+            player_of = player_of[score.input_column]
+        conditions = [list(_leaf_conditions(tree, player_of)) for tree in score.trees]
+        return cls(
+            score, conditions, X, B, len(players), negate=response.negate, ends=ends, n_jobs=n_jobs
+        )
+
+    def shapley_values(self):
+        """Per-row Shapley values (n_eval, n_players), or None when not tabulable."""
+        if self.score.link is None:
+            factorials = np.array([float(factorial(k)) for k in range(self.n_players + 2)])
+            phi = np.zeros((self.X.shape[0], self.n_players))
+            for tree, tree_conditions in zip(self.score.trees, self.conditions, strict=True):
+                _add_tree(phi, tree, tree_conditions, self.X, self.B, factorials)
+            return -phi if self.negate else phi
+        if self.n_players > MAX_TABLE_PLAYERS:
+            return None
+        return self._coalition_tables(shapley_weight_matrix(self.n_players))
+
+    def table(self):
+        """The game ``v(S; x)`` on every coalition (n_eval, 2**p), or None when too large."""
+        if (
+            self.n_players > MAX_TABLE_PLAYERS
+            or self.X.shape[0] * 2**self.n_players > _MAX_TABLE_CELLS
+        ):
+            return None
+        return self._coalition_tables(None)
+
+    def _coalition_tables(self, weights):
+        """Game tables over coalitions, by blocks of rows; ``@ weights`` when given."""
+        leaves = [
+            (tree_index, leaf)
+            for tree_index, tree_conditions in enumerate(self.conditions)
+            for leaf in tree_conditions
+            if leaf.players.size
+        ]
+        # Root leaves reach every hybrid: constants of the raw score.
+        raw_constant = self.score.baseline + sum(
+            leaf.value
+            for tree_conditions in self.conditions
+            for leaf in tree_conditions
+            if not leaf.players.size
+        )
+        codes_b = _player_codes(self.score.trees, leaves, self.B)
+        empty_value, full_value = self.ends
+        n_eval = self.X.shape[0]
+        # Each task computes the player codes of its rows (n_rows x leaves), so tasks are sized
+        # to bound that memory as well as to spread the work.
+        rows_per_task = max(1, _TABLE_LEAF_CELLS // max(len(leaves), 1))
+        n_tasks = min(max(-(-n_eval // rows_per_task), 4 * effective_n_jobs(self.n_jobs)), n_eval)
+        results = Parallel(n_jobs=self.n_jobs)(
+            delayed(_table_task)(
+                self.score,
+                leaves,
+                self.X[rows],
+                codes_b,
+                raw_constant,
+                self.n_players,
+                self.negate,
+                (empty_value, full_value[rows]),
+                weights,
+            )
+            for rows in np.array_split(np.arange(n_eval), n_tasks)
+        )
+        return np.vstack(results)
 
 
 def _goes_left(tree, X):
@@ -377,49 +441,7 @@ def _leaf_shapley(x_patterns, b_patterns, b_shares, factorials):
 
 
 # ---------------------------------------------------------------------------------------------
-# Scores behind a link: the raw score of every hybrid, as a table over coalitions per pair.
-
-
-def _link_shapley_values(score, conditions, X, B, n_players, ends, n_jobs):
-    """Exact per-row Shapley values of ``link(raw score)`` from per-pair coalition tables."""
-    leaves = [
-        (tree_index, leaf)
-        for tree_index, tree_conditions in enumerate(conditions)
-        for leaf in tree_conditions
-        if leaf.players.size
-    ]
-    # Root leaves reach every hybrid: constants of the raw score.
-    raw_constant = score.baseline + sum(
-        leaf.value
-        for tree_conditions in conditions
-        for leaf in tree_conditions
-        if not leaf.players.size
-    )
-    if not leaves:
-        codes_b = np.zeros((B.shape[0], 0), dtype=np.int16)
-    else:
-        codes_b = _player_codes(score.trees, leaves, B)
-    empty_value, full_value = ends
-    n_eval = X.shape[0]
-    # Each task computes the player codes of its rows (n_rows x leaves), so tasks are sized
-    # to bound that memory as well as to spread the work.
-    rows_per_task = max(1, _LINK_LEAF_CELLS // max(len(leaves), 1))
-    n_tasks = max(-(-n_eval // rows_per_task), 4 * effective_n_jobs(n_jobs))
-    tasks = [rows for rows in np.array_split(np.arange(n_eval), min(n_tasks, n_eval)) if rows.size]
-    results = Parallel(n_jobs=n_jobs)(
-        delayed(_link_task)(
-            score,
-            leaves,
-            X[rows],
-            codes_b,
-            raw_constant,
-            n_players,
-            empty_value,
-            full_value[rows],
-        )
-        for rows in tasks
-    )
-    return np.vstack(results)
+# Coalition tables: the raw score of every hybrid, as a table over coalitions per pair.
 
 
 def _player_codes(trees, leaves, X):
@@ -433,17 +455,18 @@ def _player_codes(trees, leaves, X):
     return codes
 
 
-def _link_task(score, leaves, X, codes_b, raw_constant, n_players, empty_value, full_value):
-    """Shapley values of the rows of X: game tables over coalitions, then ``phi = V @ W``."""
+def _table_task(score, leaves, X, codes_b, raw_constant, n_players, negate, ends, weights):
+    """Game tables over coalitions for the rows of X; ``@ weights`` when given."""
     codes_x = _player_codes(score.trees, leaves, X)
     path_players = np.array([(1 << leaf.players).sum() for _, leaf in leaves], dtype=np.int16)
     values = np.array([leaf.value for _, leaf in leaves])
     game = _coalition_games(
         codes_x, codes_b, path_players, values, raw_constant, score.link, n_players
     )
-    game[:, 0] = empty_value  # v(empty) and v(N) as the generic path defines them (§9.3)
-    game[:, -1] = full_value
-    return game @ shapley_weight_matrix(n_players)
+    if negate:
+        game = -game
+    game[:, 0], game[:, -1] = ends  # v(empty) and v(N) as the generic path defines them (§9.3)
+    return game if weights is None else game @ weights
 
 
 def _coalition_games(codes_x, codes_b, path_players, values, raw_constant, link, n_players):
@@ -459,9 +482,9 @@ def _coalition_games(codes_x, codes_b, path_players, values, raw_constant, link,
     low_bits = n_players // 2
     zeta_low = _zeta_matrix(low_bits)
     zeta_high_t = _zeta_matrix(n_players - low_bits).T
-    background_chunk = max(1, min(n_background, _LINK_BLOCK_CELLS // n_coalitions))
-    rows_per_block = max(1, _LINK_BLOCK_CELLS // (background_chunk * n_coalitions))
-    leaves_per_block = max(1, _LINK_LEAF_CELLS // (rows_per_block * background_chunk))
+    background_chunk = max(1, min(n_background, _TABLE_BLOCK_CELLS // n_coalitions))
+    rows_per_block = max(1, _TABLE_BLOCK_CELLS // (background_chunk * n_coalitions))
+    leaves_per_block = max(1, _TABLE_LEAF_CELLS // (rows_per_block * background_chunk))
     games = np.zeros((n_rows, n_coalitions))
     for row_start in range(0, n_rows, rows_per_block):
         x_block = codes_x[row_start : row_start + rows_per_block]
@@ -483,7 +506,8 @@ def _coalition_games(codes_x, codes_b, path_players, values, raw_constant, link,
             # Subset sums over the low and the high bits of the coalition index.
             raw = np.matmul(zeta_high_t, raw @ zeta_low).reshape(n_pairs, n_coalitions)
             raw += raw_constant
-            scores = link(raw).reshape(x_block.shape[0], b_block.shape[0], n_coalitions)
+            scores = raw if link is None else link(raw)
+            scores = scores.reshape(x_block.shape[0], b_block.shape[0], n_coalitions)
             games[row_start : row_start + x_block.shape[0]] += scores.sum(axis=1)
     return games / n_background
 

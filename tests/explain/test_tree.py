@@ -1,5 +1,7 @@
 """The tree-ensemble path against the generic marginal game (an exact oracle)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.ensemble import (
@@ -109,8 +111,8 @@ def test_link_path_blocks_do_not_change_the_values(data, monkeypatch):
     model = HistGradientBoostingClassifier(max_iter=6, random_state=0).fit(X, y)
     params = dict(n_background=10, random_state=0)
     reference = BiasExplainer(model, **params).fit(X, sensitive_features=group)
-    monkeypatch.setattr(_tree, "_LINK_BLOCK_CELLS", 2**6)
-    monkeypatch.setattr(_tree, "_LINK_LEAF_CELLS", 2**6)
+    monkeypatch.setattr(_tree, "_TABLE_BLOCK_CELLS", 2**6)
+    monkeypatch.setattr(_tree, "_TABLE_LEAF_CELLS", 2**6)
     blocked = BiasExplainer(model, **params).fit(X, sensitive_features=group)
     np.testing.assert_allclose(blocked.attributions_, reference.attributions_, atol=1e-12)
 
@@ -149,14 +151,15 @@ def test_unsupported_probabilities_take_the_generic_path(data, monkeypatch):
     # An init estimator makes the raw score's baseline depend on x.
     init = DecisionTreeClassifier(max_depth=1, random_state=0)
     model = GradientBoostingClassifier(n_estimators=3, init=init, random_state=0).fit(X, y)
-    explainer = BiasExplainer(model, **params).fit(X, sensitive_features=group)
-    assert explainer.n_coalitions_ == 2**5 - 2
+    for response_method in ("predict_proba", "decision_function"):
+        explainer = BiasExplainer(model, response_method=response_method, **params)
+        assert explainer.fit(X, sensitive_features=group).n_coalitions_ == 2**5 - 2
     # Multi-class probabilities are a softmax over several raw scores.
     model = HistGradientBoostingClassifier(max_iter=3, random_state=0).fit(X, y + (X[:, 1] > 1))
     explainer = BiasExplainer(model, pos_label=2, **params).fit(X, sensitive_features=group)
     assert explainer.n_coalitions_ == 2**5 - 2
     # Too many players for a table of 2**p raw scores per pair.
-    monkeypatch.setattr(_tree, "MAX_LINK_PLAYERS", 4)
+    monkeypatch.setattr(_tree, "MAX_TABLE_PLAYERS", 4)
     model = HistGradientBoostingClassifier(max_iter=3, random_state=0).fit(X, y)
     explainer = BiasExplainer(model, **params).fit(X, sensitive_features=group)
     assert explainer.n_coalitions_ == 2**5 - 2
@@ -253,3 +256,44 @@ def test_integer_coded_categories_match_generic_path(data):
     tree, generic = _pair(model, X_eval, group)
     assert tree.n_coalitions_ == 0
     _assert_same_explanations(tree, generic)
+
+
+@pytest.mark.parametrize(
+    "make_model, params",
+    [
+        (lambda: HistGradientBoostingClassifier(max_iter=6, random_state=0), {}),
+        (
+            lambda: HistGradientBoostingClassifier(max_iter=6, random_state=0),
+            {"response_method": "decision_function", "pos_label": 0},
+        ),
+        (lambda: RandomForestClassifier(n_estimators=3, max_depth=4, random_state=0), {}),
+        (
+            lambda: HistGradientBoostingClassifier(max_iter=6, random_state=0),
+            {"method": "conditional", "feature_groups": [[0, 1], [2], [3, 4]]},
+        ),
+    ],
+)
+def test_choice_a_methods_match_generic_path(data, make_model, params):
+    # "marginal" and "conditional" need the game on every coalition: the coalition tables.
+    X, y, group = data
+    X = np.nan_to_num(X)
+    model = make_model().fit(X, y)
+    params = {"method": "marginal", **params}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "conditional": dependent groups
+        tree, generic = _pair(model, X, group, **params)
+    assert tree.n_coalitions_ == 0 and generic.n_coalitions_ > 0
+    _assert_same_explanations(tree, generic)
+    for part in PARTS:
+        np.testing.assert_allclose(
+            tree.explanations_[part], generic.explanations_[part], atol=1e-10
+        )
+        np.testing.assert_allclose(tree.bias_game_[part], generic.bias_game_[part], atol=1e-10)
+
+
+def test_game_tables_too_large_take_the_generic_path(data, monkeypatch):
+    X, y, group = data
+    model = HistGradientBoostingClassifier(max_iter=3, random_state=0).fit(X, y)
+    monkeypatch.setattr(_tree, "_MAX_TABLE_CELLS", 100)
+    explainer = BiasExplainer(model, method="marginal", n_background=10, random_state=0)
+    assert explainer.fit(X, sensitive_features=group).n_coalitions_ == 2**5 - 2
