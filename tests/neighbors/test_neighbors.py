@@ -10,7 +10,7 @@ from skfair.neighbors import draw_projections, nearest_other_group, other_group_
 from skfair.neighbors._kernel import project
 from skfair.neighbors._projections import default_m2
 
-EXACT = [{"algorithm": "kd_tree"}, {"algorithm": "projection"}]
+EXACT = [{"algorithm": "kd_tree"}, {"algorithm": "block_tree"}, {"algorithm": "projection"}]
 
 
 def double_loop_delta(X, s):
@@ -77,6 +77,53 @@ def test_exact_equals_bruteforce_dimensions(d, integer):
         got, index = nearest_other_group(X, sensitive_features=s, return_index=True, **kwargs)
         np.testing.assert_array_equal(got, ref)
         np.testing.assert_array_equal(index, ref_index)
+
+
+@pytest.mark.parametrize("d", [1, 2, 10, 50])
+def test_block_tree_many_leaves_equals_bruteforce(d):
+    # Several attributes at once, exact duplicates across groups, a singleton group, and an
+    # attribute whose groups are spatially separated (a leaf's nearest boxes hold no other
+    # group, so its search widens before it has a bound).
+    rng = np.random.default_rng(d)
+    n = 700
+    X = rng.integers(0, 3, (n, d)).astype(float)
+    X[: n // 2] += rng.normal(scale=1e-3, size=(n // 2, d))
+    X[600:650] = X[:50]
+    S = np.column_stack(
+        [
+            rng.integers(0, 2, n),
+            np.where(np.arange(n) == 123, 5, rng.integers(0, 5, n)),
+            (X[:, 0] > 1.5).astype(int),
+        ]
+    )
+    ref = nearest_other_group(X, sensitive_features=S, method="bruteforce", return_index=True)
+    for n_jobs in (None, 2):
+        got = nearest_other_group(
+            X, sensitive_features=S, algorithm="block_tree", n_jobs=n_jobs, return_index=True
+        )
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])
+
+
+@pytest.mark.parametrize("d", [31, 32])
+def test_auto_dispatch_by_dimension(d, monkeypatch):
+    from skfair.neighbors import _other_group
+
+    calls = []
+    block_tree = _other_group.block_tree_other_group
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return block_tree(*args, **kwargs)
+
+    monkeypatch.setattr(_other_group, "block_tree_other_group", spy)
+    rng = np.random.default_rng(0)
+    X, s = random_case(rng, 200, d, n_values=3, integer=True)
+    auto = nearest_other_group(X, sensitive_features=s, return_index=True)
+    ref = nearest_other_group(X, sensitive_features=s, method="bruteforce", return_index=True)
+    assert len(calls) == (d >= 32)
+    np.testing.assert_array_equal(auto[0], ref[0])
+    np.testing.assert_array_equal(auto[1], ref[1])
 
 
 def test_duplicates_ties_and_index_rule():
