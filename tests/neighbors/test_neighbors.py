@@ -287,6 +287,21 @@ def test_approx_equals_naive_scan(seed, m2):
     np.testing.assert_array_equal(got, naive_accele(X, s, W[0, 0], m2))
 
 
+@pytest.mark.parametrize("m2", [1, 4])
+def test_approx_many_blocks_equals_naive_scan(m2):
+    # Enough rows for many blocks of the batched Gram products, a rare group (sparse anchors,
+    # wide gaps), integer coordinates (exact ties in Gram form, decided by the kernel) and
+    # exact duplicates across groups.
+    rng = np.random.default_rng(m2)
+    n = 1200
+    X = rng.integers(0, 4, (n, 5)).astype(float)
+    X[1000:1100] = X[:100]
+    s = rng.choice(4, size=n, p=[0.6, 0.25, 0.13, 0.02])
+    W = draw_projections(5, m1=1, n_e=1, random_state=m2)
+    got = nearest_other_group(X, sensitive_features=s, method="approx", m2=m2, projections=W)
+    np.testing.assert_array_equal(got, naive_accele(X, s, W[0, 0], m2))
+
+
 @settings(max_examples=80, deadline=None)
 @given(datasets(), st.integers(1, 5), st.integers(1, 3), st.integers(1, 3))
 def test_approx_is_upper_bound(data, m2, m1, n_e):
