@@ -49,13 +49,13 @@ def approx_other_group(ZT, attribute_codes, n_groups, projections, m2, *, n_jobs
     """
     n = ZT.shape[1]
     n_attributes = attribute_codes.shape[1]
-    gram_rows = _GramRows(ZT)
+    centred = _CentredRows.from_transposed(ZT)
     paper_max = np.full(n_attributes, np.inf)
     paper_sum = np.full(n_attributes, np.inf)
     pointwise_sqdist = np.full((n, n_attributes), np.inf)
     pointwise_index = np.full((n, n_attributes), -1, dtype=np.intp)
     jobs = (
-        delayed(_one_repetition)(ZT, gram_rows, attribute_codes, n_groups, directions, m2)
+        delayed(_one_repetition)(ZT, centred, attribute_codes, n_groups, directions, m2)
         for directions in projections
     )
     # Many small products: BLAS threads would only contend (and stall under load).
@@ -72,23 +72,27 @@ def approx_other_group(ZT, attribute_codes, n_groups, projections, m2, *, n_jobs
     return paper_max, paper_sum, pointwise_sqdist, pointwise_index
 
 
-class _GramRows:
-    """Centred rows augmented so that one product gives Gram-form squared distances.
+class _CentredRows:
+    """Centred rows and their squared norms, for Gram-form squared distances
+    ``|a|^2 + |c|^2 - 2 a.c``, with the tolerance of that form (the mean does not change any
+    distance and keeps the rounding small)."""
 
-    ``anchor[i] . candidate[j] = |c_i|^2 + |c_j|^2 - 2 c_i . c_j`` for the centred rows ``c``:
-    ``anchor = [-2 c, 1, |c|^2]`` and ``candidate = [c, |c|^2, 1]``.
-    """
+    def __init__(self, points, sqnorm, tolerance):
+        self.points = points
+        self.sqnorm = sqnorm
+        self.tolerance = tolerance
 
-    def __init__(self, ZT):
+    @classmethod
+    def from_transposed(cls, ZT):
         centred = ZT.T - ZT.mean(axis=1)
         sqnorm = np.einsum("ij,ij->i", centred, centred)
-        ones = np.ones_like(sqnorm)
-        self.anchor = np.column_stack([-2 * centred, ones, sqnorm])
-        self.candidate = np.column_stack([centred, sqnorm, ones])
-        self.tolerance = gram_tolerance(ZT.shape[0], sqnorm.max())
+        return cls(centred, sqnorm, gram_tolerance(ZT.shape[0], sqnorm.max()))
+
+    def take(self, order):
+        return _CentredRows(self.points[order], self.sqnorm[order], self.tolerance)
 
 
-def _one_repetition(ZT, gram_rows, attribute_codes, n_groups, directions, m2):
+def _one_repetition(ZT, centred, attribute_codes, n_groups, directions, m2):
     """AcceleDist (Algorithm 3) for each of the ``n_e`` orthonormal directions of one draw.
 
     The sort serves every attribute (spec §8.2, lever 1).
@@ -97,11 +101,8 @@ def _one_repetition(ZT, gram_rows, attribute_codes, n_groups, directions, m2):
     results = []
     for w in directions:
         order = np.argsort(project(ZT, w), kind="stable")
-        # One sorted copy of the augmented rows serves every attribute and group.
-        sorted_rows = _GramRows.__new__(_GramRows)
-        sorted_rows.anchor = gram_rows.anchor[order]
-        sorted_rows.candidate = gram_rows.candidate[order]
-        sorted_rows.tolerance = gram_rows.tolerance
+        # One sorted copy of the centred rows serves every attribute and group.
+        sorted_rows = centred.take(order)
         # The kernel reads the sorted coordinates: nearby positions, cache-friendly gathers.
         ZT_sorted = np.take(ZT, order, axis=1)
         sqdist = np.full((n, n_attributes), np.inf)
@@ -158,7 +159,7 @@ def _accele_group(ZT_sorted, sorted_rows, order, anchors, others, m2):
 
 
 def _window_gram(sorted_rows, anchors, others, split, m2):
-    """Gram values of every anchor against its ``2 m2`` complement positions from
+    """Gram-form squared distances of every anchor to its ``2 m2`` complement positions from
     ``split - m2``, shape (n_anchors, 2 m2), ``inf`` where a position falls outside the
     complement.
 
@@ -171,8 +172,13 @@ def _window_gram(sorted_rows, anchors, others, split, m2):
     stretch = step_positions + width
     n_anchors, n_others = anchors.size, others.size
     n_blocks = n_others // step_positions + 1
-    padded = np.zeros((n_blocks * step_positions + width, sorted_rows.candidate.shape[1]))
-    np.take(sorted_rows.candidate, others, axis=0, out=padded[m2 : m2 + n_others])
+    n_padded = n_blocks * step_positions + width
+    padded = np.empty((n_padded, sorted_rows.points.shape[1]))
+    padded_sqnorm = np.zeros(n_padded)
+    padded[:m2] = 0
+    padded[m2 + n_others :] = 0
+    np.take(sorted_rows.points, others, axis=0, out=padded[m2 : m2 + n_others])
+    np.take(sorted_rows.sqnorm, others, out=padded_sqnorm[m2 : m2 + n_others])
     row_step, column_step = padded.strides
     windows = as_strided(
         padded,
@@ -182,24 +188,37 @@ def _window_gram(sorted_rows, anchors, others, split, m2):
     )
     block = split // step_positions
     counts = np.bincount(block, minlength=n_blocks)
-    ends = np.cumsum(counts)
-    rank = np.arange(n_anchors) - (ends - counts)[block]
-    band = (split - block * step_positions)[:, None] + np.arange(width)
-    gram = np.empty((n_anchors, width))
-    # Batches of consecutive blocks, each padded to its largest block.
+    starts = np.cumsum(counts) - counts
+    rank = np.arange(n_anchors) - starts[block]
+    offset = split - block * step_positions
+    products_band = np.empty((n_anchors, width))
+    # Batches of consecutive blocks, each padded to its largest block (by repeating a row).
     per_block = stretch * max(1.0, 2 * n_anchors / n_blocks)
     step = max(1, int(_PAIR_BUDGET // per_block))
     for first in range(0, n_blocks, step):
         last = min(first + step, n_blocks)
-        mine = slice(ends[first] - counts[first], ends[last - 1])
+        mine = slice(starts[first], starts[last - 1] + counts[last - 1])
         if mine.start == mine.stop:
             continue
-        local_block = block[mine] - first
-        anchor_rows = np.zeros((last - first, counts[first:last].max(), padded.shape[1]))
-        anchor_rows[local_block, rank[mine]] = sorted_rows.anchor[anchors[mine]]
+        chunk_counts = counts[first:last, None]
+        member = starts[first:last, None] + np.minimum(
+            np.arange(chunk_counts.max()), chunk_counts - 1
+        )
+        np.clip(member, 0, n_anchors - 1, out=member)
+        anchor_rows = sorted_rows.points[anchors[member]]
         products = np.matmul(anchor_rows, windows[first:last].transpose(0, 2, 1))
-        slot = (local_block * products.shape[1] + rank[mine]) * stretch
-        gram[mine] = np.take(products, slot[:, None] + band[mine])
-    position = split[:, None] + np.arange(-m2, m2)
-    gram[(position < 0) | (position >= n_others)] = np.inf
+        slot = ((block[mine] - first) * member.shape[1] + rank[mine]) * stretch + offset[mine]
+        products_band[mine] = np.take(products, slot[:, None] + np.arange(width))
+    # Gram form |a|^2 + |c|^2 - 2 a.c on the band only.
+    gram = np.take(padded_sqnorm, split[:, None] + np.arange(width))
+    gram += sorted_rows.sqnorm[anchors, None]
+    products_band *= 2
+    gram -= products_band
+    # Only the first and last anchors can have windows reaching past the complement.
+    edge = np.r_[
+        : np.searchsorted(split, m2),
+        np.searchsorted(split, n_others - m2, side="right") : n_anchors,
+    ]
+    position = split[edge, None] + np.arange(-m2, m2)
+    gram[edge] = np.where((position < 0) | (position >= n_others), np.inf, gram[edge])
     return gram
