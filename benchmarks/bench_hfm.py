@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from skfair.metrics import hfm  # noqa: E402
 from skfair.neighbors._approx import approx_other_group  # noqa: E402
-from skfair.neighbors._kernel import block_sqdist  # noqa: E402
+from skfair.neighbors._bruteforce import _TILE_ANCHORS, nearest_candidate  # noqa: E402
 from skfair.neighbors._other_group import other_group_codes  # noqa: E402
 from skfair.neighbors._projections import default_m2, draw_projections  # noqa: E402
 
@@ -102,12 +102,9 @@ def bruteforce_subset_time(Z, codes, n_anchors, seed=0):
     start = time.perf_counter()
     for group in np.unique(codes):
         rows = anchors[codes[anchors] == group]
-        others = np.flatnonzero(codes != group)
-        ZT_others = ZT[:, others]
-        step = max(1, int(2**26 // (16 * others.size)))
-        for first in range(0, rows.size, step):
-            block = block_sqdist(ZT[:, rows[first : first + step]], ZT_others)
-            block.min(axis=1)
+        ZT_others = ZT[:, np.flatnonzero(codes != group)]
+        for first in range(0, rows.size, _TILE_ANCHORS):
+            nearest_candidate(ZT[:, rows[first : first + _TILE_ANCHORS]], ZT_others)
     return (time.perf_counter() - start) * n / anchors.size
 
 

@@ -54,7 +54,7 @@ def nearest_other_group(
         AcceleDist candidates over all projections: an upper bound of the exact distance (this
         per-point minimum is tighter than the paper's aggregate, see
         :func:`other_group_distance`). ``"bruteforce"`` (alias ``"exact_bruteforce"``) is the
-        O(n^2) definition, chunked to O(n * chunk_size) memory.
+        O(n^2) definition, evaluated in cache-sized tiles of anchors and candidates.
     algorithm : {"auto", "kd_tree", "block_tree", "projection"}, default="auto"
         Engine of ``method="exact"``: one KD-tree per group complement; a principal-axis tree
         whose leaves are compared in blocks with BLAS matrix products, then re-evaluated with
@@ -73,8 +73,8 @@ def nearest_other_group(
     random_state : int, RandomState instance or None, default=None
         Seed of the projections.
     chunk_size : int, default=None
-        Anchors per block of ``method="bruteforce"``; None follows
-        ``sklearn.get_config()["working_memory"]``.
+        Anchors per tile of ``method="bruteforce"`` (tiles hold 4096 candidates); None means
+        32, which keeps a tile in a 2 MiB cache.
     n_jobs : int, default=None
         Threads for the KD-tree queries, the block tree and the projections.
     return_index : bool, default=False

@@ -126,6 +126,19 @@ def test_auto_dispatch_by_dimension(d, monkeypatch):
     np.testing.assert_array_equal(auto[1], ref[1])
 
 
+def test_bruteforce_tiles_keep_the_smallest_row_among_ties():
+    # Complements of more than one 4096-candidate tile, with exact ties across tiles: the
+    # oracle must still report the smallest row, as the KD-tree (an independent engine) does.
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 6, (9000, 2)).astype(float)
+    s = rng.integers(0, 2, 9000)
+    ref = nearest_other_group(X, sensitive_features=s, method="bruteforce", return_index=True)
+    got = nearest_other_group(X, sensitive_features=s, algorithm="kd_tree", return_index=True)
+    np.testing.assert_array_equal(ref[0], got[0])
+    np.testing.assert_array_equal(ref[1], got[1])
+    assert (ref[0] == 0).all()  # every point has a duplicate in the other group
+
+
 def test_duplicates_ties_and_index_rule():
     # Rows 0 and 2 duplicate each other in different groups; row 1 is tied between 3 and 4.
     X = np.array([[0.0, 0.0], [5.0, 5.0], [0.0, 0.0], [5.0, 6.0], [5.0, 4.0]])
