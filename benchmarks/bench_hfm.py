@@ -2,7 +2,8 @@
 
 Compares, on the spec's data-generating processes (latent, tabular-like, uniform):
 
-* ``method="exact"`` (KD-tree) and ``method="approx"`` (searchsorted AcceleDist);
+* ``method="exact"`` (its automatic engine: KD-tree below 32 features, block tree from 32 on)
+  and ``method="approx"`` (searchsorted AcceleDist with blocked Gram products);
 * the chunked brute-force oracle, timed on a random subset of anchors against the full
   complements and scaled by n / subset (its cost is exactly linear in the anchors);
 * the authors' reference implementation eustomaqua/ApproxBias (numba-jitted), run in a
@@ -271,7 +272,8 @@ def bench_config(
     m2 = default_m2(n)
     row = {"data": kind, "n": n, "p": p, "m2": m2}
 
-    # exact: KD-tree, per attribute and label run, and hfm end to end (2 attributes, D and D_f)
+    # exact (auto engine), per attribute and label run, and hfm end to end (2 attributes, D and
+    # D_f)
     if with_exact:
         for a, name in enumerate(("sa1", "sa2")):
             codes = A[:, [a]]
@@ -364,8 +366,9 @@ def _agree_max(row):
 def markdown(rows):
     """The tables of benchmarks/RESULTS.md from the JSON rows."""
     lines = [
-        "Exact (KD-tree) vs chunked brute force, one attribute and one label run (seconds; "
-        "brute force extrapolated from 2,000 random anchors):",
+        "Exact (auto engine: KD-tree for p = 10, block tree for p = 50) vs the tiled brute "
+        "force, one attribute and one label run (seconds; brute force extrapolated from 2,000 "
+        "random anchors):",
         "",
         "| data | n | p | exact SA1 | brute SA1 | speed-up SA1 | exact SA2 | brute SA2 "
         "| speed-up SA2 |",
@@ -505,9 +508,8 @@ def main():
         return None
 
     # (kind, n, p, approx m1 timed, reference m1 timed, reference exact O(n^2) run?)
-    # Left out, because they cannot finish in minutes on a shared 2-core machine: uniform and
-    # tabular-like data at n = 10^5 with 50 features (KD-tree ~800 s / ~60 s per attribute and
-    # run, spec §3.6), and every n = 10^6 case but latent with 10 features.
+    # Left out, because they cannot finish in minutes on a shared 2-core machine: every
+    # n = 10^6 case but latent with 10 features.
     configs = [
         (kind, 10_000, p, 25, 5, kind == "latent" and p == 10)
         for kind in ("latent", "tabular", "uniform")
@@ -518,7 +520,9 @@ def main():
             ("latent", 100_000, 10, 5, 1, False),
             ("latent", 100_000, 50, 5, 1, False),
             ("tabular", 100_000, 10, 5, 1, False),
+            ("tabular", 100_000, 50, 5, 1, False),
             ("uniform", 100_000, 10, 5, 1, False),
+            ("uniform", 100_000, 50, 5, 1, False),
             ("latent", 1_000_000, 10, 1, 0, False),
         ]
     if args.only:
