@@ -61,14 +61,15 @@ def approx_other_group(ZT, attribute_codes, n_groups, projections, m2, *, n_jobs
     # Many small products: BLAS threads would only contend (and stall under load).
     with threadpool_limits(limits=1, user_api="blas"):
         repetitions = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(jobs)
-        repetitions = list(repetitions)
-    for repetition in repetitions:
-        for sqdist, index in repetition:  # one (n, n_attributes) pair per direction
-            distance = np.sqrt(sqdist)
-            paper_max = np.minimum(paper_max, distance.max(axis=0))
-            paper_sum = np.minimum(paper_sum, distance.sum(axis=0))
-            for a in range(n_attributes):
-                merge_best(pointwise_sqdist[:, a], pointwise_index[:, a], sqdist[:, a], index[:, a])
+        for repetition in repetitions:
+            for sqdist, index in repetition:  # one (n, n_attributes) pair per direction
+                distance = np.sqrt(sqdist)
+                paper_max = np.minimum(paper_max, distance.max(axis=0))
+                paper_sum = np.minimum(paper_sum, distance.sum(axis=0))
+                for a in range(n_attributes):
+                    merge_best(
+                        pointwise_sqdist[:, a], pointwise_index[:, a], sqdist[:, a], index[:, a]
+                    )
     return paper_max, paper_sum, pointwise_sqdist, pointwise_index
 
 
