@@ -6,12 +6,11 @@ skipped and do not count). The reference implementation finds them with an unbou
 O(n) per anchor in the worst case; here one ``searchsorted`` into the sorted positions of the
 anchor's complement finds them in O(log n), with the same candidate set (spec §3.3).
 
-The candidates of consecutive anchors overlap: the anchors whose windows start in the same
-stretch of ``2 m2`` complement positions are compared with the ``4 m2`` positions that cover
-all their windows in one BLAS matrix product (Gram form), the stretches being overlapping
-views of one sorted copy of the complement. The Gram values only select; the kernel
-re-evaluates each anchor's best candidate (and any near-tie), so the distances are those of the
-kernel, bit for bit.
+The candidates of consecutive rows overlap: a block of consecutive sorted rows is compared in
+one BLAS matrix product (Gram form) with the stretch of sorted rows that holds all their
+candidates, for every attribute and group at once, the stretches being overlapping views of one
+sorted copy of the rows. The Gram values only select; the kernel re-evaluates each row's best
+candidate (and any near-tie), so the distances are those of the kernel, bit for bit.
 """
 
 import numpy as np
@@ -21,11 +20,13 @@ from threadpoolctl import threadpool_limits
 
 from skfair.neighbors._kernel import gram_tolerance, merge_best, paired_sqdist, project
 
-# Gram entries (anchor x complement row) computed per batch of matrix products: bounds the
-# working memory and keeps a batch in cache.
+# Gram entries (row x stretch row) computed per batch of matrix products: bounds the working
+# memory and keeps a batch in cache.
 _PAIR_BUDGET = 2**17
-# Complement positions (in units of m2) at which consecutive blocks of anchors start.
-_BLOCK_WIDTH = 2
+# Consecutive sorted rows whose windows are computed by one matrix product.
+_BLOCK_ROWS = 32
+# Rows whose candidates lie farther than this many window widths away are computed apart.
+_REACH_CAP = 8
 
 
 def approx_other_group(ZT, attribute_codes, n_groups, projections, m2, *, n_jobs=None):
@@ -89,67 +90,82 @@ class _CentredRows:
         sqnorm = np.einsum("ij,ij->i", centred, centred)
         return cls(centred, sqnorm, gram_tolerance(ZT.shape[0], sqnorm.max()))
 
-    def take(self, order):
-        return _CentredRows(self.points[order], self.sqnorm[order], self.tolerance)
-
 
 def _one_repetition(ZT, centred, attribute_codes, n_groups, directions, m2):
     """AcceleDist (Algorithm 3) for each of the ``n_e`` orthonormal directions of one draw.
 
-    The sort serves every attribute (spec §8.2, lever 1).
+    The sort, the sorted copy of the rows and the matrix products serve every attribute and
+    group (spec §8.2, lever 1).
     """
     n, n_attributes = attribute_codes.shape
+    searched = [a for a in range(n_attributes) if n_groups[a] >= 2]
     results = []
     for w in directions:
         order = np.argsort(project(ZT, w), kind="stable")
-        # One sorted copy of the centred rows serves every attribute and group.
-        sorted_rows = centred.take(order)
-        # The kernel reads the sorted coordinates: nearby positions, cache-friendly gathers.
-        ZT_sorted = np.take(ZT, order, axis=1)
         sqdist = np.full((n, n_attributes), np.inf)
         index = np.full((n, n_attributes), -1, dtype=np.intp)
-        for a in range(n_attributes):
-            codes_sorted = attribute_codes[order, a]
-            for group in range(n_groups[a]):
-                in_group = codes_sorted == group
-                anchors = np.flatnonzero(in_group)
-                others = np.flatnonzero(~in_group)
-                if anchors.size == 0 or others.size == 0:
-                    continue
-                rows = order[anchors]
-                sqdist[rows, a], index[rows, a] = _accele_group(
-                    ZT_sorted, sorted_rows, order, anchors, others, m2
+        if searched:
+            windows = [_candidate_positions(attribute_codes[order, a], m2) for a in searched]
+            grams = _window_gram(centred, order, windows)
+            # The kernel reads the sorted coordinates: nearby positions, cache-friendly.
+            ZT_sorted = np.take(ZT, order, axis=1)
+            for a, (position, _), gram in zip(searched, windows, grams, strict=True):
+                sqdist[order, a], index[order, a] = _best_candidate(
+                    ZT_sorted, order, position, gram, centred.tolerance
                 )
         results.append((sqdist, index))
     return results
 
 
-def _accele_group(ZT_sorted, sorted_rows, order, anchors, others, m2):
-    """Best of the ``m2`` nearest complement positions on each side of every anchor.
+def _candidate_positions(codes_sorted, m2):
+    """Sorted positions of every row's ``m2`` nearest other-group rows on each side.
 
-    ``anchors`` and ``others`` are ascending sorted positions. The candidates of an anchor
-    with ``k`` complement positions to its left are ``others[k - m2 : k + m2]`` (those that
-    exist). Returns the kernel's squared distance to, and the row of, the best candidate (the
-    smallest row among exact ties, whatever the sorted order).
+    Returns the positions, shape (n, 2 m2), and whether each exists. The candidates of a row
+    of group ``v`` with ``k`` complement positions to its left are ``others[k - m2 : k + m2]``.
     """
-    split = np.searchsorted(others, anchors)
-    gram = _window_gram(sorted_rows, anchors, others, split, m2)
-    local = np.arange(anchors.size)
+    n = codes_sorted.size
+    position = np.empty((n, 2 * m2), dtype=np.intp)
+    exists = np.zeros((n, 2 * m2), dtype=bool)
+    slots = np.arange(-m2, m2)
+    for group in np.unique(codes_sorted):
+        in_group = codes_sorted == group
+        anchors = np.flatnonzero(in_group)
+        others = np.flatnonzero(~in_group)
+        if others.size == 0:
+            continue
+        slot = np.searchsorted(others, anchors)[:, None] + slots
+        exists[anchors] = (slot >= 0) & (slot < others.size)
+        position[anchors] = others[np.clip(slot, 0, others.size - 1)]
+    # Missing candidates point at the row itself: inside every window, never selected.
+    np.copyto(position, np.arange(n)[:, None], where=~exists)
+    return position, exists
+
+
+def _best_candidate(ZT_sorted, order, position, gram, tolerance):
+    """Kernel distance to, and row of, each row's best candidate (smallest row among ties).
+
+    ``gram`` holds the Gram-form values of the candidates at ``position`` (``inf`` for missing
+    ones); only candidates within ``tolerance`` of the smallest are re-evaluated.
+    """
+    n = gram.shape[0]
+    local = np.arange(n)
     column = np.argmin(gram, axis=1)
-    limit = gram[local, column] + sorted_rows.tolerance
-    best_position = others[split + column - m2]
-    best = paired_sqdist(ZT_sorted, anchors, best_position)
+    low = gram[local, column]
+    limit = low + tolerance
+    best_position = position[local, column]
+    best = paired_sqdist(ZT_sorted, local, best_position)
     best_row = order[best_position]
+    missing = np.isinf(low)
+    best[missing], best_row[missing] = np.inf, -1
     # Near-ties in Gram form (rare): the kernel decides among every candidate within tolerance.
     gram[local, column] = np.inf
     tied = np.flatnonzero(gram.min(axis=1) <= limit)
     if tied.size:
         owner, slot = np.nonzero(gram[tied] <= limit[tied, None])
         owner = tied[owner]
-        position = others[split[owner] + slot - m2]
-        value = paired_sqdist(ZT_sorted, anchors[owner], position)
-        candidate_row = order[position]
-        # The best of each anchor's near-ties: smallest value, then smallest row.
+        value = paired_sqdist(ZT_sorted, owner, position[owner, slot])
+        candidate_row = order[position[owner, slot]]
+        # The best of each row's near-ties: smallest value, then smallest row.
         first = np.lexsort((candidate_row, value, owner))
         keep = first[np.r_[True, owner[first][1:] != owner[first][:-1]]]
         target = owner[keep]
@@ -159,67 +175,75 @@ def _accele_group(ZT_sorted, sorted_rows, order, anchors, others, m2):
     return best, best_row
 
 
-def _window_gram(sorted_rows, anchors, others, split, m2):
-    """Gram-form squared distances of every anchor to its ``2 m2`` complement positions from
-    ``split - m2``, shape (n_anchors, 2 m2), ``inf`` where a position falls outside the
-    complement.
+def _window_gram(centred, order, windows):
+    """Gram-form squared distances of every sorted row to its candidates, one array per
+    attribute.
 
-    Block ``b`` holds the anchors with ``split`` in ``[b T, (b + 1) T)``, ``T = 2 m2``; their
-    windows lie in the ``2 T`` complement positions from ``b T - m2``: an overlapping view of
-    the padded sorted complement, so the only copies are the complement and the anchors.
+    Block ``b`` holds the sorted rows ``[b T, (b + 1) T)``; every candidate of a block lies in
+    the rows from ``b T - M`` to ``(b + 1) T + M``, ``M`` the largest reach of the block's rows:
+    an overlapping view of one padded sorted copy of the rows, the only copy. The products of
+    one batch of blocks serve every attribute and group. Rows whose candidates reach farther
+    than ``_REACH_CAP`` windows (rare) are computed from gathered candidate rows instead.
     """
-    width = 2 * m2
-    step_positions = _BLOCK_WIDTH * m2
-    stretch = step_positions + width
-    n_anchors, n_others = anchors.size, others.size
-    n_blocks = n_others // step_positions + 1
-    n_padded = n_blocks * step_positions + width
-    padded = np.empty((n_padded, sorted_rows.points.shape[1]))
-    padded_sqnorm = np.zeros(n_padded)
-    padded[:m2] = 0
-    padded[m2 + n_others :] = 0
-    np.take(sorted_rows.points, others, axis=0, out=padded[m2 : m2 + n_others])
-    np.take(sorted_rows.sqnorm, others, out=padded_sqnorm[m2 : m2 + n_others])
+    n, n_features = centred.points.shape
+    width = windows[0][0].shape[1]
+    rows = np.arange(n)
+    # The first half of a row's candidates lies before it, the second after it; a missing
+    # candidate is the row itself.
+    half = width // 2
+    reach = np.zeros(n, dtype=np.intp)
+    for position, _ in windows:
+        np.maximum(reach, rows - position[:, :half].min(axis=1), out=reach)
+        np.maximum(reach, position[:, half:].max(axis=1) - rows, out=reach)
+    far = np.flatnonzero(reach > _REACH_CAP * width)
+    reach[far] = 0
+    margin = int(reach.max())
+    padded = np.empty((n + 2 * margin + _BLOCK_ROWS, n_features))
+    padded[:margin] = 0
+    padded[margin + n :] = 0
+    points = padded[margin : margin + n]
+    np.take(centred.points, order, axis=0, out=points)
+    sqnorm = centred.sqnorm[order]
+    products = [np.empty((n, width)) for _ in windows]
+    n_blocks = -(-n // _BLOCK_ROWS)
+    block_reach = np.maximum.reduceat(reach, np.arange(0, n, _BLOCK_ROWS))
     row_step, column_step = padded.strides
-    windows = as_strided(
-        padded,
-        shape=(n_blocks, stretch, padded.shape[1]),
-        strides=(step_positions * row_step, row_step, column_step),
-        writeable=False,
-    )
-    block = split // step_positions
-    counts = np.bincount(block, minlength=n_blocks)
-    starts = np.cumsum(counts) - counts
-    rank = np.arange(n_anchors) - starts[block]
-    offset = split - block * step_positions
-    products_band = np.empty((n_anchors, width))
-    # Batches of consecutive blocks, each padded to its largest block (by repeating a row).
-    per_block = stretch * max(1.0, 2 * n_anchors / n_blocks)
-    step = max(1, int(_PAIR_BUDGET // per_block))
-    for first in range(0, n_blocks, step):
-        last = min(first + step, n_blocks)
-        mine = slice(starts[first], starts[last - 1] + counts[last - 1])
-        if mine.start == mine.stop:
-            continue
-        chunk_counts = counts[first:last, None]
-        member = starts[first:last, None] + np.minimum(
-            np.arange(chunk_counts.max()), chunk_counts - 1
+    first = 0
+    while first < n_blocks:
+        # Batches of consecutive blocks with a common margin, within the pair budget.
+        stretch_guess = _BLOCK_ROWS + 2 * int(block_reach[first])
+        last = min(n_blocks, first + max(1, _PAIR_BUDGET // (_BLOCK_ROWS * stretch_guess)))
+        chunk_margin = int(block_reach[first:last].max())
+        stretch = _BLOCK_ROWS + 2 * chunk_margin
+        start = margin - chunk_margin + first * _BLOCK_ROWS
+        view = as_strided(
+            padded[start:],
+            shape=(last - first, stretch, n_features),
+            strides=(_BLOCK_ROWS * row_step, row_step, column_step),
+            writeable=False,
         )
-        np.clip(member, 0, n_anchors - 1, out=member)
-        anchor_rows = sorted_rows.points[anchors[member]]
-        products = np.matmul(anchor_rows, windows[first:last].transpose(0, 2, 1))
-        slot = ((block[mine] - first) * member.shape[1] + rank[mine]) * stretch + offset[mine]
-        products_band[mine] = np.take(products, slot[:, None] + np.arange(width))
-    # Gram form |a|^2 + |c|^2 - 2 a.c on the band only.
-    gram = np.take(padded_sqnorm, split[:, None] + np.arange(width))
-    gram += sorted_rows.sqnorm[anchors, None]
-    products_band *= 2
-    gram -= products_band
-    # Only the first and last anchors can have windows reaching past the complement.
-    edge = np.r_[
-        : np.searchsorted(split, m2),
-        np.searchsorted(split, n_others - m2, side="right") : n_anchors,
-    ]
-    position = split[edge, None] + np.arange(-m2, m2)
-    gram[edge] = np.where((position < 0) | (position >= n_others), np.inf, gram[edge])
-    return gram
+        anchor_rows = padded[margin + first * _BLOCK_ROWS : margin + last * _BLOCK_ROWS]
+        anchor_rows = anchor_rows.reshape(last - first, _BLOCK_ROWS, n_features)
+        block_products = np.matmul(anchor_rows, view.transpose(0, 2, 1)).reshape(-1)
+        mine = slice(first * _BLOCK_ROWS, min(last * _BLOCK_ROWS, n))
+        local = rows[mine] - first * _BLOCK_ROWS
+        # Flat index of (row, candidate): the row's line, then the candidate's offset from the
+        # start of its block's stretch.
+        base = local * stretch + chunk_margin + (local % _BLOCK_ROWS)
+        for (position, _), product in zip(windows, products, strict=True):
+            product[mine] = np.take(
+                block_products, base[:, None] + position[mine] - rows[mine, None]
+            )
+        first = last
+    if far.size:
+        for (position, _), product in zip(windows, products, strict=True):
+            product[far] = np.einsum("ik,ijk->ij", points[far], points[position[far]])
+    grams = []
+    for (position, exists), product in zip(windows, products, strict=True):
+        gram = np.take(sqnorm, position)
+        gram += sqnorm[:, None]
+        product *= 2
+        gram -= product
+        gram[~exists] = np.inf
+        grams.append(gram)
+    return grams

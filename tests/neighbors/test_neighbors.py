@@ -315,6 +315,18 @@ def test_approx_many_blocks_equals_naive_scan(m2):
     np.testing.assert_array_equal(got, naive_accele(X, s, W[0, 0], m2))
 
 
+@pytest.mark.parametrize("m2", [1, 3])
+def test_approx_far_candidates_equal_naive_scan(m2):
+    # Projected on the axis that separates the groups, a group's rows form long runs: their
+    # other-group candidates lie far away in sorted order (the gathered, not the blocked, path).
+    rng = np.random.default_rng(m2)
+    X = rng.normal(size=(600, 3))
+    s = np.where(X[:, 0] > 0.4, 2, (X[:, 1] > 0).astype(int))
+    W = np.array([[[1.0, 0.0, 0.0]]])
+    got = nearest_other_group(X, sensitive_features=s, method="approx", m2=m2, projections=W)
+    np.testing.assert_array_equal(got, naive_accele(X, s, W[0, 0], m2))
+
+
 @settings(max_examples=80, deadline=None)
 @given(datasets(), st.integers(1, 5), st.integers(1, 3), st.integers(1, 3))
 def test_approx_is_upper_bound(data, m2, m1, n_e):
