@@ -207,6 +207,42 @@ def interleaved_calls(source, kind, n, p, rounds=5):
     }
 
 
+def interleaved_e2e(source, kind, n, p, rounds=3, m1=5):
+    """End-to-end approximate HFM (the same m1 for both, scaled to 25), skfair and the
+    reference alternately, so that both see the same machine load; returns the medians."""
+    X, y, y_pred, A = make_data(kind, n, p)
+    Zy, Zf = points(X, y), points(X, y_pred)
+    m2 = default_m2(n)
+    w = draw_projections(p + 1, m1=1, n_e=1, random_state=0)[0, 0]
+    ours, theirs = [], []
+    for seed in range(rounds):
+        start = time.perf_counter()
+        hfm(
+            X,
+            y,
+            y_pred,
+            sensitive_features=A,
+            scale=None,
+            method="approx",
+            m1=m1,
+            n_e=N_E,
+            random_state=seed,
+        )
+        ours.append((time.perf_counter() - start) * M1 / m1)
+        reference = run_reference(source, Zy, Zf, A, w, m1, m2, exact=False)
+        theirs.append(reference["e2e_seconds"] * M1 / m1)
+    ours, theirs = np.median(ours), np.median(theirs)
+    return {
+        "data": kind,
+        "n": n,
+        "p": p,
+        "rounds": rounds,
+        "skfair_e2e_s": ours,
+        "ref_e2e_s": theirs,
+        "ratio": theirs / ours,
+    }
+
+
 def scaling(repeat):
     """Approx (one AcceleDist call) and exact (SA1, one run) at n = 10^4, 10^5, 10^6, back to
     back (latent, p = 10), as a table normalised by n log2 n."""
@@ -478,6 +514,13 @@ def main():
         help="only the interleaved AcceleDist-call comparison at n = 10^5 (needs the reference)",
     )
     parser.add_argument(
+        "--interleaved-e2e",
+        nargs="+",
+        default=None,
+        metavar="KIND:N:P",
+        help="only end-to-end approx runs, skfair and the reference alternately (needs it)",
+    )
+    parser.add_argument(
         "--markdown", default=None, help="print the tables for the JSON lines in this file"
     )
     parser.add_argument("--repeat", type=int, default=2)
@@ -492,6 +535,20 @@ def main():
         print("SKFAIR_APPROXBIAS_SRC is not set: reference columns skipped.", file=sys.stderr)
     if args.scaling:
         scaling(args.repeat)
+        return None
+    if args.interleaved_e2e:
+        if source is None:
+            return None
+        print("| data | n | p | skfair approx e2e (s) | reference approx e2e (s) | ratio |")
+        print("|---|---|---|---|---|---|")
+        for spec in args.interleaved_e2e:
+            kind, n, p = spec.split(":")
+            r = interleaved_e2e(source, kind, int(n), int(p))
+            print(
+                f"| {kind} | {r['n']:,} | {r['p']} | {r['skfair_e2e_s']:.1f} | "
+                f"{r['ref_e2e_s']:.1f} | **{r['ratio']:.2f}×** |",
+                flush=True,
+            )
         return None
     if args.interleaved:
         if source is None:
