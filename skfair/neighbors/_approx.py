@@ -229,15 +229,15 @@ def _window_gram(centred, order, windows):
         local = rows[mine] - first * _BLOCK_ROWS
         # Flat index of (row, candidate): the row's line, then the candidate's offset from the
         # start of its block's stretch.
+        # Far rows' candidates are outside the stretch: clipped here, replaced below.
         base = local * stretch + chunk_margin + (local % _BLOCK_ROWS)
         for (position, _), product in zip(windows, products, strict=True):
-            product[mine] = np.take(
-                block_products, base[:, None] + position[mine] - rows[mine, None]
-            )
+            offset = base[:, None] + position[mine] - rows[mine, None]
+            product[mine] = np.take(block_products, offset, mode="clip")
         first = last
-    if far.size:
+    for chunk in np.array_split(far, -(-far.size * width * n_features // _PAIR_BUDGET) or 1):
         for (position, _), product in zip(windows, products, strict=True):
-            product[far] = np.einsum("ik,ijk->ij", points[far], points[position[far]])
+            product[chunk] = np.einsum("ik,ijk->ij", points[chunk], points[position[chunk]])
     grams = []
     for (position, exists), product in zip(windows, products, strict=True):
         gram = np.take(sqnorm, position)
