@@ -325,6 +325,13 @@ def test_approx_far_candidates_equal_naive_scan(m2):
     W = np.array([[[1.0, 0.0, 0.0]]])
     got = nearest_other_group(X, sensitive_features=s, method="approx", m2=m2, projections=W)
     np.testing.assert_array_equal(got, naive_accele(X, s, W[0, 0], m2))
+    # Windows covering every complement: the exact distances and rows, bit for bit.
+    covering = nearest_other_group(
+        X, sensitive_features=s, method="approx", m2=len(X), projections=W, return_index=True
+    )
+    exact = nearest_other_group(X, sensitive_features=s, return_index=True)
+    np.testing.assert_array_equal(covering[0], exact[0])
+    np.testing.assert_array_equal(covering[1], exact[1])
 
 
 @settings(max_examples=80, deadline=None)
