@@ -2,7 +2,8 @@
 
 Compares, on the spec's data-generating processes (latent, tabular-like, uniform):
 
-* ``method="exact"`` (KD-tree) and ``method="approx"`` (searchsorted AcceleDist);
+* ``method="exact"`` (its automatic engine: KD-tree below 32 features, block tree from 32 on)
+  and ``method="approx"`` (searchsorted AcceleDist with blocked Gram products);
 * the chunked brute-force oracle, timed on a random subset of anchors against the full
   complements and scaled by n / subset (its cost is exactly linear in the anchors);
 * the authors' reference implementation eustomaqua/ApproxBias (numba-jitted), run in a
@@ -35,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from skfair.metrics import hfm  # noqa: E402
 from skfair.neighbors._approx import approx_other_group  # noqa: E402
-from skfair.neighbors._kernel import block_sqdist  # noqa: E402
+from skfair.neighbors._bruteforce import _TILE_ANCHORS, nearest_candidate  # noqa: E402
 from skfair.neighbors._other_group import other_group_codes  # noqa: E402
 from skfair.neighbors._projections import default_m2, draw_projections  # noqa: E402
 
@@ -102,12 +103,9 @@ def bruteforce_subset_time(Z, codes, n_anchors, seed=0):
     start = time.perf_counter()
     for group in np.unique(codes):
         rows = anchors[codes[anchors] == group]
-        others = np.flatnonzero(codes != group)
-        ZT_others = ZT[:, others]
-        step = max(1, int(2**26 // (16 * others.size)))
-        for first in range(0, rows.size, step):
-            block = block_sqdist(ZT[:, rows[first : first + step]], ZT_others)
-            block.min(axis=1)
+        ZT_others = ZT[:, np.flatnonzero(codes != group)]
+        for first in range(0, rows.size, _TILE_ANCHORS):
+            nearest_candidate(ZT[:, rows[first : first + _TILE_ANCHORS]], ZT_others)
     return (time.perf_counter() - start) * n / anchors.size
 
 
@@ -209,6 +207,42 @@ def interleaved_calls(source, kind, n, p, rounds=5):
     }
 
 
+def interleaved_e2e(source, kind, n, p, rounds=3, m1=5):
+    """End-to-end approximate HFM (the same m1 for both, scaled to 25), skfair and the
+    reference alternately, so that both see the same machine load; returns the medians."""
+    X, y, y_pred, A = make_data(kind, n, p)
+    Zy, Zf = points(X, y), points(X, y_pred)
+    m2 = default_m2(n)
+    w = draw_projections(p + 1, m1=1, n_e=1, random_state=0)[0, 0]
+    ours, theirs = [], []
+    for seed in range(rounds):
+        start = time.perf_counter()
+        hfm(
+            X,
+            y,
+            y_pred,
+            sensitive_features=A,
+            scale=None,
+            method="approx",
+            m1=m1,
+            n_e=N_E,
+            random_state=seed,
+        )
+        ours.append((time.perf_counter() - start) * M1 / m1)
+        reference = run_reference(source, Zy, Zf, A, w, m1, m2, exact=False)
+        theirs.append(reference["e2e_seconds"] * M1 / m1)
+    ours, theirs = np.median(ours), np.median(theirs)
+    return {
+        "data": kind,
+        "n": n,
+        "p": p,
+        "rounds": rounds,
+        "skfair_e2e_s": ours,
+        "ref_e2e_s": theirs,
+        "ratio": theirs / ours,
+    }
+
+
 def scaling(repeat):
     """Approx (one AcceleDist call) and exact (SA1, one run) at n = 10^4, 10^5, 10^6, back to
     back (latent, p = 10), as a table normalised by n log2 n."""
@@ -274,7 +308,8 @@ def bench_config(
     m2 = default_m2(n)
     row = {"data": kind, "n": n, "p": p, "m2": m2}
 
-    # exact: KD-tree, per attribute and label run, and hfm end to end (2 attributes, D and D_f)
+    # exact (auto engine), per attribute and label run, and hfm end to end (2 attributes, D and
+    # D_f)
     if with_exact:
         for a, name in enumerate(("sa1", "sa2")):
             codes = A[:, [a]]
@@ -367,8 +402,9 @@ def _agree_max(row):
 def markdown(rows):
     """The tables of benchmarks/RESULTS.md from the JSON rows."""
     lines = [
-        "Exact (KD-tree) vs chunked brute force, one attribute and one label run (seconds; "
-        "brute force extrapolated from 2,000 random anchors):",
+        "Exact (auto engine: KD-tree for p = 10, block tree for p = 50) vs the tiled brute "
+        "force, one attribute and one label run (seconds; brute force extrapolated from 2,000 "
+        "random anchors):",
         "",
         "| data | n | p | exact SA1 | brute SA1 | speed-up SA1 | exact SA2 | brute SA2 "
         "| speed-up SA2 |",
@@ -478,6 +514,13 @@ def main():
         help="only the interleaved AcceleDist-call comparison at n = 10^5 (needs the reference)",
     )
     parser.add_argument(
+        "--interleaved-e2e",
+        nargs="+",
+        default=None,
+        metavar="KIND:N:P",
+        help="only end-to-end approx runs, skfair and the reference alternately (needs it)",
+    )
+    parser.add_argument(
         "--markdown", default=None, help="print the tables for the JSON lines in this file"
     )
     parser.add_argument("--repeat", type=int, default=2)
@@ -492,6 +535,20 @@ def main():
         print("SKFAIR_APPROXBIAS_SRC is not set: reference columns skipped.", file=sys.stderr)
     if args.scaling:
         scaling(args.repeat)
+        return None
+    if args.interleaved_e2e:
+        if source is None:
+            return None
+        print("| data | n | p | skfair approx e2e (s) | reference approx e2e (s) | ratio |")
+        print("|---|---|---|---|---|---|")
+        for spec in args.interleaved_e2e:
+            kind, n, p = spec.split(":")
+            r = interleaved_e2e(source, kind, int(n), int(p))
+            print(
+                f"| {kind} | {r['n']:,} | {r['p']} | {r['skfair_e2e_s']:.1f} | "
+                f"{r['ref_e2e_s']:.1f} | **{r['ratio']:.2f}×** |",
+                flush=True,
+            )
         return None
     if args.interleaved:
         if source is None:
@@ -508,9 +565,8 @@ def main():
         return None
 
     # (kind, n, p, approx m1 timed, reference m1 timed, reference exact O(n^2) run?)
-    # Left out, because they cannot finish in minutes on a shared 2-core machine: uniform and
-    # tabular-like data at n = 10^5 with 50 features (KD-tree ~800 s / ~60 s per attribute and
-    # run, spec §3.6), and every n = 10^6 case but latent with 10 features.
+    # Left out, because they cannot finish in minutes on a shared 2-core machine: every
+    # n = 10^6 case but latent with 10 features.
     configs = [
         (kind, 10_000, p, 25, 5, kind == "latent" and p == 10)
         for kind in ("latent", "tabular", "uniform")
@@ -521,7 +577,9 @@ def main():
             ("latent", 100_000, 10, 5, 1, False),
             ("latent", 100_000, 50, 5, 1, False),
             ("tabular", 100_000, 10, 5, 1, False),
+            ("tabular", 100_000, 50, 5, 1, False),
             ("uniform", 100_000, 10, 5, 1, False),
+            ("uniform", 100_000, 50, 5, 1, False),
             ("latent", 1_000_000, 10, 1, 0, False),
         ]
     if args.only:

@@ -5,16 +5,28 @@ itself with at most ``m2`` other-group points on each side in that order (same-g
 skipped and do not count). The reference implementation finds them with an unbounded scan,
 O(n) per anchor in the worst case; here one ``searchsorted`` into the sorted positions of the
 anchor's complement finds them in O(log n), with the same candidate set (spec §3.3).
+
+The candidates of consecutive rows overlap: a block of consecutive sorted rows is compared in
+one BLAS matrix product (Gram form) with the stretch of sorted rows that holds all their
+candidates, for every attribute and group at once, the stretches being overlapping views of one
+sorted copy of the rows. The Gram values only select; the kernel re-evaluates each row's best
+candidate (and any near-tie), so the distances are those of the kernel, bit for bit.
 """
 
 import numpy as np
 from joblib import Parallel, delayed
-from numpy.lib.stride_tricks import sliding_window_view
+from numpy.lib.stride_tricks import as_strided
+from threadpoolctl import threadpool_limits
 
-from skfair.neighbors._kernel import argmin_smallest_row, merge_best, project
+from skfair.neighbors._kernel import gram_tolerance, merge_best, paired_sqdist, project
 
-# Anchor-candidate pairs evaluated per block, which bounds the working memory.
-_PAIR_BUDGET = 2**16
+# Gram entries (row x stretch row) computed per batch of matrix products: bounds the working
+# memory and keeps a batch in cache.
+_PAIR_BUDGET = 2**17
+# Consecutive sorted rows whose windows are computed by one matrix product.
+_BLOCK_ROWS = 32
+# Rows whose candidates lie farther than this many window widths away are computed apart.
+_REACH_CAP = 8
 
 
 def approx_other_group(ZT, attribute_codes, n_groups, projections, m2, *, n_jobs=None):
@@ -38,92 +50,200 @@ def approx_other_group(ZT, attribute_codes, n_groups, projections, m2, *, n_jobs
     """
     n = ZT.shape[1]
     n_attributes = attribute_codes.shape[1]
+    centred = _CentredRows.from_transposed(ZT)
     paper_max = np.full(n_attributes, np.inf)
     paper_sum = np.full(n_attributes, np.inf)
     pointwise_sqdist = np.full((n, n_attributes), np.inf)
     pointwise_index = np.full((n, n_attributes), -1, dtype=np.intp)
     jobs = (
-        delayed(_one_repetition)(ZT, attribute_codes, n_groups, directions, m2)
+        delayed(_one_repetition)(ZT, centred, attribute_codes, n_groups, directions, m2)
         for directions in projections
     )
-    for repetition in Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(jobs):
-        for sqdist, index in repetition:  # one (n, n_attributes) pair per direction
-            distance = np.sqrt(sqdist)
-            paper_max = np.minimum(paper_max, distance.max(axis=0))
-            paper_sum = np.minimum(paper_sum, distance.sum(axis=0))
-            for a in range(n_attributes):
-                merge_best(pointwise_sqdist[:, a], pointwise_index[:, a], sqdist[:, a], index[:, a])
+    # Many small products: BLAS threads would only contend (and stall under load).
+    with threadpool_limits(limits=1, user_api="blas"):
+        repetitions = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(jobs)
+        for repetition in repetitions:
+            for sqdist, index in repetition:  # one (n, n_attributes) pair per direction
+                distance = np.sqrt(sqdist)
+                paper_max = np.minimum(paper_max, distance.max(axis=0))
+                paper_sum = np.minimum(paper_sum, distance.sum(axis=0))
+                for a in range(n_attributes):
+                    merge_best(
+                        pointwise_sqdist[:, a], pointwise_index[:, a], sqdist[:, a], index[:, a]
+                    )
     return paper_max, paper_sum, pointwise_sqdist, pointwise_index
 
 
-def _one_repetition(ZT, attribute_codes, n_groups, directions, m2):
+class _CentredRows:
+    """Centred rows and their squared norms, for Gram-form squared distances
+    ``|a|^2 + |c|^2 - 2 a.c``, with the tolerance of that form (the mean does not change any
+    distance and keeps the rounding small)."""
+
+    def __init__(self, points, sqnorm, tolerance):
+        self.points = points
+        self.sqnorm = sqnorm
+        self.tolerance = tolerance
+
+    @classmethod
+    def from_transposed(cls, ZT):
+        centred = ZT.T - ZT.mean(axis=1)
+        sqnorm = np.einsum("ij,ij->i", centred, centred)
+        return cls(centred, sqnorm, gram_tolerance(ZT.shape[0], sqnorm.max()))
+
+
+def _one_repetition(ZT, centred, attribute_codes, n_groups, directions, m2):
     """AcceleDist (Algorithm 3) for each of the ``n_e`` orthonormal directions of one draw.
 
-    The sort and the sorted copy of the data serve every attribute (spec §8.2, lever 1).
+    The sort, the sorted copy of the rows and the matrix products serve every attribute and
+    group (spec §8.2, lever 1).
     """
     n, n_attributes = attribute_codes.shape
+    searched = [a for a in range(n_attributes) if n_groups[a] >= 2]
     results = []
     for w in directions:
         order = np.argsort(project(ZT, w), kind="stable")
-        ZT_sorted = ZT[:, order]
         sqdist = np.full((n, n_attributes), np.inf)
         index = np.full((n, n_attributes), -1, dtype=np.intp)
-        for a in range(n_attributes):
-            codes_sorted = attribute_codes[order, a]
-            for group in range(n_groups[a]):
-                in_group = codes_sorted == group
-                anchors = np.flatnonzero(in_group)
-                others = np.flatnonzero(~in_group)
-                if anchors.size == 0 or others.size == 0:
-                    continue
-                rows = order[anchors]
-                sqdist[rows, a], index[rows, a] = _accele_group(
-                    ZT_sorted, order, anchors, others, m2
+        if searched:
+            windows = [_candidate_positions(attribute_codes[order, a], m2) for a in searched]
+            grams = _window_gram(centred, order, windows)
+            # The kernel reads the sorted coordinates: nearby positions, cache-friendly.
+            ZT_sorted = np.take(ZT, order, axis=1)
+            for a, (position, _), gram in zip(searched, windows, grams, strict=True):
+                sqdist[order, a], index[order, a] = _best_candidate(
+                    ZT_sorted, order, position, gram, centred.tolerance
                 )
         results.append((sqdist, index))
     return results
 
 
-def _accele_group(ZT_sorted, order, anchors, others, m2):
-    """Best of the ``m2`` nearest complement positions on each side of every anchor.
+def _candidate_positions(codes_sorted, m2):
+    """Sorted positions of every row's ``m2`` nearest other-group rows on each side.
 
-    ``anchors`` and ``others`` are ascending sorted positions. The candidates of an anchor
-    with ``k`` complement positions to its left are ``others[k - m2 : k + m2]``: a window of
-    fixed width, read for each coordinate from a copy of that coordinate padded with ``inf``
-    on both ends, so that missing candidates come out at distance ``inf`` with no masking.
-    Returns the squared distance and the row of the best candidate (the smallest row among
-    exact ties, whatever the sorted order).
+    Returns the positions, shape (n, 2 m2), and whether each exists. The candidates of a row
+    of group ``v`` with ``k`` complement positions to its left are ``others[k - m2 : k + m2]``.
     """
-    width = 2 * m2
-    split = np.searchsorted(others, anchors)
-    best = np.empty(anchors.size)
-    best_row = np.empty(anchors.size, dtype=np.intp)
-    step = max(1, _PAIR_BUDGET // width)
-    padding = np.full(m2, np.inf)
-    windows = [
-        sliding_window_view(np.concatenate([padding, column[others], padding]), width)
-        for column in ZT_sorted
-    ]
-    for start in range(0, anchors.size, step):
-        chunk = slice(start, start + step)
-        block = None
-        for column, window in zip(ZT_sorted, windows, strict=True):
-            # Same operation order as the kernel (spec §3.1), so m2 >= n gives exact values.
-            diff = window[split[chunk]] - column[anchors[chunk], None]
-            np.multiply(diff, diff, out=diff)
-            if block is None:
-                block = diff
-            else:
-                block += diff
-        slot = np.argmin(block, axis=1)
-        local = np.arange(slot.size)
-        best[chunk] = block[local, slot]
-        row = order[others[np.clip(split[chunk] + slot - m2, 0, others.size - 1)]]
-        # Several candidates at exactly the best distance: take the smallest row.
-        tied = np.flatnonzero(np.count_nonzero(block == best[chunk, None], axis=1) > 1)
-        if tied.size:
-            slots = split[chunk][tied, None] + np.arange(-m2, m2)
-            rows = order[others[np.clip(slots, 0, others.size - 1)]]
-            _, row[tied] = argmin_smallest_row(block[tied], rows)
-        best_row[chunk] = np.where(np.isinf(best[chunk]), -1, row)
+    n = codes_sorted.size
+    position = np.empty((n, 2 * m2), dtype=np.intp)
+    exists = np.zeros((n, 2 * m2), dtype=bool)
+    slots = np.arange(-m2, m2)
+    for group in np.unique(codes_sorted):
+        in_group = codes_sorted == group
+        anchors = np.flatnonzero(in_group)
+        others = np.flatnonzero(~in_group)
+        if others.size == 0:
+            continue
+        slot = np.searchsorted(others, anchors)[:, None] + slots
+        exists[anchors] = (slot >= 0) & (slot < others.size)
+        position[anchors] = others[np.clip(slot, 0, others.size - 1)]
+    # Missing candidates point at the row itself: inside every window, never selected.
+    np.copyto(position, np.arange(n)[:, None], where=~exists)
+    return position, exists
+
+
+def _best_candidate(ZT_sorted, order, position, gram, tolerance):
+    """Kernel distance to, and row of, each row's best candidate (smallest row among ties).
+
+    ``gram`` holds the Gram-form values of the candidates at ``position`` (``inf`` for missing
+    ones); only candidates within ``tolerance`` of the smallest are re-evaluated.
+    """
+    n = gram.shape[0]
+    local = np.arange(n)
+    column = np.argmin(gram, axis=1)
+    low = gram[local, column]
+    limit = low + tolerance
+    best_position = position[local, column]
+    best = paired_sqdist(ZT_sorted, local, best_position)
+    best_row = order[best_position]
+    missing = np.isinf(low)
+    best[missing], best_row[missing] = np.inf, -1
+    # Near-ties in Gram form (rare): the kernel decides among every candidate within tolerance.
+    gram[local, column] = np.inf
+    tied = np.flatnonzero(gram.min(axis=1) <= limit)
+    if tied.size:
+        owner, slot = np.nonzero(gram[tied] <= limit[tied, None])
+        owner = tied[owner]
+        value = paired_sqdist(ZT_sorted, owner, position[owner, slot])
+        candidate_row = order[position[owner, slot]]
+        # The best of each row's near-ties: smallest value, then smallest row.
+        first = np.lexsort((candidate_row, value, owner))
+        keep = first[np.r_[True, owner[first][1:] != owner[first][:-1]]]
+        target = owner[keep]
+        current_best, current_row = best[target], best_row[target]
+        merge_best(current_best, current_row, value[keep], candidate_row[keep])
+        best[target], best_row[target] = current_best, current_row
     return best, best_row
+
+
+def _window_gram(centred, order, windows):
+    """Gram-form squared distances of every sorted row to its candidates, one array per
+    attribute.
+
+    Block ``b`` holds the sorted rows ``[b T, (b + 1) T)``; every candidate of a block lies in
+    the rows from ``b T - M`` to ``(b + 1) T + M``, ``M`` the largest reach of the block's rows:
+    an overlapping view of one padded sorted copy of the rows, the only copy. The products of
+    one batch of blocks serve every attribute and group. Rows whose candidates reach farther
+    than ``_REACH_CAP`` windows (rare) are computed from gathered candidate rows instead.
+    """
+    n, n_features = centred.points.shape
+    width = windows[0][0].shape[1]
+    rows = np.arange(n)
+    # The first half of a row's candidates lies before it, the second after it; a missing
+    # candidate is the row itself.
+    half = width // 2
+    reach = np.zeros(n, dtype=np.intp)
+    for position, _ in windows:
+        np.maximum(reach, rows - position[:, :half].min(axis=1), out=reach)
+        np.maximum(reach, position[:, half:].max(axis=1) - rows, out=reach)
+    far = np.flatnonzero(reach > _REACH_CAP * width)
+    reach[far] = 0
+    margin = int(reach.max())
+    padded = np.empty((n + 2 * margin + _BLOCK_ROWS, n_features))
+    padded[:margin] = 0
+    padded[margin + n :] = 0
+    points = padded[margin : margin + n]
+    np.take(centred.points, order, axis=0, out=points)
+    sqnorm = centred.sqnorm[order]
+    products = [np.empty((n, width)) for _ in windows]
+    n_blocks = -(-n // _BLOCK_ROWS)
+    block_reach = np.maximum.reduceat(reach, np.arange(0, n, _BLOCK_ROWS))
+    row_step, column_step = padded.strides
+    first = 0
+    while first < n_blocks:
+        # Batches of consecutive blocks with a common margin, within the pair budget.
+        stretch_guess = _BLOCK_ROWS + 2 * int(block_reach[first])
+        last = min(n_blocks, first + max(1, _PAIR_BUDGET // (_BLOCK_ROWS * stretch_guess)))
+        chunk_margin = int(block_reach[first:last].max())
+        stretch = _BLOCK_ROWS + 2 * chunk_margin
+        start = margin - chunk_margin + first * _BLOCK_ROWS
+        view = as_strided(
+            padded[start:],
+            shape=(last - first, stretch, n_features),
+            strides=(_BLOCK_ROWS * row_step, row_step, column_step),
+            writeable=False,
+        )
+        anchor_rows = padded[margin + first * _BLOCK_ROWS : margin + last * _BLOCK_ROWS]
+        anchor_rows = anchor_rows.reshape(last - first, _BLOCK_ROWS, n_features)
+        block_products = np.matmul(anchor_rows, view.transpose(0, 2, 1)).reshape(-1)
+        mine = slice(first * _BLOCK_ROWS, min(last * _BLOCK_ROWS, n))
+        local = rows[mine] - first * _BLOCK_ROWS
+        # Flat index of (row, candidate): the row's line, then the candidate's offset from the
+        # start of its block's stretch.
+        # Far rows' candidates are outside the stretch: clipped here, replaced below.
+        base = local * stretch + chunk_margin + (local % _BLOCK_ROWS)
+        for (position, _), product in zip(windows, products, strict=True):
+            offset = base[:, None] + position[mine] - rows[mine, None]
+            product[mine] = np.take(block_products, offset, mode="clip")
+        first = last
+    for chunk in np.array_split(far, -(-far.size * width * n_features // _PAIR_BUDGET) or 1):
+        for (position, _), product in zip(windows, products, strict=True):
+            product[chunk] = np.einsum("ik,ijk->ij", points[chunk], points[position[chunk]])
+    grams = []
+    for (position, exists), product in zip(windows, products, strict=True):
+        gram = np.take(sqnorm, position)
+        gram += sqnorm[:, None]
+        product *= 2
+        gram -= product
+        gram[~exists] = np.inf
+        grams.append(gram)
+    return grams

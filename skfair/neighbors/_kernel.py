@@ -44,6 +44,18 @@ def block_sqdist(ZT_anchor, ZT_candidate):
     return acc
 
 
+def gram_tolerance(n_features, max_sqnorm):
+    """Bound on the rounding of Gram-form squared distances, for selecting kernel candidates.
+
+    For rows of squared norm at most ``max_sqnorm``, ``|a|^2 + |c|^2 - 2 a.c`` (any summation
+    order, e.g. BLAS) differs from the exact squared distance by at most about
+    ``(4 p + 12) eps max_sqnorm``, and the kernel by ``4 (p + 1) eps max_sqnorm`` more. A
+    candidate whose Gram value exceeds an anchor's smallest Gram value by more than this
+    tolerance cannot be, nor tie with, the kernel's nearest: twice the sum, with margin.
+    """
+    return 32 * (n_features + 4) * np.finfo(np.float64).eps * max_sqnorm
+
+
 def project(ZT, w):
     """Projections ``<z_p, w>`` of all rows, accumulated coordinate by coordinate.
 

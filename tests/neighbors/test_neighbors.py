@@ -10,7 +10,7 @@ from skfair.neighbors import draw_projections, nearest_other_group, other_group_
 from skfair.neighbors._kernel import project
 from skfair.neighbors._projections import default_m2
 
-EXACT = [{"algorithm": "kd_tree"}, {"algorithm": "projection"}]
+EXACT = [{"algorithm": "kd_tree"}, {"algorithm": "block_tree"}, {"algorithm": "projection"}]
 
 
 def double_loop_delta(X, s):
@@ -77,6 +77,66 @@ def test_exact_equals_bruteforce_dimensions(d, integer):
         got, index = nearest_other_group(X, sensitive_features=s, return_index=True, **kwargs)
         np.testing.assert_array_equal(got, ref)
         np.testing.assert_array_equal(index, ref_index)
+
+
+@pytest.mark.parametrize("d", [1, 2, 10, 50])
+def test_block_tree_many_leaves_equals_bruteforce(d):
+    # Several attributes at once, exact duplicates across groups, a singleton group, and an
+    # attribute whose groups are spatially separated (a leaf's nearest boxes hold no other
+    # group, so its search widens before it has a bound).
+    rng = np.random.default_rng(d)
+    n = 700
+    X = rng.integers(0, 3, (n, d)).astype(float)
+    X[: n // 2] += rng.normal(scale=1e-3, size=(n // 2, d))
+    X[600:650] = X[:50]
+    S = np.column_stack(
+        [
+            rng.integers(0, 2, n),
+            np.where(np.arange(n) == 123, 5, rng.integers(0, 5, n)),
+            (X[:, 0] > 1.5).astype(int),
+        ]
+    )
+    ref = nearest_other_group(X, sensitive_features=S, method="bruteforce", return_index=True)
+    for n_jobs in (None, 2):
+        got = nearest_other_group(
+            X, sensitive_features=S, algorithm="block_tree", n_jobs=n_jobs, return_index=True
+        )
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])
+
+
+@pytest.mark.parametrize("d", [31, 32])
+def test_auto_dispatch_by_dimension(d, monkeypatch):
+    from skfair.neighbors import _other_group
+
+    calls = []
+    block_tree = _other_group.block_tree_other_group
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return block_tree(*args, **kwargs)
+
+    monkeypatch.setattr(_other_group, "block_tree_other_group", spy)
+    rng = np.random.default_rng(0)
+    X, s = random_case(rng, 200, d, n_values=3, integer=True)
+    auto = nearest_other_group(X, sensitive_features=s, return_index=True)
+    ref = nearest_other_group(X, sensitive_features=s, method="bruteforce", return_index=True)
+    assert len(calls) == (d >= 32)
+    np.testing.assert_array_equal(auto[0], ref[0])
+    np.testing.assert_array_equal(auto[1], ref[1])
+
+
+def test_bruteforce_tiles_keep_the_smallest_row_among_ties():
+    # Complements of more than one 4096-candidate tile, with exact ties across tiles: the
+    # oracle must still report the smallest row, as the KD-tree (an independent engine) does.
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 6, (9000, 2)).astype(float)
+    s = rng.integers(0, 2, 9000)
+    ref = nearest_other_group(X, sensitive_features=s, method="bruteforce", return_index=True)
+    got = nearest_other_group(X, sensitive_features=s, algorithm="kd_tree", return_index=True)
+    np.testing.assert_array_equal(ref[0], got[0])
+    np.testing.assert_array_equal(ref[1], got[1])
+    assert (ref[0] == 0).all()  # every point has a duplicate in the other group
 
 
 def test_duplicates_ties_and_index_rule():
@@ -238,6 +298,40 @@ def test_approx_equals_naive_scan(seed, m2):
     W = draw_projections(4, m1=1, n_e=1, random_state=seed)
     got = nearest_other_group(X, sensitive_features=s, method="approx", m2=m2, projections=W)
     np.testing.assert_array_equal(got, naive_accele(X, s, W[0, 0], m2))
+
+
+@pytest.mark.parametrize("m2", [1, 4])
+def test_approx_many_blocks_equals_naive_scan(m2):
+    # Enough rows for many blocks of the batched Gram products, a rare group (sparse anchors,
+    # wide gaps), integer coordinates (exact ties in Gram form, decided by the kernel) and
+    # exact duplicates across groups.
+    rng = np.random.default_rng(m2)
+    n = 1200
+    X = rng.integers(0, 4, (n, 5)).astype(float)
+    X[1000:1100] = X[:100]
+    s = rng.choice(4, size=n, p=[0.6, 0.25, 0.13, 0.02])
+    W = draw_projections(5, m1=1, n_e=1, random_state=m2)
+    got = nearest_other_group(X, sensitive_features=s, method="approx", m2=m2, projections=W)
+    np.testing.assert_array_equal(got, naive_accele(X, s, W[0, 0], m2))
+
+
+@pytest.mark.parametrize("m2", [1, 3])
+def test_approx_far_candidates_equal_naive_scan(m2):
+    # Projected on the axis that separates the groups, a group's rows form long runs: their
+    # other-group candidates lie far away in sorted order (the gathered, not the blocked, path).
+    rng = np.random.default_rng(m2)
+    X = rng.normal(size=(600, 3))
+    s = np.where(X[:, 0] > 0.4, 2, (X[:, 1] > 0).astype(int))
+    W = np.array([[[1.0, 0.0, 0.0]]])
+    got = nearest_other_group(X, sensitive_features=s, method="approx", m2=m2, projections=W)
+    np.testing.assert_array_equal(got, naive_accele(X, s, W[0, 0], m2))
+    # Windows covering every complement: the exact distances and rows, bit for bit.
+    covering = nearest_other_group(
+        X, sensitive_features=s, method="approx", m2=len(X), projections=W, return_index=True
+    )
+    exact = nearest_other_group(X, sensitive_features=s, return_index=True)
+    np.testing.assert_array_equal(covering[0], exact[0])
+    np.testing.assert_array_equal(covering[1], exact[1])
 
 
 @settings(max_examples=80, deadline=None)

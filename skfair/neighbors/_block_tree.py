@@ -1,0 +1,196 @@
+"""Exact nearest other-group neighbour for many features: a principal-axis tree searched with BLAS.
+
+The points are split into leaves of about ``_LEAF_SIZE`` rows by a tree that halves each node
+along its widest principal coordinate. Every leaf is compared with the leaves that its bounding
+box in the principal coordinates does not rule out, nearest boxes first, in blocks: one matrix
+product gives the squared distances in Gram form ``|a|^2 + |c|^2 - 2 a.c`` for all the
+attributes at once. The Gram form only *selects*: every candidate within a rounding tolerance
+of an anchor's smallest Gram value is re-evaluated with the kernel, which decides the value and,
+among exact ties, the smallest row, so the result is bit-identical to brute force (spec §3.1).
+
+In high dimension the KD-tree's per-point arithmetic is the bottleneck; here the arithmetic is
+one BLAS product per leaf, and the boxes prune on the few directions where the data spread.
+"""
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from threadpoolctl import threadpool_limits
+
+from skfair.neighbors._kernel import gram_tolerance, paired_sqdist
+
+# Rows per leaf: large enough for efficient matrix products, small enough for tight boxes.
+_LEAF_SIZE = 64
+# Principal coordinates that carry the tree and its boxes (all of them when fewer features).
+_TREE_DIMS = 10
+# Leaves compared with an anchor leaf before its first bound; doubled while there is none.
+_FIRST_LEAVES = 8
+_EPS = np.finfo(np.float64).eps
+
+
+def block_tree_other_group(Z, ZT, attribute_codes, n_groups, *, n_jobs=None):
+    """Squared distance to, and row of, the nearest point of another group, per attribute.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+    ZT : ndarray of shape (n_features, n_samples), the kernel's layout of ``Z``
+    attribute_codes : ndarray of shape (n_samples, n_attributes)
+    n_groups : sequence of int, one per attribute
+    n_jobs : int, default=None
+        Threads, each searching a contiguous share of the leaves.
+
+    Returns
+    -------
+    sqdist, index : ndarray of shape (n_samples, n_attributes)
+        ``inf`` and -1 for an attribute with a single group.
+    """
+    n, n_features = Z.shape
+    n_attributes = attribute_codes.shape[1]
+    sqdist = np.full((n, n_attributes), np.inf)
+    index = np.full((n, n_attributes), -1, dtype=np.intp)
+    searched = np.flatnonzero(np.asarray(n_groups) >= 2)
+    if searched.size == 0:
+        return sqdist, index
+    # Centring leaves every distance unchanged and keeps the Gram form's rounding small.
+    centred = Z - Z.mean(axis=0)
+    coords = centred @ _principal_axes(centred, min(n_features, _TREE_DIMS))
+    perm, starts = _leaf_partition(coords, _LEAF_SIZE)
+    tree = _LeafTree(centred[perm], coords[perm], starts, attribute_codes[perm][:, searched])
+    # Many small products: BLAS threads would only contend (and stall under load).
+    with threadpool_limits(limits=1, user_api="blas"):
+        anchor, candidate, attribute = tree.search(n_jobs)
+    # The kernel on the original rows decides: smallest value, then smallest row.
+    rows_a, rows_c = perm[anchor], perm[candidate]
+    value = paired_sqdist(ZT, rows_a, rows_c)
+    order = np.lexsort((rows_c, value, attribute, rows_a))
+    key = rows_a[order] * searched.size + attribute[order]
+    first = order[np.r_[True, key[1:] != key[:-1]]]
+    columns = searched[attribute[first]]
+    sqdist[rows_a[first], columns] = value[first]
+    index[rows_a[first], columns] = rows_c[first]
+    return sqdist, index
+
+
+class _LeafTree:
+    """Leaves of the sorted points with their boxes, and the blocked branch-and-bound search."""
+
+    def __init__(self, points, coords, starts, codes):
+        sqnorm = np.einsum("ij,ij->i", points, points)
+        ones = np.ones_like(sqnorm)
+        # One product gives the Gram form: [-2a, 1, |a|^2] . [c, |c|^2, 1].
+        self.anchor_rows = np.column_stack([-2 * points, ones, sqnorm])
+        self.candidate_rows = np.column_stack([points, sqnorm, ones])
+        self.starts = starts
+        self.sizes = np.diff(starts)
+        self.lower = np.minimum.reduceat(coords, starts[:-1], axis=0)
+        self.upper = np.maximum.reduceat(coords, starts[:-1], axis=0)
+        self.codes = codes
+        n_features = points.shape[1]
+        radius = np.sqrt(sqnorm.max())
+        self.tolerance = gram_tolerance(n_features, radius**2)
+        # A box distance is a lower bound of the true distance up to the rounding of the
+        # principal coordinates (orthonormal axes to a few ulps, inner products of length p).
+        self.box_shrink = 1 - 64 * n_features * _EPS
+        self.box_margin = 64 * (n_features + 4) * _EPS * radius
+        self.best = np.full(codes.shape, np.inf)
+        self.found = []
+
+    def search(self, n_jobs=None):
+        """Every (anchor, candidate, attribute) within tolerance of the anchor's best, as sorted
+        positions."""
+        n_leaves = self.sizes.size
+        n_shares = min(n_leaves, max(1, effective_n_jobs(n_jobs)))
+        bounds = np.linspace(0, n_leaves, n_shares + 1).astype(np.intp)
+        # Shares touch disjoint anchor rows of ``best``; list.append is atomic.
+        Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(self._search_leaves)(first, last)
+            for first, last in zip(bounds[:-1], bounds[1:], strict=True)
+        )
+        anchor, candidate, attribute, gram = (
+            np.concatenate(parts) for parts in zip(*self.found, strict=True)
+        )
+        # Keep what is still within tolerance of the final best Gram value.
+        keep = gram <= self.best[anchor, attribute] + self.tolerance
+        return anchor[keep], candidate[keep], attribute[keep]
+
+    def _search_leaves(self, first, last):
+        for leaf in range(first, last):
+            self._search_leaf(leaf)
+
+    def _search_leaf(self, leaf):
+        gap = np.maximum(self.lower - self.upper[leaf], self.lower[leaf] - self.upper)
+        np.maximum(gap, 0, out=gap)
+        box = np.sqrt(np.einsum("ij,ij->i", gap, gap)) * self.box_shrink - self.box_margin
+        order = np.argsort(box, kind="stable")
+        box_sorted = np.maximum(box[order], 0) ** 2
+        anchors = slice(self.starts[leaf], self.starts[leaf + 1])
+        done, chunk = 0, _FIRST_LEAVES
+        while done < order.size:
+            bound = self.best[anchors].max() + 2 * self.tolerance
+            if np.isfinite(bound):
+                # Boxes farther than every anchor's best cannot hold a better candidate.
+                stop = np.searchsorted(box_sorted, bound, side="right")
+                if stop > done:
+                    self._evaluate(anchors, order[done:stop])
+                return
+            self._evaluate(anchors, order[done : done + chunk])
+            done += chunk
+            chunk *= 2
+
+    def _evaluate(self, anchors, leaves):
+        """Gram values of the anchor leaf against the candidate leaves, one matrix product."""
+        sizes = self.sizes[leaves]
+        offsets = np.repeat(self.starts[leaves] - np.cumsum(sizes) + sizes, sizes)
+        candidates = offsets + np.arange(offsets.size)
+        gram = self.anchor_rows[anchors] @ self.candidate_rows[candidates].T
+        rows = np.arange(gram.shape[0])
+        for a in range(self.codes.shape[1]):
+            codes = self.codes[:, a]
+            masked = np.where(codes[anchors, None] == codes[candidates], np.inf, gram)
+            column = np.argmin(masked, axis=1)
+            low = masked[rows, column]
+            best = np.minimum(self.best[anchors, a], low)
+            self.best[anchors, a] = best
+            limit = best + self.tolerance
+            near = low <= limit
+            # Other candidates within the tolerance (near-ties) are rare: look for them only
+            # in the rows whose second smallest value qualifies.
+            masked[rows, column] = np.inf
+            tied = np.flatnonzero(masked.min(axis=1) <= limit)
+            tied_row, tied_column = np.nonzero(masked[tied] <= limit[tied, None])
+            row = np.concatenate([rows[near], tied[tied_row]])
+            column = np.concatenate([column[near], tied_column])
+            gram_value = np.concatenate([low[near], masked[tied[tied_row], tied_column]])
+            self.found.append(
+                (anchors.start + row, candidates[column], np.full(row.size, a), gram_value)
+            )
+
+
+def _principal_axes(centred, n_axes):
+    """The ``n_axes`` directions of largest variance, as columns."""
+    _, vectors = np.linalg.eigh(centred.T @ centred)
+    return vectors[:, ::-1][:, :n_axes]
+
+
+def _leaf_partition(coords, leaf_size):
+    """Order the rows so that leaves are contiguous; return the order and leaf boundaries.
+
+    Level by level, every node larger than ``leaf_size`` is halved at its median along the
+    coordinate of largest spread; one lexsort per level sorts all nodes at once.
+    """
+    n = coords.shape[0]
+    perm = np.arange(n)
+    starts = np.array([0, n])
+    while np.diff(starts).max() > leaf_size:
+        sizes = np.diff(starts)
+        node = np.repeat(np.arange(sizes.size), sizes)
+        sorted_coords = coords[perm]
+        spread = np.maximum.reduceat(sorted_coords, starts[:-1], axis=0)
+        spread -= np.minimum.reduceat(sorted_coords, starts[:-1], axis=0)
+        axis = np.argmax(spread, axis=1)
+        key = sorted_coords[np.arange(n), axis[node]]
+        perm = perm[np.lexsort((key, node))]
+        split = sizes > leaf_size
+        middles = starts[:-1][split] + sizes[split] // 2
+        starts = np.sort(np.concatenate([starts, middles]))
+    return perm, starts
