@@ -16,6 +16,9 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.metadata_routing import _raise_for_params, _routing_enabled, process_routing
 from sklearn.utils.validation import _check_feature_names_in, validate_data
 
+# threadpoolctl is a requirement of scikit-learn itself, so it is always installed.
+from threadpoolctl import threadpool_limits
+
 __all__ = [
     "HasMethods",
     "Integral",
@@ -27,6 +30,7 @@ __all__ = [
     "_raise_for_params",
     "_routing_enabled",
     "process_routing",
+    "threadpool_limits",
     "validate_data",
     "validate_params",
 ]

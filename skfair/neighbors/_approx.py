@@ -16,8 +16,8 @@ candidate (and any near-tie), so the distances are those of the kernel, bit for 
 import numpy as np
 from joblib import Parallel, delayed
 from numpy.lib.stride_tricks import as_strided
-from threadpoolctl import threadpool_limits
 
+from skfair._compat import threadpool_limits
 from skfair.neighbors._kernel import gram_tolerance, merge_best, paired_sqdist, project
 
 # Gram entries (row x stretch row) computed per batch of matrix products: bounds the working

@@ -14,8 +14,8 @@ one BLAS product per leaf, and the boxes prune on the few directions where the d
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
-from threadpoolctl import threadpool_limits
 
+from skfair._compat import threadpool_limits
 from skfair.neighbors._kernel import gram_tolerance, paired_sqdist
 
 # Rows per leaf: large enough for efficient matrix products, small enough for tight boxes.
