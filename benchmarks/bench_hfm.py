@@ -245,30 +245,35 @@ def interleaved_e2e(source, kind, n, p, rounds=3, m1=5):
 
 def scaling(repeat):
     """Approx (one AcceleDist call) and exact (SA1, one run) at n = 10^4, 10^5, 10^6, back to
-    back (latent, p = 10), as a table normalised by n log2 n."""
-    rows = []
-    for n in (10_000, 100_000, 1_000_000):
-        X, y, _, A = make_data("latent", n, 10)
-        Zy = points(X, y)
-        ZT = np.ascontiguousarray(Zy.T)
-        w = draw_projections(11, m1=1, n_e=1, random_state=0)
-        m2 = default_m2(n)
-        codes = A[:, [0]]
-        approx, _ = best_time(
-            lambda ZT=ZT, codes=codes, w=w, m2=m2: approx_other_group(ZT, codes, [2], w, m2),
-            repeat,
-        )
-        exact, _ = best_time(lambda Zy=Zy, codes=codes: other_group_codes(Zy, codes, [2]), repeat)
-        rows.append((n, m2, approx, exact))
-    print("| n | m2 | approx, one call (s) | rel. | exact SA1 (s) | rel. |")
-    print("|---|---|---|---|---|---|")
-    base = rows[0]
-    for n, m2, approx, exact in rows:
-        scale = (base[0] * math.log2(base[0])) / (n * math.log2(n))
-        print(
-            f"| {n:,} | {m2} | {approx:.3f} | {approx / base[2] * scale:.2f} | {exact:.3f} | "
-            f"{exact / base[3] * scale:.2f} |"
-        )
+    back (latent, p = 10 and 50), as tables normalised by n log2 n."""
+    for p in (10, 50):
+        rows = []
+        for n in (10_000, 100_000, 1_000_000):
+            X, y, _, A = make_data("latent", n, p)
+            Zy = points(X, y)
+            ZT = np.ascontiguousarray(Zy.T)
+            w = draw_projections(p + 1, m1=1, n_e=1, random_state=0)
+            m2 = default_m2(n)
+            codes = A[:, [0]]
+            approx, _ = best_time(
+                lambda ZT=ZT, codes=codes, w=w, m2=m2: approx_other_group(ZT, codes, [2], w, m2),
+                repeat,
+            )
+            exact, _ = best_time(
+                lambda Zy=Zy, codes=codes: other_group_codes(Zy, codes, [2]), repeat
+            )
+            rows.append((n, m2, approx, exact))
+        print(f"\nLatent data, p = {p}:\n")
+        print("| n | m2 | approx, one call (s) | rel. | exact SA1 (s) | rel. |")
+        print("|---|---|---|---|---|---|")
+        base = rows[0]
+        for n, m2, approx, exact in rows:
+            scale = (base[0] * math.log2(base[0])) / (n * math.log2(n))
+            print(
+                f"| {n:,} | {m2} | {approx:.3f} | {approx / base[2] * scale:.2f} | "
+                f"{exact:.3f} | {exact / base[3] * scale:.2f} |",
+                flush=True,
+            )
 
 
 def run_reference(source, Zy, Zf, A, w, m1, m2, exact):
@@ -506,7 +511,9 @@ def main():
         help="run only these configurations (e.g. latent:100000:50), approx m1 = 5, ref m1 = 1",
     )
     parser.add_argument(
-        "--scaling", action="store_true", help="only the n log n scaling table (latent, p = 10)"
+        "--scaling",
+        action="store_true",
+        help="only the n log n scaling tables (latent, p = 10 and 50)",
     )
     parser.add_argument(
         "--interleaved",
