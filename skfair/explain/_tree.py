@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from math import factorial
 
 import numpy as np
@@ -256,9 +256,9 @@ class TreeGame:
     that Shapley values add up to them exactly.
     """
 
-    def __init__(self, score, conditions, X, B, n_players, *, negate, ends, n_jobs):
+    def __init__(self, score, player_of, X, B, n_players, *, negate, ends, n_jobs):
         self.score = score
-        self.conditions = conditions
+        self.player_of = player_of  # the player of each column the trees split on
         self.X, self.B = X, B
         self.n_players = n_players
         self.negate = negate
@@ -280,10 +280,15 @@ class TreeGame:
             player_of[columns] = k
         if score.input_column is not None:
             player_of = player_of[score.input_column]
-        conditions = [list(_leaf_conditions(tree, player_of)) for tree in score.trees]
         return cls(
-            score, conditions, X, B, len(players), negate=response.negate, ends=ends, n_jobs=n_jobs
+            score, player_of, X, B, len(players), negate=response.negate, ends=ends, n_jobs=n_jobs
         )
+
+    @cached_property
+    def conditions(self):
+        """The leaf conditions of every tree; enumerated only when a game is computed (a
+        ``method="pdp"`` explainer never needs them)."""
+        return [list(_leaf_conditions(tree, self.player_of)) for tree in self.score.trees]
 
     def shapley_values(self):
         """Per-row Shapley values (n_eval, n_players), or None when not tabulable."""
