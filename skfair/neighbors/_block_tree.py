@@ -6,11 +6,13 @@ box in the principal coordinates does not rule out, nearest boxes first, in bloc
 product gives the squared distances in Gram form ``|a|^2 + |c|^2 - 2 a.c`` for all the
 attributes at once. The Gram form only *selects*: every candidate within a rounding tolerance
 of an anchor's smallest Gram value is re-evaluated with the kernel, which decides the value and,
-among exact ties, the smallest row, so the result is bit-identical to brute force (spec §3.1).
+among exact ties, the smallest row, so the result is bit-identical to brute force.
 
 In high dimension the KD-tree's per-point arithmetic is the bottleneck; here the arithmetic is
 one BLAS product per leaf, and the boxes prune on the few directions where the data spread.
 """
+
+import time
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -44,31 +46,74 @@ def block_tree_other_group(Z, ZT, attribute_codes, n_groups, *, n_jobs=None):
     sqdist, index : ndarray of shape (n_samples, n_attributes)
         ``inf`` and -1 for an attribute with a single group.
     """
-    n, n_features = Z.shape
-    n_attributes = attribute_codes.shape[1]
-    sqdist = np.full((n, n_attributes), np.inf)
-    index = np.full((n, n_attributes), -1, dtype=np.intp)
-    searched = np.flatnonzero(np.asarray(n_groups) >= 2)
-    if searched.size == 0:
+    return BlockTreeSearch(Z, ZT, attribute_codes, n_groups).run(n_jobs)
+
+
+class BlockTreeSearch:
+    """The block tree of one data set: built once, searched leaf by leaf.
+
+    :meth:`pilot` searches a few leaves and reports the time per leaf (the engine choice of
+    ``algorithm="auto"`` extrapolates it); :meth:`run` searches the leaves not yet searched
+    and returns the result.
+    """
+
+    def __init__(self, Z, ZT, attribute_codes, n_groups):
+        n, n_features = Z.shape
+        self.ZT = ZT
+        self.shape = (n, attribute_codes.shape[1])
+        self.searched = np.flatnonzero(np.asarray(n_groups) >= 2)
+        self.tree = None
+        if self.searched.size == 0:
+            return
+        # Many small products: BLAS threads would only contend (and stall under load).
+        with threadpool_limits(limits=1, user_api="blas"):
+            # Centring leaves every distance unchanged and keeps the Gram form's rounding
+            # small.
+            centred = Z - Z.mean(axis=0)
+            coords = centred @ _principal_axes(centred, min(n_features, _TREE_DIMS))
+            self.perm, starts = _leaf_partition(coords, _LEAF_SIZE)
+            self.tree = _LeafTree(
+                centred[self.perm],
+                coords[self.perm],
+                starts,
+                attribute_codes[self.perm][:, self.searched],
+            )
+        self.pending = np.ones(self.tree.sizes.size, dtype=bool)
+
+    @property
+    def n_leaves(self):
+        return 0 if self.tree is None else self.tree.sizes.size
+
+    def pilot(self, n_leaves, random_state=0):
+        """Search ``n_leaves`` leaves drawn at random; return the seconds per leaf."""
+        leaves = np.random.default_rng(random_state).choice(
+            self.n_leaves, size=min(n_leaves, self.n_leaves), replace=False
+        )
+        start = time.perf_counter()
+        with threadpool_limits(limits=1, user_api="blas"):
+            self.tree.search_leaves(leaves)
+        self.pending[leaves] = False
+        return (time.perf_counter() - start) / leaves.size
+
+    def run(self, n_jobs=None):
+        """Search the remaining leaves; return ``sqdist, index`` of shape (n, n_attributes)."""
+        sqdist = np.full(self.shape, np.inf)
+        index = np.full(self.shape, -1, dtype=np.intp)
+        if self.tree is None:
+            return sqdist, index
+        with threadpool_limits(limits=1, user_api="blas"):
+            anchor, candidate, attribute = self.tree.search(np.flatnonzero(self.pending), n_jobs)
+        self.pending[:] = False
+        # The kernel on the original rows decides: smallest value, then smallest row.
+        rows_a, rows_c = self.perm[anchor], self.perm[candidate]
+        value = paired_sqdist(self.ZT, rows_a, rows_c)
+        order = np.lexsort((rows_c, value, attribute, rows_a))
+        key = rows_a[order] * self.searched.size + attribute[order]
+        first = order[np.r_[True, key[1:] != key[:-1]]]
+        columns = self.searched[attribute[first]]
+        sqdist[rows_a[first], columns] = value[first]
+        index[rows_a[first], columns] = rows_c[first]
         return sqdist, index
-    # Centring leaves every distance unchanged and keeps the Gram form's rounding small.
-    centred = Z - Z.mean(axis=0)
-    coords = centred @ _principal_axes(centred, min(n_features, _TREE_DIMS))
-    perm, starts = _leaf_partition(coords, _LEAF_SIZE)
-    tree = _LeafTree(centred[perm], coords[perm], starts, attribute_codes[perm][:, searched])
-    # Many small products: BLAS threads would only contend (and stall under load).
-    with threadpool_limits(limits=1, user_api="blas"):
-        anchor, candidate, attribute = tree.search(n_jobs)
-    # The kernel on the original rows decides: smallest value, then smallest row.
-    rows_a, rows_c = perm[anchor], perm[candidate]
-    value = paired_sqdist(ZT, rows_a, rows_c)
-    order = np.lexsort((rows_c, value, attribute, rows_a))
-    key = rows_a[order] * searched.size + attribute[order]
-    first = order[np.r_[True, key[1:] != key[:-1]]]
-    columns = searched[attribute[first]]
-    sqdist[rows_a[first], columns] = value[first]
-    index[rows_a[first], columns] = rows_c[first]
-    return sqdist, index
 
 
 class _LeafTree:
@@ -95,15 +140,14 @@ class _LeafTree:
         self.best = np.full(codes.shape, np.inf)
         self.found = []
 
-    def search(self, n_jobs=None):
-        """Every (anchor, candidate, attribute) within tolerance of the anchor's best, as sorted
-        positions."""
-        n_leaves = self.sizes.size
-        n_shares = min(n_leaves, max(1, effective_n_jobs(n_jobs)))
-        bounds = np.linspace(0, n_leaves, n_shares + 1).astype(np.intp)
+    def search(self, leaves, n_jobs=None):
+        """Search ``leaves``; then every (anchor, candidate, attribute) found so far within
+        tolerance of the anchor's best, as sorted positions."""
+        n_shares = min(leaves.size, max(1, effective_n_jobs(n_jobs)))
+        bounds = np.linspace(0, leaves.size, n_shares + 1).astype(np.intp)
         # Shares touch disjoint anchor rows of ``best``; list.append is atomic.
         Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(self._search_leaves)(first, last)
+            delayed(self.search_leaves)(leaves[first:last])
             for first, last in zip(bounds[:-1], bounds[1:], strict=True)
         )
         anchor, candidate, attribute, gram = (
@@ -113,8 +157,8 @@ class _LeafTree:
         keep = gram <= self.best[anchor, attribute] + self.tolerance
         return anchor[keep], candidate[keep], attribute[keep]
 
-    def _search_leaves(self, first, last):
-        for leaf in range(first, last):
+    def search_leaves(self, leaves):
+        for leaf in leaves:
             self._search_leaf(leaf)
 
     def _search_leaf(self, leaf):

@@ -1,22 +1,29 @@
 """Distance from every point to its nearest neighbour in a different group."""
 
+import time
+
 import numpy as np
 
 from skfair._groups import factorize_groups
 from skfair.neighbors._approx import approx_other_group
-from skfair.neighbors._block_tree import block_tree_other_group
+from skfair.neighbors._block_tree import BlockTreeSearch
 from skfair.neighbors._bruteforce import bruteforce_other_group
-from skfair.neighbors._kd_tree import kd_tree_other_group
+from skfair.neighbors._kd_tree import kd_tree_other_group, kd_tree_pilot_seconds
 from skfair.neighbors._projection_sort import projection_sort_other_group
 from skfair.neighbors._projections import _check_positive_int, default_m2, draw_projections
 
 _METHODS = ("exact", "approx", "bruteforce", "exact_bruteforce")
 _ALGORITHMS = ("auto", "kd_tree", "block_tree", "projection")
-# From this many features on, "auto" uses the block tree: the KD-tree's per-point arithmetic
-# grows with the dimension while the block tree's matrix products stay BLAS-bound (at n = 10^5
-# on the spec's latent data the two break even near 20 features; the block tree is 5x faster at
-# 50).
+# The engine of ``algorithm="auto"`` (see ``_choose_exact_engine``). Up to this many
+# coordinates the KD-tree won on every kind of data measured (latent, one-hot tabular and
+# uniform, n = 3*10^4 to 10^5), so no pilot is run.
+_KD_TREE_MAX_FEATURES = 16
+# Below this many rows either engine takes well under a second: the old dimension rule decides.
+_PILOT_MIN_SAMPLES = 20_000
 _BLOCK_TREE_MIN_FEATURES = 32
+# Pilot sizes: anchors queried in the KD-trees, leaves (of 64 rows) searched in the block tree.
+_PILOT_ANCHORS = 128
+_PILOT_LEAVES = 8
 
 
 def nearest_other_group(
@@ -255,11 +262,14 @@ def other_group_codes(
         d_max = np.where(np.isinf(paper_max), np.nan, paper_max)
         d_avg = np.where(np.isinf(paper_sum), np.nan, paper_sum / n)
         return _OtherGroupResult(sqdist, index, d_max, d_avg, False, m2)
+    block_tree = None
     if algorithm == "auto" and method == "exact":
-        algorithm = "block_tree" if n_features >= _BLOCK_TREE_MIN_FEATURES else "kd_tree"
+        algorithm, block_tree = _choose_exact_engine(Z, ZT, attribute_codes, n_groups)
     if method == "exact" and algorithm == "block_tree":
         # One matrix product per pair of leaves serves every attribute.
-        sqdist, index = block_tree_other_group(Z, ZT, attribute_codes, n_groups, n_jobs=n_jobs)
+        if block_tree is None:
+            block_tree = BlockTreeSearch(Z, ZT, attribute_codes, n_groups)
+        sqdist, index = block_tree.run(n_jobs)
     else:
         sqdist = np.empty((n, n_attributes))
         index = np.empty((n, n_attributes), dtype=np.intp)
@@ -278,6 +288,32 @@ def other_group_codes(
     # Sum in row order so the value does not depend on the engine (spec §3.1).
     d_avg = np.where(single, np.nan, np.sum(delta, axis=0) / n)
     return _OtherGroupResult(sqdist, index, d_max, d_avg, False)
+
+
+def _choose_exact_engine(Z, ZT, attribute_codes, n_groups):
+    """The exact engine with the smaller measured cost: ``("kd_tree" | "block_tree", tree)``.
+
+    A KD-tree's query cost grows quickly with the intrinsic dimension of the data, which the
+    number of features does not reveal (50 features on 3 latent factors are easy, 20 uniform
+    ones are not); the block tree's cost is closer to that of BLAS brute force. Both are
+    measured on a pilot: a few random leaves of the block tree (whose work is kept) and a few
+    random anchors in the KD-trees, each extrapolated to all rows. The engines give
+    bit-identical results, so the choice only affects the time.
+    """
+    n, n_features = Z.shape
+    if n_features <= _KD_TREE_MAX_FEATURES:
+        return "kd_tree", None
+    if n < _PILOT_MIN_SAMPLES:
+        return ("block_tree" if n_features >= _BLOCK_TREE_MIN_FEATURES else "kd_tree"), None
+    start = time.perf_counter()
+    block_tree = BlockTreeSearch(Z, ZT, attribute_codes, n_groups)
+    built = time.perf_counter() - start
+    block_seconds = built + block_tree.pilot(_PILOT_LEAVES) * block_tree.n_leaves
+    rows = np.random.default_rng(0).choice(n, size=_PILOT_ANCHORS, replace=False)
+    kd_seconds = kd_tree_pilot_seconds(Z, ZT, attribute_codes, n_groups, np.sort(rows))
+    if kd_seconds < block_seconds:
+        return "kd_tree", None
+    return "block_tree", block_tree
 
 
 def check_points(X):

@@ -105,18 +105,23 @@ def test_block_tree_many_leaves_equals_bruteforce(d):
         np.testing.assert_array_equal(got[1], ref[1])
 
 
-@pytest.mark.parametrize("d", [31, 32])
-def test_auto_dispatch_by_dimension(d, monkeypatch):
-    from skfair.neighbors import _other_group
+def _spy_block_tree_runs(monkeypatch):
+    from skfair.neighbors import _block_tree
 
     calls = []
-    block_tree = _other_group.block_tree_other_group
+    run = _block_tree.BlockTreeSearch.run
 
-    def spy(*args, **kwargs):
-        calls.append(args)
-        return block_tree(*args, **kwargs)
+    def spy(self, *args, **kwargs):
+        calls.append(self)
+        return run(self, *args, **kwargs)
 
-    monkeypatch.setattr(_other_group, "block_tree_other_group", spy)
+    monkeypatch.setattr(_block_tree.BlockTreeSearch, "run", spy)
+    return calls
+
+
+@pytest.mark.parametrize("d", [16, 17, 31, 32])
+def test_auto_on_small_data_chooses_by_dimension(d, monkeypatch):
+    calls = _spy_block_tree_runs(monkeypatch)
     rng = np.random.default_rng(0)
     X, s = random_case(rng, 200, d, n_values=3, integer=True)
     auto = nearest_other_group(X, sensitive_features=s, return_index=True)
@@ -124,6 +129,38 @@ def test_auto_dispatch_by_dimension(d, monkeypatch):
     assert len(calls) == (d >= 32)
     np.testing.assert_array_equal(auto[0], ref[0])
     np.testing.assert_array_equal(auto[1], ref[1])
+
+
+@pytest.mark.parametrize("kd_estimate, uses_block_tree", [(0.0, False), (np.inf, True)])
+def test_auto_on_large_data_takes_the_engine_the_pilot_finds_cheaper(
+    kd_estimate, uses_block_tree, monkeypatch
+):
+    # The pilot's block-tree leaves are kept: the result stays bit-identical to brute force
+    # whichever engine the measured costs select.
+    from skfair.neighbors import _other_group
+
+    calls = _spy_block_tree_runs(monkeypatch)
+    monkeypatch.setattr(_other_group, "_PILOT_MIN_SAMPLES", 100)
+    monkeypatch.setattr(_other_group, "kd_tree_pilot_seconds", lambda *args: kd_estimate)
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 3, (900, 20)).astype(float)
+    S = np.column_stack([rng.integers(0, 2, 900), rng.integers(0, 4, 900)])
+    auto = nearest_other_group(X, sensitive_features=S, return_index=True)
+    ref = nearest_other_group(X, sensitive_features=S, method="bruteforce", return_index=True)
+    assert len(calls) == uses_block_tree
+    np.testing.assert_array_equal(auto[0], ref[0])
+    np.testing.assert_array_equal(auto[1], ref[1])
+
+
+def test_kd_tree_pilot_estimate_is_positive_and_scales_with_rows():
+    from skfair.neighbors._kd_tree import kd_tree_pilot_seconds
+
+    rng = np.random.default_rng(0)
+    Z = rng.random((2000, 5))
+    codes = rng.integers(0, 2, (2000, 1))
+    rows = np.sort(rng.choice(2000, 50, replace=False))
+    seconds = kd_tree_pilot_seconds(Z, np.ascontiguousarray(Z.T), codes, [2], rows)
+    assert 0 < seconds < 60
 
 
 def test_bruteforce_tiles_keep_the_smallest_row_among_ties():
