@@ -80,4 +80,3 @@ def kd_tree_pilot_seconds(Z, ZT, attribute_codes, n_groups, sample_rows):
             kd_tree_other_group(Z, ZT, codes, n_groups_a, anchor_rows=sample_rows, timing=timing)
     n = attribute_codes.shape[0]
     return timing.get("build", 0.0) + timing.get("search", 0.0) * n / sample_rows.size
-
