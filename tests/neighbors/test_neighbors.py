@@ -501,3 +501,39 @@ def test_input_errors():
         nearest_other_group(X, sensitive_features=[0, 1, 0, 1, 0])
     with pytest.raises(ValueError, match="missing"):
         nearest_other_group(X, sensitive_features=["a", None, "a", "b", "b", "a"])
+
+
+@pytest.mark.parametrize("method", ["exact", "approx", "bruteforce"])
+def test_coordinates_whose_squares_overflow_raise_clearly(method):
+    rng = np.random.default_rng(5)
+    X, s = random_case(rng, 50, 3)
+    with pytest.raises(ValueError, match="squared distances would overflow"):
+        nearest_other_group(X * 1e155, sensitive_features=s, method=method)
+
+
+@pytest.mark.parametrize("engine", EXACT)
+def test_coordinates_at_the_limit_stay_finite_and_exact(engine):
+    from skfair.neighbors._other_group import max_coordinate
+
+    rng = np.random.default_rng(6)
+    X, s = random_case(rng, 300, 4)
+    X = X / np.abs(X).max() * max_coordinate(4)
+    got = nearest_other_group(X, sensitive_features=s, return_index=True, **engine)
+    ref = nearest_other_group(X, sensitive_features=s, method="bruteforce", return_index=True)
+    assert np.isfinite(got[0]).all()
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+    d_max, d_avg = other_group_distance(X, sensitive_features=s, **engine)
+    assert np.isfinite(d_max) and np.isfinite(d_avg)
+
+
+def test_verbose_reports_the_pilot(monkeypatch, capsys):
+    from skfair.neighbors import _other_group
+
+    monkeypatch.setattr(_other_group, "_PILOT_MIN_SAMPLES", 100)
+    rng = np.random.default_rng(7)
+    X = rng.random((600, 20))
+    s = rng.integers(0, 2, 600)
+    nearest_other_group(X, sensitive_features=s, verbose=1)
+    out = capsys.readouterr().out
+    assert "pilot estimates" in out and "exact (" in out
