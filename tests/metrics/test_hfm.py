@@ -1,4 +1,4 @@
-"""Tests of skfair.metrics.hfm (spec §9, items 5, 14, 17-22, 24-25)."""
+"""Tests of skfair.metrics.hfm and hfm_details against the paper's equations written out."""
 
 import warnings
 
@@ -206,7 +206,7 @@ def test_sensitive_column_in_X_warns():
 
 
 # --------------------------------------------------------------------------------------------
-# zero and single-valued cases (decisions D13, D14)
+# zero distances and single-valued attributes
 
 
 def test_zero_distance_cases():
@@ -326,7 +326,7 @@ def test_object_array_with_numeric_columns():
 
 
 # --------------------------------------------------------------------------------------------
-# scorer (spec §9 item 23)
+# scorer
 
 
 def _scorer_data():

@@ -1,4 +1,4 @@
-"""Tests of skfair.neighbors against independent oracles (spec §9)."""
+"""Tests of skfair.neighbors against independent oracles (scipy, brute force, invariances)."""
 
 import numpy as np
 import pytest
