@@ -24,8 +24,8 @@ import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
 from skfair._groups import factorize_groups
-from skfair._stats._aggregate import rate_difference, rate_ratio
-from skfair._stats._counts import FN, FP, TN, TP, confusion_table
+from skfair._stats._aggregate import rate_difference, rate_ratio, warn_single_group
+from skfair._stats._counts import FN, FP, TN, TP, confusion_table, rescale_weights
 from skfair._validation import (
     binarize,
     check_groups,
@@ -383,7 +383,7 @@ def _check_inputs(y_true, y_pred, sensitive_features, sample_weight, *, needs_y_
     # Metrics of y_pred alone ignore y_true beyond its length.
     y_true = check_labels(y_true, "y_true") if needs_y_true else None
     groups = check_groups(sensitive_features, n_samples)
-    return y_true, y_pred, groups, check_weights(sample_weight, n_samples)
+    return y_true, y_pred, groups, rescale_weights(check_weights(sample_weight, n_samples))
 
 
 def _binary_confusion(
@@ -517,11 +517,7 @@ def _max_gap_to_population(counts, groups, *, strata):
     with no weight are skipped, with a warning when the population has weight there.
     """
     if groups.n_groups < 2:
-        warnings.warn(
-            f"Only one group ({groups.labels}) is present in the sensitive features; it equals "
-            "the population, so the unfairness is 0.",
-            UserWarning,
-        )
+        warn_single_group(groups, reported="no unfairness (0.0): the group is the population")
         return 0.0
     population = counts.sum(axis=0)
     group_totals = counts.sum(axis=2)
@@ -560,7 +556,7 @@ def _check_multiclass_inputs(
         sample_weight=sample_weight,
     )
     groups = check_groups(sensitive_features, n_samples)
-    sample_weight = check_weights(sample_weight, n_samples)
+    sample_weight = rescale_weights(check_weights(sample_weight, n_samples))
     arrays = [np.asarray(y) for y in (y_true, y_pred) if y is not None]
     continuous = any(
         y.dtype.kind in "biuf" and type_of_target(y) in ("continuous", "continuous-multioutput")
