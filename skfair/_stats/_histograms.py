@@ -32,8 +32,10 @@ def bins_from_bandwidths(bandwidths, bin_rule="exact"):
     return np.maximum(np.floor(inverse), 1).astype(np.intp)
 
 
-def group_histograms(scores, codes, n_groups, n_bins):
+def group_histograms(scores, codes, n_groups, n_bins, sample_weight=None):
     """Bin counts of each group, shape (n_groups, n_bins), with ``np.histogram`` semantics.
+
+    With ``sample_weight``, the weight of the samples in each bin.
 
     Like ``np.histogram`` with equal bins: ``floor(p * m)``, then corrected against the float
     edges ``np.linspace(0, 1, m + 1)`` so that p is in bin k iff ``e_k <= p < e_{k+1}``, and
@@ -43,7 +45,9 @@ def group_histograms(scores, codes, n_groups, n_bins):
     bin_index = np.minimum((scores * n_bins).astype(np.intp), n_bins - 1)
     bin_index -= scores < edges[bin_index]
     bin_index += (scores >= edges[bin_index + 1]) & (bin_index != n_bins - 1)
-    counts = np.bincount(codes * n_bins + bin_index, minlength=n_groups * n_bins)
+    counts = np.bincount(
+        codes * n_bins + bin_index, weights=sample_weight, minlength=n_groups * n_bins
+    )
     return counts.reshape(n_groups, n_bins)
 
 
@@ -53,7 +57,7 @@ def h_sup(n0, n1):
     ``((sqrt(n0) + sqrt(n1)) / sqrt(n0 * n1)) ** (2/3)``, evaluated exactly as maddlib does so
     that interval eligibility matches it bit for bit.
     """
-    n0, n1 = int(n0), int(n1)
+    n0, n1 = _exact_size(n0), _exact_size(n1)
     return ((n0**0.5 + n1**0.5) / (n0 * n1) ** 0.5) ** (2 / 3)
 
 
@@ -72,31 +76,58 @@ def stacked_edges(bins):
     return edges, offsets
 
 
-def swept_proportions(scores, codes, sizes, bins):
+def swept_proportions(scores, codes, sizes, bins, sample_weight=None):
     """Histogram proportions of each group for every bin count, stacked, shape (K, n_edges - 1).
 
     The stacked edges of all bin counts and the scores are each sorted once; one
     ``searchsorted`` of the sorted scores into the sorted edges (cache-friendly: consecutive
     keys land close) gives each score's position, and a score lies below every edge from its
-    position on, so cumulative counts of the positions give the number of scores below each
-    edge, per group. No pass over the data per bin count. The count at the last edge of each
-    bin count is the group size (last bin closed), and first differences are the bin counts,
-    identical to ``np.histogram``. The difference that straddles two bin counts is set to 0 so
-    that ``np.add.reduceat`` at the returned offsets sums one histogram.
+    position on, so cumulative counts of the positions give the number (or weight) of scores
+    below each edge, per group. No pass over the data per bin count. The count at the last
+    edge of each bin count is the group size (last bin closed), and first differences are the
+    bin counts, identical to ``np.histogram``. The difference that straddles two bin counts is
+    set to 0 so that ``np.add.reduceat`` at the returned offsets sums one histogram.
+
+    Groups are processed one at a time, so the memory is the output (one float64 per group
+    and edge) plus a few arrays of one group's size.
+
+    Parameters
+    ----------
+    scores, codes : ndarray of shape (n_samples,)
+    sizes : ndarray of shape (n_groups,)
+        Number (or total weight) of the samples of each group.
+    bins : ndarray of int
+        The bin counts.
+    sample_weight : ndarray of shape (n_samples,), default=None
     """
     edges, offsets = stacked_edges(bins)
     n_edges, n_groups = edges.shape[0], sizes.shape[0]
     edge_order = np.argsort(edges)  # ties (equal edges of different m) get equal counts
     score_order = np.argsort(scores)
+    score_order = score_order[np.argsort(codes[score_order], kind="stable")]  # by group, score
     position = np.searchsorted(edges[edge_order], scores[score_order], side="right")
-    positions = np.bincount(
-        codes[score_order] * (n_edges + 1) + position, minlength=n_groups * (n_edges + 1)
-    )
+    weights = None if sample_weight is None else sample_weight[score_order]
     rank = np.empty_like(edge_order)
     rank[edge_order] = np.arange(n_edges)
-    below_sorted = np.cumsum(positions.reshape(n_groups, n_edges + 1), axis=1)
-    below = np.take(below_sorted, rank, axis=1)
-    below[:, offsets + bins] = sizes[:, None]
-    share = np.diff(below, axis=1) / sizes[:, None]
+    starts = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_groups))])
+    share = np.empty((n_groups, n_edges - 1))
+    for g in range(n_groups):
+        rows = slice(starts[g], starts[g + 1])
+        below_sorted = np.cumsum(
+            np.bincount(
+                position[rows],
+                weights=None if weights is None else weights[rows],
+                minlength=n_edges + 1,
+            )
+        )
+        below = below_sorted[rank].astype(np.float64)
+        below[offsets + bins] = sizes[g]
+        np.divide(np.diff(below), sizes[g], out=share[g])
     share[:, offsets[1:] - 1] = 0.0
     return share, offsets
+
+
+def _exact_size(size):
+    """An int for integral sizes (bit parity with maddlib), else the float total weight."""
+    size = float(size)
+    return int(size) if size.is_integer() else size
