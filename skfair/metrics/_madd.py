@@ -39,7 +39,7 @@ _SMALL_GROUP = 50
 # 2**27 float64 cells, 1 GiB. Beyond it a parameter (bins, bandwidth, bandwidths) is refused.
 _MAX_TABLE_CELLS = 1 << 27
 # Rows of the (start, end) variance triangle evaluated at once by the interval search.
-_SEARCH_CHUNK_ELEMENTS = 1 << 20
+_SEARCH_BLOCK_ROWS = 32
 
 _COMMON_CONSTRAINTS = {
     "y_true": ["array-like", None],
@@ -415,21 +415,27 @@ def _stable_interval(h, v, min_interval_length, min_points):
             f"least min_points + 1 = {min_points + 1} points. Use more bandwidths, a smaller "
             "percent or min_interval_length, or a smaller min_points."
         )
-    chunk = max(1, _SEARCH_CHUNK_ELEMENTS // n_points)
     best = (np.inf, -1, -1)
-    for lo in range(0, starts.size, chunk):
-        rows, row_first_end = starts[lo : lo + chunk], first_end[lo : lo + chunk]
-        # Columns j >= rows[0] only; entries j < i are zeroed so that each row's cumulative
-        # sums start at its own i.
+    # Blocks of consecutive starts: each block computes the columns j >= its first start, so
+    # the work is about the triangle j >= i, not the square.
+    for lo in range(0, starts.size, _SEARCH_BLOCK_ROWS):
+        rows = starts[lo : lo + _SEARCH_BLOCK_ROWS]
+        row_first_end = first_end[lo : lo + _SEARCH_BLOCK_ROWS]
+        # Entries j < i are zeroed so that each row's cumulative sums start at its own i.
         columns = np.arange(rows[0], n_points)
-        length = columns[None, :] - rows[:, None] + 1
+        length = (columns[None, :] - rows[:, None] + 1).astype(np.float64)
         shifted = v[None, rows[0] :] - v[rows, None]
-        shifted[length < 1] = 0.0
-        length = np.maximum(length, 1)
-        mean = np.cumsum(shifted, axis=1) / length
-        variance = np.cumsum(shifted * shifted, axis=1) / length - mean * mean
+        np.copyto(shifted, 0.0, where=length < 1)
+        np.maximum(length, 1.0, out=length)
+        mean = np.cumsum(shifted, axis=1)
+        np.divide(mean, length, out=mean)
+        np.multiply(shifted, shifted, out=shifted)
+        variance = np.cumsum(shifted, axis=1, out=shifted)
+        np.divide(variance, length, out=variance)
+        np.multiply(mean, mean, out=mean)
+        np.subtract(variance, mean, out=variance)
         np.maximum(variance, 0.0, out=variance)
-        variance[columns[None, :] < row_first_end[:, None]] = np.inf
+        np.copyto(variance, np.inf, where=columns[None, :] < row_first_end[:, None])
         flat = int(np.argmin(variance))  # row-major: first in scan order
         row, end = divmod(flat, columns.shape[0])
         if variance[row, end] < best[0]:
