@@ -606,6 +606,17 @@ def _bin_outputs(y_true, y_pred, bins):
         # Linear interpolation: numpy's default and R's quantile() type 7 (the seed's cut-offs).
         cutoffs = np.quantile(reference, np.linspace(0, 1, bins + 1))
         distinct = np.unique(cutoffs)
+        if distinct.size < 3:
+            # One bin would put every output in the same class: "fair" by construction.
+            source = "y_pred" if y_true is None else "y_true"
+            raise ValueError(
+                f"The quantile cut-offs of {source} collapse to {distinct.tolist()}, a single "
+                f"bin: {source} takes {np.unique(reference).size} distinct value(s), so every "
+                "output would fall in one class and the unfairness would be 0 whatever the "
+                "scores. For class labels in y_true and scores in y_pred, threshold the "
+                "scores into labels first (e.g. y_pred > 0.5); otherwise pass explicit "
+                "cut-offs with bins=[c_0, ..., c_K]."
+            )
         if distinct.size < cutoffs.size:
             warnings.warn(
                 f"Quantile cut-offs {cutoffs.tolist()} repeat (ties in the data); the repeated "

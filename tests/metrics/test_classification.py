@@ -846,3 +846,33 @@ def test_continuous_u_dp_without_y_true_uses_quantiles_of_y_pred():
     ) == demographic_parity_unfairness(
         None, y_pred, sensitive_features=groups, bins=np.quantile(y_true, np.linspace(0, 1, 6))
     )
+
+
+@pytest.mark.parametrize("metric", [demographic_parity_unfairness, equalized_odds_unfairness])
+def test_binary_y_true_with_continuous_scores_raises(metric):
+    # Quantile cut-offs of a 0/1 y_true collapse to one bin: every score would land in the
+    # same class and the metric would report 0.0 ("fair") for a 0.4 gap in scores.
+    rng = np.random.default_rng(0)
+    y_true = rng.integers(0, 2, 400)
+    groups = np.repeat(["a", "b"], 200)
+    scores = np.clip(rng.uniform(0, 0.6, 400) + 0.4 * (groups == "a"), 0, 1)
+    with pytest.raises(ValueError, match="collapse.*threshold the scores"):
+        metric(y_true, scores, sensitive_features=groups)
+    # Thresholded scores or explicit cut-offs measure the gap.
+    assert metric(y_true, (scores > 0.5).astype(int), sensitive_features=groups) > 0.2
+    assert metric(y_true, scores, sensitive_features=groups, bins=[0, 0.5, 1]) > 0.2
+
+
+def test_single_group_warns_with_the_library_wide_class():
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    from skfair.metrics import label_stability_difference
+
+    y = [1, 0, 1, 1]
+    for metric in (*BINARY_DIFFERENCES, demographic_parity_unfairness, equalized_odds_unfairness):
+        with pytest.warns(UndefinedMetricWarning, match="Only one group"):
+            assert metric(y, y[::-1], sensitive_features=["a"] * 4) == 0.0
+    with pytest.warns(UndefinedMetricWarning, match="Only one group"):
+        assert disparate_impact_ratio(y, y, sensitive_features=["a"] * 4) == 1.0
+    with pytest.warns(UndefinedMetricWarning, match="Only one group"):
+        assert label_stability_difference(None, [y, y], sensitive_features=["a"] * 4) == 0.0
