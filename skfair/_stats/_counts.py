@@ -57,7 +57,9 @@ def rescale_weights(sample_weight):
     """
     if sample_weight is None or sample_weight.size == 0:
         return sample_weight
-    if np.isfinite(np.sum(sample_weight)):
+    with np.errstate(over="ignore"):
+        total = np.sum(sample_weight)
+    if np.isfinite(total):
         return sample_weight
     exponent = np.frexp(np.max(sample_weight))[1] + int(np.ceil(np.log2(sample_weight.size)))
     # Two factors, each a normal float64, so that the scaling stays exact.

@@ -876,3 +876,14 @@ def test_single_group_warns_with_the_library_wide_class():
         assert disparate_impact_ratio(y, y, sensitive_features=["a"] * 4) == 1.0
     with pytest.warns(UndefinedMetricWarning, match="Only one group"):
         assert label_stability_difference(None, [y, y], sensitive_features=["a"] * 4) == 0.0
+
+
+def test_weights_near_the_float64_limit_give_the_unweighted_value():
+    y_true = np.array([1, 0, 1, 1, 0, 1, 0, 0])
+    y_pred = np.array([1, 1, 0, 1, 0, 1, 1, 0])
+    groups = ["a"] * 4 + ["b"] * 4
+    huge = np.full(8, 1e308)
+    for metric in (*BINARY_DIFFERENCES, demographic_parity_unfairness, equalized_odds_unfairness):
+        expected = metric(y_true, y_pred, sensitive_features=groups)
+        got = metric(y_true, y_pred, sensitive_features=groups, sample_weight=huge)
+        assert got == pytest.approx(expected, rel=1e-12)
