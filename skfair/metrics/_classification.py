@@ -23,6 +23,13 @@ import warnings
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
+from skfair._compat import (
+    SENSITIVE_FEATURES_CONSTRAINT,
+    Integral,
+    Real,
+    StrOptions,
+    validate_params,
+)
 from skfair._groups import factorize_groups
 from skfair._stats._aggregate import rate_difference, rate_ratio, warn_single_group
 from skfair._stats._counts import FN, FP, TN, TP, confusion_table, rescale_weights
@@ -35,10 +42,30 @@ from skfair._validation import (
     check_weights,
 )
 
+_BINARY_CONSTRAINTS = {
+    "y_true": ["array-like", None],
+    "y_pred": ["array-like"],
+    "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
+    "privileged_group": "no_validation",
+    "pos_label": [Real, str, "boolean", None],
+    "sample_weight": ["array-like", None],
+}
+_MULTICLASS_CONSTRAINTS = {
+    "y_true": ["array-like", None],
+    "y_pred": ["array-like"],
+    "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
+    # Values below 2 get their own message in _bin_outputs.
+    "bins": [Integral, "array-like"],
+    "labels": ["array-like", None],
+    "sample_weight": ["array-like", None],
+}
+_VALIDATE = {"prefer_skip_nested_validation": True}
+
 # ----------------------------------------------------------------------------------------------
 # binary-label metrics
 
 
+@validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def statistical_parity_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
 ):
@@ -88,6 +115,7 @@ def statistical_parity_difference(
     return rate_difference(*_selection(table), groups, privileged_group, measure="selection rate")
 
 
+@validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def disparate_impact_ratio(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
 ):
@@ -127,6 +155,7 @@ def disparate_impact_ratio(
     return rate_ratio(*_selection(table), groups, privileged_group, measure="selection rate")
 
 
+@validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def true_positive_rate_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
 ):
@@ -165,6 +194,7 @@ def true_positive_rate_difference(
     )
 
 
+@validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def false_negative_rate_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
 ):
@@ -202,6 +232,7 @@ def false_negative_rate_difference(
     )
 
 
+@validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def false_positive_rate_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
 ):
@@ -240,6 +271,7 @@ def false_positive_rate_difference(
     )
 
 
+@validate_params({**_BINARY_CONSTRAINTS, "agg": [StrOptions({"worst_case", "mean"})]}, **_VALIDATE)
 def equalized_odds_difference(
     y_true,
     y_pred,
@@ -289,8 +321,6 @@ def equalized_odds_difference(
     >>> equalized_odds_difference(y_true, y_pred, sensitive_features=g, agg="mean")
     0.25
     """
-    if agg not in ("worst_case", "mean"):
-        raise ValueError(f"agg must be 'worst_case' or 'mean', got {agg!r}.")
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     # Unsigned, D_FNR == D_TPR, so the FNR serves both forms.
     fpr_gap = rate_difference(
@@ -306,6 +336,7 @@ def equalized_odds_difference(
     return fnr_gap
 
 
+@validate_params({k: v for k, v in _BINARY_CONSTRAINTS.items() if k != "pos_label"}, **_VALIDATE)
 def accuracy_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, sample_weight=None
 ):
@@ -401,6 +432,7 @@ def _binary_confusion(
 # multi-class and binned continuous outputs (seed 004, §4.1)
 
 
+@validate_params(_MULTICLASS_CONSTRAINTS, **_VALIDATE)
 def demographic_parity_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
 ):
@@ -457,6 +489,7 @@ def demographic_parity_unfairness(
     return _max_gap_to_population(counts[:, None, :], groups, strata=None)
 
 
+@validate_params(_MULTICLASS_CONSTRAINTS, **_VALIDATE)
 def equalized_odds_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
 ):

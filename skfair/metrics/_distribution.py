@@ -26,7 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
-from skfair._compat import Interval, Real, StrOptions, validate_params
+from skfair._compat import (
+    SENSITIVE_FEATURES_CONSTRAINT,
+    Interval,
+    Real,
+    StrOptions,
+    validate_params,
+)
 from skfair._groups import privileged_mask
 from skfair._stats._aggregate import aggregate, warn_single_group
 from skfair._stats._counts import rescale_weights
@@ -245,7 +251,7 @@ def _scalar_or_array(result, like):
 _COMMON_CONSTRAINTS = {
     "y_true": ["array-like", None],
     "y_score": ["array-like"],
-    "sensitive_features": ["array-like", dict],
+    "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
     "favorable": [StrOptions({"higher", "lower"})],
     "privileged_group": "no_validation",
     "condition_on_y": ["boolean"],

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
+from skfair._compat import (
+    SENSITIVE_FEATURES_CONSTRAINT,
+    Integral,
+    Interval,
+    Real,
+    validate_params,
+)
 from skfair._stats._counts import FN, FP, TN, TP
 from skfair._validation import binarize, check_groups, check_lengths, check_weights
 from skfair.metrics._classification import _check_inputs
@@ -30,6 +35,21 @@ _ALIASES = {
 }
 
 
+@validate_params(
+    {
+        "y_true": ["array-like", None],
+        "y_pred": ["array-like"],
+        "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
+        "metric": [str, callable],
+        "n_boot": [Interval(Integral, 0, None, closed="left")],
+        "ci": [Interval(Real, 0, 1, closed="neither")],
+        "random_state": ["random_state"],
+        "sample_weight": ["array-like", None],
+        "pos_label": [Real, str, "boolean", None],
+        "as_frame": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def group_summary(
     y_true,
     y_pred,
@@ -108,10 +128,6 @@ def group_summary(
     >>> bool((summary.ci_low <= summary.value).all())
     True
     """
-    if not isinstance(n_boot, numbers.Integral) or n_boot < 0:
-        raise ValueError(f"n_boot must be a non-negative integer, got {n_boot!r}.")
-    if not 0 < ci < 1:
-        raise ValueError(f"ci must be in (0, 1), got {ci!r}.")
     if callable(metric):
         name = getattr(metric, "__name__", repr(metric))
     else:

@@ -20,7 +20,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils import Bunch
 
-from skfair._compat import Interval, StrOptions, validate_params
+from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, Interval, StrOptions, validate_params
 from skfair._groups import check_n_groups
 from skfair._stats._aggregate import aggregate, warn_single_group
 from skfair._stats._counts import rescale_weights
@@ -44,7 +44,7 @@ _SEARCH_BLOCK_ROWS = 32
 _COMMON_CONSTRAINTS = {
     "y_true": ["array-like", None],
     "y_score": ["array-like"],
-    "sensitive_features": ["array-like", dict],
+    "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
     "agg": [StrOptions({"worst_case", "mean"})],
     "bandwidths": [Interval(Integral, 1, None, closed="left"), "array-like"],
     "percent": [Interval(Real, 0, None, closed="neither")],

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
 from skfair._stats._aggregate import group_mean_difference
 from skfair._stats._counts import rescale_weights
 from skfair._stats._votes import entropy, label_stability_from_codes
@@ -41,10 +42,20 @@ _MEMBER_HINT = (
 )
 
 
+_VALIDATE = {"prefer_skip_nested_validation": True}
+_DIFFERENCE_CONSTRAINTS = {
+    "y_true": ["array-like", None],
+    "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
+    "privileged_group": "no_validation",
+    "sample_weight": ["array-like", None],
+}
+
+
 # --------------------------------------------------------------------------------------------
 # per-sample measures
 
 
+@validate_params({"y_pred": ["array-like"], "labels": ["array-like", None]}, **_VALIDATE)
 def label_stability(y_pred, *, labels=None):
     """Label stability of each sample across the members of an ensemble.
 
@@ -79,6 +90,7 @@ def label_stability(y_pred, *, labels=None):
     return label_stability_from_codes(codes, n_classes)
 
 
+@validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
 def aleatoric_uncertainty(y_proba):
     """Aleatoric (data) uncertainty of each sample: the members' mean entropy, in bits.
 
@@ -106,6 +118,7 @@ def aleatoric_uncertainty(y_proba):
     return entropy(_check_member_proba(y_proba)).mean(axis=0)
 
 
+@validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
 def epistemic_uncertainty(y_proba):
     """Epistemic (model) uncertainty of each sample, in bits.
 
@@ -139,6 +152,10 @@ def epistemic_uncertainty(y_proba):
 # group disparities
 
 
+@validate_params(
+    {**_DIFFERENCE_CONSTRAINTS, "y_pred": ["array-like"], "labels": ["array-like", None]},
+    **_VALIDATE,
+)
 def label_stability_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, labels=None, sample_weight=None
 ):
@@ -192,6 +209,7 @@ def label_stability_difference(
     )
 
 
+@validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
 def epistemic_uncertainty_difference(
     y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
 ):
@@ -241,6 +259,7 @@ def epistemic_uncertainty_difference(
     )
 
 
+@validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
 def aleatoric_uncertainty_difference(
     y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
 ):

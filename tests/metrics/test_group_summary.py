@@ -207,7 +207,7 @@ def test_bad_arguments():
         group_summary(y, y, sensitive_features=groups, metric="precision")
     with pytest.raises(ValueError, match="n_boot"):
         group_summary(y, y, sensitive_features=groups, n_boot=-1)
-    with pytest.raises(ValueError, match="ci must be"):
+    with pytest.raises(ValueError, match="The .ci. parameter of group_summary must be"):
         group_summary(y, y, sensitive_features=groups, ci=95)
     with pytest.raises(TypeError, match="no metric keyword"):
         group_summary(y, y, sensitive_features=groups, zero_division=0)
