@@ -1,6 +1,6 @@
 """Group disparities of hard predictions (binary and multi-class).
 
-Binary-label metrics (spec §5.2) compare a base measure -- selection rate, true/false
+Binary-label metrics compare a base measure -- selection rate, true/false
 positive/negative rate, accuracy -- between groups. They share one count table per group,
 ``[tn, fp, fn, tp]`` from one ``np.bincount`` over the joint group codes, and a formula from
 :mod:`skfair._stats._aggregate`:
@@ -10,9 +10,11 @@ positive/negative rate, accuracy -- between groups. They share one count table p
 - ``privileged_group=None``: the largest gap between any two groups, ``max - min`` (ratios:
   ``min / max``).
 
-Multi-class metrics (spec §5.3, seed 004 Eq. 4.1) compare each group with the whole
-population, class by class: ``U_DP`` and ``U_EO``. Continuous outputs are binned at quantile
-cut-offs of ``y_true``.
+Multi-class metrics compare each group with the whole population, class by class: ``U_DP``
+and ``U_EO``, the multi-class demographic parity (Calders, Kamiran and Pechenizkiy, 2009) and
+equalized odds (Hardt, Price and Srebro, 2016) unfairness in the form of Denis, Elie, Hebiri
+and Hu, "Fairness guarantee in multi-class classification" (arXiv:2109.13642, 2021).
+Continuous outputs are binned at quantile cut-offs of ``y_true``.
 """
 
 from __future__ import annotations
@@ -429,14 +431,14 @@ def _binary_confusion(
 
 
 # ----------------------------------------------------------------------------------------------
-# multi-class and binned continuous outputs (seed 004, §4.1)
+# multi-class and binned continuous outputs
 
 
 @validate_params(_MULTICLASS_CONSTRAINTS, **_VALIDATE)
 def demographic_parity_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
 ):
-    """Multi-class demographic-parity unfairness ``U_DP`` (seed 004, §4.1.1).
+    """Multi-class demographic-parity unfairness ``U_DP``.
 
     ``U_DP = max_{a, k} |P(y_pred = k | A = a) - P(y_pred = k)|``: each group is compared with
     the whole population, class by class. The value is in [0, 1]; 0 means exactly fair.
@@ -469,6 +471,13 @@ def demographic_parity_unfairness(
     -------
     float
 
+    References
+    ----------
+    .. [1] C. Denis, R. Elie, M. Hebiri and F. Hu, "Fairness guarantee in multi-class
+       classification", arXiv:2109.13642, 2021.
+    .. [2] M. Hardt, E. Price and N. Srebro, "Equality of opportunity in supervised
+       learning", NeurIPS 2016.
+
     Examples
     --------
     >>> from skfair.metrics import demographic_parity_unfairness
@@ -493,11 +502,11 @@ def demographic_parity_unfairness(
 def equalized_odds_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
 ):
-    """Multi-class equalized-odds unfairness ``U_EO`` (seed 004, Eq. 4.1).
+    """Multi-class equalized-odds unfairness ``U_EO``.
 
     ``U_EO = max_{a, k, k'} |P(y_pred = k | y_true = k', A = a) - P(y_pred = k | y_true = k')|``
-    with conditional frequencies (the formula of the seed, not its R code, which uses joint
-    frequencies). Cells where group ``a`` has no sample with ``y_true = k'`` are undefined and
+    with conditional frequencies (joint frequencies ``P(y_pred = k, y_true = k' | A = a)``
+    would not vanish for a perfect predictor when the groups' label distributions differ). Cells where group ``a`` has no sample with ``y_true = k'`` are undefined and
     skipped with a warning; NaN if all are. The value is in [0, 1]; 0 means exactly fair.
 
     Parameters
@@ -518,6 +527,13 @@ def equalized_odds_unfairness(
     Returns
     -------
     float
+
+    References
+    ----------
+    .. [1] C. Denis, R. Elie, M. Hebiri and F. Hu, "Fairness guarantee in multi-class
+       classification", arXiv:2109.13642, 2021.
+    .. [2] M. Hardt, E. Price and N. Srebro, "Equality of opportunity in supervised
+       learning", NeurIPS 2016.
 
     Examples
     --------
@@ -629,7 +645,7 @@ def _class_indices(y_true, y_pred, labels):
 
 
 def _bin_outputs(y_true, y_pred, bins):
-    """Bin indices of y_true (or None) and y_pred at cut-offs of y_true (spec §5.3); the bins."""
+    """Bin indices of y_true (or None) and y_pred at cut-offs of y_true; the bins."""
     y_pred = check_scores(y_pred, "y_pred")
     y_true = None if y_true is None else check_scores(y_true, "y_true")
     if isinstance(bins, numbers.Integral):
@@ -664,7 +680,8 @@ def _bin_outputs(y_true, y_pred, bins):
                 f"bins must be at least two strictly increasing cut-offs, got {cutoffs.tolist()}."
             )
     # Right-closed bins (c_{k-1}, c_k] as in R's cut(); the first bin holds c_0 and everything
-    # below, the last everything above c_K, so every value gets a bin (spec §5.3, erratum E2).
+    # below, the last everything above c_K, so every value gets a bin (R's cut() would give NA
+    # to the minimum c_0 and to values outside (c_0, c_K], and drop them cell by cell).
     inner = cutoffs[1:-1]
     edges = [-np.inf, *inner.tolist(), np.inf]
     classes = [f"({low:.6g}, {high:.6g}]" for low, high in zip(edges[:-1], edges[1:], strict=True)]

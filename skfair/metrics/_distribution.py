@@ -7,15 +7,21 @@ part (quantile levels where the privileged group G=0 sits on the favourable side
 threshold (statistical-parity) bias ``sign * (F_1(t) - F_0(t))``, which is a finite sum for
 empirical distributions, so every value here is exact (no grid).
 
-Each metric is built in two steps (DESIGN.md): the sufficient statistics of a compared pair are
-its rows sorted by score with their weights (one global sort, then a mask per pair), and a small
-formula turns them into the statistic.
+Each metric is built in two steps: the sufficient statistics are the scores of every compared
+side (a group, or the pooled privileged groups, within a class of y_true when conditioning)
+sorted once with their weights (:mod:`skfair._stats._sorted`), and a small formula turns a pair
+of sides into the statistic.
 
-Orientation (decision D1 of the spec, a deliberate exception to "disadvantaged minus
-privileged"): with ``privileged_group`` the results are signed and *positive means the
-privileged group is favoured*, so ``net`` has the opposite sign of the statistical parity
-difference. Without ``privileged_group`` the results are unsigned: each pair is oriented so that
-its net part is >= 0 (D2).
+Orientation, a deliberate exception to the "disadvantaged minus privileged" rule of the label
+metrics, so that the paper's G=0 keeps its role: with ``privileged_group`` the results are
+signed and *positive means the privileged group is favoured*, so ``net`` has the opposite sign
+of the statistical parity difference. Without ``privileged_group`` the results are unsigned:
+each pair is oriented so that its net part is >= 0.
+
+Cost: with ``privileged_group``, G - 1 pairs; without, G (G - 1) / 2 pairs. The worst case
+visits them in decreasing order of an upper bound and stops when no pair can beat the best
+found (usually a few exact pairs); ``agg="mean"`` and ``"weighted"`` evaluate every pair, each
+in O(n_a + n_b) on the pre-sorted groups, O(G n) in all.
 """
 
 from __future__ import annotations
@@ -526,7 +532,7 @@ def classifier_bias(
 
     ``sign * (F_1(t) - F_0(t))``: with ``favorable="higher"`` this is the selection rate of the
     privileged group G=0 minus that of the other group, i.e. ``-statistical_parity_difference``
-    (positive = privileged favoured, spec D1). Integrated over all thresholds it gives the net
+    (positive = privileged favoured). Integrated over all thresholds it gives the net
     W1 bias, and its positive and negative parts integrate to the positive and negative W1 bias
     (Theorem 3.2).
 

@@ -1,7 +1,7 @@
 """Stability and uncertainty of an ensemble's predictions, per sample and across groups.
 
-The definitions are Virny's ("Disparity Performance Dimensions", Virny 0.6.0, seed 001 of the
-integration spec). For an ensemble of B members and a sample x, with p_b the class
+The definitions are Virny's ("Disparity Performance Dimensions" in the documentation of the
+Virny library, version 0.6.0). For an ensemble of B members and a sample x, with p_b the class
 probabilities of member b and H the Shannon entropy in bits:
 
 - label stability  LS(x)    = (K f_mode(x) - 1) / (K - 1), where f_mode is the largest fraction
