@@ -1,4 +1,4 @@
-"""Tests of the distribution-level bias metrics against independent oracles (spec §15.1)."""
+"""Tests of the distribution-level bias metrics against scipy and closed forms."""
 
 import numpy as np
 import pytest
@@ -103,7 +103,7 @@ def test_theorem_3_2_integrated_quantile_bias(seed):
     """positive == ∫ max(0, quantile_bias(p)) dp on the merged breakpoints (unweighted)."""
     scores, groups, _ = _two_groups(seed, n0=12, n1=18, weighted=False)
     n0, n1 = (groups == "priv").sum(), (groups == "prot").sum()
-    # Breakpoints i/n0 and j/n1 on the common integer grid n0*n1 (spec §5.2).
+    # Breakpoints i/n0 and j/n1 on the common integer grid n0*n1.
     grid = np.unique(np.concatenate([np.arange(n0 + 1) * n1, np.arange(n1 + 1) * n0]))
     levels = grid / (n0 * n1)
     gap = quantile_bias(
@@ -176,7 +176,7 @@ def test_quantile_bias_matches_numpy_inverted_cdf(seed):
 
 
 def test_classifier_bias_is_minus_statistical_parity_difference():
-    """Spec §15.1 item 10, with statistical parity computed by an independent formula."""
+    """classifier_bias is minus the statistical parity difference, computed independently."""
     scores, groups, _ = _two_groups(3, weighted=False)
     for threshold in (-0.5, 0.0, 0.2, 1.1):
         selected = scores > threshold

@@ -1,4 +1,4 @@
-"""MADD and its optimal-bandwidth search (spec madd.md, property tests 1-23)."""
+"""MADD and its optimal-bandwidth search: oracles (np.histogram, brute force) and properties."""
 
 import warnings
 from itertools import combinations
@@ -16,7 +16,7 @@ from skfair.datasets import make_madd_simulation
 from skfair.metrics import madd, madd_bandwidth_search
 from skfair.metrics._madd import _stable_interval
 
-# True L1 distance between the simulation's two densities (spec section 6, quadrature).
+# True L1 distance between the simulation's two densities (numerical quadrature).
 TRUE_DISTANCE = 1.1953
 
 
