@@ -76,20 +76,20 @@ def stacked_edges(bins):
     return edges, offsets
 
 
-def swept_proportions(scores, codes, sizes, bins, sample_weight=None):
-    """Histogram proportions of each group for every bin count, stacked, shape (K, n_edges - 1).
+class SweptHistograms:
+    """Histogram proportions of each group for every bin count of a sweep, one group at a time.
 
     The stacked edges of all bin counts and the scores are each sorted once; one
     ``searchsorted`` of the sorted scores into the sorted edges (cache-friendly: consecutive
     keys land close) gives each score's position, and a score lies below every edge from its
     position on, so cumulative counts of the positions give the number (or weight) of scores
-    below each edge, per group. No pass over the data per bin count. The count at the last
-    edge of each bin count is the group size (last bin closed), and first differences are the
-    bin counts, identical to ``np.histogram``. The difference that straddles two bin counts is
-    set to 0 so that ``np.add.reduceat`` at the returned offsets sums one histogram.
+    below each edge. No pass over the data per bin count. The count at the last edge of each
+    bin count is the group size (last bin closed), and first differences are the bin counts,
+    identical to ``np.histogram``. The difference that straddles two bin counts is set to 0 so
+    that ``np.add.reduceat`` at ``offsets`` sums one histogram.
 
-    Groups are processed one at a time, so the memory is the output (one float64 per group
-    and edge) plus a few arrays of one group's size.
+    :meth:`row` builds one group's proportions, shape (n_edges - 1,), in O(n_edges + n_g):
+    the caller holds as many rows as it needs (two for a pair), not one per group.
 
     Parameters
     ----------
@@ -100,31 +100,39 @@ def swept_proportions(scores, codes, sizes, bins, sample_weight=None):
         The bin counts.
     sample_weight : ndarray of shape (n_samples,), default=None
     """
-    edges, offsets = stacked_edges(bins)
-    n_edges, n_groups = edges.shape[0], sizes.shape[0]
-    edge_order = np.argsort(edges)  # ties (equal edges of different m) get equal counts
-    score_order = np.argsort(scores)
-    score_order = score_order[np.argsort(codes[score_order], kind="stable")]  # by group, score
-    position = np.searchsorted(edges[edge_order], scores[score_order], side="right")
-    weights = None if sample_weight is None else sample_weight[score_order]
-    rank = np.empty_like(edge_order)
-    rank[edge_order] = np.arange(n_edges)
-    starts = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_groups))])
-    share = np.empty((n_groups, n_edges - 1))
-    for g in range(n_groups):
-        rows = slice(starts[g], starts[g + 1])
+
+    def __init__(self, scores, codes, sizes, bins, sample_weight=None):
+        edges, self.offsets = stacked_edges(bins)
+        self.n_edges = edges.shape[0]
+        self.sizes = sizes
+        self._last_edges = self.offsets + bins
+        edge_order = np.argsort(edges)  # ties (equal edges of different m) get equal counts
+        score_order = np.argsort(scores)
+        score_order = score_order[np.argsort(codes[score_order], kind="stable")]  # by group
+        self._position = np.searchsorted(edges[edge_order], scores[score_order], side="right")
+        self._weights = None if sample_weight is None else sample_weight[score_order]
+        self._rank = np.empty_like(edge_order)
+        self._rank[edge_order] = np.arange(self.n_edges)
+        self._starts = np.concatenate(
+            [[0], np.cumsum(np.bincount(codes, minlength=sizes.shape[0]))]
+        )
+
+    def row(self, g):
+        """Proportions of group ``g`` in every bin of every bin count, stacked."""
+        rows = slice(self._starts[g], self._starts[g + 1])
         below_sorted = np.cumsum(
             np.bincount(
-                position[rows],
-                weights=None if weights is None else weights[rows],
-                minlength=n_edges + 1,
+                self._position[rows],
+                weights=None if self._weights is None else self._weights[rows],
+                minlength=self.n_edges + 1,
             )
         )
-        below = below_sorted[rank].astype(np.float64)
-        below[offsets + bins] = sizes[g]
-        np.divide(np.diff(below), sizes[g], out=share[g])
-    share[:, offsets[1:] - 1] = 0.0
-    return share, offsets
+        below = below_sorted[self._rank].astype(np.float64)
+        below[self._last_edges] = self.sizes[g]
+        share = np.diff(below)
+        share /= self.sizes[g]
+        share[self.offsets[1:] - 1] = 0.0
+        return share
 
 
 def _exact_size(size):

@@ -506,8 +506,9 @@ def equalized_odds_unfairness(
 
     ``U_EO = max_{a, k, k'} |P(y_pred = k | y_true = k', A = a) - P(y_pred = k | y_true = k')|``
     with conditional frequencies (joint frequencies ``P(y_pred = k, y_true = k' | A = a)``
-    would not vanish for a perfect predictor when the groups' label distributions differ). Cells where group ``a`` has no sample with ``y_true = k'`` are undefined and
-    skipped with a warning; NaN if all are. The value is in [0, 1]; 0 means exactly fair.
+    would not vanish for a perfect predictor when the groups' label distributions differ).
+    Cells where group ``a`` has no sample with ``y_true = k'`` are undefined and skipped with
+    a warning; NaN if all are. The value is in [0, 1]; 0 means exactly fair.
 
     Parameters
     ----------

@@ -25,19 +25,23 @@ from skfair._groups import check_n_groups
 from skfair._stats._aggregate import aggregate, warn_single_group
 from skfair._stats._counts import rescale_weights
 from skfair._stats._histograms import (
+    SweptHistograms,
     bins_from_bandwidths,
     group_histograms,
     h_sup,
-    swept_proportions,
 )
 from skfair._validation import check_groups, check_lengths, check_scores, check_weights
 
 # Below this group size MADD is dominated by sampling noise (Section 4.4: the error is still
 # about 0.08 at n = 403).
 _SMALL_GROUP = 50
-# Largest per-group table (groups x bins, summed over the bandwidth grid) that MADD allocates:
-# 2**27 float64 cells, 1 GiB. Beyond it a parameter (bins, bandwidth, bandwidths) is refused.
+# Largest histogram table MADD allocates: 2**27 float64 cells, 1 GiB (groups x bins for a
+# fixed bin count; one group's row of the sweep, the bin counts of the grid summed, for
+# bandwidth="auto"). Beyond it a parameter (bins, bandwidth, bandwidths) is refused.
 _MAX_TABLE_CELLS = 1 << 27
+# The sweep keeps every group's row when they fit in 2**25 cells (256 MiB), else builds the
+# rows pair by pair.
+_CACHED_SWEEP_CELLS = 1 << 25
 # Rows of the (start, end) variance triangle evaluated at once by the interval search.
 _SEARCH_BLOCK_ROWS = 32
 
@@ -355,9 +359,10 @@ def _check_table_size(n_groups, cells_per_group, parameter):
     cells = n_groups * cells_per_group
     if cells > _MAX_TABLE_CELLS:
         raise ValueError(
-            f"{parameter} asks for {cells:.3g} histogram cells ({n_groups} groups x the bin "
-            f"counts), more than the {_MAX_TABLE_CELLS:.3g} (1 GiB) MADD allows. MADD with more "
-            "bins than samples per group measures sampling noise: use fewer bins, a larger "
+            f"{parameter} asks for {cells:.3g} histogram cells (groups x bins, or the bin "
+            f"counts of the sweep summed), more than the {_MAX_TABLE_CELLS:.3g} (1 GiB) MADD "
+            "allows. MADD with more bins than samples per group measures sampling noise: use "
+            "fewer bins, a larger "
             "bandwidth, or fewer bandwidths (the default grid is 1000)."
         )
 
@@ -376,7 +381,7 @@ def _bandwidth_grid(bandwidths, bin_rule, n_groups):
     """The ascending bandwidth grid and its integer bin counts (of a bounded table size)."""
     if isinstance(bandwidths, Integral):
         n_max = int(bandwidths)
-        _check_table_size(n_groups, n_max * (n_max + 3) // 2, "bandwidths")
+        _check_table_size(1, n_max * (n_max + 3) // 2, "bandwidths")
         bins = np.arange(int(bandwidths), 0, -1, dtype=np.intp)
         return 1.0 / bins, bins
     grid = np.asarray(bandwidths, dtype=np.float64)
@@ -390,7 +395,7 @@ def _bandwidth_grid(bandwidths, bin_rule, n_groups):
             "with np.unique first."
         )
     bins = bins_from_bandwidths(grid, bin_rule)
-    _check_table_size(n_groups, int(np.sum(bins + 1)), "bandwidths")
+    _check_table_size(1, int(np.sum(bins + 1)), "bandwidths")
     return grid, bins
 
 
@@ -484,24 +489,33 @@ def _bandwidth_search(
 ):
     h, bins = _bandwidth_grid(bandwidths, bin_rule, groups.n_groups)
     sizes = groups.counts(sample_weight)
-    proportions, offsets = swept_proportions(scores, groups.codes, sizes, bins, sample_weight)
+    sweep = SweptHistograms(scores, groups.codes, sizes, bins, sample_weight)
     labels = groups.labels
-    pairs = list(combinations(range(groups.n_groups), 2))
-    pair_results = Parallel(n_jobs=n_jobs)(
-        delayed(_pair_search)(
-            h,
-            bins,
-            (proportions[g], proportions[k]),
-            offsets,
-            (sizes[g], sizes[k]),
-            (labels[g], labels[k]),
-            min_interval_length,
-            percent,
-            min_points,
-            bin_rule,
-        )
-        for g, k in pairs
-    )
+    # Rows of all groups when they fit in _CACHED_SWEEP_CELLS, otherwise built per pair: the
+    # memory stays bounded for any number of groups, at the cost of rebuilding the second
+    # group's row for each pair (O(n_edges), small next to the interval search).
+    cache_all = groups.n_groups * sweep.n_edges <= _CACHED_SWEEP_CELLS
+    cached = [sweep.row(g) for g in range(groups.n_groups)] if cache_all else None
+
+    def pair_tasks():
+        for g in range(groups.n_groups):
+            row_g = cached[g] if cache_all else sweep.row(g)
+            for k in range(g + 1, groups.n_groups):
+                row_k = cached[k] if cache_all else sweep.row(k)
+                yield delayed(_pair_search)(
+                    h,
+                    bins,
+                    (row_g, row_k),
+                    sweep.offsets,
+                    (sizes[g], sizes[k]),
+                    (labels[g], labels[k]),
+                    min_interval_length,
+                    percent,
+                    min_points,
+                    bin_rule,
+                )
+
+    pair_results = Parallel(n_jobs=n_jobs)(pair_tasks())
     values = [pair.value for pair in pair_results]
     worst = pair_results[int(np.argmax(values))]
     result = Bunch(**worst)
