@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import entr
 
-from skfair._validation import check_groups, check_lengths, check_weights
+from skfair._validation import check_groups, check_label_values, check_lengths, check_weights
 from skfair.metrics._disparity import (
     _group_mean_difference as _disparity_group_mean_difference,
 )
@@ -336,8 +336,7 @@ def _member_label_codes(y_pred, labels):
             "(n_estimators, n_samples). For probabilities take each member's argmax, or use "
             "BootstrapEnsemble.predict_members."
         )
-    if y_pred.dtype.kind == "f" and np.isnan(y_pred).any():
-        raise ValueError("y_pred has NaN values.")
+    check_label_values(y_pred, "y_pred")
     if y_pred.dtype.kind == "f" and not np.array_equal(y_pred, np.round(y_pred)):
         raise ValueError(
             "y_pred holds non-integer floats (probabilities?); label stability needs the class "
