@@ -215,6 +215,10 @@ class _BaseRepair(_SkfairEstimatorMixin, TransformerMixin, BaseEstimator):
         X, sensitive_features = self._split_input(X, sensitive_features, reset=True)
         n_samples = X.shape[0]
         weights = check_weights(sample_weight, n_samples)
+        if weights is not None and weights[0] > 0 and (weights == weights[0]).all():
+            # equal weights are no weights (the repairs do not depend on the weights' scale):
+            # the unweighted path gives the same maps, bit for bit
+            weights = None
         self._seed = draw_seed(self.random_state)
         if sensitive_features is None:
             warn_no_sensitive_features(self)
