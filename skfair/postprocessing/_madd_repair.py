@@ -22,7 +22,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
 from skfair._compat import Interval, StrOptions
-from skfair.metrics._madd import _h_sup
+from skfair._stats._histograms import h_sup as _h_sup
 from skfair.postprocessing._base import _BaseRepair
 
 # bins="auto" is floor(1 / (0.1 h_sup)) per pair of groups: 135 bins for 10^4 / 10^4 and 40
