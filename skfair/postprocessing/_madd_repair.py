@@ -615,11 +615,11 @@ def _check_binary_labels(y, n_samples):
     if y is None:
         raise ValueError(
             "MADDRepair(lam='auto') chooses lam from the accuracy of the repaired scores and "
-            "needs the labels: call fit(S, y, sensitive_features=...), or set lam to a float."
+            "needs the labels: call fit(X, y, sensitive_features=...), or set lam to a float."
         )
     y = column_or_1d(y)
     if y.shape[0] != n_samples:
-        raise ValueError(f"Inconsistent numbers of samples: S has {n_samples}, y has {y.shape[0]}.")
+        raise ValueError(f"Inconsistent numbers of samples: X has {n_samples}, y has {y.shape[0]}.")
     if type_of_target(y, input_name="y") not in ("binary",) or not set(np.unique(y).tolist()) <= {
         0,
         1,
