@@ -150,7 +150,8 @@ class MADDRepair(_BaseRepair):
     population CDF are the groups' total weights, and the ``lam="auto"`` objective counts
     rows by weight. Unit weights give the unweighted repair exactly, and the result does not
     depend on the scale of the weights. Integer weights are close to, not exactly, repeated
-    rows: the CDF's anchors at 0 and 1 count as one row of average weight.
+    rows: the CDF's anchors at 0 and 1 count as one row of average weight. Rows of weight 0
+    do not enter the fit; ``fit_transform`` repairs them like new scores.
 
     Without sensitive features all rows form one group and the repair is the identity (with a
     warning); scores are then not required to lie in [0, 1].
@@ -210,34 +211,52 @@ class MADDRepair(_BaseRepair):
 
     def _fit_maps(self, X, y, groups, sample_weight, draws, *, in_sample):
         """Fit the CDFs and, with ``lam="auto"``, choose ``lam``; the in-sample path gives
-        row i of group g the level of its rank in the group (ties ordered at random)."""
+        row i of group g the level of its rank in the group (ties ordered at random).
+
+        Rows of weight 0 do not enter the CDFs nor the objective; in the in-sample path they
+        are repaired like new scores.
+        """
         if groups.n_groups < 2:
             # one group is its own population: the repair is the identity
             self._fit_identity(X, y)
             return X.copy() if in_sample else None
-        codes, sizes = groups.codes, groups.counts()
-        _check_calibration(X, sizes, self.groups_)
+        labels = _check_binary_labels(y, X.shape[0]) if self.lam == "auto" else None
+        fitted = None
+        if sample_weight is not None and not (sample_weight > 0).all():
+            fitted = np.flatnonzero(sample_weight > 0)
+            _check_unit_interval(X)
+        scores, codes, weights, fitted_draws = (
+            (X, groups.codes, sample_weight, draws)
+            if fitted is None
+            else (X[fitted], groups.codes[fitted], sample_weight[fitted], draws[fitted])
+        )
+        sizes = np.bincount(codes, minlength=groups.n_groups)
+        _check_calibration(scores, sizes, self.groups_)
         self.lambdas_ = np.linspace(0.0, 1.0, self.n_lambdas)
         self.bins_ = self._pair_bins(sizes)
-        orders, ranks = _in_group_ranks(X, codes, sizes, draws)
+        orders, ranks = _in_group_ranks(scores, codes, sizes, fitted_draws)
         self._cdfs = [
-            _fit_cdfs(X[:, column], codes, sizes, sample_weight, orders[column])
-            for column in range(X.shape[1])
+            _fit_cdfs(scores[:, column], codes, sizes, weights, orders[column])
+            for column in range(scores.shape[1])
         ]
         if self.lam == "auto":
-            labels = _check_binary_labels(y, X.shape[0])
-            self._search_lambda(X, codes, sizes, orders, labels, sample_weight)
+            labels = labels if fitted is None else labels[fitted]
+            self._search_lambda(scores, codes, sizes, orders, labels, weights)
         else:
-            self.lambda_ = np.full(X.shape[1], float(self.lam))
+            self.lambda_ = np.full(scores.shape[1], float(self.lam))
         if not in_sample:
             return None
-        repaired = X.copy()
+        repaired = scores.copy()
         for column, lam in enumerate(self.lambda_):
             if lam > 0:
                 cdfs = self._cdfs[column]
                 levels = _rank_levels(cdfs, ranks[:, column], codes)
                 repaired[:, column] = _repair_column(cdfs, lam, levels, codes)
-        return repaired
+        if fitted is None:
+            return repaired
+        out = self._apply_maps(X, groups.codes, draws)  # zero-weight rows: as new scores
+        out[fitted] = repaired
+        return out
 
     def _search_lambda(self, scores, codes, sizes, orders, labels, sample_weight):
         """Set ``lambda_`` and the curves of the objective (eqs. 9-10) on the grid."""

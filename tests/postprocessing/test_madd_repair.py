@@ -532,3 +532,41 @@ def test_full_weighted_repair_gives_every_group_the_weighted_population_law():
     for g in (0, 1):
         rows = groups == g
         np.testing.assert_allclose(weighted_cdf(out[rows], weights[rows]), population, atol=0.01)
+
+
+def test_zero_weight_rows_do_not_enter_the_fit():
+    rng = np.random.default_rng(15)
+    scores = rng.beta(2, 3, 3000)
+    groups = rng.integers(0, 2, 3000)
+    y = (rng.random(3000) < scores).astype(int)
+    weights = rng.uniform(0.5, 2.0, 3000)
+    weights[::7] = 0.0
+    kept = weights > 0
+    weighted = MADDRepair(n_lambdas=50, random_state=0).fit(
+        scores[:, None], y, sensitive_features=groups, sample_weight=weights
+    )
+    dropped = MADDRepair(n_lambdas=50, random_state=0).fit(
+        scores[kept, None], y[kept], sensitive_features=groups[kept], sample_weight=weights[kept]
+    )
+    np.testing.assert_allclose(weighted.objective_, dropped.objective_, rtol=0, atol=1e-12)
+    queries = rng.random(200)[:, None]
+    query_groups = rng.integers(0, 2, 200)
+    np.testing.assert_allclose(
+        weighted.transform(queries, sensitive_features=query_groups),
+        dropped.transform(queries, sensitive_features=query_groups),
+        rtol=0,
+        atol=1e-12,
+    )
+    # in-sample, a zero-weight row is repaired like a new score
+    in_sample = MADDRepair(lam=0.7, random_state=0).fit_transform(
+        scores[:, None], sensitive_features=groups, sample_weight=weights
+    )
+    fitted = MADDRepair(lam=0.7, random_state=0).fit(
+        scores[kept, None], sensitive_features=groups[kept], sample_weight=weights[kept]
+    )
+    np.testing.assert_allclose(
+        in_sample[~kept],
+        fitted.transform(scores[~kept, None], sensitive_features=groups[~kept]),
+        rtol=0,
+        atol=1e-12,
+    )
