@@ -144,9 +144,9 @@ class _Barycenter:
         """Q̄(u) for levels ``u`` in [0, 1]."""
         return self.quantiles[np.searchsorted(self.levels, u, side="left")]
 
-    def in_sample(self, draws):
-        """Repaired calibration values, rows in input order; ``draws`` (one uniform per
-        calibration row of the map) order the rows inside tie blocks."""
+    def in_sample(self, draws, stream):
+        """Repaired calibration values, rows in input order; the draws of ``stream`` (a
+        :class:`RowRandom` of the calibration rows of the map) order rows inside tie blocks."""
         fair = self.fair[self.slot]
         rows = self.order
         tied = self.values[1:] == self.values[:-1]
@@ -156,7 +156,7 @@ class _Barycenter:
             # rows, not to sorted positions, so the result does not depend on how the sort
             # ordered the tied rows.
             block = np.cumsum(np.concatenate([[True], ~tied]))
-            rows = rows[np.lexsort((draws[rows], block))]
+            rows = rows[np.lexsort((draws.uniform(*stream)[rows], block))]
         out = np.empty_like(fair)
         out[rows] = fair
         return out
@@ -505,8 +505,9 @@ class BarycenterRepair(_BaseRepair):
                 if not self.sequential_:
                     dispersion = barycenter.dispersion(stratum_weights)
                 if keep:
-                    tie_order = draws[fitted_rows].uniform(_TIE_ORDER, column, position)
-                    repaired[fitted_rows] = barycenter.in_sample(tie_order)
+                    repaired[fitted_rows] = barycenter.in_sample(
+                        draws[fitted_rows], (_TIE_ORDER, column, position)
+                    )
                 del barycenter.slot, barycenter.order
                 step_maps.append(barycenter)
                 if keep and positive is not None and not positive[rows].all():
