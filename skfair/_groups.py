@@ -267,7 +267,7 @@ def _privileged_labels(groups, privileged_group):
     entries = list(privileged_group) if is_list else [privileged_group]
     wanted = []
     for entry in entries:
-        label = entry if isinstance(entry, tuple) else (entry,)
+        label = tuple(entry) if isinstance(entry, (tuple, list)) else (entry,)
         if len(label) != groups.n_attributes:
             raise ValueError(
                 f"privileged_group={privileged_group!r}: {entry!r} does not name one value per "

@@ -203,6 +203,7 @@ def test_privileged_group_string_of_a_one_column_frame_is_one_value():
     assert named(("b",)) == [("b",)]
     assert named([("a",), "ab"]) == [("a",), ("ab",)]
     two = factorize_groups(pd.DataFrame({"sex": ["F", "M"], "race": ["a", "b"]}))
+    np.testing.assert_array_equal(privileged_mask(two, [["M", "b"]]), [False, True])
     with pytest.raises(ValueError, match="one value per sensitive attribute"):
         privileged_mask(two, "M")
     with pytest.raises(ValueError, match="one value per sensitive attribute"):
