@@ -1,7 +1,7 @@
 """Stability and uncertainty of an ensemble's predictions, per sample and across groups.
 
-The definitions are Virny's ("Disparity Performance Dimensions", Virny 0.6.0, seed 001 of the
-integration spec). For an ensemble of B members and a sample x, with p_b the class
+The definitions are Virny's ("Disparity Performance Dimensions" in the documentation of the
+Virny library, version 0.6.0). For an ensemble of B members and a sample x, with p_b the class
 probabilities of member b and H the Shannon entropy in bits:
 
 - label stability  LS(x)    = (K f_mode(x) - 1) / (K - 1), where f_mode is the largest fraction
@@ -25,12 +25,12 @@ largest gap between any two groups.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import entr
 
-from skfair._validation import check_groups, check_lengths, check_weights
-from skfair.metrics._disparity import (
-    _group_mean_difference as _disparity_group_mean_difference,
-)
+from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
+from skfair._stats._aggregate import group_mean_difference
+from skfair._stats._counts import rescale_weights
+from skfair._stats._votes import entropy, label_stability_from_codes
+from skfair._validation import check_groups, check_label_values, check_lengths, check_weights
 
 # Tolerance on the sum of a member's class probabilities.
 _PROBA_SUM_TOL = 1e-6
@@ -42,10 +42,20 @@ _MEMBER_HINT = (
 )
 
 
+_VALIDATE = {"prefer_skip_nested_validation": True}
+_DIFFERENCE_CONSTRAINTS = {
+    "y_true": ["array-like", None],
+    "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
+    "privileged_group": "no_validation",
+    "sample_weight": ["array-like", None],
+}
+
+
 # --------------------------------------------------------------------------------------------
 # per-sample measures
 
 
+@validate_params({"y_pred": ["array-like"], "labels": ["array-like", None]}, **_VALIDATE)
 def label_stability(y_pred, *, labels=None):
     """Label stability of each sample across the members of an ensemble.
 
@@ -77,9 +87,10 @@ def label_stability(y_pred, *, labels=None):
     array([1. , 0. , 0.5])
     """
     codes, n_classes = _member_label_codes(y_pred, labels)
-    return _label_stability_from_codes(codes, n_classes)
+    return label_stability_from_codes(codes, n_classes)
 
 
+@validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
 def aleatoric_uncertainty(y_proba):
     """Aleatoric (data) uncertainty of each sample: the members' mean entropy, in bits.
 
@@ -104,9 +115,10 @@ def aleatoric_uncertainty(y_proba):
     >>> aleatoric_uncertainty([[0.5, 1.0], [0.5, 0.0]])
     array([1., 0.])
     """
-    return _entropy(_check_member_proba(y_proba)).mean(axis=0)
+    return entropy(_check_member_proba(y_proba)).mean(axis=0)
 
 
+@validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
 def epistemic_uncertainty(y_proba):
     """Epistemic (model) uncertainty of each sample, in bits.
 
@@ -133,13 +145,17 @@ def epistemic_uncertainty(y_proba):
     array([1., 0.])
     """
     proba = _check_member_proba(y_proba)
-    return _entropy(proba.mean(axis=0)) - _entropy(proba).mean(axis=0)
+    return entropy(proba.mean(axis=0)) - entropy(proba).mean(axis=0)
 
 
 # --------------------------------------------------------------------------------------------
 # group disparities
 
 
+@validate_params(
+    {**_DIFFERENCE_CONSTRAINTS, "y_pred": ["array-like"], "labels": ["array-like", None]},
+    **_VALIDATE,
+)
 def label_stability_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, labels=None, sample_weight=None
 ):
@@ -182,17 +198,18 @@ def label_stability_difference(
     -0.333333
     """
     codes, n_classes = _member_label_codes(y_pred, labels)
-    values = _label_stability_from_codes(codes, n_classes)
-    return _group_mean_difference(
+    values = label_stability_from_codes(codes, n_classes)
+    groups, sample_weight = _check_group_inputs(values, y_true, sensitive_features, sample_weight)
+    return group_mean_difference(
         values,
-        y_true,
-        sensitive_features,
+        groups,
         privileged_group,
-        sample_weight,
+        sample_weight=sample_weight,
         measure="mean label stability",
     )
 
 
+@validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
 def epistemic_uncertainty_difference(
     y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
 ):
@@ -232,16 +249,17 @@ def epistemic_uncertainty_difference(
     0.5
     """
     values = epistemic_uncertainty(y_proba)
-    return _group_mean_difference(
+    groups, sample_weight = _check_group_inputs(values, y_true, sensitive_features, sample_weight)
+    return group_mean_difference(
         values,
-        y_true,
-        sensitive_features,
+        groups,
         privileged_group,
-        sample_weight,
+        sample_weight=sample_weight,
         measure="mean epistemic uncertainty",
     )
 
 
+@validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
 def aleatoric_uncertainty_difference(
     y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
 ):
@@ -280,37 +298,18 @@ def aleatoric_uncertainty_difference(
     1.0
     """
     values = aleatoric_uncertainty(y_proba)
-    return _group_mean_difference(
+    groups, sample_weight = _check_group_inputs(values, y_true, sensitive_features, sample_weight)
+    return group_mean_difference(
         values,
-        y_true,
-        sensitive_features,
+        groups,
         privileged_group,
-        sample_weight,
+        sample_weight=sample_weight,
         measure="mean aleatoric uncertainty",
     )
 
 
 # --------------------------------------------------------------------------------------------
 # private helpers
-
-
-def _entropy(proba):
-    """Shannon entropy in bits over the last axis, with 0 log 0 = 0 (no warning)."""
-    return entr(proba).sum(axis=-1) / np.log(2)
-
-
-def _label_stability_from_codes(codes, n_classes):
-    """LS of integer member labels ``codes`` (n_estimators, n_samples) in range(n_classes)."""
-    mode_fraction = _member_votes(codes, n_classes).max(axis=1) / codes.shape[0]
-    return (n_classes * mode_fraction - 1) / (n_classes - 1)
-
-
-def _member_votes(codes, n_classes):
-    """Votes per (sample, class), shape (n_samples, n_classes), of member label ``codes``."""
-    n_samples = codes.shape[1]
-    # One bincount over the joint (sample, class) code counts every vote.
-    joint = (np.arange(n_samples) * n_classes + codes).ravel()
-    return np.bincount(joint, minlength=n_samples * n_classes).reshape(n_samples, n_classes)
 
 
 def _check_members(array, name):
@@ -336,8 +335,7 @@ def _member_label_codes(y_pred, labels):
             "(n_estimators, n_samples). For probabilities take each member's argmax, or use "
             "BootstrapEnsemble.predict_members."
         )
-    if y_pred.dtype.kind == "f" and np.isnan(y_pred).any():
-        raise ValueError("y_pred has NaN values.")
+    check_label_values(y_pred, "y_pred")
     if y_pred.dtype.kind == "f" and not np.array_equal(y_pred, np.round(y_pred)):
         raise ValueError(
             "y_pred holds non-integer floats (probabilities?); label stability needs the class "
@@ -390,23 +388,11 @@ def _check_member_proba(y_proba):
     return proba
 
 
-def _group_mean_difference(
-    values, y_true, sensitive_features, privileged_group, sample_weight, *, measure
-):
-    """Checked inputs, then the gap between the per-group weighted means of ``values``.
-
-    The signed / unsigned rules (and the warnings for undefined groups) are those of every
-    skfair group metric, :func:`skfair.metrics._disparity._rate_difference`.
-    """
+def _check_group_inputs(values, y_true, sensitive_features, sample_weight):
+    """Groups and weights of per-sample ``values``, after checking the lengths agree."""
     n_samples = values.shape[0]
     check_lengths(
         **{"y_true": y_true, "the member outputs (axis 1)": values, "sample_weight": sample_weight}
     )
-    groups = check_groups(sensitive_features, n_samples)
-    return _disparity_group_mean_difference(
-        values,
-        groups,
-        privileged_group,
-        sample_weight=check_weights(sample_weight, n_samples),
-        measure=measure,
-    )
+    weights = rescale_weights(check_weights(sample_weight, n_samples))
+    return check_groups(sensitive_features, n_samples), weights

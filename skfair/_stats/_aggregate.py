@@ -1,0 +1,194 @@
+"""Per-group and per-pair values turned into one score: differences, ratios, worst case, mean.
+
+Statistic consumed: per-group numerators and denominators of a rate (from the count tables of
+:mod:`skfair._stats._counts`), or one value per compared pair of groups (from
+:mod:`skfair._stats._sorted` or :mod:`skfair._stats._histograms`). These are small tables
+(groups or pairs, not samples); merge the sufficient statistics before aggregating, never
+the aggregated scores.
+
+Rules, the same for every skfair group metric:
+
+- :func:`rate_difference` and :func:`rate_ratio`: with ``privileged_group``, the signed
+  ``rate(dis) - rate(priv)`` (ratio ``dis / priv``), where priv pools the samples of the
+  named group(s) and dis pools all the others; without it, the largest gap between any two
+  groups, ``max - min`` (ratio ``min / max``);
+- :func:`group_mean_difference`: the same rules on the per-group weighted mean of a
+  per-sample value (stability and uncertainty disparities);
+- :func:`aggregate`: several compared pairs or conditioning cells combined by their worst
+  case, their mean, or their weighted mean.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
+
+from skfair._groups import privileged_mask
+from skfair._stats._counts import group_sums
+
+
+def rate_difference(numerator, denominator, groups, privileged_group=None, *, measure):
+    """Disparity of the per-group rates ``numerator / denominator``.
+
+    With ``privileged_group``: ``rate(dis) - rate(priv)`` where priv pools the groups named by
+    ``privileged_group`` and dis pools all the others. Without: ``max - min`` over the groups
+    whose rate is defined (non-zero denominator). Undefined rates are left out with a
+    UserWarning naming the groups; fewer than two defined rates give NaN. A single group gives
+    0.0 with a warning (unsigned) or raises (signed).
+
+    Parameters
+    ----------
+    numerator, denominator : ndarray of shape (n_groups,)
+        Per-group weighted sums, e.g. from :func:`~skfair._stats._counts.confusion_table` or
+        :func:`~skfair._stats._counts.group_sums`.
+    groups : GroupEncoding
+    privileged_group : label, tuple or list of them, default=None
+    measure : str
+        Name of the rate, used in warnings ("true positive rate").
+
+    Returns
+    -------
+    float
+    """
+    if privileged_group is not None:
+        dis, priv = _pooled_rates(numerator, denominator, groups, privileged_group, measure)
+        return float(dis - priv)
+    rates = _defined_rates(numerator, denominator, groups, measure)
+    if rates is None:
+        return 0.0
+    if rates.size < 2:
+        return float("nan")
+    return float(rates.max() - rates.min())
+
+
+def rate_ratio(numerator, denominator, groups, privileged_group=None, *, measure):
+    """Ratio of the per-group rates: ``dis / priv`` (signed) or ``min / max`` (unsigned).
+
+    Same conventions as :func:`rate_difference`; a zero denominator of the ratio gives NaN
+    with a warning, and a single group gives 1.0 with a warning.
+    """
+    if privileged_group is not None:
+        dis, priv = _pooled_rates(numerator, denominator, groups, privileged_group, measure)
+        if priv == 0:
+            warnings.warn(
+                f"The {measure} of the privileged group(s) {privileged_group!r} is 0; the ratio "
+                "is undefined and NaN is returned.",
+                UserWarning,
+            )
+            return float("nan")
+        return float(dis / priv)
+    rates = _defined_rates(numerator, denominator, groups, measure)
+    if rates is None:
+        return 1.0
+    if rates.size < 2:
+        return float("nan")
+    if rates.max() == 0:
+        warnings.warn(
+            f"The {measure} is 0 in every group; the ratio is undefined and NaN is returned.",
+            UserWarning,
+        )
+        return float("nan")
+    return float(rates.min() / rates.max())
+
+
+def group_mean_difference(
+    values, groups, privileged_group=None, *, sample_weight=None, measure="mean"
+):
+    """Gap between the per-group weighted means of a per-sample vector ``values``.
+
+    The signed/unsigned rules are those of :func:`rate_difference`. This is the group step of
+    the stability and uncertainty disparities.
+    """
+    numerator, denominator = group_sums(values, groups, sample_weight)
+    return rate_difference(numerator, denominator, groups, privileged_group, measure=measure)
+
+
+def _pooled_rates(numerator, denominator, groups, privileged_group, measure):
+    """``(rate(dis), rate(priv))`` with the rows of each side pooled (NaN when undefined)."""
+    is_privileged = privileged_mask(groups, privileged_group)
+    rates = []
+    for side, mask in (("disadvantaged", ~is_privileged), ("privileged", is_privileged)):
+        total = denominator[mask].sum()
+        if total == 0:
+            members = [label for label, m in zip(groups.labels, mask, strict=True) if m]
+            warnings.warn(
+                f"The {measure} is undefined for the {side} samples (groups {members}): they "
+                "have no (weight in the) samples it is computed on. NaN is returned.",
+                UserWarning,
+            )
+            rates.append(float("nan"))
+        else:
+            rates.append(numerator[mask].sum() / total)
+    return rates
+
+
+def _defined_rates(numerator, denominator, groups, measure):
+    """Rates of the groups with a non-zero denominator; None when only one group exists."""
+    if groups.n_groups < 2:
+        warn_single_group(groups)
+        return None
+    defined = denominator > 0
+    if not defined.all():
+        undefined = [label for label, d in zip(groups.labels, defined, strict=True) if not d]
+        warnings.warn(
+            f"The {measure} is undefined for group(s) {undefined}: they have no (weight in the) "
+            "samples it is computed on. They are left out of the comparison.",
+            UserWarning,
+        )
+    return numerator[defined] / denominator[defined]
+
+
+def aggregate(values, agg, *, sizes=None, signed=False):
+    """Combine per-pair (or per-cell) values, shape (n_pairs, ...), into one value per column.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_pairs,) or (n_pairs, n_columns)
+        One row per compared pair of groups (or per pair and conditioning cell).
+    agg : {"worst_case", "mean", "weighted"}
+        ``"worst_case"``: the row whose value is largest (largest in magnitude when
+        ``signed``, sign kept); ``"mean"``: the plain mean over rows; ``"weighted"``: the mean
+        weighted by ``sizes``.
+    sizes : array-like of shape (n_pairs,), default=None
+        Weight of each row for ``agg="weighted"`` (the compared groups' combined weight).
+    signed : bool, default=False
+        Whether the values carry a sign that the worst case must keep.
+
+    Returns
+    -------
+    ndarray of shape values.shape[1:]
+        NaN, with a warning, when there is no row.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape[0] == 0:
+        warnings.warn(
+            "No cell has rows of both compared groups; returning nan.", UserWarning, stacklevel=3
+        )
+        return np.full(values.shape[1:], np.nan)
+    if agg == "mean":
+        return values.mean(axis=0)
+    if agg == "weighted":
+        return np.average(values, axis=0, weights=sizes)
+    magnitude = np.abs(values) if signed else values
+    worst = np.argmax(magnitude, axis=0)
+    return np.take_along_axis(values, np.expand_dims(worst, 0), axis=0)[0]
+
+
+def warn_single_group(groups, reported="no disparity"):
+    """Warn that a disparity over a single group is reported as ``reported``.
+
+    The rule of every skfair group metric: with one group there is nothing to compare, the
+    metric returns its "no disparity" value (0.0, or 1.0 for ratios) and says so with an
+    :class:`~sklearn.exceptions.UndefinedMetricWarning`, so that, e.g., a cross-validation fold
+    holding a single group is not silently scored as perfectly fair.
+    """
+    warnings.warn(
+        f"Only one group ({groups.labels}) is present in the sensitive features: the "
+        f"disparity between groups is undefined and is reported as {reported}. Check that "
+        "the sensitive features vary in the data passed (a cross-validation fold sorted by "
+        "group may hold a single group).",
+        UndefinedMetricWarning,
+        stacklevel=3,
+    )
