@@ -304,45 +304,47 @@ def ckdtree_other_group(Z, codes, workers, anchor_rows=None):
     return dist[rows], build, query
 
 
-def versus_ckdtree(kinds, dims, n, budget):
+def versus_ckdtree(configs, n, budget, jobs_list=(1, 2)):
     """``nearest_other_group(method="exact")`` against ``cKDTree.query`` on the same query
-    (SA1: two groups 70/30, points [y, x]), serial and with two workers, one run each,
-    back to back. A cKDTree run whose pilot on 200 anchors predicts more than ``budget``
+    (SA1: two groups 70/30, points [y, x]), with each of ``jobs_list`` threads / workers, one
+    run each, back to back. A cKDTree run whose pilot on 200 anchors predicts more than ``budget``
     seconds is timed on 2,000 random anchors: its build time plus its query time scaled by
     n / 2,000 (marked "extrapolated"; the query cost is linear in the anchors)."""
     from skfair.neighbors import nearest_other_group
 
     print(
-        "| data | n | p | skfair exact, serial | cKDTree, workers=1 | ratio | "
-        "skfair exact, n_jobs=2 | cKDTree, workers=2 | ratio |"
+        "| data | n | p | "
+        + " | ".join(
+            f"skfair exact, n_jobs={jobs} | cKDTree, workers={jobs} | ratio" for jobs in jobs_list
+        )
+        + " |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
-    for kind in kinds:
-        for p in dims:
-            X, y, _, A = make_data(kind, n, p)
-            Z, codes = points(X, y), A[:, 0]
-            cells = []
-            for jobs in (1, 2):
+    print("|---|---|---|" + "---|---|---|" * len(jobs_list))
+    for kind, p in configs:
+        X, y, _, A = make_data(kind, n, p)
+        Z, codes = points(X, y), A[:, 0]
+        cells = []
+        for jobs in jobs_list:
+            start = time.perf_counter()
+            ours = nearest_other_group(Z, sensitive_features=codes, n_jobs=jobs)
+            ours_s = time.perf_counter() - start
+            rng = np.random.default_rng(0)
+            pilot = np.sort(rng.choice(n, 200, replace=False))
+            _, build, query = ckdtree_other_group(Z, codes, jobs, pilot)
+            if build + query * n / pilot.size > budget:
+                sample = np.sort(rng.choice(n, 2_000, replace=False))
+                theirs, build, query = ckdtree_other_group(Z, codes, jobs, sample)
+                theirs_s = build + query * n / sample.size
+                label = " (extrapolated)"
+                assert np.allclose(theirs, ours[sample], rtol=1e-12, atol=0)
+            else:
                 start = time.perf_counter()
-                ours = nearest_other_group(Z, sensitive_features=codes, n_jobs=jobs)
-                ours_s = time.perf_counter() - start
-                rng = np.random.default_rng(0)
-                pilot = np.sort(rng.choice(n, 200, replace=False))
-                _, build, query = ckdtree_other_group(Z, codes, jobs, pilot)
-                if build + query * n / pilot.size > budget:
-                    sample = np.sort(rng.choice(n, 2_000, replace=False))
-                    theirs, build, query = ckdtree_other_group(Z, codes, jobs, sample)
-                    theirs_s = build + query * n / sample.size
-                    label = " (extrapolated)"
-                    assert np.allclose(theirs, ours[sample], rtol=1e-12, atol=0)
-                else:
-                    start = time.perf_counter()
-                    theirs, _, _ = ckdtree_other_group(Z, codes, jobs)
-                    theirs_s = time.perf_counter() - start
-                    label = ""
-                    assert np.allclose(theirs, ours, rtol=1e-12, atol=0)
-                cells.append(f"{ours_s:.2f} | {theirs_s:.2f}{label} | **{theirs_s / ours_s:.2f}×**")
-            print(f"| {kind} | {n:,} | {p} | " + " | ".join(cells) + " |", flush=True)
+                theirs, _, _ = ckdtree_other_group(Z, codes, jobs)
+                theirs_s = time.perf_counter() - start
+                label = ""
+                assert np.allclose(theirs, ours, rtol=1e-12, atol=0)
+            cells.append(f"{ours_s:.2f} | {theirs_s:.2f}{label} | **{theirs_s / ours_s:.2f}×**")
+        print(f"| {kind} | {n:,} | {p} | " + " | ".join(cells) + " |", flush=True)
 
 
 def run_reference(source, Zy, Zf, A, w, m1, m2, exact):
@@ -598,8 +600,18 @@ def main():
     )
     parser.add_argument(
         "--vs-ckdtree",
-        action="store_true",
-        help="only the exact engine against scipy's cKDTree (n = 10^5, p = 10 and 50)",
+        nargs="*",
+        default=None,
+        metavar="KIND:P",
+        help="only the exact engine against scipy's cKDTree at n = 10^5 (default: latent, "
+        "tabular and uniform at p = 10 and 50)",
+    )
+    parser.add_argument(
+        "--jobs",
+        nargs="+",
+        type=int,
+        default=[1, 2],
+        help="n_jobs / workers of the --vs-ckdtree columns",
     )
     parser.add_argument(
         "--markdown", default=None, help="print the tables for the JSON lines in this file"
@@ -617,8 +629,11 @@ def main():
     if args.scaling:
         scaling(args.repeat)
         return None
-    if args.vs_ckdtree:
-        versus_ckdtree(("latent", "tabular", "uniform"), (10, 50), 100_000, budget=120)
+    if args.vs_ckdtree is not None:
+        configs = [(kind, int(p)) for kind, p in (spec.split(":") for spec in args.vs_ckdtree)] or [
+            (kind, p) for kind in ("latent", "tabular", "uniform") for p in (10, 50)
+        ]
+        versus_ckdtree(configs, 100_000, budget=120, jobs_list=args.jobs)
         return None
     if args.interleaved_e2e:
         if source is None:

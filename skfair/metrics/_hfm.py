@@ -298,14 +298,15 @@ def _hfm_details(
     if n < 2:
         raise ValueError(f"hfm needs at least 2 samples, got {n}.")
     weights = check_weights(sample_weight, n)
-    groups = factorize_groups(sensitive_features, n_samples=n)
-    features, column_names = encode_features(X, scale)
-    label_true, label_pred = label_coordinates(y_true, y_pred, label_encoding)
-    warn_sensitive_columns(X, column_names, groups)
-
     kept = np.arange(n) if weights is None else np.flatnonzero(weights > 0)
     if kept.size < 2:
         raise ValueError(f"hfm needs at least 2 rows of positive sample_weight, got {kept.size}.")
+    groups = factorize_groups(sensitive_features, n_samples=n)
+    # Rows of zero weight are left out entirely, from the scaling too.
+    features, column_names = encode_features(X, scale, None if kept.size == n else kept)
+    label_true, label_pred = label_coordinates(y_true, y_pred, label_encoding)
+    warn_sensitive_columns(X, column_names, groups)
+
     codes = groups.attribute_codes[kept]
     n_groups = np.array([np.unique(codes[:, j]).size for j in range(codes.shape[1])])
     valid = n_groups >= 2

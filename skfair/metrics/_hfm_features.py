@@ -17,13 +17,13 @@ from skfair._validation import check_labels
 _MAX_ENCODED_BYTES = 2**30
 
 
-def encode_features(X, scale):
+def encode_features(X, scale, fit_rows=None):
     """Numeric, scaled non-sensitive features and the name of each original column.
 
     ``scale="minmax"`` one-hot encodes non-numeric columns (indicators are already in
-    [0, 1]), casts bool columns to 0/1 and min-max scales numeric columns on the data passed;
-    ``scale=None`` takes numeric ``X`` as given; a fitted transformer is applied with
-    ``transform``.
+    [0, 1]), casts bool columns to 0/1 and min-max scales numeric columns on the data passed
+    (on the rows ``fit_rows`` only, if given: the rows of positive weight); ``scale=None``
+    takes numeric ``X`` as given; a fitted transformer is applied with ``transform``.
     """
     names = _column_names(X)
     if scale is not None and not isinstance(scale, str):
@@ -43,14 +43,14 @@ def encode_features(X, scale):
         if array.ndim != 2:
             raise ValueError(f"Expected 2D array for X, got {array.ndim}D. Reshape your data.")
         if array.dtype.kind in "biuf":
-            return _min_max(_numeric(array, names)), names
+            return _min_max(_numeric(array, names), fit_rows), names
         columns = [_column_values(array[:, j], name) for j, name in enumerate(names)]
     n = _n_rows(X)
     if not columns:
         return np.empty((n, 0)), names
     _check_encoded_size(columns, names, n)
     blocks = [
-        _min_max(values[:, None]) if codes is None else _one_hot(codes, values.size)
+        _min_max(values[:, None], fit_rows) if codes is None else _one_hot(codes, values.size)
         for values, codes in columns
     ]
     return np.hstack(blocks), names
@@ -187,9 +187,11 @@ def _numeric(X, names):
     return array
 
 
-def _min_max(array):
-    """Columns scaled to [0, 1] on the data passed; constant columns become 0."""
-    low, high = array.min(axis=0), array.max(axis=0)
+def _min_max(array, fit_rows=None):
+    """Columns scaled to [0, 1] on the data passed (its ``fit_rows``); constant columns
+    become 0."""
+    fitted = array if fit_rows is None else array[fit_rows]
+    low, high = fitted.min(axis=0), fitted.max(axis=0)
     with np.errstate(over="ignore"):
         span = high - low
     wide = np.isinf(span)
