@@ -70,16 +70,21 @@ def kd_tree_other_group(Z, ZT, codes, n_groups, *, n_jobs=None, anchor_rows=None
     return sqdist, index
 
 
-def kd_tree_pilot_seconds(Z, ZT, attribute_codes, n_groups, sample_rows):
+def kd_tree_pilot_seconds(Z, ZT, attribute_codes, n_groups, sample_rows, budget=np.inf):
     """Estimated seconds of :func:`kd_tree_other_group` on every attribute, single-threaded.
 
     Every tree is built; only the anchors in ``sample_rows`` are searched, and the search time
-    is scaled by the number of rows over the sample size.
+    is scaled by the number of rows over the sample size. The pilot stops after the attribute
+    whose running estimate exceeds ``budget`` (the estimate is then a lower bound).
     """
     timing = {}
+    n = attribute_codes.shape[0]
+    estimate = 0.0
     for a, n_groups_a in enumerate(n_groups):
         if n_groups_a >= 2:
             codes = attribute_codes[:, a]
             kd_tree_other_group(Z, ZT, codes, n_groups_a, anchor_rows=sample_rows, timing=timing)
-    n = attribute_codes.shape[0]
-    return timing.get("build", 0.0) + timing.get("search", 0.0) * n / sample_rows.size
+            estimate = timing["build"] + timing["search"] * n / sample_rows.size
+            if estimate > budget:
+                break
+    return estimate

@@ -321,7 +321,9 @@ def _choose_exact_engine(Z, ZT, attribute_codes, n_groups, search):
     built = time.perf_counter() - start
     block_seconds = built + block_tree.pilot(_PILOT_LEAVES) * block_tree.n_leaves
     rows = np.random.default_rng(0).choice(n, size=_PILOT_ANCHORS, replace=False)
-    kd_seconds = kd_tree_pilot_seconds(Z, ZT, attribute_codes, n_groups, np.sort(rows))
+    kd_seconds = kd_tree_pilot_seconds(
+        Z, ZT, attribute_codes, n_groups, np.sort(rows), budget=block_seconds
+    )
     if search.verbose > 0:
         print(
             f"[nearest_other_group] pilot estimates (one thread): KD-tree {kd_seconds:.2f} s, "

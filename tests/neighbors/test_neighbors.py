@@ -141,7 +141,7 @@ def test_auto_on_large_data_takes_the_engine_the_pilot_finds_cheaper(
 
     calls = _spy_block_tree_runs(monkeypatch)
     monkeypatch.setattr(_other_group, "_PILOT_MIN_SAMPLES", 100)
-    monkeypatch.setattr(_other_group, "kd_tree_pilot_seconds", lambda *args: kd_estimate)
+    monkeypatch.setattr(_other_group, "kd_tree_pilot_seconds", lambda *a, **k: kd_estimate)
     rng = np.random.default_rng(1)
     X = rng.integers(0, 3, (900, 20)).astype(float)
     S = np.column_stack([rng.integers(0, 2, 900), rng.integers(0, 4, 900)])
@@ -152,15 +152,27 @@ def test_auto_on_large_data_takes_the_engine_the_pilot_finds_cheaper(
     np.testing.assert_array_equal(auto[1], ref[1])
 
 
-def test_kd_tree_pilot_estimate_is_positive_and_scales_with_rows():
-    from skfair.neighbors._kd_tree import kd_tree_pilot_seconds
+def test_kd_tree_pilot_stops_at_the_budget(monkeypatch):
+    from skfair.neighbors import _kd_tree
 
+    searched = []
+    search = _kd_tree.kd_tree_other_group
+
+    def spy(Z, ZT, codes, n_groups, **kwargs):
+        searched.append(n_groups)
+        return search(Z, ZT, codes, n_groups, **kwargs)
+
+    monkeypatch.setattr(_kd_tree, "kd_tree_other_group", spy)
     rng = np.random.default_rng(0)
     Z = rng.random((2000, 5))
-    codes = rng.integers(0, 2, (2000, 1))
+    codes = np.column_stack([rng.integers(0, 2, 2000), rng.integers(0, 3, 2000)])
     rows = np.sort(rng.choice(2000, 50, replace=False))
-    seconds = kd_tree_pilot_seconds(Z, np.ascontiguousarray(Z.T), codes, [2], rows)
-    assert 0 < seconds < 60
+    ZT = np.ascontiguousarray(Z.T)
+    assert _kd_tree.kd_tree_pilot_seconds(Z, ZT, codes, [2, 3], rows) > 0
+    assert searched == [2, 3]
+    searched.clear()
+    assert _kd_tree.kd_tree_pilot_seconds(Z, ZT, codes, [2, 3], rows, budget=0.0) > 0
+    assert searched == [2]
 
 
 def test_bruteforce_tiles_keep_the_smallest_row_among_ties():
