@@ -120,13 +120,17 @@ def test_at_least_as_good_as_a_brute_force_oracle(constraint, objective, seed):
     clf, X = on_scores(
         scores, y, groups, weights, constraint=constraint, objective=objective, tolerance=tolerance
     )
-    ours = expected_rates(clf.decision_probability(X, sensitive_features=groups), y, groups, weights)
+    ours = expected_rates(
+        clf.decision_probability(X, sensitive_features=groups), y, groups, weights
+    )
     assert gap_of(constraint, ours) <= tolerance + 1e-9
     assert objective_of(objective, ours) == pytest.approx(clf.objective_value_, abs=1e-12)
 
     # Oracle: every pair of candidate points of the two groups.
-    cand = [_oracle_candidates(scores[groups == g], y[groups == g], weights[groups == g], 40)
-            for g in (0, 1)]
+    cand = [
+        _oracle_candidates(scores[groups == g], y[groups == g], weights[groups == g], 40)
+        for g in (0, 1)
+    ]
     base = expected_rates(np.zeros(len(y)), y, groups, weights)
     P, N = base["pos"], base["neg"]
     x0, y0 = cand[0][0][:, None], cand[0][1][:, None]
@@ -159,7 +163,9 @@ def test_constraint_holds_exactly_in_expectation(constraint, n_groups, n_distinc
     scores, y, groups = make_scores(3000, n_groups, n_groups, n_distinct=n_distinct)
     weights = np.random.default_rng(1).exponential(size=len(y))
     clf, X = on_scores(scores, y, groups, weights, constraint=constraint)
-    rates = expected_rates(clf.decision_probability(X, sensitive_features=groups), y, groups, weights)
+    rates = expected_rates(
+        clf.decision_probability(X, sensitive_features=groups), y, groups, weights
+    )
     assert gap_of(constraint, rates) <= 1e-9
     assert clf.constraint_gap_ <= 1e-9
     np.testing.assert_allclose(clf.rates_["selection_rate"], rates["sel"], atol=1e-12)
@@ -179,7 +185,9 @@ def test_equalized_odds_matches_the_two_group_closed_form():
     clf, _ = on_scores(scores, y, groups, constraint="equalized_odds")
     hulls = clf.hulls_
     xs = np.unique(np.r_[hulls[0][0], hulls[1][0], np.linspace(0, 1, 20001)])
-    upper = np.minimum(np.interp(xs, hulls[0][0], hulls[0][1]), np.interp(xs, hulls[1][0], hulls[1][1]))
+    upper = np.minimum(
+        np.interp(xs, hulls[0][0], hulls[0][1]), np.interp(xs, hulls[1][0], hulls[1][1])
+    )
     P = np.array([y[groups == g].sum() for g in (0, 1)])
     N = np.array([(1 - y[groups == g]).sum() for g in (0, 1)])
     accuracy = (P.sum() * upper + N.sum() * (1 - xs)) / len(y)
@@ -300,8 +308,9 @@ def test_decisions_do_not_depend_on_batching_and_follow_random_state():
     )
     np.testing.assert_array_equal(one_by_one, whole[:200])
     order = np.random.default_rng(0).permutation(len(y))
-    np.testing.assert_array_equal(clf.predict(X[order], sensitive_features=groups[order]),
-                                  whole[order])
+    np.testing.assert_array_equal(
+        clf.predict(X[order], sensitive_features=groups[order]), whole[order]
+    )
     again = clone(clf).fit(X, y, sensitive_features=groups)
     np.testing.assert_array_equal(again.predict(X, sensitive_features=groups), whole)
     other = clone(clf).set_params(random_state=1).fit(X, y, sensitive_features=groups)
@@ -377,7 +386,9 @@ def test_intersectional_groups_from_two_columns():
     X, y, group = make_data(1200)
     other = np.random.default_rng(1).choice(["a", "b"], len(y))
     sensitive = pd.DataFrame({"g": group, "h": other})
-    clf = GroupThresholdClassifier(LogisticRegression(), constraint="equalized_odds", random_state=0)
+    clf = GroupThresholdClassifier(
+        LogisticRegression(), constraint="equalized_odds", random_state=0
+    )
     clf.fit(X, y, sensitive_features=sensitive)
     assert clf.groups_ == [(0, "a"), (0, "b"), (1, "a"), (1, "b")]
     assert clf.thresholds_.shape == (4, 2)
@@ -401,9 +412,13 @@ def test_grid_search_in_sensitive_column_mode_with_a_string_column():
 def test_grid_search_with_metadata_routing():
     X, y, group = make_data()
     with sklearn.config_context(enable_metadata_routing=True):
-        clf = GroupThresholdClassifier(
-            LogisticRegression().set_fit_request(sample_weight=True), random_state=0
-        ).set_fit_request(sample_weight=True).set_score_request(sample_weight=True)
+        clf = (
+            GroupThresholdClassifier(
+                LogisticRegression().set_fit_request(sample_weight=True), random_state=0
+            )
+            .set_fit_request(sample_weight=True)
+            .set_score_request(sample_weight=True)
+        )
         search = GridSearchCV(clf, {"constraint": CONSTRAINTS[:2]}, cv=3, error_score="raise")
         search.fit(X, y, sensitive_features=group, sample_weight=np.ones(len(y)))
         pred = search.best_estimator_.predict(X, sensitive_features=group)
