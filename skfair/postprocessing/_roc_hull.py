@@ -66,7 +66,12 @@ def score_blocks(scores, positive, weights, codes, n_groups):
     keep = weights > 0
     if not keep.all():
         scores, positive, weights, codes = scores[keep], positive[keep], weights[keep], codes[keep]
-    order = np.lexsort((-scores, codes))
+    order = np.argsort(-scores)  # ties need no order: they are pooled into one block
+    # Then stably by group: a radix sort for small integer codes.
+    narrow = next(
+        t for t in (np.uint8, np.uint16, np.uint32, np.intp) if n_groups <= np.iinfo(t).max
+    )
+    order = order[np.argsort(codes[order].astype(narrow), kind="stable")]
     scores, codes = scores[order], codes[order]
     weights, positive = weights[order], positive[order]
     new_block = np.empty(scores.shape[0], dtype=bool)

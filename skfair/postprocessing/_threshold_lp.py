@@ -179,14 +179,18 @@ def _snap(probability):
 def rule_rates(geometry, rule):
     """Expected (FPR, TPR) of ``rule`` on a group's blocks (NaN where undefined)."""
     scores, positive, negative = geometry.blocks
-    probability = np.where(
-        scores >= rule.upper,
-        rule.probabilities[0],
-        np.where(scores >= rule.lower, rule.probabilities[1], rule.probabilities[2]),
-    )
-    fpr = probability @ negative / geometry.negative if geometry.negative > 0 else np.nan
-    tpr = probability @ positive / geometry.positive if geometry.positive > 0 else np.nan
-    return fpr, tpr
+    # Scores decrease: the rule's three levels cover three consecutive runs of blocks.
+    cuts = np.searchsorted(-scores, [-rule.upper, -rule.lower], side="right")
+    levels = np.asarray(rule.probabilities)
+
+    def expected(weights, total):
+        if total <= 0:
+            return np.nan
+        cumulative = np.concatenate([[0.0], np.cumsum(weights)])
+        runs = np.diff(np.r_[0.0, cumulative[cuts], cumulative[-1]])
+        return float(levels @ runs / total)
+
+    return expected(negative, geometry.negative), expected(positive, geometry.positive)
 
 
 def full_roc(geometry):

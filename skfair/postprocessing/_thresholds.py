@@ -291,10 +291,10 @@ class GroupThresholdClassifier(
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
-        check_classification_targets(y)
         y = column_or_1d(y, warn=True)
         classes = np.unique(y)
         if len(classes) != 2:
+            check_classification_targets(y)  # names continuous targets as such
             kind = type_of_target(y, input_name="y")
             raise ValueError(
                 f"Only binary classification is supported: {type(self).__name__} needs two "
