@@ -110,7 +110,7 @@ class GroupThresholdDisplay:
         -------
         display : GroupThresholdDisplay
         """
-        scores, codes = estimator._scores_and_codes(X, sensitive_features)
+        scores, codes, _ = estimator._scores_and_codes(X, sensitive_features)
         positive = np.asarray(y) == estimator.pos_label_
         rules = [
             GroupRule(upper, lower, tuple(probabilities))

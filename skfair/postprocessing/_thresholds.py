@@ -9,6 +9,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
+from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.metrics import accuracy_score
@@ -48,8 +49,8 @@ from skfair.postprocessing._threshold_lp import (
     solve_thresholds,
 )
 
-# The low mantissa bits of a score are dropped before it keys the random draw, so that
-# last-bit differences of the model's arithmetic between batch sizes do not change a decision.
+# When a score keys the random draw, its low mantissa bits are dropped first, so that last-bit
+# differences of the model's arithmetic between batch sizes do not change a decision.
 _SCORE_KEY_MASK = np.uint64(~((1 << 20) - 1) & 0xFFFFFFFFFFFFFFFF)
 
 
@@ -100,8 +101,9 @@ class GroupThresholdClassifier(
     drop_sensitive : bool, default=True
         Whether to remove ``sensitive_column`` from X before the model.
     random_state : int, RandomState instance or None, default=None
-        Seeds the randomised decisions. A row's draw is keyed on its score, its group and this
-        seed, so a row gets the same decision alone or in any batch; None draws a seed at fit.
+        Seeds the randomised decisions. A row's draw is keyed on its values, its group and
+        this seed, so a row gets the same decision alone or in any batch; None draws a seed
+        at fit.
     n_jobs : int, default=None
         Folds fitted in parallel with ``cv``.
 
@@ -158,11 +160,14 @@ class GroupThresholdClassifier(
     constraint holds there up to the solver's 1e-10 feasibility tolerance.
 
     The decisions are random only inside a group's band ``[lower, upper)`` or through the
-    coin. The draw is a hash of the score (its 32 leading mantissa bits), the group and the
-    seed, so it is reproducible and independent of batching; as a consequence rows of one
-    group with the same score share one decision. With continuous scores the empirical rates
-    approach the expected ones as the sample grows; with a few distinct scores a whole tie
-    block falls one way, and the rates hold in expectation over ``random_state`` only.
+    coin. The draw is a hash of the row's values as the model receives them (pandas and polars
+    row hashes; the bits of each column of a numeric array), its group and the seed: it is
+    reproducible, independent of batching and of the row's position, and rows with different
+    values but tied scores get independent draws, so the empirical rates approach the expected
+    ones as the sample grows even for scores with few distinct values. Identical rows share a
+    decision. For sparse or non-numeric array input the row is keyed by its score (its 32
+    leading mantissa bits, so that last-bit differences of the model's arithmetic between
+    batch sizes do not matter); then rows of a group with one score share a decision.
 
     There is no ``predict_proba``: the rule's probability of a positive decision is not an
     estimate of ``P(y = 1 | X)`` and scorers would misread it. Predictive parity is not
@@ -418,7 +423,7 @@ class GroupThresholdClassifier(
         -------
         probability : ndarray of shape (n_samples,)
         """
-        scores, codes = self._scores_and_codes(X, sensitive_features)
+        scores, codes, _ = self._scores_and_codes(X, sensitive_features)
         return self._probability(scores, codes)
 
     def _probability(self, scores, codes):
@@ -442,13 +447,14 @@ class GroupThresholdClassifier(
                     f"{type(self).__name__} was fitted without sensitive features; do not pass "
                     "them at predict time (or refit with them)."
                 )
-            return scores, np.zeros(scores.shape[0], dtype=np.intp)
+            return scores, np.zeros(scores.shape[0], dtype=np.intp), X_model
         if sensitive is None:
             raise ValueError(
                 f"{type(self).__name__} was fitted with sensitive features: pass "
                 "sensitive_features= to predict (or use sensitive_column=)."
             )
-        return scores, self._encoding.encode(sensitive, n_samples=scores.shape[0])
+        codes = self._encoding.encode(sensitive, n_samples=scores.shape[0])
+        return scores, codes, X_model
 
     def predict(self, X, *, sensitive_features=None):
         """Randomised group-specific threshold decisions.
@@ -464,9 +470,9 @@ class GroupThresholdClassifier(
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        scores, codes = self._scores_and_codes(X, sensitive_features)
+        scores, codes, X_model = self._scores_and_codes(X, sensitive_features)
         probability = self._probability(scores, codes)
-        positive = row_uniforms(scores, codes, self._seed) < probability
+        positive = row_uniforms(row_keys(X_model, scores), codes, self._seed) < probability
         negative_label = self.classes_[self.classes_ != self.pos_label_][0]
         return np.where(positive, self.pos_label_, negative_label).astype(self.classes_.dtype)
 
@@ -578,9 +584,30 @@ def _splitmix64(values):
     return values ^ (values >> np.uint64(31))
 
 
-def row_uniforms(scores, codes, seed):
-    """A uniform number in [0, 1) per row, a function of (score, group, seed) only."""
-    bits = (np.asarray(scores, dtype=np.float64) + 0.0).view(np.uint64) & _SCORE_KEY_MASK
+def row_keys(X, scores):
+    """A 64-bit key per row from its values in ``X``; from its score when X cannot be hashed.
+
+    pandas and polars frames use their row hashes; dense numeric arrays mix the bits of each
+    column. Sparse or non-numeric arrays fall back to the score's leading mantissa bits.
+    """
+    if hasattr(X, "iloc") and hasattr(X, "columns"):
+        import pandas as pd
+
+        return pd.util.hash_pandas_object(X, index=False).to_numpy(np.uint64)
+    if hasattr(X, "hash_rows"):
+        return np.asarray(X.hash_rows(seed=0), dtype=np.uint64)
+    array = None if issparse(X) else np.asarray(X)
+    if array is None or array.dtype.kind not in "biuf" or array.ndim != 2:
+        return (np.asarray(scores, dtype=np.float64) + 0.0).view(np.uint64) & _SCORE_KEY_MASK
+    keys = np.zeros(array.shape[0], dtype=np.uint64)
+    for j in range(array.shape[1]):  # a loop over columns, each step vectorised over rows
+        column = np.ascontiguousarray(array[:, j], dtype=np.float64) + 0.0  # -0.0 -> 0.0
+        keys = _splitmix64(keys ^ column.view(np.uint64))
+    return keys
+
+
+def row_uniforms(keys, codes, seed):
+    """A uniform number in [0, 1) per row, a function of (row key, group, seed) only."""
     seed_key = _splitmix64(np.array([seed], dtype=np.uint64))
-    key = _splitmix64(np.asarray(codes, dtype=np.uint64) ^ seed_key)
-    return (_splitmix64(bits ^ key) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+    group_keys = _splitmix64(np.asarray(codes, dtype=np.uint64) ^ seed_key)
+    return (_splitmix64(keys ^ group_keys) >> np.uint64(11)).astype(np.float64) * 2.0**-53

@@ -327,6 +327,38 @@ def test_empirical_rates_approach_the_expected_ones():
         assert abs(predicted[groups == g].mean() - expected) < 4 * np.sqrt(0.25 / n_g)
 
 
+def test_tied_scores_of_different_rows_get_independent_draws():
+    # Three distinct scores: the optimum randomises within a whole tie block. Rows differ in a
+    # second column the model ignores, so the block does not fall one way.
+    rng = np.random.default_rng(8)
+    n = 40_000
+    groups = rng.integers(0, 2, n)
+    y = (rng.random(n) < np.where(groups == 1, 0.6, 0.3)).astype(int)
+    scores = np.clip(y + groups + rng.integers(-1, 2, n), 0, 2).astype(float)
+    X = np.c_[scores, rng.normal(size=n)]
+    model = FrozenEstimator(ScoreColumn().fit(X, y))
+    clf = GroupThresholdClassifier(model, constraint="demographic_parity", random_state=0)
+    clf.fit(X, y, sensitive_features=groups)
+    middle = clf.decision_probabilities_[:, 1]
+    assert ((middle > 0.05) & (middle < 0.95)).any()
+    predicted = clf.predict(X, sensitive_features=groups)
+    for g in (0, 1):
+        rate, n_g = predicted[groups == g].mean(), (groups == g).sum()
+        assert abs(rate - clf.rates_["selection_rate"][g]) < 4 * np.sqrt(0.25 / n_g)
+    # The same rows in a DataFrame: keyed by pandas' row hash, also batch-independent.
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X, columns=["score", "noise"])
+    clf_frame = clone(clf).fit(frame, y, sensitive_features=groups)
+    whole = clf_frame.predict(frame, sensitive_features=groups)
+    parts = np.concatenate(
+        [
+            clf_frame.predict(frame[i : i + 7], sensitive_features=groups[i : i + 7])
+            for i in range(0, 700, 7)
+        ]
+    )
+    np.testing.assert_array_equal(parts, whole[:700])
+
+
 # --------------------------------------------------------------------------------------------
 # scikit-learn contract
 
