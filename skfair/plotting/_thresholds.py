@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from skfair._groups import factorize_groups
-from skfair._validation import check_scores, check_weights
+from skfair._validation import binarize, check_labels, check_lengths, check_scores, check_weights
 from skfair.postprocessing._roc_hull import score_blocks
 from skfair.postprocessing._threshold_lp import (
     GroupRule,
@@ -138,6 +138,7 @@ class GroupThresholdDisplay:
         objective="accuracy",
         tolerance=0.0,
         sample_weight=None,
+        pos_label=None,
         ax=None,
     ):
         """Choose the optimal group thresholds on scores and plot them.
@@ -145,7 +146,7 @@ class GroupThresholdDisplay:
         Parameters
         ----------
         y_true : array-like of shape (n_samples,)
-            Binary labels, 1 (or True) the positive class.
+            Binary labels.
         y_score : array-like of shape (n_samples,)
             Scores, higher meaning more likely positive.
         sensitive_features : array-like, dict or DataFrame
@@ -154,6 +155,8 @@ class GroupThresholdDisplay:
             As in :class:`~skfair.postprocessing.GroupThresholdClassifier`.
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights.
+        pos_label : int, float, bool or str, default=None
+            The positive class; inferred for labels in {0, 1}, {-1, 1} or {False, True}.
         ax : matplotlib Axes, default=None
             A new figure when None.
 
@@ -162,7 +165,8 @@ class GroupThresholdDisplay:
         display : GroupThresholdDisplay
         """
         y_score = check_scores(y_score)
-        positive = np.asarray(y_true).reshape(-1) == 1
+        check_lengths(y_true=y_true, y_score=y_score)
+        positive = binarize(check_labels(y_true, "y_true"), None, pos_label)[0]
         groups = factorize_groups(sensitive_features, n_samples=y_score.shape[0])
         weights = check_weights(sample_weight, y_score.shape[0])
         geometries = _geometries(y_score, positive, weights, groups.codes, groups.n_groups)

@@ -197,3 +197,15 @@ def full_roc(geometry):
     """The group's full weighted ROC curve (``fpr``, ``tpr``), for display."""
     _, positive, negative = geometry.blocks
     return roc_points(positive, negative)
+
+
+def constraint_gap(constraint, rates):
+    """Largest difference of the constrained rate(s) between two groups (NaN rates ignored)."""
+    names = {"selection": "selection_rate", "tpr": "true_positive_rate"}
+    gaps = [0.0]
+    for rate in _CONSTRAINED[constraint]:
+        values = rates[names.get(rate, "false_positive_rate")]
+        values = values[~np.isnan(values)]
+        if values.size:
+            gaps.append(float(values.max() - values.min()))
+    return max(gaps)

@@ -40,9 +40,9 @@ from skfair._validation import check_weights
 from skfair.postprocessing._repaired import _check_2d
 from skfair.postprocessing._roc_hull import score_blocks
 from skfair.postprocessing._threshold_lp import (
-    _CONSTRAINED,
     CONSTRAINTS,
     OBJECTIVES,
+    constraint_gap,
     group_geometry,
     group_rule,
     rule_rates,
@@ -393,6 +393,12 @@ class GroupThresholdClassifier(
                 "sample weight; their thresholds cannot be chosen. Give them positive weight or "
                 "drop them."
             )
+        for present, name in ((positive, "positive"), (~positive, "negative")):
+            if not weights[present].sum() > 0:
+                raise ValueError(
+                    f"The {name} class has zero total sample weight; the rates conditioned on "
+                    "it are undefined. Give its samples positive weight."
+                )
         blocks = score_blocks(scores, positive, weights, codes, n_groups)
         geometries = [group_geometry(blocks, g) for g in range(n_groups)]
         fpr, tpr = solve_thresholds(geometries, self.constraint, self.objective, self.tolerance)
@@ -526,7 +532,6 @@ class GroupThresholdClassifier(
         tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan
         tags.input_tags.string = self.sensitive_column is not None
         tags.classifier_tags.multi_class = False
-        tags.non_deterministic = False
         return tags
 
 
@@ -563,18 +568,6 @@ def _objective_value(objective, rates, positive, negative):
     if objective == "balanced_accuracy":
         return float((tpr + tnr) / 2)
     return float(tpr if objective == "true_positive_rate" else tnr)
-
-
-def constraint_gap(constraint, rates):
-    """Largest difference of the constrained rate(s) between two groups (NaN rates ignored)."""
-    names = {"selection": "selection_rate", "tpr": "true_positive_rate"}
-    gaps = [0.0]
-    for rate in _CONSTRAINED[constraint]:
-        values = rates[names.get(rate, "false_positive_rate")]
-        values = values[~np.isnan(values)]
-        if values.size:
-            gaps.append(float(values.max() - values.min()))
-    return max(gaps)
 
 
 def _splitmix64(values):

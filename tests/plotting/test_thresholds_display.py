@@ -69,3 +69,16 @@ def test_from_estimator_points_are_the_rules_expected_rates():
     _, ax = plt.subplots()
     assert GroupThresholdDisplay.from_estimator(clf, X, y, ax=ax).ax_ is ax
     plt.close("all")
+
+
+def test_from_predictions_with_string_labels_needs_and_uses_pos_label():
+    y, score, group = make_scores(seed=2)
+    labels = np.where(y == 1, "good", "bad")
+    with pytest.raises(ValueError, match="pos_label must be given"):
+        GroupThresholdDisplay.from_predictions(labels, score, sensitive_features=group)
+    named = GroupThresholdDisplay.from_predictions(
+        labels, score, sensitive_features=group, pos_label="good"
+    )
+    coded = GroupThresholdDisplay.from_predictions(y, score, sensitive_features=group)
+    np.testing.assert_allclose(named.operating_points, coded.operating_points)
+    plt.close("all")

@@ -477,4 +477,6 @@ def test_clear_errors():
         clf.predict(X, sensitive_features=group + 5)
     with pytest.raises(ValueError, match="zero total sample weight"):
         clone(clf).fit(X, y, sample_weight=(group == 0).astype(float), sensitive_features=group)
+    with pytest.raises(ValueError, match="positive class has zero total sample weight"):
+        clone(clf).fit(X, y, sample_weight=(y == 0).astype(float), sensitive_features=group)
     assert not hasattr(clf, "predict_proba")
