@@ -195,6 +195,19 @@ def test_equalized_odds_matches_the_two_group_closed_form():
     assert clf.objective_value_ <= accuracy.max() + 1e-4
 
 
+@pytest.mark.parametrize("constraint", CONSTRAINTS)
+def test_invariant_to_renaming_the_groups(constraint):
+    scores, y, groups = make_scores(800, 4, 9, n_distinct=15)
+    names = np.array(["d", "b", "c", "a"])
+    clf, _ = on_scores(scores, y, groups, constraint=constraint)
+    renamed, _ = on_scores(scores, y, names[groups], constraint=constraint)
+    # The optimum's value is unique (the optimal rules need not be when the program is
+    # degenerate).
+    assert renamed.objective_value_ == pytest.approx(clf.objective_value_, abs=1e-12)
+    assert renamed.groups_ == ["a", "b", "c", "d"]
+    assert renamed.constraint_gap_ <= 1e-9
+
+
 def test_one_class_group_leaves_the_undefined_rate_out():
     scores, y, groups = make_scores(500, 3, 4)
     y[groups == 2] = 0  # no positives: its TPR is undefined
