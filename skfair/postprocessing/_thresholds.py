@@ -20,6 +20,7 @@ from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import (
     _check_method_params,
+    check_consistent_length,
     check_is_fitted,
     column_or_1d,
     indexable,
@@ -36,7 +37,7 @@ from skfair._compat import (
     validate_data,
 )
 from skfair._groups import factorize_groups
-from skfair._validation import check_lengths, check_weights
+from skfair._validation import check_weights
 from skfair.postprocessing._repaired import _check_2d
 from skfair.postprocessing._roc_hull import score_blocks
 from skfair.postprocessing._threshold_lp import (
@@ -277,7 +278,8 @@ class GroupThresholdClassifier(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
         y = self._check_binary_target(y)
-        n_samples = check_lengths(X=X, y=y)
+        check_consistent_length(X, y)
+        n_samples = y.shape[0]
         weights = check_weights(sample_weight, n_samples)
         groups = factorize_groups(sensitive, n_samples=n_samples) if sensitive is not None else None
         routed = self._route_fit_params(sample_weight, sensitive_features, fit_params)
