@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.frozen import FrozenEstimator
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import check_cv
-from sklearn.utils import Bunch, _safe_indexing, check_random_state, get_tags
+from sklearn.utils import Bunch, _safe_indexing, get_tags
 from sklearn.utils._response import _get_response_values
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
@@ -38,6 +38,7 @@ from skfair._compat import (
 )
 from skfair._groups import factorize_groups
 from skfair._validation import check_weights
+from skfair.postprocessing._base import draw_seed
 from skfair.postprocessing._repaired import _check_2d
 from skfair.postprocessing._roc_hull import score_blocks
 from skfair.postprocessing._threshold_lp import (
@@ -290,7 +291,7 @@ class GroupThresholdClassifier(
             scores = self._out_of_fold_scores(X_model, y, routed)
             self.estimator_ = clone(self.estimator).fit(X_model, y, **routed.estimator.fit)
         self._fit_rules(scores, y == self.pos_label_, weights, groups)
-        self._seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        self._seed = draw_seed(self.random_state)
         return self
 
     def _check_binary_target(self, y):
@@ -573,6 +574,7 @@ def _objective_value(objective, rates, positive, negative):
 
 
 def _splitmix64(values):
+    """SplitMix64's output mix (Steele, Lea & Flood 2014), here a 64-bit hash of each value."""
     values = values + np.uint64(0x9E3779B97F4A7C15)
     values = (values ^ (values >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     values = (values ^ (values >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
