@@ -171,10 +171,11 @@ class GroupThresholdClassifier(
     leading mantissa bits, so that last-bit differences of the model's arithmetic between
     batch sizes do not matter); then rows of a group with one score share a decision.
 
-    There is no ``predict_proba``: the rule's probability of a positive decision is not an
-    estimate of ``P(y = 1 | X)`` and scorers would misread it. Predictive parity is not
-    offered: equal positive predictive values is not a convex set of operating points, so the
-    program would no longer be exact.
+    There is no ``predict_proba``: the rule's probability of a positive decision (given by
+    :meth:`decision_probability`) is not an estimate of ``P(y = 1 | X)``, and scorers would
+    misread it. Predictive parity is not offered: equal positive predictive values is a
+    bilinear condition on the operating points and the common value, not a linear one, so it
+    does not fit this program; it is left out rather than approximated.
 
     References
     ----------
