@@ -26,6 +26,8 @@ _LEAF_SIZE = 64
 _TREE_DIMS = 10
 # Leaves compared with an anchor leaf before its first bound; doubled while there is none.
 _FIRST_LEAVES = 8
+# Share of the leaves above which an anchor leaf is compared with every row at once.
+_ALL_LEAVES_SHARE = 0.5
 _EPS = np.finfo(np.float64).eps
 
 
@@ -183,14 +185,28 @@ class _LeafTree:
 
     def _evaluate(self, anchors, leaves):
         """Gram values of the anchor leaf against the candidate leaves, one matrix product."""
-        sizes = self.sizes[leaves]
-        offsets = np.repeat(self.starts[leaves] - np.cumsum(sizes) + sizes, sizes)
-        candidates = offsets + np.arange(offsets.size)
-        gram = self.anchor_rows[anchors] @ self.candidate_rows[candidates].T
+        if leaves.size > _ALL_LEAVES_SHARE * self.sizes.size:
+            # Most leaves: comparing with every row (some twice, which is harmless) avoids
+            # gathering the candidate rows, a copy as large as the data for every anchor leaf.
+            candidates = np.arange(self.candidate_rows.shape[0])
+            candidate_rows = self.candidate_rows
+        else:
+            sizes = self.sizes[leaves]
+            offsets = np.repeat(self.starts[leaves] - np.cumsum(sizes) + sizes, sizes)
+            candidates = offsets + np.arange(offsets.size)
+            candidate_rows = self.candidate_rows[candidates]
+        gram = self.anchor_rows[anchors] @ candidate_rows.T
         rows = np.arange(gram.shape[0])
-        for a in range(self.codes.shape[1]):
+        n_attributes = self.codes.shape[1]
+        for a in range(n_attributes):
             codes = self.codes[:, a]
-            masked = np.where(codes[anchors, None] == codes[candidates], np.inf, gram)
+            same_group = codes[anchors, None] == codes[candidates]
+            if a == n_attributes - 1:
+                # The last attribute may mask the products in place.
+                np.putmask(gram, same_group, np.inf)
+                masked = gram
+            else:
+                masked = np.where(same_group, np.inf, gram)
             column = np.argmin(masked, axis=1)
             low = masked[rows, column]
             best = np.minimum(self.best[anchors, a], low)
