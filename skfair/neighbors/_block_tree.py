@@ -28,6 +28,8 @@ _TREE_DIMS = 10
 _FIRST_LEAVES = 8
 # Share of the leaves above which an anchor leaf is compared with every row at once.
 _ALL_LEAVES_SHARE = 0.5
+# Largest number of groups (one attribute) for which each group's complement is copied once.
+_MAX_COMPLEMENT_COPIES = 8
 _EPS = np.finfo(np.float64).eps
 
 
@@ -141,6 +143,14 @@ class _LeafTree:
         self.box_margin = 64 * (n_features + 4) * _EPS * radius
         self.best = np.full(codes.shape, np.inf)
         self.found = []
+        # One attribute with few groups: the rows of each group's complement, gathered once, so
+        # that an anchor leaf compared with (almost) every row multiplies only by the rows of
+        # the other groups (0.42 of the products for a 70/30 split) and needs no mask.
+        self.complements = None
+        n_groups = int(codes.max()) + 1 if codes.size else 0
+        if codes.shape[1] == 1 and n_groups <= _MAX_COMPLEMENT_COPIES:
+            others = [np.flatnonzero(codes[:, 0] != g) for g in range(n_groups)]
+            self.complements = [(rows, self.candidate_rows[rows]) for rows in others]
 
     def search(self, leaves, n_jobs=None):
         """Search ``leaves``; then every (anchor, candidate, attribute) found so far within
@@ -185,7 +195,18 @@ class _LeafTree:
 
     def _evaluate(self, anchors, leaves):
         """Gram values of the anchor leaf against the candidate leaves, one matrix product."""
-        if leaves.size > _ALL_LEAVES_SHARE * self.sizes.size:
+        most = leaves.size > _ALL_LEAVES_SHARE * self.sizes.size
+        if most and self.complements is not None:
+            # Anchors of each group against the rows of the other groups only.
+            positions = np.arange(anchors.start, anchors.stop)
+            codes = self.codes[positions, 0]
+            for group in np.unique(codes):
+                rows = positions[codes == group]
+                candidates, candidate_rows = self.complements[group]
+                gram = self.anchor_rows[rows] @ candidate_rows.T
+                self._record(rows, candidates, gram, 0)
+            return
+        if most:
             # Most leaves: comparing with every row (some twice, which is harmless) avoids
             # gathering the candidate rows, a copy as large as the data for every anchor leaf.
             candidates = np.arange(self.candidate_rows.shape[0])
@@ -196,7 +217,7 @@ class _LeafTree:
             candidates = offsets + np.arange(offsets.size)
             candidate_rows = self.candidate_rows[candidates]
         gram = self.anchor_rows[anchors] @ candidate_rows.T
-        rows = np.arange(gram.shape[0])
+        rows = np.arange(anchors.start, anchors.stop)
         n_attributes = self.codes.shape[1]
         for a in range(n_attributes):
             codes = self.codes[:, a]
@@ -207,23 +228,28 @@ class _LeafTree:
                 masked = gram
             else:
                 masked = np.where(same_group, np.inf, gram)
-            column = np.argmin(masked, axis=1)
-            low = masked[rows, column]
-            best = np.minimum(self.best[anchors, a], low)
-            self.best[anchors, a] = best
-            limit = best + self.tolerance
-            near = low <= limit
-            # Other candidates within the tolerance (near-ties) are rare: look for them only
-            # in the rows whose second smallest value qualifies.
-            masked[rows, column] = np.inf
-            tied = np.flatnonzero(masked.min(axis=1) <= limit)
-            tied_row, tied_column = np.nonzero(masked[tied] <= limit[tied, None])
-            row = np.concatenate([rows[near], tied[tied_row]])
-            column = np.concatenate([column[near], tied_column])
-            gram_value = np.concatenate([low[near], masked[tied[tied_row], tied_column]])
-            self.found.append(
-                (anchors.start + row, candidates[column], np.full(row.size, a), gram_value)
-            )
+            self._record(rows, candidates, masked, a)
+
+    def _record(self, rows, candidates, masked, a):
+        """Update the anchors' best Gram values from ``masked`` (anchors ``rows`` x
+        ``candidates``, other-group entries only; overwritten) and keep every candidate within
+        tolerance of the best."""
+        local = np.arange(rows.size)
+        column = np.argmin(masked, axis=1)
+        low = masked[local, column]
+        best = np.minimum(self.best[rows, a], low)
+        self.best[rows, a] = best
+        limit = best + self.tolerance
+        near = low <= limit
+        # Other candidates within the tolerance (near-ties) are rare: look for them only in the
+        # rows whose second smallest value qualifies.
+        masked[local, column] = np.inf
+        tied = np.flatnonzero(masked.min(axis=1) <= limit)
+        tied_row, tied_column = np.nonzero(masked[tied] <= limit[tied, None])
+        row = np.concatenate([local[near], tied[tied_row]])
+        column = np.concatenate([column[near], tied_column])
+        gram_value = np.concatenate([low[near], masked[tied[tied_row], tied_column]])
+        self.found.append((rows[row], candidates[column], np.full(row.size, a), gram_value))
 
 
 def _principal_axes(centred, n_axes):
