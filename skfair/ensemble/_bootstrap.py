@@ -24,7 +24,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
 
-from skfair._base import _SkfairEstimatorMixin
+from skfair._base import _model_allows_nan, check_meta_input
 from skfair._compat import (
     HasMethods,
     Interval,
@@ -32,7 +32,6 @@ from skfair._compat import (
     _raise_for_params,
     _routing_enabled,
     process_routing,
-    validate_data,
 )
 from skfair._validation import check_weights
 from skfair.metrics._uncertainty import _entropy, _label_stability_from_codes, _member_votes
@@ -51,7 +50,7 @@ def _estimator_has(attr):
     return check
 
 
-class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """Bootstrap replicas of a classifier, with per-sample stability and uncertainty.
 
     Each of the ``n_estimators`` members is a clone of ``estimator`` fitted on
@@ -176,7 +175,7 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
             The fitted ensemble.
         """
         _raise_for_params(fit_params, self, "fit")
-        X = self._check_X(X, reset=True)
+        X = check_meta_input(self, X, self.estimator, reset=True)
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         n_samples = X.shape[0]
@@ -227,7 +226,7 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
             ``y_proba`` layout of :func:`skfair.metrics.epistemic_uncertainty_difference`.
         """
         check_is_fitted(self)
-        X = self._check_X(X, reset=False)
+        X = check_meta_input(self, X, self.estimator, reset=False)
         return self._map_members(_members_proba, X, self.classes_)
 
     def predict_members(self, X):
@@ -321,7 +320,7 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
         """Index in ``classes_`` of each member's label, shape (n_estimators, n_samples)."""
         if _estimator_has("predict_proba")(self):
             return np.argmax(self.predict_proba_members(X), axis=2)
-        X = self._check_X(X, reset=False)
+        X = check_meta_input(self, X, self.estimator, reset=False)
         return np.searchsorted(self.classes_, self._map_members(_members_predict, X))
 
     def _map_members(self, function, X, *args):
@@ -337,25 +336,6 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
             for start, stop in itertools.pairwise(bounds)
         )
         return np.concatenate(batches)
-
-    def _check_X(self, X, *, reset):
-        """Validate X on all its rows (a bootstrap sample may miss a NaN) and return it.
-
-        Values are not converted (``dtype=None``). A DataFrame is passed on as it is and left
-        to the model to check, which is often a pipeline selecting columns by name or imputing
-        missing values.
-        """
-        if hasattr(X, "iloc"):
-            validate_data(self, X, reset=reset, skip_check_array=True)
-            return X
-        return validate_data(
-            self,
-            X,
-            reset=reset,
-            accept_sparse=["csr", "csc"],
-            dtype=None,
-            ensure_all_finite=not _allows_nan(self.estimator),
-        )
 
     def get_metadata_routing(self):
         """Get the metadata routing of this object.
@@ -375,17 +355,8 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
         tags = super().__sklearn_tags__()
         estimator_tags = get_tags(self.estimator)
         tags.input_tags.sparse = estimator_tags.input_tags.sparse
-        tags.input_tags.allow_nan = _allows_nan(self.estimator)
+        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
         return tags
-
-
-def _allows_nan(estimator):
-    """Whether X may hold NaN for ``estimator``.
-
-    A Pipeline's own tag says nothing about its steps (an imputer or a column transformer
-    may handle NaN), so a pipeline is trusted to check X itself.
-    """
-    return hasattr(estimator, "steps") or get_tags(estimator).input_tags.allow_nan
 
 
 def _fit_member(estimator, X, y, rows, seed, fit_params, n_samples):

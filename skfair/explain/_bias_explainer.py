@@ -21,11 +21,12 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import Bunch, check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from skfair._base import _SkfairEstimatorMixin, resolve_sensitive
+from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
 from skfair._compat import HasMethods, Interval, StrOptions, _fit_context
 from skfair._groups import privileged_mask, split_sensitive_column
+from skfair._response import ScoreReader
 from skfair._validation import check_groups, check_weights
-from skfair.explain._games import MarginalGame, RowPool, resolve_response
+from skfair.explain._games import MarginalGame, RowPool
 from skfair.explain._shapley import (
     MAX_EXACT_PLAYERS,
     coalition_membership,
@@ -108,7 +109,7 @@ def _permutation_chunk(game, orders, pair, bias_of_model, with_bias_game):
     return phi_sum, bias_contributions
 
 
-class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
+class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     """Explain the Wasserstein bias of a fitted model feature by feature.
 
     Wraps a **fitted** model (never refitted or modified) and computes on ``fit``:
@@ -302,7 +303,7 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True  # the wrapped model decides
+        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
         tags.input_tags.string = True
         return tags
 
@@ -327,14 +328,14 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         self : object
         """
         self._check_estimator_fitted()
-        X = self._check_X(X)
+        X = check_meta_input(self, X, self.estimator, reset=True)
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
         n_samples = X.shape[0]
         weights = check_weights(sample_weight, n_samples)
         weights = np.ones(n_samples) if weights is None else weights
-        response = resolve_response(self.estimator, self.response_method, self.pos_label)
+        response = ScoreReader.from_estimator(self.estimator, self.response_method, self.pos_label)
         self.sign_ = _FAVORABLE_SIGN[self.favorable]
         scores = response(self.estimator, X_model)
 
@@ -384,22 +385,6 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
                 " wrap the fitted model in sklearn.frozen.FrozenEstimator, since clone unfits "
                 "plain estimators."
             ) from error
-
-    def _check_X(self, X):
-        if hasattr(X, "iloc"):
-            if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
-                raise ValueError(f"X must be a non-empty 2-D DataFrame, got shape {X.shape}.")
-            names = np.asarray(X.columns, dtype=object)
-            if all(isinstance(name, str) for name in names):
-                self.feature_names_in_ = names
-            elif hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
-        else:
-            X = check_array(X, dtype=None, ensure_all_finite=False, input_name="X")
-            if hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
-        self.n_features_in_ = X.shape[1]
-        return X
 
     def _compared_pair(self, sensitive, scores, weights, n_samples):
         """Choose the compared pair (spec D2, D5); return the evaluation rows and the pair."""

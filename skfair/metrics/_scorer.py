@@ -26,6 +26,7 @@ from sklearn.utils.metadata_routing import MetadataRequest, get_routing_for_obje
 
 from skfair._base import resolve_sensitive
 from skfair._compat import _routing_enabled
+from skfair._response import SCORE_METHODS, get_response_values
 from skfair._validation import check_lengths
 from skfair.metrics._classification import (
     accuracy_difference,
@@ -48,7 +49,7 @@ from skfair.metrics._uncertainty import (
 )
 
 # Scores of a classifier (positive-class probability or decision value) or a regressor's output.
-_SCORES = ("predict_proba", "decision_function", "predict")
+_SCORES = SCORE_METHODS
 _LABELS = "predict"
 
 
@@ -156,14 +157,21 @@ class _FairnessScorer:
             raise ValueError(_NO_SENSITIVE_FEATURES + hint)
         sensitive, X_without = resolve_sensitive(X, sensitive_features, self._sensitive_column)
         check_lengths(X=X, y_true=y_true, sensitive_features=sensitive)
-        method_name, response_method = self._find_response_method(estimator)
-        forwarded = {}
-        if _routing_enabled() and get_routing_for_object(estimator).consumes(
-            method_name, ["sensitive_features"]
-        ):
-            forwarded["sensitive_features"] = sensitive
-        response = response_method(X, **forwarded)
-        response = _select_response(response, method_name, estimator, self._kwargs.get("pos_label"))
+        method_params = None
+        if _routing_enabled():
+            routing = get_routing_for_object(estimator)
+            method_params = {
+                method: {"sensitive_features": sensitive}
+                for method in _as_tuple(self._response_method)
+                if routing.consumes(method, ["sensitive_features"])
+            }
+        response, _, _ = get_response_values(
+            estimator,
+            X,
+            self._response_method,
+            pos_label=self._kwargs.get("pos_label"),
+            method_params=method_params,
+        )
         metric_kwargs = dict(self._kwargs)
         if _accepts(self._metric, "sensitive_features"):
             metric_kwargs["sensitive_features"] = sensitive
@@ -217,37 +225,9 @@ class _FairnessScorer:
         arguments.extend(f"{key}={value!r}" for key, value in self._kwargs.items())
         return f"make_fairness_scorer({', '.join(arguments)})"
 
-    # -- helpers ------------------------------------------------------------------------------
 
-    def _find_response_method(self, estimator):
-        candidates = (
-            (self._response_method,)
-            if isinstance(self._response_method, str)
-            else self._response_method
-        )
-        for name in candidates:
-            method = getattr(estimator, name, None)
-            if method is not None:
-                return name, method
-        raise AttributeError(
-            f"{type(estimator).__name__} has none of the response methods {list(candidates)}."
-        )
-
-
-def _select_response(response, method_name, estimator, pos_label):
-    """1-D positive-class scores for binary classifiers, as scikit-learn's scorers do."""
-    if method_name == "predict":
-        return response
-    classes = getattr(estimator, "classes_", None)
-    if classes is None or len(classes) != 2:
-        return response  # multi-class probabilities stay 2-D
-    positive = classes[1] if pos_label is None else pos_label
-    if positive not in classes.tolist():
-        raise ValueError(f"pos_label={pos_label!r} is not among the classes {classes.tolist()}.")
-    if method_name == "predict_proba":
-        return response[:, classes.tolist().index(positive)]
-    response = np.asarray(response)
-    return -response if positive == classes[0] else response
+def _as_tuple(response_method):
+    return (response_method,) if isinstance(response_method, str) else tuple(response_method)
 
 
 def make_fairness_scorer(

@@ -25,7 +25,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from skfair._base import _RepairInputMixin, _SkfairEstimatorMixin, warn_no_sensitive_features
+from skfair._base import _RepairInputMixin, warn_no_sensitive_features
 from skfair._compat import Interval, StrOptions, _fit_context
 from skfair._groups import factorize_groups
 from skfair._validation import check_weights
@@ -264,7 +264,7 @@ class _Step:
         self.n_cells = np.bincount(pair_stratum).tolist()
 
 
-class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, BaseEstimator):
+class BarycenterRepair(_RepairInputMixin, TransformerMixin, BaseEstimator):
     """Repair scores towards the Wasserstein barycenter of the groups.
 
     Each column of ``S`` (a score, a probability or a regression output) is mapped, within the

@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from skfair._base import _RepairInputMixin, _SkfairEstimatorMixin, warn_no_sensitive_features
+from skfair._base import _RepairInputMixin, warn_no_sensitive_features
 from skfair._compat import Interval, StrOptions, _fit_context
 from skfair._validation import check_groups
 from skfair.metrics._madd import _group_histograms, _h_sup
@@ -32,7 +32,7 @@ from skfair.metrics._madd import _group_histograms, _h_sup
 _AUTO_BINS_FRACTION = 0.1
 
 
-class MADDRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, BaseEstimator):
+class MADDRepair(_RepairInputMixin, TransformerMixin, BaseEstimator):
     """Partial repair of score distributions towards the population (MADD post-processing).
 
     Each group's CDF of scores is moved towards the population CDF,

@@ -231,11 +231,6 @@ def test_parameter_constraints(params, match):
         BootstrapEnsemble(LogisticRegression(), **params).fit(X, Y)
 
 
-def test_doc_link():
-    link = BootstrapEnsemble(LogisticRegression())._get_doc_link()
-    assert link.endswith("skfair.ensemble.BootstrapEnsemble.html")
-
-
 def test_missing_values_are_checked_on_all_rows():
     X_nan = X.copy()
     X_nan[0, 0] = np.nan

@@ -14,9 +14,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from skfair._response import ScoreReader
 from skfair.datasets import make_bias_example
 from skfair.explain import BiasExplainer, explain_bias
-from skfair.explain._games import MarginalGame, RowPool, resolve_response
+from skfair.explain._games import MarginalGame, RowPool
 from skfair.metrics import wasserstein_bias
 
 PARTS = ("total", "positive", "negative", "net")
@@ -272,7 +273,7 @@ def test_dedup_is_exact():
     rng = np.random.default_rng(3)
     X = rng.integers(0, 3, size=(60, 3)).astype(float)
     model = ScoreStub(lambda Z: 1 / (1 + np.exp(-(Z[:, 0] - Z[:, 1] * Z[:, 2]))))
-    response = resolve_response(model, "auto", None)
+    response = ScoreReader.from_estimator(model, "auto", None)
     pool = RowPool(X, X[:15])
     masks = np.array([[True, False, False], [False, True, True], [True, False, True]])
     games = [
