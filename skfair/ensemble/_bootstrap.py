@@ -13,6 +13,7 @@ every Python version.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -22,7 +23,7 @@ from sklearn.utils import Bunch, _safe_indexing, check_random_state, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import _model_allows_nan, check_meta_input
 from skfair._compat import (
@@ -37,6 +38,10 @@ from skfair._validation import check_weights
 from skfair.metrics._uncertainty import _entropy, _label_stability_from_codes, _member_votes
 
 _MAX_SEED = np.iinfo(np.int32).max
+# Draws tried per member before a sample holding a single class is an error. A draw of n rows
+# misses a class of weight share q with probability (1 - q)**n, below 1/2 once q * n > 0.7,
+# so 100 draws fail by chance with probability below 2**-100 unless a class is that rare.
+_MAX_DRAWS = 100
 
 
 def _estimator_has(attr):
@@ -55,7 +60,7 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
 
     Each of the ``n_estimators`` members is a clone of ``estimator`` fitted on
     ``int(bootstrap_fraction * n_samples)`` rows drawn with replacement from the training set,
-    as in Virny's bootstrap (seed 001 of the integration spec). The ensemble predicts the
+    as in Virny's bootstrap [1]_. The ensemble predicts the
     members' mean probability (soft vote). :meth:`uncertainty` gives, for each sample, the
     members' label stability and the epistemic and aleatoric uncertainty of their
     probabilities; :mod:`skfair.metrics` compares them across groups
@@ -81,6 +86,9 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         Number of jobs fitting (and predicting with) the members in parallel, through joblib.
         ``None`` means 1 unless in a :func:`joblib.parallel_config` context; ``-1`` means all
         processors.
+    verbose : int, default=0
+        Progress messages while fitting the members (joblib's ``verbose``): 0 is silent,
+        higher values report more often.
 
     Attributes
     ----------
@@ -106,8 +114,21 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     binary member with ``p_1 = 0.5`` predicts ``classes_[0]`` (Virny's rule
     ``1{p_1 > 0.5}``), and so does the ensemble when the mean probability is 0.5.
 
-    ``sample_weight`` passed to :meth:`fit` does not change the bootstrap draw; each member
-    receives the weights of the rows it drew.
+    ``sample_weight`` are frequencies, as in scikit-learn's bagging: each member's rows are
+    drawn with replacement with probabilities proportional to the weights, and the sample
+    size is ``bootstrap_fraction`` times the total weight; the members are fitted on their
+    drawn rows without weights (the draw has used them). A row of weight 2 is therefore drawn
+    as often, in distribution, as two copies of that row. It is not the same draw: a seed
+    draws from ``n_samples`` rows in one case and from more rows in the other, so scikit-learn's
+    ``check_sample_weight_equivalence``, which compares one seed's fits, fails (as it does for
+    :class:`~sklearn.ensemble.BaggingClassifier`). Making the draw identical would mean
+    matching rows by their content.
+
+    A drawn sample that holds a single class, which would stop most classifiers' ``fit`` on
+    small or unbalanced data, is redrawn from the same seed's stream (up to 100 times, then
+    an error). Redrawing, rather than stratifying by class, keeps the members' class counts
+    random, as in Virny's bootstrap; the samples are drawn conditionally on holding at least
+    two classes.
 
     A member is fitted on its drawn rows, repetitions included (as in Virny), not on all rows
     with counts as weights (as :class:`~sklearn.ensemble.BaggingClassifier` does when it can).
@@ -127,6 +148,12 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     >>> per_sample = ensemble.uncertainty(X[:3])
     >>> sorted(per_sample)
     ['aleatoric', 'epistemic', 'label_stability']
+
+    References
+    ----------
+    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
+       Virny and VirnyView", SIGMOD Companion 2024; Virny 0.6.0 documentation, "Disparity
+       Performance Dimensions" (label stability, epistemic and aleatoric uncertainty).
     """
 
     _parameter_constraints = {
@@ -135,16 +162,24 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         "bootstrap_fraction": [Interval(Real, 0, 1, closed="right")],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
     }
 
     def __init__(
-        self, estimator, n_estimators=50, bootstrap_fraction=0.8, random_state=None, n_jobs=None
+        self,
+        estimator,
+        n_estimators=50,
+        bootstrap_fraction=0.8,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
     ):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.bootstrap_fraction = bootstrap_fraction
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     @_fit_context(
         # The members validate their own parameters.
@@ -161,9 +196,8 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; each member receives the weights of the rows it drew. The base
-            estimator's ``fit`` must accept ``sample_weight`` (or request it under metadata
-            routing).
+            Frequency weights of the rows: each member's rows are drawn with probabilities
+            proportional to them (see Notes). The members' ``fit`` need not accept weights.
         **fit_params : dict
             Further parameters for the base estimator's ``fit``, only with metadata routing
             enabled (``sklearn.set_config(enable_metadata_routing=True)``). Per-sample
@@ -185,24 +219,13 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             )
         self.classes_ = np.unique(y)
         sample_weight = check_weights(sample_weight, n_samples)
-
-        if _routing_enabled():
-            routed = process_routing(self, "fit", sample_weight=sample_weight, **fit_params)
-            member_fit_params = routed.estimator.fit
-        else:
-            member_fit_params = {}
-            if sample_weight is not None:
-                if not has_fit_parameter(self.estimator, "sample_weight"):
-                    raise ValueError(
-                        f"{type(self.estimator).__name__}.fit does not accept sample_weight, so "
-                        "the members cannot be weighted."
-                    )
-                member_fit_params["sample_weight"] = sample_weight
-
-        n_drawn = max(int(self.bootstrap_fraction * n_samples), 1)
+        member_fit_params = (
+            process_routing(self, "fit", **fit_params).estimator.fit if _routing_enabled() else {}
+        )
+        draw = _BootstrapDraw.from_data(y, sample_weight, self.bootstrap_fraction)
         seeds = check_random_state(self.random_state).randint(_MAX_SEED, size=self.n_estimators)
-        samples = [np.random.RandomState(seed).randint(n_samples, size=n_drawn) for seed in seeds]
-        self.estimators_ = Parallel(n_jobs=self.n_jobs)(
+        samples = [draw(seed) for seed in seeds]
+        self.estimators_ = Parallel(n_jobs=self.n_jobs, verbose=self.verbose)(
             delayed(_fit_member)(self.estimator, X, y, rows, seed, member_fit_params, n_samples)
             for rows, seed in zip(samples, seeds, strict=True)
         )
@@ -290,10 +313,11 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     def uncertainty(self, X):
         """Label stability, epistemic and aleatoric uncertainty of each sample.
 
-        Virny's definitions (seed 001), computed from the members' outputs: label stability
-        of the members' labels, ``(K f_mode - 1) / (K - 1)`` (``|#pos - #neg| / B`` for two
-        classes); aleatoric uncertainty, the members' mean entropy; epistemic uncertainty, the
-        entropy of the mean minus the mean entropy. Entropies are in bits.
+        Virny's definitions (see the class References), computed from the members' outputs:
+        label stability of the members' labels, ``(K f_mode - 1) / (K - 1)``
+        (``|#pos - #neg| / B`` for two classes); aleatoric uncertainty, the members' mean
+        entropy; epistemic uncertainty, the entropy of the mean minus the mean entropy.
+        Entropies are in bits.
 
         Parameters
         ----------
@@ -340,15 +364,20 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     def get_metadata_routing(self):
         """Get the metadata routing of this object.
 
-        ``fit`` routes ``sample_weight`` and other fit parameters to the members' ``fit``.
+        ``sample_weight`` is consumed by the ensemble's draw; other fit parameters are routed
+        to the members' ``fit``.
 
         Returns
         -------
         routing : MetadataRouter
         """
-        return MetadataRouter(owner=self).add(
-            estimator=self.estimator,
-            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(
+                estimator=self.estimator,
+                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+            )
         )
 
     def __sklearn_tags__(self):
@@ -357,6 +386,52 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         tags.input_tags.sparse = estimator_tags.input_tags.sparse
         tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
         return tags
+
+
+@dataclass(frozen=True)
+class _BootstrapDraw:
+    """How each member's rows are drawn: with replacement, each row with probability
+    proportional to its weight, redrawn while the sample holds a single class."""
+
+    n_samples: int
+    n_drawn: int
+    probabilities: np.ndarray | None
+    class_codes: np.ndarray
+
+    @classmethod
+    def from_data(cls, y, sample_weight, bootstrap_fraction):
+        n_samples = len(y)
+        _, class_codes = np.unique(y, return_inverse=True)
+        if sample_weight is None:
+            return cls(n_samples, max(int(bootstrap_fraction * n_samples), 1), None, class_codes)
+        total = sample_weight.sum()
+        if not total > 0:
+            raise ValueError("sample_weight sums to 0: no row can be drawn.")
+        positive_classes = np.unique(class_codes[sample_weight > 0])
+        if len(positive_classes) < 2 <= class_codes.max() + 1:
+            raise ValueError(
+                "Only one class has a positive sample_weight, so every bootstrap sample would "
+                "hold a single class; give rows of at least two classes a positive weight."
+            )
+        # As scikit-learn's bagging: the size is the fraction of the total weight.
+        n_drawn = max(int(bootstrap_fraction * total), 1)
+        return cls(n_samples, n_drawn, sample_weight / total, class_codes)
+
+    def __call__(self, seed):
+        rng = np.random.RandomState(seed)
+        for _ in range(_MAX_DRAWS):
+            if self.probabilities is None:
+                rows = rng.randint(self.n_samples, size=self.n_drawn)
+            else:
+                rows = rng.choice(self.n_samples, self.n_drawn, p=self.probabilities)
+            codes = self.class_codes[rows]
+            if self.class_codes.max() == 0 or (codes != codes[0]).any():
+                return rows
+        raise ValueError(
+            f"{_MAX_DRAWS} bootstrap samples of {self.n_drawn} rows in a row held a single "
+            "class; the training set is too small or too unbalanced for bootstrap members. "
+            "Raise bootstrap_fraction or give the rare class more rows."
+        )
 
 
 def _fit_member(estimator, X, y, rows, seed, fit_params, n_samples):

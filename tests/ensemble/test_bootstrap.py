@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skfair.ensemble import BootstrapEnsemble
+from skfair.ensemble._bootstrap import _BootstrapDraw
 from skfair.metrics import (
     aleatoric_uncertainty,
     epistemic_uncertainty,
@@ -27,9 +28,11 @@ X, Y = make_classification(n_samples=120, n_features=5, random_state=0)
 
 
 def _expected_failed_checks(estimator):
+    # Documented in the Notes of BootstrapEnsemble; the frequency semantics hold in
+    # distribution (test_integer_weights_draw_like_repeated_rows).
     reason = (
-        "bootstrap draws depend on the number of rows, so a weight of 2 and a repeated row "
-        "give different members (sklearn's BaggingClassifier fails this check too)"
+        "one seed draws from n_samples rows with a weight of 2 and from more rows with the "
+        "row repeated, so the members differ (sklearn's BaggingClassifier fails this check too)"
     )
     return {
         "check_sample_weight_equivalence_on_dense_data": reason,
@@ -58,22 +61,64 @@ def test_member_outputs_shapes_and_mean():
     assert any(len(np.unique(rows)) < len(rows) for rows in ensemble.estimators_samples_)
 
 
-def test_members_are_fitted_on_their_bootstrap_rows_with_their_weights():
+def test_members_are_fitted_unweighted_on_rows_drawn_by_weight():
     weights = np.random.default_rng(0).uniform(0.5, 2, size=120)
     ensemble = BootstrapEnsemble(LogisticRegression(), n_estimators=4, random_state=3)
     ensemble.fit(X, Y, sample_weight=weights)
+    n_drawn = int(0.8 * weights.sum())
     for member, rows in zip(ensemble.estimators_, ensemble.estimators_samples_, strict=True):
-        expected = LogisticRegression().fit(X[rows], Y[rows], sample_weight=weights[rows])
+        assert len(rows) == n_drawn
+        expected = LogisticRegression().fit(X[rows], Y[rows])
         np.testing.assert_allclose(member.coef_, expected.coef_, rtol=1e-6)
 
 
-def test_sample_weight_needs_an_estimator_that_takes_it():
-    class NoWeights(LogisticRegression):
-        def fit(self, X, y):
-            return super().fit(X, y)
+def test_integer_weights_draw_like_repeated_rows():
+    # Frequency semantics in distribution: the mean number of times a row is drawn, over many
+    # members' draws, is the same for a weight w and for w copies of the row.
+    rng = np.random.default_rng(1)
+    y_small = Y[:30]
+    weights = rng.integers(0, 4, size=30)
+    weights[:2] = 3  # rows of both classes carry weight
+    repeated = np.repeat(np.arange(30), weights)
+    weighted = _BootstrapDraw.from_data(y_small, weights.astype(float), 0.8)
+    copied = _BootstrapDraw.from_data(y_small[repeated], None, 0.8)
+    n_drawn = int(0.8 * weights.sum())
+    assert weighted.n_drawn == copied.n_drawn == n_drawn
+    n_members = 2000
+    counts_weighted = np.mean(
+        [np.bincount(weighted(seed), minlength=30) for seed in range(n_members)], axis=0
+    )
+    counts_copied = np.mean(
+        [np.bincount(repeated[copied(seed)], minlength=30) for seed in range(n_members)], axis=0
+    )
+    expected = n_drawn * weights / weights.sum()
+    np.testing.assert_array_equal(counts_weighted[weights == 0], 0)
+    # Standard error of a mean over n_members draws (counts are at most binomial), 5 sigma.
+    margin = 5 * np.sqrt(expected / n_members) + 1e-12
+    assert np.all(np.abs(counts_weighted - expected) <= margin)
+    assert np.all(np.abs(counts_copied - expected) <= margin)
+    # The ensemble draws its members' rows this way.
+    ensemble = BootstrapEnsemble(DummyClassifier(), n_estimators=3, random_state=0)
+    ensemble.fit(X[:30], y_small, sample_weight=weights)
+    assert all(len(rows) == n_drawn for rows in ensemble.estimators_samples_)
+    assert all(weights[rows].min() > 0 for rows in ensemble.estimators_samples_)
 
-    with pytest.raises(ValueError, match="does not accept sample_weight"):
-        BootstrapEnsemble(NoWeights(), n_estimators=2).fit(X, Y, sample_weight=np.ones(120))
+
+def test_a_single_class_draw_is_redrawn():
+    # Regression: with one row of class 1 in 10, a draw of 8 rows misses it with probability
+    # 0.9**8 = 0.43, and LogisticRegression cannot be fitted on a single class.
+    X_small = np.arange(10.0)[:, None]
+    y_small = (np.arange(10) == 9).astype(int)
+    ensemble = BootstrapEnsemble(LogisticRegression(), n_estimators=20, random_state=0)
+    ensemble.fit(X_small, y_small)
+    assert all(9 in rows for rows in ensemble.estimators_samples_)
+    assert all(len(member.classes_) == 2 for member in ensemble.estimators_)
+
+
+def test_weights_on_a_single_class_are_refused():
+    weights = (Y == 1).astype(float)
+    with pytest.raises(ValueError, match="Only one class has a positive sample_weight"):
+        BootstrapEnsemble(LogisticRegression(), n_estimators=2).fit(X, Y, sample_weight=weights)
 
 
 def test_sample_weight_routing():
@@ -81,15 +126,15 @@ def test_sample_weight_routing():
     legacy = BootstrapEnsemble(LogisticRegression(), n_estimators=3, random_state=0)
     legacy.fit(X, Y, sample_weight=weights)
     with sklearn.config_context(enable_metadata_routing=True):
-        routed = BootstrapEnsemble(
-            LogisticRegression().set_fit_request(sample_weight=True),
-            n_estimators=3,
-            random_state=0,
-        ).fit(X, Y, sample_weight=weights)
+        # The ensemble consumes sample_weight itself (its draw); the members are not weighted.
+        routed = BootstrapEnsemble(LogisticRegression(), n_estimators=3, random_state=0)
+        routed.fit(X, Y, sample_weight=weights)
         np.testing.assert_allclose(routed.predict_proba(X), legacy.predict_proba(X))
-        unrequested = BootstrapEnsemble(LogisticRegression(), n_estimators=3)
-        with pytest.raises(ValueError, match="sample_weight"):
-            unrequested.fit(X, Y, sample_weight=weights)
+
+
+def test_verbose_reports_progress(capsys):
+    BootstrapEnsemble(LogisticRegression(), n_estimators=3, verbose=10).fit(X, Y)
+    assert "Done" in capsys.readouterr().err
 
 
 def test_deterministic_under_random_state_and_n_jobs():
