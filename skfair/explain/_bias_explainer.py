@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import Parallel, delayed
 from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import NotFittedError, UndefinedMetricWarning
 from sklearn.utils import Bunch, check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -40,7 +40,14 @@ from skfair.metrics._distribution import _FAVORABLE_SIGN, _w1_parts
 
 _AUTO_EXACT_PLAYERS = 10  # "auto": exact enumeration up to this many players (spec §10.2)
 _AUTO_PERMUTATIONS = 128
-_WARN_EXACT_PLAYERS = 16
+# Warn up front above this many hybrid rows to evaluate with the model: a scikit-learn
+# pipeline scores roughly 10**5 to 10**6 rows a second, so this is tens of seconds or more.
+_WARN_HYBRID_ROWS = 10**7
+# Work per joblib task: fixed sizes, so that the tasks, and the order in which their partial
+# sums are added, do not depend on n_jobs (results are bit-identical for any n_jobs).
+_COALITIONS_PER_TASK = 64
+_PERMUTATIONS_PER_TASK = 8
+_PLAYERS_PER_TASK = 8
 _CROSS_GROUP_RHO = 0.5  # "conditional": warn above this cross-group |Spearman rho| (spec §10.3)
 _BIAS_GAME_CHUNK = 256  # coalitions per vectorised W1 evaluation of the choice-(b) bias game
 _COALITIONS_PER_CHUNK = 64  # model-game columns held at once in exact mode
@@ -165,7 +172,12 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Background draw and permutations.
     n_jobs : int, default=None
-        Parallel evaluation of coalitions or permutations with joblib.
+        Parallel evaluation of coalitions or permutations with joblib. The work is split into
+        tasks of a fixed size whose results are added in a fixed order, so the results are
+        the same, bit for bit, for every ``n_jobs``.
+    verbose : int, default=0
+        0 is silent; 1 prints the planned work (players, coalitions, hybrid rows) before it
+        starts; higher values also report joblib's progress over the tasks.
     sensitive_column : str, int or list, default=None
         Columns of X holding the sensitive features.
     drop_sensitive : bool, default=True
@@ -262,6 +274,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
         ],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
         "sensitive_column": "no_validation",
         "drop_sensitive": ["boolean"],
     }
@@ -282,6 +295,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
         n_permutations="auto",
         random_state=None,
         n_jobs=None,
+        verbose=0,
         sensitive_column=None,
         drop_sensitive=True,
     ):
@@ -298,6 +312,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
         self.n_permutations = n_permutations
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
         self.sensitive_column = sensitive_column
         self.drop_sensitive = drop_sensitive
 
@@ -403,6 +418,12 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
         labels = groups.labels
         self.groups_ = labels
         if groups.n_groups == 1:
+            warnings.warn(
+                f"sensitive_features hold a single group ({labels[0]!r}): there is no second "
+                "group to compare with, so the bias and every explanation are reported as 0.",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
             self.privileged_group_, self.protected_group_ = labels[0], None
             return np.arange(n_samples), _ComparedPair(None, weights, self.sign_)
 
@@ -544,30 +565,56 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
                     f"Exact enumeration of 2**{n_players} coalitions is not feasible; use "
                     "n_permutations='auto' or an int, or group features with feature_groups."
                 )
-            if n_players > _WARN_EXACT_PLAYERS:
-                warnings.warn(
-                    f"Exact enumeration of 2**{n_players} coalitions may be slow.",
-                    UserWarning,
-                    stacklevel=4,
-                )
+            self._announce_cost(game, trees, 2**n_players - 2, "exact enumeration")
             return self._explain_exact(game, pair, model_parts, trees)
         n_permutations = (
             _AUTO_PERMUTATIONS if self.n_permutations == "auto" else self.n_permutations
         )
+        self._announce_cost(
+            game, trees, n_permutations * (n_players - 1), f"{n_permutations} permutations"
+        )
         return self._explain_permutation(game, pair, model_parts, n_permutations, rng, trees)
+
+    def _announce_cost(self, game, trees, n_coalitions, mode):
+        """Report the planned work (``verbose``); warn up front when it is large.
+
+        The model sees at most ``n_coalitions x n_eval x n_background`` hybrid rows (fewer
+        on discrete features, whose coalitions are evaluated on distinct rows only); scores
+        read from the trees need none.
+        """
+        n_players = len(game.players)
+        if trees is not None and self.method == "shapley":
+            if self.verbose:
+                print(f"BiasExplainer: {n_players} players, Shapley values read from the trees.")
+            return
+        n_rows = n_coalitions * game.pool.n_eval * game.pool.n_background
+        plan = (
+            f"{n_players} players, {mode}: {n_coalitions} coalitions x {game.pool.n_eval} "
+            f"rows x {game.pool.n_background} background rows = up to {n_rows:.3g} hybrid rows "
+            "scored by the model"
+        )
+        if self.verbose:
+            print(f"BiasExplainer: {plan}.")
+        if n_rows > _WARN_HYBRID_ROWS:
+            warnings.warn(
+                f"BiasExplainer will evaluate {plan}; this can take minutes. To make it "
+                "cheaper, lower n_background, explain fewer rows, group features "
+                "(feature_groups), use n_permutations=<int> or method='pdp'.",
+                UserWarning,
+                stacklevel=5,
+            )
 
     def _singletons(self, game):
         n_players = len(game.players)
         masks = np.eye(n_players, dtype=bool)
-        chunks = np.array_split(np.arange(n_players), min(n_players, self._n_tasks()))
-        values = Parallel(n_jobs=self.n_jobs)(
-            delayed(game.values)(masks[chunk]) for chunk in chunks
+        values = self._parallel(
+            delayed(game.values)(masks[chunk])
+            for chunk in _fixed_chunks(np.arange(n_players), _PLAYERS_PER_TASK)
         )
         return np.vstack(values).T
 
-    def _n_tasks(self):
-        n_jobs = effective_n_jobs(self.n_jobs)
-        return 1 if n_jobs == 1 else 4 * n_jobs
+    def _parallel(self, tasks):
+        return Parallel(n_jobs=self.n_jobs, verbose=self.verbose)(tasks)
 
     def _exact_model_game(self, game, pair, membership, weights, middle, choice_a):
         """Evaluate the model game on every coalition (spec §9.4); batches run in parallel.
@@ -577,8 +624,8 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
         """
         n_players = membership.shape[1]
         singleton_of = {1 << j: j for j in range(n_players)}
-        batches = [b for b in np.array_split(middle, self._n_tasks()) if len(b)]
-        results = Parallel(n_jobs=self.n_jobs)(
+        batches = _fixed_chunks(middle, _COALITIONS_PER_TASK)
+        results = self._parallel(
             delayed(_exact_batch)(
                 game,
                 membership[batch],
@@ -652,14 +699,15 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
         choice_a = self.method != "shapley"
         phi = trees.shapley_values() if trees is not None and not choice_a else None
         if phi is None:
-            chunks = [
-                c for c in np.array_split(np.arange(n_permutations), self._n_tasks()) if len(c)
-            ]
-            results = Parallel(n_jobs=self.n_jobs)(
+            chunks = _fixed_chunks(np.arange(n_permutations), _PERMUTATIONS_PER_TASK)
+            results = self._parallel(
                 delayed(_permutation_chunk)(game, orders[chunk], pair, model_parts, choice_a)
                 for chunk in chunks
             )
-            phi = sum(phi_sum for phi_sum, _ in results) / n_permutations
+            phi_sum = np.zeros_like(results[0][0])
+            for chunk_sum, _ in results:  # in chunk order, whatever n_jobs
+                phi_sum += chunk_sum
+            phi = phi_sum / n_permutations
             self.n_coalitions_ = n_permutations * (n_players - 1)
         else:
             self.n_coalitions_ = 0
@@ -756,6 +804,11 @@ def explain_bias(estimator, X, y=None, *, sensitive_features=None, sample_weight
         background=explainer.background_,
         explainer=explainer,
     )
+
+
+def _fixed_chunks(items, size):
+    """``items`` in consecutive chunks of ``size`` (the last one shorter)."""
+    return [items[start : start + size] for start in range(0, len(items), size)]
 
 
 def _parts_arrays(positive, negative):

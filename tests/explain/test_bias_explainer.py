@@ -7,7 +7,7 @@ import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.compose import ColumnTransformer
 from sklearn.dummy import DummyClassifier
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import NotFittedError, UndefinedMetricWarning
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -310,17 +310,21 @@ def test_permutation_sampling_converges_at_root_n_rate(data):
     assert np.mean(covered) >= 0.85
 
 
-def test_n_jobs_gives_the_same_result(data):
-    serial = _explain(data, n_jobs=None)
-    parallel = _explain(data, n_jobs=2)
-    for key in ("shapley_total", "shapley_positive", "total"):
-        np.testing.assert_allclose(
-            parallel.explanations_[key], serial.explanations_[key], atol=1e-12
-        )
-    again = _explain(data, n_jobs=None)
-    np.testing.assert_array_equal(
-        again.explanations_.shapley_total, serial.explanations_.shapley_total
-    )
+@pytest.mark.parametrize("n_permutations", ["exact", 12])
+@pytest.mark.parametrize("method", SHAPLEY_METHODS)
+def test_results_are_bit_identical_for_any_n_jobs(method, n_permutations):
+    # Regression: the exact reduction summed per-task partial sums whose split depended on
+    # n_jobs, so n_jobs=1 and n_jobs=2 differed by 3e-16.
+    rng = np.random.default_rng(5)
+    group = rng.integers(0, 2, 120)
+    X = rng.normal(group[:, None] * np.linspace(0.2, 1.0, 8), 1.0)
+    model = LogisticRegression().fit(X, X @ np.linspace(-1, 1, 8) > 0)
+    params = dict(method=method, n_permutations=n_permutations, n_background=25, random_state=0)
+    serial = BiasExplainer(model, n_jobs=1, **params).fit(X, sensitive_features=group)
+    parallel = BiasExplainer(model, n_jobs=2, **params).fit(X, sensitive_features=group)
+    np.testing.assert_array_equal(parallel.attributions_, serial.attributions_)
+    for key, values in serial.explanations_.items():
+        np.testing.assert_array_equal(parallel.explanations_[key], values, err_msg=key)
 
 
 def test_paper_m1_fitted_logistic_regression():
@@ -548,6 +552,62 @@ def test_response_methods(data):
 
 def rng_labels(n):
     return np.arange(n) % 3
+
+
+def test_a_single_group_warns_that_the_bias_is_undefined(data):
+    X, _ = data
+    with pytest.warns(UndefinedMetricWarning, match="single group"):
+        explainer = _explain((X, np.zeros(len(X), dtype=int)))
+    assert explainer.bias_.total == 0.0
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_model_outputs_are_refused(data, bad):
+    X, group = data
+
+    def broken(Z):
+        p = _sigmoid_of_weighted_sum(Z)
+        p[::7] = bad
+        return p
+
+    with pytest.raises(ValueError, match="NaN or infinite score"):
+        BiasExplainer(ScoreStub(broken), n_background=10).fit(X, sensitive_features=group)
+
+
+def test_a_model_predicting_strings_is_refused_with_a_clear_error(data):
+    X, group = data
+    words = np.array(["no", "yes"])
+    model = FrozenEstimator(DummyClassifier(strategy="most_frequent").fit(X, words[group]))
+
+    class LabelsOnly(BaseEstimator):
+        def __init__(self, model=None):
+            self.model = model
+
+        def fit(self, X, y=None):
+            return self
+
+        def __sklearn_is_fitted__(self):
+            return True
+
+        def predict(self, X):
+            return self.model.predict(X)
+
+    with pytest.raises(ValueError, match="labels, not scores"):
+        BiasExplainer(LabelsOnly(model), n_background=10).fit(X, sensitive_features=group)
+
+
+def test_a_large_generic_computation_warns_up_front(data, monkeypatch):
+    from skfair.explain import _bias_explainer
+
+    monkeypatch.setattr(_bias_explainer, "_WARN_HYBRID_ROWS", 1000)
+    with pytest.warns(UserWarning, match="hybrid rows"):
+        _explain(data)
+
+
+def test_verbose_reports_the_plan(data, capsys):
+    _explain(data, verbose=1)
+    out = capsys.readouterr().out
+    assert "coalitions" in out and "hybrid rows" in out
 
 
 def test_no_sensitive_features_means_zero_bias(data):
