@@ -18,16 +18,19 @@ scorers (AIF360 #555).
 
 from __future__ import annotations
 
+import difflib
 import inspect
+import warnings
 from typing import NamedTuple
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils.metadata_routing import MetadataRequest, get_routing_for_object
 
 from skfair._base import resolve_sensitive
 from skfair._compat import _routing_enabled
 from skfair._response import SCORE_METHODS, get_response_values
-from skfair._validation import check_lengths
+from skfair._validation import check_groups, check_lengths
 from skfair.metrics._classification import (
     accuracy_difference,
     demographic_parity_unfairness,
@@ -157,6 +160,17 @@ class _FairnessScorer:
             raise ValueError(_NO_SENSITIVE_FEATURES + hint)
         sensitive, X_without = resolve_sensitive(X, sensitive_features, self._sensitive_column)
         check_lengths(X=X, y_true=y_true, sensitive_features=sensitive)
+        groups = check_groups(sensitive, len(y_true))
+        if groups.n_groups < 2:
+            warnings.warn(
+                f"The data scored by {self!r} hold a single group of the sensitive features "
+                f"({groups.labels[0]!r}): with no second group to compare, the metric cannot "
+                "measure a disparity. In cross-validation this happens when the rows are "
+                "sorted by group; shuffle them (e.g. KFold(shuffle=True)) or stratify the "
+                "folds by group.",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
         method_params = None
         if _routing_enabled():
             routing = get_routing_for_object(estimator)
@@ -241,50 +255,51 @@ def make_fairness_scorer(
 ):
     """Make a scikit-learn scorer from a fairness metric.
 
-    The scorer can be passed to ``GridSearchCV(scoring=...)``, ``cross_validate`` and
-    multi-metric scoring dicts. It returns ``-loss`` by default (scikit-learn maximises scores),
-    so the best value is 0. Signed metrics are scored by magnitude and ratios as
-    ``1 - min(r, 1/r)``, so that "fairer" always scores higher.
+        The scorer can be passed to ``GridSearchCV(scoring=...)``, ``cross_validate`` and
+        multi-metric scoring dicts. It returns ``-loss`` by default (scikit-learn maximises scores),
+        so the best value is 0. Signed metrics are scored by magnitude and ratios as
+        ``1 - min(r, 1/r)``, so that "fairer" always scores higher.
 
-    Parameters
-    ----------
-    metric : callable
-        A skfair metric ``metric(y_true, y_pred, *, sensitive_features, **kwargs)`` (or
-        ``metric(X, y_true, y_pred, ...)`` with ``needs_X=True``), or any metric
-        ``metric(y_true, y_pred)`` such as ``sklearn.metrics.accuracy_score``; the latter is
-        useful to score estimators that need the sensitive features at predict time.
-    response_method : str or tuple of str, default=None
-        Estimator method(s) that give the metric's input; the first one available is used.
-        ``None`` takes the metric's default: ``"predict"`` for label metrics,
-        ``("predict_proba", "decision_function", "predict")`` for score metrics.
-    greater_is_better : bool, default=False
-        Whether the (loss-transformed) metric is a score to maximise. Fairness losses are not.
-    sensitive_column : str, int or list, default=None
-        Read the sensitive features from these columns of X (column mode) instead of receiving
-        them through metadata routing.
-    needs_X : bool, default=False
-        Pass the features (without the sensitive columns) to the metric as its first argument.
-    **kwargs
-        Passed to the metric (e.g. ``privileged_group="Male"``, ``pos_label=1``).
+        Parameters
+        ----------
+        metric : callable
+            A skfair metric ``metric(y_true, y_pred, *, sensitive_features, **kwargs)`` (or
+            ``metric(X, y_true, y_pred, ...)`` with ``needs_X=True``), or any metric
+            ``metric(y_true, y_pred)`` such as ``sklearn.metrics.accuracy_score``; the latter is
+            useful to score estimators that need the sensitive features at predict time.
+        response_method : str or tuple of str, default=None
+            Estimator method(s) that give the metric's input; the first one available is used.
+            ``None`` takes the metric's default: ``"predict"`` for label metrics,
+            ``("predict_proba", "decision_function", "predict")`` for score metrics.
+        greater_is_better : bool, default=False
+            Whether the (loss-transformed) metric is a score to maximise. Fairness losses are not.
+        sensitive_column : str, int or list, default=None
+            Read the sensitive features from these columns of X (column mode) instead of receiving
+            them through metadata routing.
+        needs_X : bool, default=False
+            Pass the features (without the sensitive columns) to the metric as its first argument.
+        **kwargs
+            Passed to the metric (e.g. ``privileged_group="Male"``, ``pos_label=1``).
 
-    Returns
-    -------
-    scorer : callable
-        ``scorer(estimator, X, y, *, sensitive_features=None, sample_weight=None) -> float``.
+        Returns
+        -------
+        scorer : callable
+            ``scorer(estimator, X, y, *, sensitive_features=None, sample_weight=None) -> float``.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> from sklearn.model_selection import cross_val_score
-    >>> from skfair.metrics import make_fairness_scorer, statistical_parity_difference
-    >>> rng = np.random.default_rng(0)
-    >>> X = np.column_stack([rng.integers(0, 2, 200), rng.normal(size=200)])
-    >>> y = (X[:, 1] + X[:, 0] > 0.5).astype(int)
-    >>> scorer = make_fairness_scorer(statistical_parity_difference, sensitive_column=0)
-    >>> scores = cross_val_score(LogisticRegression(), X, y, scoring=scorer, cv=3)
-    >>> bool((scores <= 0).all())
-    True
+        Examples
+        --------
+        >>> import numpy as np
+    from sklearn.exceptions import UndefinedMetricWarning
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn.model_selection import cross_val_score
+        >>> from skfair.metrics import make_fairness_scorer, statistical_parity_difference
+        >>> rng = np.random.default_rng(0)
+        >>> X = np.column_stack([rng.integers(0, 2, 200), rng.normal(size=200)])
+        >>> y = (X[:, 1] + X[:, 0] > 0.5).astype(int)
+        >>> scorer = make_fairness_scorer(statistical_parity_difference, sensitive_column=0)
+        >>> scores = cross_val_score(LogisticRegression(), X, y, scoring=scorer, cv=3)
+        >>> bool((scores <= 0).all())
+        True
     """
     name, builtin = _builtin_for(metric)
     if response_method is None:
@@ -302,15 +317,45 @@ def make_fairness_scorer(
             )
         else:
             response_method = builtin.response_method
+    needs_X = needs_X or (builtin is not None and builtin.needs_X)
+    _check_metric_keywords(metric, kwargs, needs_X)
     return _FairnessScorer(
         metric,
         response_method=response_method,
         sign=1 if greater_is_better else -1,
         sensitive_column=sensitive_column,
-        needs_X=needs_X or (builtin is not None and builtin.needs_X),
+        needs_X=needs_X,
         parity=builtin.parity if builtin is not None else "loss",
         kwargs=kwargs,
     )
+
+
+def _check_metric_keywords(metric, kwargs, needs_X):
+    """Refuse, when the scorer is built, keywords the metric does not take (typos)."""
+    try:
+        parameters = list(inspect.signature(metric).parameters.values())
+    except (TypeError, ValueError):
+        return  # no signature to check against
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return
+    # The scorer passes the data positionally, and the groups and weights itself.
+    filled = {p.name for p in parameters[: 3 if needs_X else 2]}
+    filled |= {"sensitive_features", "sample_weight"}
+    valid = [p.name for p in parameters if p.name not in filled]
+    unknown = sorted(set(kwargs) - set(valid))
+    if unknown:
+        name = getattr(metric, "__name__", repr(metric))
+        hints = {
+            key: difflib.get_close_matches(key, valid, n=1)
+            for key in unknown
+            if difflib.get_close_matches(key, valid, n=1)
+        }
+        hint = "".join(f" Did you mean {close[0]!r} for {key!r}?" for key, close in hints.items())
+        raise TypeError(
+            f"{name} got unexpected keyword argument(s) {unknown}; its keywords are "
+            f"{valid}, and make_fairness_scorer's own are response_method, "
+            f"greater_is_better, sensitive_column and needs_X.{hint}"
+        )
 
 
 def get_fairness_scorer(name, **overrides):
@@ -341,7 +386,9 @@ def most_accurate_within(bound, *, fairness, performance):
 
     Picks the candidate with the highest mean test ``performance`` score among those whose
     mean fairness loss (the negated ``fairness`` score, as fairness scorers return ``-loss``)
-    is at most ``bound``. If no candidate meets the bound, it falls back to the fairest one.
+    is at most ``bound``. If no candidate meets the bound, it falls back, with a warning
+    naming the candidate, to the fairest one (or, when every fairness score is NaN, to the
+    best performer).
     With a callable ``refit`` scikit-learn sets ``best_index_`` and ``best_params_`` but not
     ``best_score_``.
 
@@ -376,10 +423,37 @@ class _MostAccurateWithin:
     def __call__(self, cv_results):
         loss = -np.asarray(cv_results[f"mean_test_{self.fairness}"], dtype=float)
         performance = np.asarray(cv_results[f"mean_test_{self.performance}"], dtype=float)
-        admissible = np.where(loss <= self.bound, performance, -np.inf)  # NaN loss fails
-        if np.all(np.isneginf(admissible)):
-            return int(np.nanargmin(loss))
-        return int(np.nanargmax(admissible))
+        admissible = (loss <= self.bound) & ~np.isnan(performance)  # NaN loss fails the bound
+        if admissible.any():
+            return int(np.argmax(np.where(admissible, performance, -np.inf)))
+        params = cv_results.get("params")
+        if not np.isnan(loss).all():
+            chosen = int(np.nanargmin(loss))
+            reason = (
+                f"no candidate has a mean fairness loss ({self.fairness}) of at most "
+                f"{self.bound!r} (the smallest is {loss[chosen]:.4g}), so the fairest one is "
+                "chosen"
+            )
+        elif not np.isnan(performance).all():
+            chosen = int(np.nanargmax(performance))
+            reason = (
+                f"every candidate's mean fairness score ({self.fairness}) is NaN (for instance "
+                "test folds holding a single group), so the best performer is chosen"
+            )
+        else:
+            raise ValueError(
+                f"Every candidate's mean {self.fairness} and {self.performance} scores are "
+                "NaN, so most_accurate_within cannot choose one; check the scorers' warnings "
+                "(error_score, single-group folds)."
+            )
+        candidate = f" {params[chosen]}" if params is not None else ""
+        warnings.warn(
+            f"most_accurate_within({self.bound!r}): {reason}: candidate {chosen}{candidate}, "
+            f"mean {self.performance} = {performance[chosen]:.4g}.",
+            UserWarning,
+            stacklevel=2,
+        )
+        return chosen
 
     def __repr__(self):
         return (
