@@ -289,7 +289,6 @@ def make_fairness_scorer(
         Examples
         --------
         >>> import numpy as np
-    from sklearn.exceptions import UndefinedMetricWarning
         >>> from sklearn.linear_model import LogisticRegression
         >>> from sklearn.model_selection import cross_val_score
         >>> from skfair.metrics import make_fairness_scorer, statistical_parity_difference
