@@ -1,10 +1,12 @@
 """Where a model's Wasserstein bias comes from: bias explanations and Shapley-bias values.
 
-Miroshnikov et al., "Wasserstein-based fairness interpretability framework for machine learning
-models" (arXiv:2011.03156), Sections 4.1-4.4, with the errata and decisions of the spec
-(``wasserstein_bias.md`` §2): positive = the privileged group favoured; ``beta^±`` with the
-``±`` of Def. 3.2 (E1); the net game is ``v^{bias+} - v^{bias-}`` (E2); the quotient game of
-Def. 4.4 indexes by the coalition of groups (E3).
+Miroshnikov et al. (2022), "Wasserstein-based fairness interpretability framework for machine
+learning models" (arXiv:2011.03156), Sections 4.1-4.4. Three misprints of the paper are read
+as the definitions around them require: ``beta^±`` of Def. 4.1 carry the ``±`` of Def. 3.2
+(as printed, ``beta^-`` would be negative, contradicting ``beta = beta^+ + beta^-``); the net
+bias game of Def. 4.3 is ``v^{bias+} - v^{bias-}`` (printed ``v^{bias+} - v^{bias+}``); the
+quotient game of Def. 4.4 indexes by the coalition ``A`` of groups (printed ``U``). Positive
+parts mean the privileged group is favoured.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ from skfair.explain._shapley import (
 from skfair.explain._tree import TreeGame
 from skfair.metrics._distribution import _FAVORABLE_SIGN, _w1_parts
 
-_AUTO_EXACT_PLAYERS = 10  # "auto": exact enumeration up to this many players (spec §10.2)
+# "auto": exact enumeration up to this many players (2**10 coalitions), then permutations.
+_AUTO_EXACT_PLAYERS = 10
 _AUTO_PERMUTATIONS = 128
 # Warn up front above this many hybrid rows to evaluate with the model: a scikit-learn
 # pipeline scores roughly 10**5 to 10**6 rows a second, so this is tens of seconds or more.
@@ -48,7 +51,9 @@ _WARN_HYBRID_ROWS = 10**7
 _COALITIONS_PER_TASK = 64
 _PERMUTATIONS_PER_TASK = 8
 _PLAYERS_PER_TASK = 8
-_CROSS_GROUP_RHO = 0.5  # "conditional": warn above this cross-group |Spearman rho| (spec §10.3)
+# "conditional" assumes feature groups independent (Lemma 4.7): warn above this |Spearman rho|
+# between features of different groups.
+_CROSS_GROUP_RHO = 0.5
 _BIAS_GAME_CHUNK = 256  # coalitions per vectorised W1 evaluation of the choice-(b) bias game
 _COALITIONS_PER_CHUNK = 64  # model-game columns held at once in exact mode
 _PARTS = ("total", "positive", "negative", "net")
@@ -71,7 +76,7 @@ class _ComparedPair:
 
 
 def _exact_batch(game, player_masks, weight_rows, pair, with_bias_game, singleton_positions):
-    """Partial Shapley sums (and bias-game parts) of a batch of coalitions (spec §9.4).
+    """Partial Shapley sums (and bias-game parts) of a batch of coalitions.
 
     The game table is streamed: ``phi = sum_c v_c ⊗ W[c]`` over chunks of coalitions, so at
     most ``_COALITIONS_PER_CHUNK`` columns of the (n_eval, 2**p) table exist at a time.
@@ -93,7 +98,7 @@ def _exact_batch(game, player_masks, weight_rows, pair, with_bias_game, singleto
 
 
 def _permutation_chunk(game, orders, pair, bias_of_model, with_bias_game):
-    """Per-row Shapley sums and bias-game contributions along a chunk of orders (spec §9.5)."""
+    """Per-row Shapley sums and bias-game contributions along a chunk of antithetic orders."""
     n_players = orders.shape[1]
     phi_sum = np.zeros((game.pool.n_eval, n_players))
     bias_contributions = np.zeros((orders.shape[0], n_players, 2))
@@ -216,7 +221,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
 
     Notes
     -----
-    Cost (spec §9.6): the model is evaluated on up to (2**p - 2) x n_eval x n_background hybrid
+    Cost: the model is evaluated on up to (2**p - 2) x n_eval x n_background hybrid
     rows in exact mode, n_permutations x (p - 1) x n_eval x n_background in permutation mode
     (fewer on discrete features: each coalition is evaluated on the distinct rows of X_S only).
     Scores read from trees get their exact game from the trees instead, without hybrid rows
@@ -237,7 +242,21 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     GradientBoosting needs its default ``init``; HistGradientBoosting's native categorical
     splits are supported.
 
-    Other models (and multi-class probabilities) take the generic path.
+    Other models (and multi-class probabilities) take the generic path. A warning is raised
+    before the generic path starts when it would score more than ``10**7`` hybrid rows.
+
+    Without ``privileged_group`` the results are unsigned: the group the model favours on
+    average plays the paper's G=0, so the net bias is non-negative and relabelling the groups
+    changes nothing. The background is drawn from the pooled population (never per group),
+    and the model bias and every explanation use the same evaluation rows, which additivity
+    requires. For Shapley explainers a bias explanation can reach 2, not 1 as Lemma 4.4
+    states: a Shapley value of a score in [0, 1] lies in [-1, 1].
+
+    References
+    ----------
+    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
+       fairness interpretability framework for machine learning models", Machine Learning
+       111, 3307-3357 (2022), arXiv:2011.03156.
 
     Examples
     --------
@@ -402,7 +421,11 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
             ) from error
 
     def _compared_pair(self, sensitive, scores, weights, n_samples):
-        """Choose the compared pair (spec D2, D5); return the evaluation rows and the pair."""
+        """Choose the compared pair; return the evaluation rows and the pair.
+
+        With more than two groups one pair is explained: the privileged group against the
+        group farthest from it in W1 (``protected_group=None``), or the farthest pair of all.
+        """
         if sensitive is None:
             warnings.warn(
                 "BiasExplainer was fitted without sensitive features (neither "
@@ -457,7 +480,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
                 candidates = [(a, b) for a, b in candidates if g_prot in (a, b)]
             totals = [pair_parts(a, b) for a, b in candidates]
             g0, g1 = candidates[int(np.argmax([total for total, _ in totals]))]
-            # D2: the group favoured on average plays G=0 (ties: the first label).
+            # Unsigned: the group favoured on average plays G=0 (ties: the first label).
             if pair_parts(g0, g1)[1] < 0:
                 g0, g1 = g1, g0
         self.privileged_group_, self.protected_group_ = labels[g0], labels[g1]
@@ -482,7 +505,8 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
         n_rows = source.shape[0]
         if self.n_background is None or self.n_background >= n_rows:
             return _take_rows(source, np.arange(n_rows))
-        # D8: uniform without replacement from the pooled population, never per group.
+        # Uniform without replacement from the pooled population, never per group: the
+        # marginal game averages over P_X (paper eq. 4.3).
         return _take_rows(source, np.sort(rng.choice(n_rows, self.n_background, replace=False)))
 
     def _players(self, X_model):
@@ -617,7 +641,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
         return Parallel(n_jobs=self.n_jobs, verbose=self.verbose)(tasks)
 
     def _exact_model_game(self, game, pair, membership, weights, middle, choice_a):
-        """Evaluate the model game on every coalition (spec §9.4); batches run in parallel.
+        """Evaluate the model game on every coalition; batches run in parallel.
 
         Returns the per-row Shapley values, the singleton games (choice (a)) and the bias-game
         parts of the middle coalitions (choice (a)).
@@ -681,7 +705,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
             attributions = np.column_stack([singletons[j] for j in range(n_players)])
         else:
             attributions = phi
-            # Choice (b): E(S) = sum_{j in S} phi_j; no further model calls (spec §9.4).
+            # Choice (b): E(S) = sum_{j in S} phi_j; no further model calls.
             for start in range(1, n_coalitions - 1, _BIAS_GAME_CHUNK):
                 chunk = np.arange(start, min(start + _BIAS_GAME_CHUNK, n_coalitions - 1))
                 positive, negative = pair.parts(phi @ membership[chunk].T)

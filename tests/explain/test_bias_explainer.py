@@ -1,4 +1,5 @@
-"""Tests of BiasExplainer: identities, paper targets and scikit-learn conventions (spec §15.2)."""
+"""Tests of BiasExplainer: identities, the targets of Miroshnikov et al. (2022) and
+scikit-learn conventions."""
 
 import warnings
 
@@ -125,7 +126,7 @@ def test_net_identities(data):
     shapley = _explain(data, method="shapley")
     marginal = _explain(data, method="marginal")
     ex = shapley.explanations_
-    # Choice (b): the net bias game is additive, so its Shapley values are beta^net (§8.1).
+    # Choice (b): the net bias game is additive, so its Shapley values are beta^net.
     np.testing.assert_allclose(ex.shapley_net, ex.net, atol=1e-10)
     # Choice (a): the net game is linear in the model game: same values as choice (b).
     np.testing.assert_allclose(marginal.explanations_.shapley_net, ex.net, atol=1e-10)
@@ -219,7 +220,8 @@ def test_additive_model_lemma_4_5():
 
 
 def test_shapley_beta_can_exceed_one():
-    """Erratum E12: Shapley explainer betas are bounded by 2, not 1 (spec §15.2 item 24)."""
+    """Shapley explainer betas are bounded by 2, not by 1 as the paper's Lemma 4.4 states:
+    a Shapley value of a [0, 1] score lies in [-1, 1]."""
     table = {(0, 0): 0, (1, 0): 1, (1, 1): 1, (0, 1): 0, (2, 0): 0, (2, 2): 0, (0, 2): 1}
 
     def lookup(Z):
@@ -342,7 +344,7 @@ def test_paper_m1_fitted_logistic_regression():
         .fit(data.data, sensitive_features=data.sensitive)
         .bias_
     )
-    assert bias.total == pytest.approx(0.1383, abs=0.01)  # spec §11.1 (5 seeds: 0.131-0.143)
+    assert bias.total == pytest.approx(0.1383, abs=0.01)  # paper's M1; 5 seeds: 0.131-0.143
     assert bias.positive == pytest.approx(bias.total) and bias.negative < 0.002
 
 
@@ -359,13 +361,14 @@ def test_paper_m3_pdp_explanations():
     ).fit(data.data, sensitive_features=data.sensitive)
     ex = explainer.explanations_
     np.testing.assert_allclose(ex.total, 0.1751, atol=0.015)
-    # Erratum E6: beta_1 = beta_1^-, beta_2 = beta_2^+.
+    # The definitions give beta_1 = beta_1^- and beta_2 = beta_2^+ (the paper's text on M3
+    # labels them the other way round; its magnitude 0.175 is unaffected).
     assert ex.positive[0] < 0.002 and ex.negative[1] < 0.002
     assert explainer.bias_.total < 0.01
 
 
 def test_paper_m6_true_model_fast_tier():
-    """Spec §11.2 population tables at N_e = 4000, K = 200, tolerance 0.035."""
+    """The paper's model M6 (population values) at N_e = 4000, K = 200, tolerance 0.035."""
     data = make_bias_example("M6", 4000, random_state=0)
     model = ScoreStub(data.score_function)
     common = dict(favorable="lower", privileged_group=0, n_background=200, random_state=0)
