@@ -83,10 +83,13 @@ def auto_threshold(method_used):
 class ScoreReader:
     """One finite score per row from a fitted model, resolved once and applied to many inputs.
 
-    Build it with :meth:`from_estimator`. Calling it gives :func:`get_response_values`'s
-    scores, reduced to one column: for a multi-class classifier the ``predict_proba`` column of
-    ``pos_label`` (which must then be given). Outputs that are not numbers (a model that
-    predicts string labels) or not finite are refused with an error saying so.
+    Build it with :meth:`from_estimator`, which resolves the method, the positive class and
+    how to read them with :func:`get_response_values`'s rules; calling it then gives the same
+    scores as :func:`get_response_values` without re-checking the classes at every call (an
+    explainer calls the model thousands of times), reduced to one column: for a multi-class
+    classifier the ``predict_proba`` column of ``pos_label`` (which must then be given).
+    Outputs that are not numbers (a model that predicts string labels) or not finite are
+    refused with an error saying so.
 
     Attributes
     ----------
@@ -149,9 +152,8 @@ class ScoreReader:
         )
 
     def __call__(self, estimator, X):
-        y_score = get_response_values(estimator, X, self.method, pos_label=self.pos_label)[0]
-        y_score = np.asarray(y_score)
-        if y_score.ndim == 2 and self.column is not None and y_score.shape[1] > 2:
+        y_score = np.asarray(getattr(estimator, self.method)(X))
+        if self.column is not None:
             y_score = y_score[:, self.column]
         elif y_score.ndim == 2 and y_score.shape[1] == 1:
             y_score = y_score[:, 0]
@@ -167,6 +169,8 @@ class ScoreReader:
                 "with predict_proba or decision_function, or encode its labels as numbers."
             )
         y_score = y_score.astype(np.float64, copy=False)
+        if self.negate:
+            y_score = -y_score
         finite = np.isfinite(y_score)
         if not finite.all():
             raise ValueError(
