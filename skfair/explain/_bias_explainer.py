@@ -27,6 +27,8 @@ from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
 from skfair._compat import HasMethods, Interval, StrOptions, _fit_context
 from skfair._groups import privileged_mask, split_sensitive_column
 from skfair._response import ScoreReader
+from skfair._stats._sorted import FAVORABLE_SIGN as _FAVORABLE_SIGN
+from skfair._stats._sorted import w1_parts as _w1_parts
 from skfair._validation import check_groups, check_weights
 from skfair.explain._games import MarginalGame, RowPool
 from skfair.explain._shapley import (
@@ -38,7 +40,6 @@ from skfair.explain._shapley import (
     unit_standard_error,
 )
 from skfair.explain._tree import TreeGame
-from skfair.metrics._distribution import _FAVORABLE_SIGN, _w1_parts
 
 # "auto": exact enumeration up to this many players (2**10 coalitions), then permutations.
 _AUTO_EXACT_PLAYERS = 10
