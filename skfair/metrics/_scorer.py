@@ -161,7 +161,8 @@ class _FairnessScorer:
         sensitive, X_without = resolve_sensitive(X, sensitive_features, self._sensitive_column)
         check_lengths(X=X, y_true=y_true, sensitive_features=sensitive)
         groups = check_groups(sensitive, len(y_true))
-        if groups.n_groups < 2:
+        single_group = groups.n_groups < 2
+        if single_group:
             warnings.warn(
                 f"The data scored by {self!r} hold a single group of the sensitive features "
                 f"({groups.labels[0]!r}): with no second group to compare, the metric cannot "
@@ -191,12 +192,16 @@ class _FairnessScorer:
             metric_kwargs["sensitive_features"] = sensitive
         if sample_weight is not None:
             metric_kwargs["sample_weight"] = sample_weight
-        if self._needs_X:
-            # Metrics that need the features take X first (like silhouette_score), without the
-            # sensitive columns, which define groups and never enter distances.
-            value = self._metric(X_without, y_true, response, **metric_kwargs)
-        else:
-            value = self._metric(y_true, response, **metric_kwargs)
+        with warnings.catch_warnings():
+            if single_group:
+                # The metric's own single-group warning would repeat the one above.
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+            if self._needs_X:
+                # Metrics that need the features take X first (like silhouette_score), without
+                # the sensitive columns, which define groups and never enter distances.
+                value = self._metric(X_without, y_true, response, **metric_kwargs)
+            else:
+                value = self._metric(y_true, response, **metric_kwargs)
         return self._sign * float(parity_loss(value, self._parity))
 
     def get_metadata_routing(self):
@@ -255,50 +260,55 @@ def make_fairness_scorer(
 ):
     """Make a scikit-learn scorer from a fairness metric.
 
-        The scorer can be passed to ``GridSearchCV(scoring=...)``, ``cross_validate`` and
-        multi-metric scoring dicts. It returns ``-loss`` by default (scikit-learn maximises scores),
-        so the best value is 0. Signed metrics are scored by magnitude and ratios as
-        ``1 - min(r, 1/r)``, so that "fairer" always scores higher.
+    The scorer can be passed to ``GridSearchCV(scoring=...)``, ``cross_validate`` and
+    multi-metric scoring dicts. It returns ``-loss`` by default (scikit-learn maximises scores),
+    so the best value is 0. Signed metrics are scored by magnitude and ratios as
+    ``1 - min(r, 1/r)``, so that "fairer" always scores higher.
 
-        Parameters
-        ----------
-        metric : callable
-            A skfair metric ``metric(y_true, y_pred, *, sensitive_features, **kwargs)`` (or
-            ``metric(X, y_true, y_pred, ...)`` with ``needs_X=True``), or any metric
-            ``metric(y_true, y_pred)`` such as ``sklearn.metrics.accuracy_score``; the latter is
-            useful to score estimators that need the sensitive features at predict time.
-        response_method : str or tuple of str, default=None
-            Estimator method(s) that give the metric's input; the first one available is used.
-            ``None`` takes the metric's default: ``"predict"`` for label metrics,
-            ``("predict_proba", "decision_function", "predict")`` for score metrics.
-        greater_is_better : bool, default=False
-            Whether the (loss-transformed) metric is a score to maximise. Fairness losses are not.
-        sensitive_column : str, int or list, default=None
-            Read the sensitive features from these columns of X (column mode) instead of receiving
-            them through metadata routing.
-        needs_X : bool, default=False
-            Pass the features (without the sensitive columns) to the metric as its first argument.
-        **kwargs
-            Passed to the metric (e.g. ``privileged_group="Male"``, ``pos_label=1``).
+    Data holding a single group of the sensitive features, such as a cross-validation fold of
+    rows sorted by group, are scored as the metric's "no disparity" value with an
+    :class:`~sklearn.exceptions.UndefinedMetricWarning`. Keywords the metric does not take
+    are refused when the scorer is built.
 
-        Returns
-        -------
-        scorer : callable
-            ``scorer(estimator, X, y, *, sensitive_features=None, sample_weight=None) -> float``.
+    Parameters
+    ----------
+    metric : callable
+        A skfair metric ``metric(y_true, y_pred, *, sensitive_features, **kwargs)`` (or
+        ``metric(X, y_true, y_pred, ...)`` with ``needs_X=True``), or any metric
+        ``metric(y_true, y_pred)`` such as ``sklearn.metrics.accuracy_score``; the latter is
+        useful to score estimators that need the sensitive features at predict time.
+    response_method : str or tuple of str, default=None
+        Estimator method(s) that give the metric's input; the first one available is used.
+        ``None`` takes the metric's default: ``"predict"`` for label metrics,
+        ``("predict_proba", "decision_function", "predict")`` for score metrics.
+    greater_is_better : bool, default=False
+        Whether the (loss-transformed) metric is a score to maximise. Fairness losses are not.
+    sensitive_column : str, int or list, default=None
+        Read the sensitive features from these columns of X (column mode) instead of receiving
+        them through metadata routing.
+    needs_X : bool, default=False
+        Pass the features (without the sensitive columns) to the metric as its first argument.
+    **kwargs
+        Passed to the metric (e.g. ``privileged_group="Male"``, ``pos_label=1``).
 
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from sklearn.linear_model import LogisticRegression
-        >>> from sklearn.model_selection import cross_val_score
-        >>> from skfair.metrics import make_fairness_scorer, statistical_parity_difference
-        >>> rng = np.random.default_rng(0)
-        >>> X = np.column_stack([rng.integers(0, 2, 200), rng.normal(size=200)])
-        >>> y = (X[:, 1] + X[:, 0] > 0.5).astype(int)
-        >>> scorer = make_fairness_scorer(statistical_parity_difference, sensitive_column=0)
-        >>> scores = cross_val_score(LogisticRegression(), X, y, scoring=scorer, cv=3)
-        >>> bool((scores <= 0).all())
-        True
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y, *, sensitive_features=None, sample_weight=None) -> float``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from skfair.metrics import make_fairness_scorer, statistical_parity_difference
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.column_stack([rng.integers(0, 2, 200), rng.normal(size=200)])
+    >>> y = (X[:, 1] + X[:, 0] > 0.5).astype(int)
+    >>> scorer = make_fairness_scorer(statistical_parity_difference, sensitive_column=0)
+    >>> scores = cross_val_score(LogisticRegression(), X, y, scoring=scorer, cv=3)
+    >>> bool((scores <= 0).all())
+    True
     """
     name, builtin = _builtin_for(metric)
     if response_method is None:
