@@ -34,6 +34,7 @@ from skfair._compat import (
     _routing_enabled,
     process_routing,
 )
+from skfair._rows import row_codes
 from skfair._stats._votes import entropy as _entropy
 from skfair._stats._votes import label_stability_from_codes as _label_stability_from_codes
 from skfair._stats._votes import member_votes as _member_votes
@@ -97,7 +98,8 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     estimators_ : list of estimators
         The fitted members.
     estimators_samples_ : list of ndarray
-        The training rows (with repetitions) each member was fitted on.
+        The training rows (with repetitions) each member was fitted on; of rows with equal
+        features and label, the first one stands for all of them.
     classes_ : ndarray of shape (n_classes,)
         The class labels. A member whose bootstrap sample missed a class gives it probability
         0.
@@ -117,14 +119,15 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     ``1{p_1 > 0.5}``), and so does the ensemble when the mean probability is 0.5.
 
     ``sample_weight`` are frequencies, as in scikit-learn's bagging: each member's rows are
-    drawn with replacement with probabilities proportional to the weights, and the sample
-    size is ``bootstrap_fraction`` times the total weight; the members are fitted on their
-    drawn rows without weights (the draw has used them). A row of weight 2 is therefore drawn
-    as often, in distribution, as two copies of that row. It is not the same draw: a seed
-    draws from ``n_samples`` rows in one case and from more rows in the other, so scikit-learn's
-    ``check_sample_weight_equivalence``, which compares one seed's fits, fails (as it does for
-    :class:`~sklearn.ensemble.BaggingClassifier`). Making the draw identical would mean
-    matching rows by their content.
+    drawn with replacement with probabilities proportional to the weights, the sample size is
+    ``bootstrap_fraction`` times the total weight, and the members are fitted on their drawn
+    rows without weights (the draw has used them). To make a row of weight 2 and two copies
+    of the row the same draw for a given seed, not only in distribution, rows are drawn by
+    content: rows with equal features and label form one unit weighing their total weight,
+    the units are drawn (a multinomial draw in the sorted order of their contents) and
+    shuffled, and each unit is represented by its first row in ``estimators_samples_``.
+    Without weights this is the usual bootstrap (uniform, with replacement), and the members
+    do not depend on the order of the training rows.
 
     A drawn sample that holds a single class, which would stop most classifiers' ``fit`` on
     small or unbalanced data, is redrawn from the same seed's stream (up to 100 times, then
@@ -224,7 +227,7 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         member_fit_params = (
             process_routing(self, "fit", **fit_params).estimator.fit if _routing_enabled() else {}
         )
-        draw = _BootstrapDraw.from_data(y, sample_weight, self.bootstrap_fraction)
+        draw = _BootstrapDraw.from_data(X, y, sample_weight, self.bootstrap_fraction)
         seeds = check_random_state(self.random_state).randint(_MAX_SEED, size=self.n_estimators)
         samples = [draw(seed) for seed in seeds]
         self.estimators_ = Parallel(n_jobs=self.n_jobs, verbose=self.verbose)(
@@ -392,43 +395,57 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
 
 @dataclass(frozen=True)
 class _BootstrapDraw:
-    """How each member's rows are drawn: with replacement, each row with probability
-    proportional to its weight, redrawn while the sample holds a single class."""
+    """How each member's rows are drawn (see the Notes of :class:`BootstrapEnsemble`).
 
-    n_samples: int
+    Rows are grouped into units of equal content (features and label); a unit weighs the
+    total weight of its rows. A member's sample takes ``n_drawn`` units with replacement,
+    each with probability proportional to its weight (a multinomial draw over the units in
+    their canonical order), shuffled, each unit represented by its first row. It is redrawn
+    while it holds a single class.
+    """
+
     n_drawn: int
-    probabilities: np.ndarray | None
-    class_codes: np.ndarray
+    probabilities: np.ndarray  # of each unit
+    representatives: np.ndarray  # first row of each unit
+    unit_classes: np.ndarray  # class code of each unit
 
     @classmethod
-    def from_data(cls, y, sample_weight, bootstrap_fraction):
-        n_samples = len(y)
+    def from_data(cls, X, y, sample_weight, bootstrap_fraction):
         _, class_codes = np.unique(y, return_inverse=True)
-        if sample_weight is None:
-            return cls(n_samples, max(int(bootstrap_fraction * n_samples), 1), None, class_codes)
-        total = sample_weight.sum()
+        weights = np.ones(len(y)) if sample_weight is None else sample_weight
+        total = weights.sum()
         if not total > 0:
             raise ValueError("sample_weight sums to 0: no row can be drawn.")
-        positive_classes = np.unique(class_codes[sample_weight > 0])
-        if len(positive_classes) < 2 <= class_codes.max() + 1:
+        n_classes = class_codes.max() + 1
+        if n_classes >= 2 and len(np.unique(class_codes[weights > 0])) < 2:
             raise ValueError(
                 "Only one class has a positive sample_weight, so every bootstrap sample would "
                 "hold a single class; give rows of at least two classes a positive weight."
             )
+        drawable = np.flatnonzero(weights > 0)
+        keys = np.column_stack([row_codes(_safe_indexing(X, drawable)), class_codes[drawable]])
+        _, first, units = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        unit_weights = np.bincount(units.reshape(-1), weights=weights[drawable])
         # As scikit-learn's bagging: the size is the fraction of the total weight.
-        n_drawn = max(int(bootstrap_fraction * total), 1)
-        return cls(n_samples, n_drawn, sample_weight / total, class_codes)
+        return cls(
+            n_drawn=max(int(bootstrap_fraction * total), 1),
+            probabilities=unit_weights / unit_weights.sum(),
+            representatives=drawable[first],
+            unit_classes=class_codes[drawable[first]],
+        )
 
     def __call__(self, seed):
         rng = np.random.RandomState(seed)
+        several_classes = self.unit_classes.max() > 0
         for _ in range(_MAX_DRAWS):
-            if self.probabilities is None:
-                rows = rng.randint(self.n_samples, size=self.n_drawn)
-            else:
-                rows = rng.choice(self.n_samples, self.n_drawn, p=self.probabilities)
-            codes = self.class_codes[rows]
-            if self.class_codes.max() == 0 or (codes != codes[0]).any():
-                return rows
+            counts = rng.multinomial(self.n_drawn, self.probabilities)
+            drawn = np.flatnonzero(counts)
+            if (
+                not several_classes
+                or (self.unit_classes[drawn] != self.unit_classes[drawn[0]]).any()
+            ):
+                units = rng.permutation(np.repeat(np.arange(len(counts)), counts))
+                return self.representatives[units]
         raise ValueError(
             f"{_MAX_DRAWS} bootstrap samples of {self.n_drawn} rows in a row held a single "
             "class; the training set is too small or too unbalanced for bootstrap members. "

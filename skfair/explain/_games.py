@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from skfair._rows import column_codes
+
 # Rows per model call, and cells (rows x columns) per call. Small calls keep the hybrid block
 # in cache while the model reads it: on the benchmark machine 2**15 rows per call ran faster
 # than one predict_proba call on 10**6 rows per row (benchmarks/bench_explain.py).
@@ -88,36 +90,9 @@ def factorize_columns(pool):
     codes = np.empty((pool.n_eval, pool.n_features), dtype=np.int64)
     cardinality = np.empty(pool.n_features, dtype=np.int64)
     for j in range(pool.n_features):
-        column = pool.eval_column(j)
-        if isinstance(column, np.ndarray) and column.dtype.kind in "biufcmM":
-            values, inverse = np.unique(column, return_inverse=True)
-        else:
-            values, inverse = _factorize_objects(np.asarray(column, dtype=object))
-        codes[:, j] = inverse.reshape(-1)
-        cardinality[j] = max(len(values), 1)
+        n_values, codes[:, j] = column_codes(pool.eval_column(j))
+        cardinality[j] = max(n_values, 1)
     return codes, cardinality
-
-
-def _factorize_objects(column):
-    """``(distinct values, inverse)`` of an object column; NaN and None are one value.
-
-    pandas' hash table when pandas is installed; otherwise (pandas is an optional extra) a sort
-    of type-qualified strings, so that 1 and "1" stay distinct.
-    """
-    try:
-        import pandas as pd
-    except ImportError:
-        pd = None
-    if pd is not None:
-        inverse, values = pd.factorize(column, use_na_sentinel=False)
-        return values, inverse
-    keys = np.array(
-        [
-            "" if value is None or value != value else f"{type(value).__name__}:{value}"
-            for value in column.tolist()
-        ]
-    )
-    return np.unique(keys, return_inverse=True)
 
 
 def _distinct_rows(codes, cardinality, columns):

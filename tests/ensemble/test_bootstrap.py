@@ -4,6 +4,7 @@ import math
 import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 import sklearn
 from sklearn.base import clone
@@ -12,6 +13,7 @@ from sklearn.dummy import DummyClassifier
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression, Perceptron
 from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -27,22 +29,8 @@ from skfair.metrics import (
 X, Y = make_classification(n_samples=120, n_features=5, random_state=0)
 
 
-def _expected_failed_checks(estimator):
-    # Documented in the Notes of BootstrapEnsemble; the frequency semantics hold in
-    # distribution (test_integer_weights_draw_like_repeated_rows).
-    reason = (
-        "one seed draws from n_samples rows with a weight of 2 and from more rows with the "
-        "row repeated, so the members differ (sklearn's BaggingClassifier fails this check too)"
-    )
-    return {
-        "check_sample_weight_equivalence_on_dense_data": reason,
-        "check_sample_weight_equivalence_on_sparse_data": reason,
-    }
-
-
 @parametrize_with_checks(
     [BootstrapEnsemble(LogisticRegression(), n_estimators=3)],
-    expected_failed_checks=_expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -72,36 +60,45 @@ def test_members_are_fitted_unweighted_on_rows_drawn_by_weight():
         np.testing.assert_allclose(member.coef_, expected.coef_, rtol=1e-6)
 
 
-def test_integer_weights_draw_like_repeated_rows():
-    # Frequency semantics in distribution: the mean number of times a row is drawn, over many
-    # members' draws, is the same for a weight w and for w copies of the row.
+@pytest.mark.parametrize("container", ["array", "frame"])
+def test_integer_weights_give_the_same_members_as_repeated_rows(container):
+    # Regression: a seed drew from n_samples rows with a weight of 2 and from more rows with
+    # the row repeated, so scikit-learn's check_sample_weight_equivalence failed.
     rng = np.random.default_rng(1)
+    weights = rng.integers(0, 4, size=120)
+    repeated = np.repeat(np.arange(120), weights)
+    order = rng.permutation(len(repeated))  # and in another order
+    X_in = X if container == "array" else pd.DataFrame(X, columns=list("abcde"))
+    params = dict(estimator=LogisticRegression(), n_estimators=5, random_state=0)
+    weighted = BootstrapEnsemble(**params).fit(X_in, Y, sample_weight=weights)
+    copied = BootstrapEnsemble(**params).fit(
+        _safe_indexing(X_in, repeated[order]), Y[repeated[order]]
+    )
+    np.testing.assert_array_equal(
+        weighted.predict_proba_members(X_in), copied.predict_proba_members(X_in)
+    )
+    for rows, copied_rows in zip(
+        weighted.estimators_samples_, copied.estimators_samples_, strict=True
+    ):
+        assert len(rows) == int(0.8 * weights.sum())
+        assert weights[rows].min() > 0
+        np.testing.assert_array_equal(X[rows], X[repeated[order]][copied_rows])
+
+
+def test_unweighted_draw_is_the_uniform_bootstrap():
+    # Each row is drawn n_drawn / n times on average, a row present twice twice as often.
     y_small = Y[:30]
-    weights = rng.integers(0, 4, size=30)
-    weights[:2] = 3  # rows of both classes carry weight
-    repeated = np.repeat(np.arange(30), weights)
-    weighted = _BootstrapDraw.from_data(y_small, weights.astype(float), 0.8)
-    copied = _BootstrapDraw.from_data(y_small[repeated], None, 0.8)
-    n_drawn = int(0.8 * weights.sum())
-    assert weighted.n_drawn == copied.n_drawn == n_drawn
+    X_small = np.vstack([X[:30], X[:1]])  # row 0 twice
+    y_small = np.append(y_small, y_small[0])
+    draw = _BootstrapDraw.from_data(X_small, y_small, None, 0.8)
+    assert draw.n_drawn == int(0.8 * 31)
     n_members = 2000
-    counts_weighted = np.mean(
-        [np.bincount(weighted(seed), minlength=30) for seed in range(n_members)], axis=0
-    )
-    counts_copied = np.mean(
-        [np.bincount(repeated[copied(seed)], minlength=30) for seed in range(n_members)], axis=0
-    )
-    expected = n_drawn * weights / weights.sum()
-    np.testing.assert_array_equal(counts_weighted[weights == 0], 0)
-    # Standard error of a mean over n_members draws (counts are at most binomial), 5 sigma.
+    counts = np.mean([np.bincount(draw(seed), minlength=31) for seed in range(n_members)], axis=0)
+    expected = np.full(31, draw.n_drawn / 31)
+    expected[0], expected[30] = 2 * expected[0], 0.0  # row 30 is represented by row 0
+    # Standard error of a mean over n_members draws (counts are binomial), 5 sigma.
     margin = 5 * np.sqrt(expected / n_members) + 1e-12
-    assert np.all(np.abs(counts_weighted - expected) <= margin)
-    assert np.all(np.abs(counts_copied - expected) <= margin)
-    # The ensemble draws its members' rows this way.
-    ensemble = BootstrapEnsemble(DummyClassifier(), n_estimators=3, random_state=0)
-    ensemble.fit(X[:30], y_small, sample_weight=weights)
-    assert all(len(rows) == n_drawn for rows in ensemble.estimators_samples_)
-    assert all(weights[rows].min() > 0 for rows in ensemble.estimators_samples_)
+    assert np.all(np.abs(counts - expected) <= margin)
 
 
 def test_a_single_class_draw_is_redrawn():
