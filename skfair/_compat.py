@@ -30,7 +30,15 @@ def check_matplotlib_support(caller_name):
         raise ImportError(f'{error}, or with skfair: pip install "scikit-fairkit[plot]"') from error
 
 
+# The constraints of the sensitive-feature parameters, shared by every function and estimator:
+# ``sensitive_features`` is an array-like (one column per attribute) or a dict of columns;
+# ``sensitive_column`` names or positions the sensitive column(s) inside X.
+SENSITIVE_FEATURES_CONSTRAINT = ["array-like", dict]
+SENSITIVE_COLUMN_CONSTRAINT = [str, Integral, list, tuple, None]
+
 __all__ = [
+    "SENSITIVE_COLUMN_CONSTRAINT",
+    "SENSITIVE_FEATURES_CONSTRAINT",
     "HasMethods",
     "Integral",
     "Interval",
