@@ -33,7 +33,7 @@ def build_parser():
 
 
 def _add_audit_parser(commands):
-    from skfair._audit import SECTIONS
+    from skfair._audit._sections import SECTIONS
 
     audit = commands.add_parser(
         "audit",
@@ -98,6 +98,7 @@ def _add_audit_parser(commands):
 
 def _audit(args, parser):
     from skfair import _audit
+    from skfair._audit._text import render_section_text
 
     privileged = _parse_privileged(args.privileged, parser)
     if args.data is None:
@@ -125,7 +126,12 @@ def _audit(args, parser):
             test_size=args.test_size,
             random_state=args.random_state,
         )
-    sys.stdout.write(_audit.run_audit(context, args.sections))
+    for position, section in enumerate(
+        _audit.compute_sections(context, _audit.SECTIONS, args.sections)
+    ):
+        # Each section is written as soon as it is computed.
+        sys.stdout.write(("\n" if position else "") + render_section_text(section) + "\n")
+        sys.stdout.flush()
     if args.save_predictions is not None:
         _audit.write_predictions(context, args.save_predictions)
 
