@@ -73,6 +73,13 @@ def _add_audit_parser(commands):
         "(disadvantaged minus privileged) instead of the largest gap between two groups",
     )
     audit.add_argument(
+        "--bins",
+        metavar="COL=K",
+        nargs="+",
+        default=[],
+        help="group a numeric sensitive column of --data into K quantile bins (e.g. age=4)",
+    )
+    audit.add_argument(
         "--sections",
         nargs="+",
         choices=list(SECTIONS),
@@ -101,6 +108,9 @@ def _audit(args, parser):
     from skfair._audit._text import render_section_text
 
     privileged = _parse_privileged(args.privileged, parser)
+    bins = _parse_bins(args.bins, parser)
+    if bins and args.data is None:
+        parser.error("--bins needs --data (Adult's sensitive attributes are categorical).")
     if args.data is None:
         if args.target is not None or args.sensitive is not None:
             parser.error("--target and --sensitive need --data.")
@@ -123,6 +133,7 @@ def _audit(args, parser):
             model=model,
             positive_label=args.positive_label,
             privileged=privileged,
+            bins=bins,
             test_size=args.test_size,
             random_state=args.random_state,
         )
@@ -147,8 +158,22 @@ def _load_model(path):
             raise ValueError(
                 f"{path} is not a model saved with joblib.dump ({type(exc).__name__}: {exc})."
             ) from exc
+    if isinstance(model, type):
+        raise ValueError(
+            f"{path} holds the class {model.__name__}, not a fitted model; save a fitted "
+            "instance: joblib.dump(model.fit(X, y), path)."
+        )
     if not hasattr(model, "predict"):
         raise ValueError(f"{path} holds a {type(model).__name__}, not a fitted model.")
+    if not hasattr(model, "classes_"):
+        from sklearn.base import is_classifier
+
+        kind = "an unfitted classifier" if is_classifier(model) else "not a classifier"
+        raise ValueError(
+            f"{path} holds a {type(model).__name__}, which is {kind}: the audit needs a fitted "
+            "classifier of the binary target (with predict and classes_); the outputs of a "
+            "regressor are not class labels."
+        )
     return model
 
 
@@ -160,6 +185,16 @@ def _parse_privileged(items, parser):
             parser.error(f"--privileged takes COL=VALUE, got {item!r}.")
         privileged[name] = value
     return privileged
+
+
+def _parse_bins(items, parser):
+    bins = {}
+    for item in items:
+        name, _, count = item.partition("=")
+        if not name or not count.isdigit() or int(count) < 2:
+            parser.error(f"--bins takes COL=K with an integer K >= 2, got {item!r}.")
+        bins[name] = int(count)
+    return bins
 
 
 def main(argv=None):

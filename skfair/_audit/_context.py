@@ -131,7 +131,10 @@ def adult_context(*, model=None, privileged=None, random_state=0):
         }
         X_test = test.data
     else:
-        description["model"] = f"{_model_name(model)} from --model"
+        description["model"] = (
+            f"{_model_name(model)} from --model, evaluated on the bundled Adult test split "
+            "(no --data given)"
+        )
         names = test.feature_names.tolist()
         X_test = _model_input(model, {name: test.data[:, j] for j, name in enumerate(names)}, names)
     y_pred, y_score = _predict(model, X_test, positive_label=1)
@@ -159,10 +162,14 @@ def csv_context(
     model=None,
     positive_label=None,
     privileged=None,
+    bins=None,
     test_size=0.3,
     random_state=0,
 ):
     """Audit context on a user's csv file.
+
+    ``bins`` maps numeric sensitive columns to a number of quantile bins their values are
+    grouped into (:func:`quantile_bins`); the model still sees the original column.
 
     Without ``model``, :func:`plain_model` is trained on a stratified split of the file (all
     columns but the target are features) and evaluated on the rest. With a fitted ``model``, all
@@ -170,28 +177,66 @@ def csv_context(
     ``feature_names_in_``, any other model all columns but the target, in file order. The
     model predicts the target's own values, ``positive_label`` among them.
     """
-    with open(path, encoding="utf-8", newline="") as text:
-        names, columns = parse_csv(text, source=str(path))
+    # utf-8-sig: a byte-order mark (spreadsheet exports) is not part of the first column name.
+    with open(path, encoding="utf-8-sig", newline="") as text:
+        try:
+            names, columns = parse_csv(text, source=str(path))
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"{path} is not a text csv file in UTF-8 (byte {exc.start}: {exc.reason}); "
+                "--data takes a csv file with a header row."
+            ) from None
     for name in [target, *sensitive]:
         if name not in columns:
             raise ValueError(f"Column {name!r} is not in {path}; its columns are {names}.")
     labels = columns[target]
     if np.any(labels != labels):  # NaN: an empty field
         raise ValueError(
-            f"The target column {target!r} has empty values (first at data line "
-            f"{int(np.argmax(labels != labels)) + 1})."
+            f"The target column {target!r} has empty values (first at line "
+            f"{int(np.argmax(labels != labels)) + 2} of {path}, the header being line 1)."
         )
     positive_label = _positive_label(labels, positive_label, target)
     y = _match(labels, positive_label).astype(np.int64)
-    attributes = {name: columns[name] for name in sensitive}
-    # Missing values raise here, naming the column, whichever split their rows fall in.
-    factorize_groups(attributes)
+    if target in sensitive:
+        raise ValueError(
+            f"The target {target!r} cannot also be a sensitive attribute: each group would "
+            "hold a single class. Name the attributes the groups are defined by."
+        )
+    for name in sensitive:
+        missing = columns[name] != columns[name]  # NaN: an empty field
+        if missing.any():
+            raise ValueError(
+                f"The sensitive column {name!r} has missing values (first at line "
+                f"{int(np.argmax(missing)) + 2} of {path}, the header being line 1); fill them "
+                "or drop those rows."
+            )
+    bins = dict(bins or {})
+    unknown = sorted(set(bins) - set(sensitive))
+    if unknown:
+        raise ValueError(f"--bins names {unknown}, which are not --sensitive columns {sensitive}.")
+    attributes = {
+        name: quantile_bins(columns[name], bins[name], name=name) if name in bins else columns[name]
+        for name in sensitive
+    }
+    encodings = {name: factorize_groups(values) for name, values in attributes.items()}
     privileged = check_privileged(privileged, attributes)
     feature_names = [name for name in names if name != target]
     description = {
         "data": f"{path} ({labels.shape[0]:,} rows)",
         "target": f"{target}; favourable outcome {positive_label!r} = 1",
     }
+    many = {
+        name: encoding.counts().size
+        for name, encoding in encodings.items()
+        if encoding.counts().size > MANY_GROUPS
+    }
+    if many:
+        description["hint"] = "; ".join(
+            f"{name!r} has {count} groups" for name, count in many.items()
+        ) + (
+            ": small groups make every comparison noisy and pairwise ones slow. Group a "
+            "numeric column into K quantile bins with --bins COL=K."
+        )
     if model is not None:
         X = _model_input(model, columns, feature_names)
         description["model"] = f"{_model_name(model)} from --model, evaluated on all rows"
@@ -241,6 +286,35 @@ def csv_context(
         random_state=random_state,
         feature_names=feature_names,
     )
+
+
+# More groups than this in a sensitive column get a hint in the summary.
+MANY_GROUPS = 20
+
+
+def quantile_bins(values, n_bins, *, name):
+    """Group a numeric column into at most ``n_bins`` bins of about equal counts.
+
+    The bin edges are quantiles of ``values`` (repeated edges merged); each value gets the
+    label ``"[low, high)"`` of its bin (the last bin is closed). Labels are padded so that
+    their text order is the order of the bins (``q1``, ``q2``, ...).
+    """
+    if values.dtype.kind not in "iuf":
+        raise ValueError(
+            f"--bins {name}={n_bins}: {name!r} is not numeric; --bins groups numeric columns."
+        )
+    if np.isnan(values.astype(np.float64)).any():
+        raise ValueError(f"--bins {name}={n_bins}: {name!r} has missing values.")
+    edges = np.unique(np.quantile(values, np.linspace(0, 1, n_bins + 1)))
+    if edges.size < 2:
+        edges = np.array([values.min(), values.max()])
+    codes = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, edges.size - 2)
+    width = len(str(edges.size - 1))
+    labels = [
+        f"q{k + 1:0{width}d} [{low:g}, {high:g}" + ("]" if k == edges.size - 2 else ")")
+        for k, (low, high) in enumerate(zip(edges[:-1], edges[1:], strict=True))
+    ]
+    return np.asarray(labels, dtype=object)[codes]
 
 
 def check_privileged(privileged, attributes):
@@ -316,6 +390,14 @@ def _model_input(model, columns, feature_names):
     columns; any other model (or None) an object array of ``feature_names`` in order.
     """
     expected = getattr(model, "feature_names_in_", None)
+    n_features = getattr(model, "n_features_in_", None)
+    if expected is None and n_features is not None and n_features != len(feature_names):
+        raise ValueError(
+            f"The model was fitted on {n_features} unnamed columns (a numpy array), but the "
+            f"data have {len(feature_names)} columns besides the target: {feature_names}. A "
+            "model fitted on an array gets every column but the target, in file order; fit it "
+            "on a DataFrame to have its columns picked by name."
+        )
     if expected is None:
         X = np.empty((columns[feature_names[0]].shape[0], len(feature_names)), dtype=object)
         for j, name in enumerate(feature_names):
@@ -342,7 +424,14 @@ def _predict(model, X, *, positive_label):
             f"The model's classes are {np.asarray(classes).tolist()}; the favourable label "
             f"{positive_label!r} is not among them. Fit the model on the target's own values."
         )
-    y_pred = _match(np.asarray(model.predict(X)), positive_label).astype(np.int64)
+    try:
+        predictions = np.asarray(model.predict(X))
+    except ValueError as exc:
+        kind = "a DataFrame" if hasattr(X, "columns") else "an object array, in file order"
+        raise ValueError(
+            f"The model cannot predict on the data's columns (passed as {kind}): {exc}"
+        ) from exc
+    y_pred = _match(predictions, positive_label).astype(np.int64)
     if classes is None:
         return y_pred, None
     column = int(np.flatnonzero(_match(np.asarray(classes), positive_label))[0])

@@ -248,6 +248,10 @@ def _compared_columns(context):
     return columns
 
 
+# Most groups per column the MADD section compares (1,225 pairs).
+_MAX_MADD_GROUPS = 50
+
+
 def madd_section(context):
     """MADD of the score distributions at the optimal bandwidth (Verger et al., JEDM 2024).
 
@@ -276,6 +280,13 @@ def madd_section(context):
     ]
     results = {}
     for name, values in columns:
+        n_groups = factorize_groups(values).counts().size
+        if n_groups > _MAX_MADD_GROUPS:
+            # Every pair of groups gets a histogram per bandwidth: memory grows with groups².
+            for row in rows:
+                row.append(np.nan)
+            rows[1][-1] = f"{n_groups} groups (over {_MAX_MADD_GROUPS})"
+            continue
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)  # small groups: noted below
@@ -300,6 +311,11 @@ def madd_section(context):
         "Pairs with fewer than 50 rows in a group are dominated by sampling noise. "
         "skfair.postprocessing.MADDRepair(lam=...) shrinks every pairwise MADD by (1 - lam)."
     )
+    if any(factorize_groups(v).counts().size > _MAX_MADD_GROUPS for _, v in columns):
+        note += (
+            f" Columns with more than {_MAX_MADD_GROUPS} groups are not compared (the pairs "
+            "grow with the square of the groups); group such a column first (--bins COL=K)."
+        )
     table = Table(["MADD"] + [name for name, _ in columns], rows)
     return Section(blocks=[table], notes=[note], data={"results": results})
 
@@ -324,6 +340,11 @@ def repair_section(context):
     starts = np.searchsorted(cells[order], cells[order], side="left")
     half = np.empty(cells.size, dtype=bool)
     half[order] = (np.arange(cells.size) - starts) % 2 == 1
+    if half.all() or not half.any():
+        return Section(
+            message=f"n/a: cross-fitting the repair needs a group with two evaluation rows or "
+            f"more; the {cells.size} evaluation rows are too few."
+        )
     scores = np.asarray(context.y_score, dtype=np.float64)
     repaired = scores.copy()
     with warnings.catch_warnings():
