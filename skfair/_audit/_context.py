@@ -61,6 +61,12 @@ class AuditContext:
         Seed for sections that draw random numbers.
     feature_names : list of str or None
         Names of the columns of ``X_test`` when it is an ndarray (a DataFrame has its own).
+    row_ids : ndarray of shape (n_test,) or None
+        Position of each evaluation row among the data rows of its file (0 for the first row
+        after the header); None means ``0, 1, ...``.
+    shown_sections : tuple of str
+        Names of the sections of this report (set when they are computed), so that a note
+        refers only to sections that are shown.
     """
 
     model: object
@@ -77,6 +83,8 @@ class AuditContext:
     sensitive_train: dict | None = None
     random_state: int = 0
     feature_names: list | None = None
+    row_ids: np.ndarray | None = None
+    shown_sections: tuple = ()
 
 
 # --------------------------------------------------------------------------------------------
@@ -135,6 +143,7 @@ def adult_context(*, model=None, privileged=None, random_state=0):
             f"{_model_name(model)} from --model, evaluated on the bundled Adult test split "
             "(no --data given)"
         )
+        _check_classes(model, 1)
         names = test.feature_names.tolist()
         X_test = _model_input(model, {name: test.data[:, j] for j, name in enumerate(names)}, names)
     y_pred, y_score = _predict(model, X_test, positive_label=1)
@@ -238,6 +247,7 @@ def csv_context(
             "numeric column into K quantile bins with --bins COL=K."
         )
     if model is not None:
+        _check_classes(model, positive_label)
         X = _model_input(model, columns, feature_names)
         description["model"] = f"{_model_name(model)} from --model, evaluated on all rows"
         y_pred, y_score = _predict(model, X, positive_label=positive_label)
@@ -285,6 +295,7 @@ def csv_context(
         sensitive_train={name: values[train_rows] for name, values in attributes.items()},
         random_state=random_state,
         feature_names=feature_names,
+        row_ids=test_rows,
     )
 
 
@@ -416,14 +427,20 @@ def _model_input(model, columns, feature_names):
     return pd.DataFrame({name: columns[name] for name in expected})
 
 
-def _predict(model, X, *, positive_label):
-    """0/1 predictions (1 = ``positive_label``) and the score of that class (or None)."""
+def _check_classes(model, positive_label):
+    """The model must know the favourable label as one of its classes."""
     classes = getattr(model, "classes_", None)
     if classes is not None and not _match(np.asarray(classes), positive_label).any():
         raise ValueError(
             f"The model's classes are {np.asarray(classes).tolist()}; the favourable label "
             f"{positive_label!r} is not among them. Fit the model on the target's own values."
         )
+
+
+def _predict(model, X, *, positive_label):
+    """0/1 predictions (1 = ``positive_label``) and the score of that class (or None)."""
+    _check_classes(model, positive_label)
+    classes = getattr(model, "classes_", None)
     try:
         predictions = np.asarray(model.predict(X))
     except ValueError as exc:
@@ -452,8 +469,16 @@ def _match(values, label):
 
 
 def write_predictions(context, path):
-    """Write the evaluation rows' sensitive attributes, y_true, y_pred and y_score to csv."""
-    columns = dict(context.sensitive)
+    """Write the evaluation rows' position, sensitive attributes, y_true, y_pred, y_score.
+
+    The first column, ``row`` (``input_row`` if an attribute has that name), is the position
+    of the row among the data rows of the input (0 for the first row after the header), to join
+    the predictions back to the input.
+    """
+    n_rows = context.y_test.shape[0]
+    row_column = "row" if "row" not in context.sensitive else "input_row"
+    columns = {row_column: np.arange(n_rows) if context.row_ids is None else context.row_ids}
+    columns.update(context.sensitive)
     columns.update(y_true=context.y_test, y_pred=context.y_pred)
     if context.y_score is not None:
         columns["y_score"] = context.y_score

@@ -105,6 +105,7 @@ def compute_sections(context, sections, names=None):
         others; the warnings it raised are in ``warnings``, not printed.
     """
     selected = list(sections) if names is None else [s for s in sections if s in names]
+    context.shown_sections = tuple(selected)
     for name in selected:
         title, function = sections[name]
         with warnings.catch_warnings(record=True) as caught:

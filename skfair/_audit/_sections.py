@@ -192,8 +192,8 @@ def disparities_section(context):
     )
     notes.append(
         "Parity is 0 for differences and 1 for the ratio. equalized_odds_difference is the "
-        "larger of the TPR and FPR differences. Small groups make the gaps noisy (see the "
-        "intervals)."
+        "larger of the TPR and FPR differences. Small groups make the gaps noisy"
+        + (" (see the intervals)." if "intervals" in context.shown_sections else ".")
     )
     table = Table(["metric"] + [name for name, _, _ in columns], rows)
     return Section(blocks=[table], notes=notes)
@@ -238,6 +238,22 @@ def scores_section(context):
     return Section(blocks=[table], notes=[note], data={"scores": context.y_score})
 
 
+def _convention_note(context):
+    """How the differences of :func:`_compared_columns` are signed, naming only those shown."""
+    columns = _compared_columns(context)
+    unsigned = [name for name, _, privileged in columns if privileged is None]
+    signed = [name for name, _, privileged in columns if privileged is not None]
+    parts = []
+    if unsigned:
+        parts.append(f"{', '.join(unsigned)}: the largest gap between any two groups, unsigned.")
+    if signed:
+        parts.append(
+            f"{', '.join(signed)}: disadvantaged minus privileged groups, signed as in the "
+            "disparity metrics."
+        )
+    return " ".join(parts)
+
+
 def _compared_columns(context):
     """(title, sensitive features, privileged group or None): each attribute, then all jointly."""
     columns = [
@@ -255,9 +271,9 @@ _MAX_MADD_GROUPS = 50
 def madd_section(context):
     """MADD of the score distributions at the optimal bandwidth (Verger et al., JEDM 2024).
 
-    One column per attribute and their intersection: the stable MADD of the worst pair of
-    groups, that pair, the stable bandwidth interval and its bin counts, h_sup, and the mean
-    stable MADD over all pairs.
+    One row per attribute and their intersection: the stable MADD of the worst pair of groups,
+    the mean stable MADD over all pairs, the stable bandwidth interval and its bin counts,
+    h_sup; a second table names the worst pairs.
     """
     if context.y_score is None:
         return Section(message=NO_SCORES)
@@ -270,40 +286,35 @@ def madd_section(context):
     columns = list(context.sensitive.items())
     if len(columns) > 1:
         columns.append((" & ".join(context.sensitive), dict(context.sensitive)))
-    rows = [
-        ["stable MADD (worst pair)"],
-        ["worst pair"],
-        ["stable interval h"],
-        ["bins"],
-        ["h_sup"],
-        ["stable MADD (mean of pairs)"],
-    ]
-    results = {}
+    rows, pairs, results = [], [], {}
     for name, values in columns:
         n_groups = factorize_groups(values).counts().size
         if n_groups > _MAX_MADD_GROUPS:
             # Every pair of groups gets a histogram per bandwidth: memory grows with groups².
-            for row in rows:
-                row.append(np.nan)
-            rows[1][-1] = f"{n_groups} groups (over {_MAX_MADD_GROUPS})"
+            rows.append([name] + [np.nan] * 5)
+            pairs.append([name, f"not compared: {n_groups} groups (over {_MAX_MADD_GROUPS})"])
             continue
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)  # small groups: noted below
                 result = madd_bandwidth_search(None, scores, sensitive_features=values)
         except ValueError as error:  # no eligible interval for a pair of tiny groups
-            for row in rows:
-                row.append(np.nan)
-            rows[1][-1] = str(error).split(":")[0]
+            rows.append([name] + [np.nan] * 5)
+            pairs.append([name, str(error).split(":")[0]])
             continue
         results[name] = result
         low, high = result.interval
-        rows[0].append(float(result.value))
-        rows[1].append(" vs ".join(str(label) for label in result.worst_pair))
-        rows[2].append(Interval(float(low), float(high)))
-        rows[3].append(f"{result.bins_interval[0]}-{result.bins_interval[1]}")
-        rows[4].append(float(result.h_sup))
-        rows[5].append(float(np.mean([p.value for p in result.pairs])))
+        rows.append(
+            [
+                name,
+                float(result.value),
+                float(np.mean([p.value for p in result.pairs])),
+                Interval(float(low), float(high)),
+                f"{result.bins_interval[0]}-{result.bins_interval[1]}",
+                float(result.h_sup),
+            ]
+        )
+        pairs.append([name, " vs ".join(_group_text(label) for label in result.worst_pair)])
     note = (
         "MADD is the L1 distance between two groups' histograms of predicted probabilities "
         "(0: same distribution, 2: disjoint), averaged over the bandwidth interval where it is "
@@ -316,8 +327,15 @@ def madd_section(context):
             f" Columns with more than {_MAX_MADD_GROUPS} groups are not compared (the pairs "
             "grow with the square of the groups); group such a column first (--bins COL=K)."
         )
-    table = Table(["MADD"] + [name for name, _ in columns], rows)
-    return Section(blocks=[table], notes=[note], data={"results": results})
+    header = ["attribute", "MADD (worst pair)", "MADD (mean of pairs)"]
+    header += ["stable interval h", "bins", "h_sup"]
+    blocks = [Table(header, rows), Table(["attribute", "worst pair"], pairs)]
+    return Section(blocks=blocks, notes=[note], data={"results": results})
+
+
+def _group_text(label):
+    """A group label as text; a joint group (a tuple of labels) as ``a & b``."""
+    return " & ".join(map(str, label)) if isinstance(label, tuple) else str(label)
 
 
 def repair_section(context):
@@ -356,11 +374,10 @@ def repair_section(context):
                 scores[~fit_rows, None], sensitive_features=cells[~fit_rows]
             )[:, 0]
     y_repaired = (repaired >= threshold).astype(np.int64)
-    columns = list(context.sensitive.items())
-    if len(columns) > 1:
-        columns.append((" & ".join(context.sensitive), dict(context.sensitive)))
     rows = []
-    for name, values in columns:
+    for name, values, privileged in _compared_columns(context):
+        # Signed as in the disparities section when the attribute has a privileged group.
+        kwargs = {} if privileged is None else {"privileged_group": privileged}
         for metric, before, after in (
             (ks_bias, scores, repaired),
             (statistical_parity_difference, context.y_pred, y_repaired),
@@ -370,8 +387,8 @@ def repair_section(context):
                 [
                     metric.__name__,
                     name,
-                    float(metric(context.y_test, before, sensitive_features=values)),
-                    float(metric(context.y_test, after, sensitive_features=values)),
+                    float(metric(context.y_test, before, sensitive_features=values, **kwargs)),
+                    float(metric(context.y_test, after, sensitive_features=values, **kwargs)),
                 ]
             )
     rows.append(
@@ -385,9 +402,10 @@ def repair_section(context):
     note = (
         f"after = BarycenterRepair (epsilon=0) of the scores over the joint groups, "
         f"cross-fitted on two halves of the evaluation rows, thresholded at {threshold}. "
-        "Differences are the largest gap between any two groups, unsigned; ks_bias compares "
-        "the score distributions. The repair equalises the score distributions of the joint "
-        "groups (demographic parity); it does not target equalized odds."
+        + _convention_note(context)
+        + " ks_bias compares the score distributions. The repair equalises the score "
+        "distributions of the joint groups (demographic parity); it does not target equalized "
+        "odds."
     )
     table = Table(["metric", "attribute", "before", "after"], rows)
     return Section(
@@ -454,9 +472,21 @@ def bias_sources_section(context):
         "= part where the first-named (privileged) group is favoured, beta- = the other group "
         "favoured, net = beta+ - beta-. Top features by beta+. Explanations are not additive "
         "(features offset and amplify each other); BiasExplainer(method='shapley') gives "
-        "additive Shapley-bias values. Without --privileged the group favoured on average is "
-        "named first."
+        "additive Shapley-bias values."
     )
+    several = [
+        name
+        for name, values in context.sensitive.items()
+        if factorize_groups(values).counts().size > 2
+    ]
+    if several:
+        note += (
+            f" {', '.join(several)}: of more than two groups, the pair compared is the one whose "
+            "score distributions are farthest apart (largest W1), or with --privileged the "
+            "group farthest from the privileged one."
+        )
+    if any(name not in context.privileged for name in context.sensitive):
+        note += " Without --privileged the group favoured on average is named first."
     return Section(blocks=tables, notes=[note], data={"explainers": explainers})
 
 
@@ -531,9 +561,12 @@ def stability_section(context):
         "model refitted on bootstrap samples (80 % of the training rows, with replacement; "
         f"random_state={context.random_state}). Label stability is 1 when all replicas agree "
         "on a row and 0 when they split evenly; epistemic (model) and aleatoric (data) "
-        "uncertainty are entropies in bits (Virny's definitions). difference: largest gap "
-        "between any two groups; dis - priv: all groups but the privileged one minus it."
+        "uncertainty are entropies in bits (Virny's definitions)."
     )
+    if any(name not in context.privileged for name in context.sensitive):
+        note += " difference: largest gap between any two groups."
+    if any(name in context.privileged for name in context.sensitive):
+        note += " dis - priv: all groups but the privileged one minus it."
     if len(measures) == 1:
         note += " The model has no predict_proba, so only label stability is shown."
     per_sample = {title: values for title, values, _, _ in measures}

@@ -15,7 +15,11 @@ WIDTH = 96
 def format_number(value, digits=4):
     """Fixed-point text of a float, ``n/a`` for NaN (an undefined rate)."""
     value = float(value)
-    return NOT_AVAILABLE if np.isnan(value) else f"{value:.{digits}f}"
+    if np.isnan(value):
+        return NOT_AVAILABLE
+    text = f"{value:.{digits}f}"
+    # A tiny negative value rounds to zero: print 0.0000, not -0.0000.
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def format_cell(cell, digits=4):

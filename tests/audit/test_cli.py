@@ -123,6 +123,12 @@ def test_default_audit_prints_every_group(adult_audit):
     assert sorted(group_table(output, "race")) == RACES
 
 
+def test_default_audit_fits_in_100_columns_without_negative_zeros(adult_audit):
+    output, _ = adult_audit
+    assert max(len(line) for line in output.splitlines()) <= 100
+    assert "-0.0000" not in output
+
+
 def test_default_audit_numbers_match_an_independent_groupby(adult_audit):
     output, predictions = adult_audit
     test = load_adult(split="test")
@@ -317,6 +323,9 @@ def test_adult_with_a_model_fitted_on_a_dataframe(tmp_path, capsys):
     joblib.dump(model, tmp_path / "model.joblib")
     assert main(["audit", "--model", str(tmp_path / "model.joblib"), "--sections", "groups"]) == 0
     output = capsys.readouterr().out
+    assert "from --model, evaluated on the bundled Adult test split (no --data given)" in (
+        re.sub(r"\s+", " ", output)
+    )
     y_pred = model.predict(test.data[columns])
     for attribute in ["sex", "race"]:
         groups = test.sensitive_features[attribute].astype(str).to_numpy()
