@@ -96,6 +96,24 @@ def _add_audit_parser(commands):
         "--random-state", type=int, default=0, help="seed of the split and of sections (default 0)"
     )
     audit.add_argument(
+        "--format",
+        choices=["text", "markdown", "json"],
+        default="text",
+        help="output on stdout: text (default; each section printed as soon as it is "
+        "computed), markdown, or json (machine-readable, stable for diffing)",
+    )
+    audit.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write the report as one self-contained HTML page with figures (needs "
+        "matplotlib: the plot extra)",
+    )
+    audit.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress messages on stderr (shown only when stderr is a terminal)",
+    )
+    audit.add_argument(
         "--save-predictions",
         metavar="CSV",
         help="also write the evaluation rows' sensitive attributes, y_true, y_pred and y_score",
@@ -105,7 +123,9 @@ def _add_audit_parser(commands):
 
 def _audit(args, parser):
     from skfair import _audit
-    from skfair._audit._text import render_section_text
+    from skfair._audit._html import render_html
+    from skfair._audit._json import render_json
+    from skfair._audit._text import render_markdown, render_section_text
 
     privileged = _parse_privileged(args.privileged, parser)
     bins = _parse_bins(args.bins, parser)
@@ -120,12 +140,20 @@ def _audit(args, parser):
         parser.error("--data needs --target and --sensitive.")
     if not 0 < args.test_size < 1:
         parser.error(f"--test-size must lie strictly between 0 and 1, got {args.test_size}.")
+    if args.html is not None:
+        _check_matplotlib()
+    tell = _progress_printer(quiet=args.quiet)
     model = None if args.model is None else _load_model(args.model)
     if args.data is None:
+        tell(
+            "no --data: auditing on the bundled Adult test split"
+            + (" (training a logistic regression on the train split)" if model is None else "")
+        )
         context = _audit.adult_context(
             model=model, privileged=privileged, random_state=args.random_state
         )
     else:
+        tell(f"reading {args.data}" + (" and training a model" if model is None else ""))
         context = _audit.csv_context(
             args.data,
             target=args.target,
@@ -137,14 +165,50 @@ def _audit(args, parser):
             test_size=args.test_size,
             random_state=args.random_state,
         )
-    for position, section in enumerate(
-        _audit.compute_sections(context, _audit.SECTIONS, args.sections)
-    ):
-        # Each section is written as soon as it is computed.
-        sys.stdout.write(("\n" if position else "") + render_section_text(section) + "\n")
-        sys.stdout.flush()
+    sections = []
+    computed = _audit.compute_sections(
+        context,
+        _audit.SECTIONS,
+        args.sections,
+        progress=lambda position, total, title: tell(f"[{position}/{total}] {title}"),
+    )
+    for section in computed:
+        if args.format == "text":
+            # Each section is written as soon as it is computed.
+            sys.stdout.write(("\n" if sections else "") + render_section_text(section) + "\n")
+            sys.stdout.flush()
+        sections.append(section)
+    if args.format == "markdown":
+        sys.stdout.write(render_markdown(sections))
+    elif args.format == "json":
+        sys.stdout.write(render_json(sections))
+    if args.html is not None:
+        tell(f"drawing the figures and writing {args.html}")
+        page = render_html(sections)
+        with open(args.html, "w", encoding="utf-8") as stream:
+            stream.write(page)
     if args.save_predictions is not None:
         _audit.write_predictions(context, args.save_predictions)
+
+
+def _progress_printer(*, quiet):
+    """A function printing what the audit does on stderr, when stderr is a terminal."""
+    if quiet or not sys.stderr.isatty():
+        return lambda message: None
+
+    def tell(message):
+        print(f"skfair audit: {message}", file=sys.stderr, flush=True)
+
+    return tell
+
+
+def _check_matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            '--html draws figures with matplotlib: pip install "scikit-fairkit[plot]".'
+        ) from exc
 
 
 def _load_model(path):

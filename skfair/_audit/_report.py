@@ -86,7 +86,7 @@ class Section:
     warnings: list = field(default_factory=list)
 
 
-def compute_sections(context, sections, names=None):
+def compute_sections(context, sections, names=None, *, progress=None):
     """Compute the selected sections one by one, in the order of ``sections``.
 
     Parameters
@@ -96,6 +96,9 @@ def compute_sections(context, sections, names=None):
         Command-line name -> (title, section function).
     names : iterable of str, optional
         The sections to compute (default: all).
+    progress : callable, optional
+        Called as ``progress(position, total, title)`` before each section is computed
+        (``position`` from 1).
 
     Yields
     ------
@@ -106,8 +109,10 @@ def compute_sections(context, sections, names=None):
     """
     selected = list(sections) if names is None else [s for s in sections if s in names]
     context.shown_sections = tuple(selected)
-    for name in selected:
+    for position, name in enumerate(selected, start=1):
         title, function = sections[name]
+        if progress is not None:
+            progress(position, len(selected), title)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:

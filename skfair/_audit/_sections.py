@@ -114,7 +114,7 @@ _INTERVAL_RATES = [
 
 def intervals_section(context):
     """Bootstrap confidence intervals of the per-group rates (small groups are uncertain)."""
-    tables = []
+    tables, summaries = [], {}
     for name, values in context.sensitive.items():
         columns = [
             group_summary(
@@ -138,11 +138,12 @@ def intervals_section(context):
         ]
         header = [name] + [title for _, title in _INTERVAL_RATES]
         tables.append(Table(header, rows, digits=3, name=name))
+        summaries[name] = columns
     note = (
         f"value [{_CI:.0%} percentile interval] from {_N_BOOT} bootstrap replicates that "
         f"resample each group at its own size (random_state={context.random_state})."
     )
-    return Section(blocks=tables, notes=[note])
+    return Section(blocks=tables, notes=[note], data={"summaries": summaries})
 
 
 _DISPARITY_METRICS = [
@@ -196,7 +197,54 @@ def disparities_section(context):
         + (" (see the intervals)." if "intervals" in context.shown_sections else ".")
     )
     table = Table(["metric"] + [name for name, _, _ in columns], rows)
-    return Section(blocks=[table], notes=notes)
+    verdicts = [
+        [row[0], name, value, *_verdict(row[0], value, privileged)]
+        for row in rows[:-1]
+        for (name, _, privileged), value in zip(columns, row[1:], strict=True)
+    ]
+    verdict_table = Table(["metric", "attribute", "value", "verdict", "convention"], verdicts)
+    return Section(blocks=[table], notes=notes, data={"verdicts": verdict_table})
+
+
+def _verdict(metric, value, privileged):
+    """A plain-language reading of a disparity value and the convention it follows.
+
+    Differences: below 0.02 in magnitude about equal, 0.05 small, 0.1 moderate, else large
+    (rules of thumb, not tests); the ratio against the four-fifths rule (0.8).
+    """
+    if metric == "disparate_impact_ratio":
+        convention = (
+            "smallest over largest selection rate"
+            if privileged is None
+            else f"disadvantaged over privileged ({privileged!r}) selection rate"
+        )
+        if np.isnan(value):
+            return "undefined", convention
+        if privileged is not None and value > 1:
+            return "the disadvantaged groups are selected more often", convention
+        if value >= 0.8:
+            return "passes the four-fifths rule (at least 0.8)", convention
+        return "fails the four-fifths rule (below 0.8)", convention
+    convention = (
+        "largest gap between two groups, unsigned"
+        if privileged is None
+        else f"disadvantaged minus privileged ({privileged!r}), signed"
+    )
+    if np.isnan(value):
+        return "undefined", convention
+    size = abs(value)
+    verdict = (
+        "about equal"
+        if size < 0.02
+        else "small gap"
+        if size < 0.05
+        else "moderate gap"
+        if size < 0.1
+        else "large gap"
+    )
+    if privileged is not None and size >= 0.02:
+        verdict += "; the disadvantaged groups' rate is " + ("lower" if value < 0 else "higher")
+    return verdict, convention
 
 
 # (row label, metric, keyword arguments)
@@ -235,7 +283,11 @@ def scores_section(context):
         "parts can come from different pairs."
     )
     table = Table(["metric"] + [name for name, _, _ in columns], rows)
-    return Section(blocks=[table], notes=[note], data={"scores": context.y_score})
+    return Section(
+        blocks=[table],
+        notes=[note],
+        data={"scores": context.y_score, "sensitive": context.sensitive},
+    )
 
 
 def _convention_note(context):
@@ -330,7 +382,11 @@ def madd_section(context):
     header = ["attribute", "MADD (worst pair)", "MADD (mean of pairs)"]
     header += ["stable interval h", "bins", "h_sup"]
     blocks = [Table(header, rows), Table(["attribute", "worst pair"], pairs)]
-    return Section(blocks=blocks, notes=[note], data={"results": results})
+    return Section(
+        blocks=blocks,
+        notes=[note],
+        data={"results": results, "scores": scores, "sensitive": dict(columns)},
+    )
 
 
 def _group_text(label):
@@ -409,7 +465,9 @@ def repair_section(context):
     )
     table = Table(["metric", "attribute", "before", "after"], rows)
     return Section(
-        blocks=[table], notes=[note], data={"scores": scores, "repaired_scores": repaired}
+        blocks=[table],
+        notes=[note],
+        data={"scores": scores, "repaired_scores": repaired, "sensitive": context.sensitive},
     )
 
 
@@ -487,7 +545,11 @@ def bias_sources_section(context):
         )
     if any(name not in context.privileged for name in context.sensitive):
         note += " Without --privileged the group favoured on average is named first."
-    return Section(blocks=tables, notes=[note], data={"explainers": explainers})
+    return Section(
+        blocks=tables,
+        notes=[note],
+        data={"explainers": explainers, "feature_names": [str(name) for name in names]},
+    )
 
 
 _N_REPLICAS = 10
@@ -570,7 +632,9 @@ def stability_section(context):
     if len(measures) == 1:
         note += " The model has no predict_proba, so only label stability is shown."
     per_sample = {title: values for title, values, _, _ in measures}
-    return Section(blocks=tables, notes=[note], data={"per_sample": per_sample})
+    return Section(
+        blocks=tables, notes=[note], data={"per_sample": per_sample, "sensitive": context.sensitive}
+    )
 
 
 # Rows HFM's exact neighbour search uses in the audit: a few seconds on two cores.

@@ -3,15 +3,27 @@
 from skfair.plotting._bias import (
     BiasExplanationDisplay,
 )
+from skfair.plotting._group_rates import (
+    GroupRatesDisplay,
+)
 from skfair.plotting._madd import (
     MADDDisplay,
 )
 from skfair.plotting._repair import (
     RepairDisplay,
 )
+from skfair.plotting._scores import (
+    ScoreDistributionDisplay,
+)
+from skfair.plotting._stability import (
+    StabilityDisplay,
+)
 
 __all__ = [
     "BiasExplanationDisplay",
+    "GroupRatesDisplay",
     "MADDDisplay",
     "RepairDisplay",
+    "ScoreDistributionDisplay",
+    "StabilityDisplay",
 ]
