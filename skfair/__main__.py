@@ -11,6 +11,10 @@ Audit a model fitted by you (joblib file) on your own csv file::
 
     python -m skfair audit --data loans.csv --target approved --positive-label yes \\
         --sensitive sex age_group --privileged sex=male --model model.joblib
+
+Also write an HTML page with figures, and print JSON instead of text::
+
+    python -m skfair audit --html report.html --format json > audit.json
 """
 
 from __future__ import annotations
@@ -116,7 +120,8 @@ def _add_audit_parser(commands):
     audit.add_argument(
         "--save-predictions",
         metavar="CSV",
-        help="also write the evaluation rows' sensitive attributes, y_true, y_pred and y_score",
+        help="also write the evaluation rows' position in the data (column 'row', 0 for the "
+        "first row after the header), sensitive attributes, y_true, y_pred and y_score",
     )
     audit.set_defaults(handler=_audit, command_parser=audit)
 
@@ -125,7 +130,11 @@ def _audit(args, parser):
     from skfair import _audit
     from skfair._audit._html import render_html
     from skfair._audit._json import render_json
-    from skfair._audit._text import render_markdown, render_section_text
+    from skfair._audit._text import (
+        MARKDOWN_HEADING,
+        render_section_markdown,
+        render_section_text,
+    )
 
     privileged = _parse_privileged(args.privileged, parser)
     bins = _parse_bins(args.bins, parser)
@@ -172,15 +181,17 @@ def _audit(args, parser):
         args.sections,
         progress=lambda position, total, title: tell(f"[{position}/{total}] {title}"),
     )
-    for section in computed:
-        if args.format == "text":
-            # Each section is written as soon as it is computed.
-            sys.stdout.write(("\n" if sections else "") + render_section_text(section) + "\n")
-            sys.stdout.flush()
-        sections.append(section)
     if args.format == "markdown":
-        sys.stdout.write(render_markdown(sections))
-    elif args.format == "json":
+        sys.stdout.write(MARKDOWN_HEADING)
+    for section in computed:
+        # Text and Markdown: each section is written as soon as it is computed.
+        if args.format == "text":
+            sys.stdout.write(("\n" if sections else "") + render_section_text(section) + "\n")
+        elif args.format == "markdown":
+            sys.stdout.write(("\n" if sections else "") + render_section_markdown(section) + "\n")
+        sys.stdout.flush()
+        sections.append(section)
+    if args.format == "json":
         sys.stdout.write(render_json(sections))
     if args.html is not None:
         tell(f"drawing the figures and writing {args.html}")

@@ -19,7 +19,7 @@ from skfair._audit._context import (
 )
 from skfair._audit._report import Section, compute_sections
 from skfair._audit._sections import SECTIONS
-from skfair._audit._text import render_markdown, render_text
+from skfair._audit._text import render_text
 
 
 def run_audit(context, sections=None):
@@ -36,7 +36,6 @@ __all__ = [
     "compute_sections",
     "csv_context",
     "plain_model",
-    "render_markdown",
     "render_text",
     "run_audit",
     "write_predictions",

@@ -138,6 +138,5 @@ def render_section_markdown(section):
     return "\n\n".join(parts)
 
 
-def render_markdown(sections):
-    """The whole report as Markdown."""
-    return "# Fairness audit\n\n" + "\n\n".join(map(render_section_markdown, sections)) + "\n"
+# The first line of the Markdown report; the sections follow, separated by blank lines.
+MARKDOWN_HEADING = "# Fairness audit\n\n"
