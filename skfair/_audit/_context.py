@@ -228,6 +228,15 @@ def csv_context(
         for name in sensitive
     }
     encodings = {name: factorize_groups(values) for name, values in attributes.items()}
+    single = {name: enc.labels[0] for name, enc in encodings.items() if len(enc.labels) == 1}
+    if single:
+        raise ValueError(
+            "; ".join(
+                f"{name!r} holds a single value ({label!r})" for name, label in single.items()
+            )
+            + f" in {path}: there are no groups to compare. Name sensitive columns with two "
+            "groups or more."
+        )
     privileged = check_privileged(privileged, attributes)
     feature_names = [name for name in names if name != target]
     description = {

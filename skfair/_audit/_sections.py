@@ -658,6 +658,11 @@ def hfm_section(context):
         rng = np.random.default_rng(context.random_state)
         rows = np.sort(rng.choice(n, size=_HFM_ROWS, replace=False))
     sensitive = {name: np.asarray(values)[rows] for name, values in context.sensitive.items()}
+    if all(factorize_groups(values).counts().size < 2 for values in sensitive.values()):
+        return Section(
+            message="n/a: every sensitive attribute has a single group in the evaluation rows; "
+            "HFM measures the distance between groups."
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # a single-valued attribute shows as n/a
         details = hfm(

@@ -14,7 +14,8 @@ import pytest
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from skfair.__main__ import main
-from skfair._audit import SECTIONS
+from skfair._audit import SECTIONS, AuditContext
+from skfair._audit._sections import hfm_section
 
 TITLES = [title for title, _ in SECTIONS.values()]
 
@@ -152,16 +153,29 @@ def test_a_tiny_csv_keeps_every_section(tmp_path, capsys):
     assert captured.err == ""
 
 
-def test_a_single_group_attribute_fails_in_its_section_only(tmp_path, capsys):
+def test_a_single_valued_sensitive_column_is_refused(tmp_path, capsys):
     frame = loans()
     frame["country"] = "here"
     frame.to_csv(tmp_path / "loans.csv", index=False)
-    assert audit(tmp_path / "loans.csv", sensitive=["country"]) == 0
-    output = capsys.readouterr().out
-    hfm = section_text(output, "Group separation in the model's view: HFM")
-    assert hfm.startswith("error: this section failed:")
-    assert "at least 2 groups" in hfm
-    assert re.search(r"^country\s+n\s", output, flags=re.MULTILINE)  # the groups table
+    assert audit(tmp_path / "loans.csv", sensitive=["sex", "country"]) == 1
+    err = capsys.readouterr().err
+    assert "'country' holds a single value ('here')" in err
+    assert "no groups to compare" in err
+
+
+def test_hfm_section_with_single_group_evaluation_rows_says_why():
+    rng = np.random.default_rng(0)
+    context = AuditContext(
+        model=None,
+        X_test=rng.normal(size=(40, 2)),
+        y_test=rng.integers(0, 2, 40),
+        y_pred=rng.integers(0, 2, 40),
+        y_score=None,
+        sensitive={"country": np.array(["here"] * 40, dtype=object)},
+        feature_names=["a", "b"],
+    )
+    section = hfm_section(context)
+    assert section.message.startswith("n/a: every sensitive attribute has a single group")
 
 
 def test_a_failing_section_is_an_error_line_and_the_others_run(tmp_path, capsys, monkeypatch):
