@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from skfair._audit._report import Estimate, Fields, Interval
+from skfair._audit._report import Estimate, Fields, GroupSizes, Interval, IntRange
 
 # Decimals kept: enough for every printed digit, few enough to be identical across platforms.
 DECIMALS = 10
@@ -26,6 +26,10 @@ def json_cell(cell):
         return {"value": _number(cell.value), "low": _number(cell.low), "high": _number(cell.high)}
     if isinstance(cell, Interval):
         return {"low": _number(cell.low), "high": _number(cell.high)}
+    if isinstance(cell, IntRange):
+        return {"low": int(cell.low), "high": int(cell.high)}
+    if isinstance(cell, GroupSizes):
+        return {"n_groups": int(cell.n_groups), "smallest": int(cell.smallest)}
     if isinstance(cell, (bool, np.bool_)):
         return bool(cell)
     if isinstance(cell, (int, np.integer)):

@@ -1,11 +1,12 @@
 """What a section returns: tables, key-value fields and notes as data, no formatting.
 
 A section function takes an :class:`~skfair._audit._context.AuditContext` and returns a
-:class:`Section`. Its tables hold numbers (floats, ints, :class:`Estimate`, :class:`Interval`)
-and labels (str); the renderers (:mod:`~skfair._audit._text`, :mod:`~skfair._audit._json`,
-:mod:`~skfair._audit._html`) decide how they are shown. :func:`compute_sections` runs the
-sections one at a time, so a failing section becomes an error line in its own place and the
-others still run, and warnings raised while computing a section become lines of that section.
+:class:`Section`. Its tables hold numbers (floats, ints, :class:`Estimate`, :class:`Interval`,
+:class:`IntRange`, :class:`GroupSizes`) and labels (str); the renderers
+(:mod:`~skfair._audit._text`, :mod:`~skfair._audit._json`, :mod:`~skfair._audit._html`) decide
+how they are shown. :func:`compute_sections` runs the sections one at a time, so a failing
+section becomes an error line in its own place and the others still run, and warnings raised
+while computing a section become lines of that section.
 """
 
 from __future__ import annotations
@@ -31,6 +32,22 @@ class Interval:
 
     low: float
     high: float
+
+
+@dataclass
+class GroupSizes:
+    """How many groups an attribute has, and the size of the smallest."""
+
+    n_groups: int
+    smallest: int
+
+
+@dataclass
+class IntRange:
+    """A range of integers ``low .. high`` (both included)."""
+
+    low: int
+    high: int
 
 
 @dataclass

@@ -17,7 +17,15 @@ import numpy as np
 from sklearn.base import clone
 
 from skfair._audit._context import _match
-from skfair._audit._report import Estimate, Fields, Interval, Section, Table
+from skfair._audit._report import (
+    Estimate,
+    Fields,
+    GroupSizes,
+    Interval,
+    IntRange,
+    Section,
+    Table,
+)
 from skfair._groups import factorize_groups
 from skfair.ensemble import BootstrapEnsemble
 from skfair.metrics import (
@@ -176,7 +184,7 @@ def disparities_section(context):
     sizes = ["groups (smallest n)"]
     for _, values, _ in columns:
         counts = factorize_groups(values).counts()
-        sizes.append(f"{counts.size} ({counts.min():,})")
+        sizes.append(GroupSizes(int(counts.size), int(counts.min())))
     rows.append(sizes)
     unsigned = [name for name, _, privileged in columns if privileged is None]
     notes = []
@@ -362,7 +370,7 @@ def madd_section(context):
                 float(result.value),
                 float(np.mean([p.value for p in result.pairs])),
                 Interval(float(low), float(high)),
-                f"{result.bins_interval[0]}-{result.bins_interval[1]}",
+                IntRange(int(result.bins_interval[0]), int(result.bins_interval[1])),
                 float(result.h_sup),
             ]
         )

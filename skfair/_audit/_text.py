@@ -6,7 +6,7 @@ import textwrap
 
 import numpy as np
 
-from skfair._audit._report import Estimate, Fields, Interval
+from skfair._audit._report import Estimate, Fields, GroupSizes, Interval, IntRange
 
 NOT_AVAILABLE = "n/a"
 WIDTH = 96
@@ -31,6 +31,10 @@ def format_cell(cell, digits=4):
         )
     if isinstance(cell, Interval):
         return f"[{format_number(cell.low, digits)}, {format_number(cell.high, digits)}]"
+    if isinstance(cell, IntRange):
+        return f"{cell.low}-{cell.high}"
+    if isinstance(cell, GroupSizes):
+        return f"{cell.n_groups} ({cell.smallest:,})"
     if isinstance(cell, (bool, np.bool_)):
         return str(bool(cell))
     if isinstance(cell, (int, np.integer)):

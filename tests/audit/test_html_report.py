@@ -134,6 +134,12 @@ def test_json_is_machine_readable_and_repeats_exactly(tmp_path, capsys):
         assert row[1] == member.sum()  # n, an integer
         # selection rate, full precision (the text shows three decimals)
         assert row[4] == pytest.approx(predictions["y_pred"][member].mean(), abs=1e-9)
+    disparities = document["sections"][1]["tables"][0]
+    assert disparities["header"] == ["metric", "sex", "region", "sex & region"]
+    sizes = disparities["rows"][-1]
+    assert sizes[0] == "groups (smallest n)"
+    counts = np.unique(sex, return_counts=True)[1]
+    assert sizes[1] == {"n_groups": 2, "smallest": int(counts.min())}
 
 
 def test_markdown_has_a_table_per_attribute(tmp_path, capsys):
