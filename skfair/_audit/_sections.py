@@ -250,7 +250,7 @@ def _verdict(metric, value, privileged):
         if size < 0.1
         else "large gap"
     )
-    if privileged is not None and size >= 0.02:
+    if privileged is not None and size >= 0.02 and metric != "equalized_odds_difference":
         verdict += "; the disadvantaged groups' rate is " + ("lower" if value < 0 else "higher")
     return verdict, convention
 

@@ -131,6 +131,7 @@ class GroupRatesDisplay:
         """
         check_matplotlib_support("GroupRatesDisplay.plot")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
 
         n_panels = len(self.summaries)
         if ax is None:
@@ -169,6 +170,7 @@ class GroupRatesDisplay:
                 xlabel=_TITLES.get(summary.metric, str(summary.metric)),
                 ylim=(-0.6, len(summary.groups) - 0.4),
             )
+            panel.xaxis.set_major_locator(MaxNLocator(nbins=5))
             panel.grid(axis="x", alpha=0.3)
         ax[0].legend(loc="best", fontsize="small")
         self.ax_ = ax

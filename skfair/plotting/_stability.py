@@ -104,6 +104,7 @@ class StabilityDisplay:
         """
         check_matplotlib_support("StabilityDisplay.plot")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
 
         n_panels, n_groups = len(self.measures), len(self.group_labels)
         if ax is None:
@@ -146,6 +147,7 @@ class StabilityDisplay:
                 xlabel=f"{title} (mean)",
                 ylim=(-0.6, n_groups - 0.4),
             )
+            panel.xaxis.set_major_locator(MaxNLocator(nbins=5))
             panel.grid(axis="x", alpha=0.3)
         self.ax_ = ax
         self.figure_ = ax[0].figure
