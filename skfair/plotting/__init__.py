@@ -18,10 +18,14 @@ from skfair.plotting._scores import (
 from skfair.plotting._stability import (
     StabilityDisplay,
 )
+from skfair.plotting._thresholds import (
+    GroupThresholdDisplay,
+)
 
 __all__ = [
     "BiasExplanationDisplay",
     "GroupRatesDisplay",
+    "GroupThresholdDisplay",
     "MADDDisplay",
     "RepairDisplay",
     "ScoreDistributionDisplay",
