@@ -8,7 +8,9 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression, Perceptron
 
-from skfair._audit import _N_REPLICAS, AuditContext, stability_section
+from skfair._audit import AuditContext
+from skfair._audit._sections import _N_REPLICAS, stability_section
+from skfair._audit._text import section_body_text
 from skfair.ensemble import BootstrapEnsemble
 
 X, Y = make_classification(n_samples=300, n_features=4, random_state=0)
@@ -61,7 +63,7 @@ def _oracle(proba):
 
 def test_numbers_match_an_independent_computation():
     context = _context(LogisticRegression(C=0.01), privileged="M")
-    header, rows = _table(stability_section(context))
+    header, rows = _table(section_body_text(stability_section(context)))
     assert header[:2] == ["sex", "n"]
     members = BootstrapEnsemble(
         LogisticRegression(C=0.01), n_estimators=_N_REPLICAS, random_state=3
@@ -80,19 +82,21 @@ def test_numbers_match_an_independent_computation():
 
 
 def test_without_privileged_group_the_gap_is_unsigned():
-    _, rows = _table(stability_section(_context(LogisticRegression(C=0.01))))
+    _, rows = _table(section_body_text(stability_section(_context(LogisticRegression(C=0.01)))))
     for j in range(3):
         gap = abs(float(rows["F"][j + 1]) - float(rows["M"][j + 1]))
         assert float(rows["difference"][j]) == pytest.approx(gap, abs=1.5e-4)
 
 
 def test_model_without_predict_proba_shows_label_stability_only():
-    text = stability_section(_context(Perceptron(random_state=0)))
+    text = section_body_text(stability_section(_context(Perceptron(random_state=0))))
     header, rows = _table(text)
     assert header == ["sex", "n", "label", "stability"]
     assert "only label stability" in text.replace("\n", " ")
 
 
 def test_model_without_training_data_is_not_available():
-    text = stability_section(_context(LogisticRegression(), with_training_data=False))
+    text = section_body_text(
+        stability_section(_context(LogisticRegression(), with_training_data=False))
+    )
     assert text.startswith("n/a: ")

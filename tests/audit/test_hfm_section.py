@@ -5,7 +5,9 @@ import re
 import numpy as np
 import pandas as pd
 
-from skfair._audit import SECTIONS, AuditContext, hfm_section
+from skfair._audit import SECTIONS, AuditContext
+from skfair._audit._sections import hfm_section
+from skfair._audit._text import section_body_text
 from skfair.metrics import hfm
 
 
@@ -31,7 +33,7 @@ def test_hfm_section_matches_the_metric():
         y_score=None,
         sensitive=sensitive,
     )
-    text = hfm_section(context)
+    text = section_body_text(hfm_section(context))
     features = frame[["age", "job"]].fillna("(missing)")
     expected = hfm(features, y_test, y_pred, sensitive_features=sensitive, return_details=True)
     rows = {

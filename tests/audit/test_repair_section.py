@@ -5,7 +5,9 @@ import re
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from skfair._audit import AuditContext, repair_section
+from skfair._audit import AuditContext
+from skfair._audit._sections import repair_section
+from skfair._audit._text import section_body_text
 from skfair.metrics import ks_bias, statistical_parity_difference
 
 
@@ -34,7 +36,7 @@ def test_repair_section_reports_before_and_after():
         y_score=model.predict_proba(X)[:, 1],
         sensitive={"sex": sex},
     )
-    rows = table(repair_section(context))
+    rows = table(section_body_text(repair_section(context)))
     ks_before, ks_after = rows[("ks_bias", "sex")]
     assert ks_before == round(ks_bias(y, context.y_score, sensitive_features=sex), 4)
     spd_before, spd_after = rows[("statistical_parity_difference", "sex")]
@@ -52,4 +54,4 @@ def test_repair_section_without_scores():
     context = AuditContext(
         model=None, X_test=None, y_test=None, y_pred=None, y_score=None, sensitive={}
     )
-    assert "no scores to repair" in repair_section(context)
+    assert "no scores to repair" in section_body_text(repair_section(context))

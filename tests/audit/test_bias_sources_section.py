@@ -3,7 +3,10 @@
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from skfair._audit import AuditContext, _predict, bias_sources_section
+from skfair._audit import AuditContext
+from skfair._audit._context import _predict
+from skfair._audit._sections import bias_sources_section
+from skfair._audit._text import section_body_text
 from skfair.metrics import wasserstein_bias
 
 
@@ -31,7 +34,7 @@ def _context():
 
 def test_bias_sources_section_names_the_driver():
     context = _context()
-    text = bias_sources_section(context)
+    text = section_body_text(bias_sources_section(context))
     lines = text.splitlines()
     assert lines[0].startswith("sex: 'm' vs 'f'")
     model_row = lines[2].split()
@@ -45,4 +48,4 @@ def test_bias_sources_section_names_the_driver():
 def test_bias_sources_section_without_scores():
     context = _context()
     context.y_score = None
-    assert bias_sources_section(context).startswith("n/a")
+    assert section_body_text(bias_sources_section(context)).startswith("n/a")
