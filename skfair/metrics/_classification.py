@@ -38,6 +38,7 @@ from skfair._stats._counts import FN, FP, TN, TP, confusion_table, rescale_weigh
 from skfair._validation import (
     binarize,
     check_groups,
+    check_label_pair,
     check_labels,
     check_lengths,
     check_scores,
@@ -415,6 +416,8 @@ def _check_inputs(y_true, y_pred, sensitive_features, sample_weight, *, needs_y_
     y_pred = check_labels(y_pred, "y_pred")
     # Metrics of y_pred alone ignore y_true beyond its length.
     y_true = check_labels(y_true, "y_true") if needs_y_true else None
+    if y_true is not None:
+        check_label_pair(y_true, y_pred)
     groups = check_groups(sensitive_features, n_samples)
     return y_true, y_pred, groups, rescale_weights(check_weights(sample_weight, n_samples))
 

@@ -30,7 +30,7 @@ from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
 from skfair._stats._aggregate import group_mean_difference
 from skfair._stats._counts import rescale_weights
 from skfair._stats._votes import entropy, label_stability_from_codes
-from skfair._validation import check_groups, check_lengths, check_weights
+from skfair._validation import check_groups, check_label_values, check_lengths, check_weights
 
 # Tolerance on the sum of a member's class probabilities.
 _PROBA_SUM_TOL = 1e-6
@@ -335,8 +335,7 @@ def _member_label_codes(y_pred, labels):
             "(n_estimators, n_samples). For probabilities take each member's argmax, or use "
             "BootstrapEnsemble.predict_members."
         )
-    if y_pred.dtype.kind == "f" and np.isnan(y_pred).any():
-        raise ValueError("y_pred has NaN values.")
+    check_label_values(y_pred, "y_pred")
     if y_pred.dtype.kind == "f" and not np.array_equal(y_pred, np.round(y_pred)):
         raise ValueError(
             "y_pred holds non-integer floats (probabilities?); label stability needs the class "
