@@ -30,6 +30,10 @@ def kd_tree_other_group(Z, ZT, codes, n_groups, *, n_jobs=None, anchor_rows=None
     workers = -1 if n_jobs == -1 else (n_jobs or 1)
     sqdist = np.full(n, np.inf)
     index = np.full(n, -1, dtype=np.intp)
+    # Two groups: each group's complement is the other group, so each tree also gives the
+    # spatial order of the other tree's anchors (no extra tree to build).
+    two_groups = n_groups == 2 and anchor_rows is None
+    trees = {}
     for group in range(n_groups):
         anchors = np.flatnonzero(codes == group)
         others = np.flatnonzero(codes != group)
@@ -38,10 +42,17 @@ def kd_tree_other_group(Z, ZT, codes, n_groups, *, n_jobs=None, anchor_rows=None
         if anchors.size == 0 or others.size == 0:
             continue
         start = time.perf_counter()
-        tree = cKDTree(Z[others], **_TREE_OPTIONS)
+        if group not in trees:
+            trees[group] = cKDTree(Z[others], **_TREE_OPTIONS)
+        tree = trees[group]
         # Queries in the spatial order of a tree on the anchors: consecutive queries walk the
         # same branches, which stay in cache (measured 1.1x to 1.4x faster at n = 10^5).
-        anchors = anchors[cKDTree(Z[anchors], **_TREE_OPTIONS).indices]
+        if two_groups:
+            if 1 - group not in trees:
+                trees[1 - group] = cKDTree(Z[anchors], **_TREE_OPTIONS)
+            anchors = anchors[trees[1 - group].indices]
+        elif anchor_rows is None:
+            anchors = anchors[cKDTree(Z[anchors], **_TREE_OPTIONS).indices]
         built = time.perf_counter()
         # With a one-point complement the second distance is inf: unambiguous.
         dist, pos = tree.query(Z[anchors], k=2, workers=workers)
