@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
+from skfair._dask import dask_dispatch
 from skfair._groups import factorize_groups
 from skfair._validation import (
     binarize,
@@ -46,6 +47,7 @@ from skfair.metrics._disparity import (
 # binary-label metrics
 
 
+@dask_dispatch()
 def statistical_parity_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
 ):
@@ -95,6 +97,7 @@ def statistical_parity_difference(
     return _rate_difference(*_selection(table), groups, privileged_group, measure="selection rate")
 
 
+@dask_dispatch()
 def disparate_impact_ratio(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
 ):
@@ -134,6 +137,7 @@ def disparate_impact_ratio(
     return _rate_ratio(*_selection(table), groups, privileged_group, measure="selection rate")
 
 
+@dask_dispatch()
 def true_positive_rate_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
 ):
@@ -172,6 +176,7 @@ def true_positive_rate_difference(
     )
 
 
+@dask_dispatch()
 def false_negative_rate_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
 ):
@@ -209,6 +214,7 @@ def false_negative_rate_difference(
     )
 
 
+@dask_dispatch()
 def false_positive_rate_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
 ):
@@ -247,6 +253,7 @@ def false_positive_rate_difference(
     )
 
 
+@dask_dispatch()
 def equalized_odds_difference(
     y_true,
     y_pred,
@@ -313,6 +320,7 @@ def equalized_odds_difference(
     return fnr_gap
 
 
+@dask_dispatch()
 def accuracy_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, sample_weight=None
 ):
@@ -408,6 +416,7 @@ def _binary_confusion(
 # multi-class and binned continuous outputs (seed 004, §4.1)
 
 
+@dask_dispatch("binned")
 def demographic_parity_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
 ):
@@ -464,6 +473,7 @@ def demographic_parity_unfairness(
     return _max_gap_to_population(counts[:, None, :], groups, strata=None)
 
 
+@dask_dispatch("binned")
 def equalized_odds_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
 ):

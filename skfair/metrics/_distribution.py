@@ -28,6 +28,7 @@ import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
 from skfair._compat import Interval, Real, StrOptions, validate_params
+from skfair._dask import dask_dispatch
 from skfair._groups import privileged_mask
 from skfair._validation import check_groups, check_lengths, check_scores, check_weights
 
@@ -243,6 +244,7 @@ _COMMON_CONSTRAINTS = {
 # Public metrics
 
 
+@dask_dispatch(resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "part": [StrOptions({"total", "positive", "negative", "net"})]},
     prefer_skip_nested_validation=True,
@@ -336,6 +338,7 @@ def wasserstein_bias(
     return float(_aggregate(per_pair, sizes, agg, signed=signed and part == "net"))
 
 
+@dask_dispatch(resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "part": [StrOptions({"total", "positive", "negative", "net"})]},
     prefer_skip_nested_validation=True,
@@ -419,6 +422,7 @@ def ks_bias(
     return float(_aggregate(per_pair, sizes, agg, signed=False))
 
 
+@dask_dispatch(resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "p": [Interval(Real, 0, 1, closed="right"), "array-like"]},
     prefer_skip_nested_validation=True,
@@ -504,6 +508,7 @@ def quantile_bias(
     return _scalar_or_array(_aggregate(per_pair, sizes, agg, signed=signed), p)
 
 
+@dask_dispatch(resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "threshold": [Real, "array-like"]},
     prefer_skip_nested_validation=True,

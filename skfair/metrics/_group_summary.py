@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
+from skfair._dask import dask_dispatch
 from skfair._validation import binarize, check_groups, check_lengths, check_weights
 from skfair.metrics._classification import _check_inputs
 from skfair.metrics._disparity import FN, FP, TN, TP
@@ -30,6 +31,7 @@ _ALIASES = {
 }
 
 
+@dask_dispatch("summary")
 def group_summary(
     y_true,
     y_pred,

@@ -21,6 +21,7 @@ from joblib import Parallel, delayed
 from sklearn.utils import Bunch
 
 from skfair._compat import Interval, StrOptions, validate_params
+from skfair._dask import dask_dispatch
 from skfair._groups import check_n_groups
 from skfair._validation import check_groups, check_lengths, check_scores
 
@@ -47,6 +48,7 @@ _COMMON_CONSTRAINTS = {
 }
 
 
+@dask_dispatch("madd")
 @validate_params(
     {
         **_COMMON_CONSTRAINTS,
@@ -174,6 +176,7 @@ def madd(
     return _aggregate(pair_values, agg)
 
 
+@dask_dispatch("madd")
 @validate_params(_COMMON_CONSTRAINTS, prefer_skip_nested_validation=True)
 def madd_bandwidth_search(
     y_true,

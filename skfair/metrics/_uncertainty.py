@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import entr
 
+from skfair._dask import dask_dispatch
 from skfair._validation import check_groups, check_lengths, check_weights
 from skfair.metrics._disparity import (
     _group_mean_difference as _disparity_group_mean_difference,
@@ -140,6 +141,7 @@ def epistemic_uncertainty(y_proba):
 # group disparities
 
 
+@dask_dispatch()
 def label_stability_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, labels=None, sample_weight=None
 ):
@@ -193,6 +195,7 @@ def label_stability_difference(
     )
 
 
+@dask_dispatch()
 def epistemic_uncertainty_difference(
     y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
 ):
@@ -242,6 +245,7 @@ def epistemic_uncertainty_difference(
     )
 
 
+@dask_dispatch()
 def aleatoric_uncertainty_difference(
     y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
 ):

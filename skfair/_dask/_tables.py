@@ -1,0 +1,143 @@
+"""Mergeable per-partition tables: distinct rows of key columns with their count and weight.
+
+Every distributed computation in skfair reduces each partition to such a table, adds the
+tables up (a tree of merges), and hands the small result to the in-memory function with
+``sample_weight=`` -- a count table is just a weighted input. Rows are matched by their values,
+never by per-partition codes, so partitions need no shared label set: a group or a class that
+is absent from some partitions, or a string label seen in one partition only, merges correctly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from skfair._dask._detect import import_dask
+from skfair._groups import _compact
+
+# Tables merged at once in each node of the reduction tree.
+_MERGE_FAN_IN = 8
+
+
+@dataclass(frozen=True)
+class Table:
+    """Distinct rows of the key columns, with how many samples and how much weight each holds.
+
+    Attributes
+    ----------
+    keys : tuple of ndarray
+        One 1-D array per key column; row ``i`` of the table is ``[k[i] for k in keys]``.
+    count : ndarray of int64
+        Number of samples of each row.
+    weight : ndarray of float64 or None
+        Total ``sample_weight`` of each row, or None when no weights were given.
+    """
+
+    keys: tuple
+    count: np.ndarray
+    weight: np.ndarray | None
+
+    @property
+    def n_rows(self):
+        return self.count.shape[0]
+
+    def sample_weight(self):
+        """The weight that stands for the samples of each row in a weighted computation."""
+        return self.count.astype(np.float64) if self.weight is None else self.weight
+
+
+def distinct_rows(keys):
+    """Inverse index of each sample into the distinct rows, and those rows' keys.
+
+    Columns are factorised one by one and combined two at a time, each combination compacted
+    to the pairs present, so that codes never exceed the number of samples.
+    """
+    n = keys[0].shape[0]
+    joint = np.zeros(n, dtype=np.int64)
+    n_joint = 1
+    for column in keys:
+        _, codes = _factorize(column)
+        n_values = int(codes.max()) + 1 if n else 0
+        present, joint = _compact(joint * n_values + codes, n_joint * n_values)
+        n_joint = present.shape[0]
+    first = np.zeros(n_joint, dtype=np.intp)
+    first[joint[::-1]] = np.arange(n)[::-1]
+    return joint, tuple(column[first] for column in keys)
+
+
+def table_of(keys, sample_weight=None):
+    """The table of one partition (1-D numpy key columns of one length, optional weights)."""
+    if keys[0].shape[0] == 0:
+        return Table(
+            keys=tuple(keys), count=np.zeros(0, dtype=np.int64), weight=_empty_weight(sample_weight)
+        )
+    inverse, rows = distinct_rows(keys)
+    n_rows = rows[0].shape[0]
+    count = np.bincount(inverse, minlength=n_rows).astype(np.int64)
+    weight = None
+    if sample_weight is not None:
+        weight = np.bincount(inverse, weights=sample_weight, minlength=n_rows)
+    return Table(keys=rows, count=count, weight=weight)
+
+
+def merge_tables(*tables):
+    """Add tables up: rows with equal keys are merged and their counts and weights summed."""
+    tables = [t for t in tables if t.n_rows] or list(tables[:1])
+    if len(tables) == 1:
+        return tables[0]
+    keys = [_concatenate([t.keys[j] for t in tables]) for j in range(len(tables[0].keys))]
+    count = np.concatenate([t.count for t in tables])
+    inverse, rows = distinct_rows(keys)
+    n_rows = rows[0].shape[0]
+    summed_count = np.zeros(n_rows, dtype=np.int64)
+    np.add.at(summed_count, inverse, count)
+    weight = None
+    if tables[0].weight is not None:
+        weight = np.bincount(
+            inverse, weights=np.concatenate([t.weight for t in tables]), minlength=n_rows
+        )
+    return Table(keys=rows, count=summed_count, weight=weight)
+
+
+def reduce_partitions(block_function, partitions, **kwargs):
+    """``merge_tables`` over ``block_function(*parts, **kwargs)`` of every aligned partition.
+
+    ``partitions`` holds one list of delayed partitions per input column, all aligned. The
+    reduction is a tree of ``_MERGE_FAN_IN``-way merges computed on the active dask scheduler.
+    """
+    dask = import_dask()
+    delayed = dask.delayed
+    tables = [delayed(block_function, pure=True)(*parts, **kwargs) for parts in zip(*partitions)]
+    while len(tables) > 1:
+        tables = [
+            delayed(merge_tables, pure=True)(*tables[i : i + _MERGE_FAN_IN])
+            for i in range(0, len(tables), _MERGE_FAN_IN)
+        ]
+    return dask.compute(tables[0])[0]
+
+
+def _empty_weight(sample_weight):
+    return None if sample_weight is None else np.zeros(0)
+
+
+def _factorize(column):
+    """``(distinct values, code of each value)``; object columns through pandas when present."""
+    if column.dtype.kind == "O":
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - dask.dataframe needs pandas
+            pd = None
+        if pd is not None:
+            codes, values = pd.factorize(column, use_na_sentinel=False)
+            return np.asarray(values, dtype=object), codes.astype(np.int64, copy=False)
+    values, codes = np.unique(column, return_inverse=True)
+    return values, codes.reshape(-1).astype(np.int64, copy=False)
+
+
+def _concatenate(arrays):
+    kinds = {a.dtype.kind for a in arrays}
+    if len(kinds) > 1 and ("O" in kinds or {"U", "S"} & kinds):
+        # A partition read as object strings and another as fixed-width strings.
+        return np.concatenate([a.astype(object) for a in arrays])
+    return np.concatenate(arrays)
