@@ -23,10 +23,11 @@ _UNKNOWN_CATEGORIES = "__UNKNOWN_CATEGORIES__"
 class Argument:
     """How one argument was split into columns, and how to rebuild it from table keys."""
 
-    kind: str  # "vector", "matrix", "series", "frame", "dict"
+    kind: str  # "vector", "matrix", "members", "series", "frame", "dict"
     columns: list
     names: list = field(default_factory=list)
     categories: list = field(default_factory=list)
+    member_shape: tuple = ()
 
     @property
     def n_columns(self):
@@ -38,6 +39,10 @@ class Argument:
             return keys[0]
         if self.kind == "matrix":
             return np.column_stack(keys)
+        if self.kind == "members":
+            # back to (n_members, n_rows, ...) from one column per member (and class)
+            stacked = np.stack(keys, axis=-1)
+            return np.moveaxis(stacked.reshape(-1, *self.member_shape), 0, 1)
         if self.kind == "dict":
             return dict(zip(self.names, keys, strict=True))
         import pandas as pd
@@ -47,8 +52,27 @@ class Argument:
         return pd.DataFrame(dict(zip(self.names, keys, strict=True)), columns=self.names)
 
 
-def split_argument(value, *, column=None):
-    """An :class:`Argument` for ``value``; ``column`` picks one column of a 2-D array first."""
+def split_argument(value, *, column=None, members=False):
+    """An :class:`Argument` for ``value``; ``column`` picks one column of a 2-D array first.
+
+    ``members=True`` reads ensemble member outputs of shape ``(n_members, n_samples, ...)``:
+    samples on axis 1, one column per member (and class).
+    """
+    if members:
+        if not hasattr(value, "ndim"):
+            value = np.asarray(value)
+        if value.ndim < 2:
+            raise ValueError(
+                f"Member outputs must have shape (n_members, n_samples, ...), got {value.shape}."
+            )
+        samples_first = value.reshape(value.shape[0], value.shape[1], -1).transpose(1, 0, 2)
+        n_columns = samples_first.shape[1] * samples_first.shape[2]
+        flat = samples_first.reshape(value.shape[1], n_columns)
+        columns = [flat[:, j] for j in range(n_columns)]
+        member_shape = (value.shape[0], *value.shape[2:])
+        return Argument(
+            "members", columns, categories=[None] * n_columns, member_shape=member_shape
+        )
     if isinstance(value, dict):
         names = list(value)
         columns = [_one_column(v) for v in value.values()]

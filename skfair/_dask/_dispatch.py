@@ -21,6 +21,7 @@ from skfair._dask._detect import is_dask_collection
 from skfair._dask._reductions import (
     binned_reduction,
     madd_reduction,
+    members_reduction,
     summary_reduction,
     table_reduction,
 )
@@ -30,6 +31,7 @@ _REDUCTIONS = {
     "binned": binned_reduction,
     "summary": summary_reduction,
     "madd": madd_reduction,
+    "members": members_reduction,
 }
 _PER_SAMPLE = ("y_true", "y_pred", "y_score", "y_proba", "sensitive_features", "sample_weight")
 
@@ -49,7 +51,7 @@ def dask_dispatch(reduction="table", *, resolution=False):
 
     Parameters
     ----------
-    reduction : {"table", "binned", "summary", "madd"}, default="table"
+    reduction : {"table", "binned", "summary", "madd", "members"}, default="table"
         How dask inputs are reduced (see :mod:`skfair._dask._reductions`).
     resolution : bool, default=False
         Whether the metric takes the keyword ``resolution=`` (score metrics).

@@ -33,11 +33,17 @@ def table_reduction(func, bound):
     return func(*bound.args, **bound.kwargs)
 
 
-def _reduce_arguments(bound, *, keep_counts=False):
+def members_reduction(func, bound):
+    """Stability / uncertainty disparities: member outputs have their samples on axis 1."""
+    _reduce_arguments(bound, members=("y_pred", "y_proba"))
+    return func(*bound.args, **bound.kwargs)
+
+
+def _reduce_arguments(bound, *, members=()):
     """Replace the per-sample arguments of ``bound`` by the rows of their table, in place."""
     arguments = bound.arguments
     split = {
-        name: split_argument(arguments[name])
+        name: split_argument(arguments[name], members=name in members)
         for name in _PER_SAMPLE
         if arguments.get(name) is not None
     }

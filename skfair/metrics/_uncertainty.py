@@ -141,7 +141,7 @@ def epistemic_uncertainty(y_proba):
 # group disparities
 
 
-@dask_dispatch()
+@dask_dispatch("members")
 def label_stability_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, labels=None, sample_weight=None
 ):
@@ -195,7 +195,7 @@ def label_stability_difference(
     )
 
 
-@dask_dispatch()
+@dask_dispatch("members")
 def epistemic_uncertainty_difference(
     y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
 ):
@@ -245,7 +245,7 @@ def epistemic_uncertainty_difference(
     )
 
 
-@dask_dispatch()
+@dask_dispatch("members")
 def aleatoric_uncertainty_difference(
     y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
 ):
