@@ -30,3 +30,10 @@ def import_dask():
             'This input is a dask collection, which needs dask: pip install "scikit-fairkit[dask]".'
         ) from error
     return dask
+
+
+def check_in_memory(what, *values, hint):
+    """Raise a TypeError when one of ``values`` is a dask collection: ``what`` needs all rows
+    in memory; ``hint`` says what to do instead."""
+    if any(is_dask_collection(value) for value in values):
+        raise TypeError(f"{what} stays in memory and does not accept dask collections. {hint}")

@@ -340,3 +340,10 @@ def test_metrics_on_the_cluster(cluster_client):
         metrics.wasserstein_bias(None, scores, sensitive_features=groups, resolution=1e-4),
         abs=1e-12,
     )
+
+
+def test_hfm_rejects_dask_input_and_points_to_a_sample():
+    X = da.from_array(np.random.default_rng(0).random((20, 2)), chunks=10)
+    y = np.arange(20) % 2
+    with pytest.raises(TypeError, match=r"stays in memory.*method=\"approx\""):
+        metrics.hfm(X, y, y, sensitive_features=y)
