@@ -213,6 +213,8 @@ def summary_reduction(func, bound):
 def madd_reduction(func, bound):
     """``madd`` / ``madd_bandwidth_search`` from summed per-partition edge counts (exact)."""
     from skfair._groups import check_n_groups
+    from skfair._stats._aggregate import aggregate
+    from skfair._stats._histograms import bins_from_bandwidths, stacked_edges
     from skfair._validation import check_groups
     from skfair.metrics import _madd
 
@@ -235,10 +237,10 @@ def madd_reduction(func, bound):
         n_bins = (
             int(bins_given)
             if bins_given is not None
-            else int(_madd._bins_from_bandwidths(bandwidth, bin_rule))
+            else int(bins_from_bandwidths(bandwidth, bin_rule))
         )
         h, bins = None, np.array([n_bins])
-    edges, offsets = _madd._stacked_edges(bins)
+    edges, offsets = stacked_edges(bins)
     edge_order = np.argsort(edges)
     sorted_edges = edges[edge_order]
 
@@ -264,7 +266,8 @@ def madd_reduction(func, bound):
         weights=table.count,
         minlength=n_groups * (n_edges + 1),
     ).astype(np.int64)
-    # From here as in _madd._swept_proportions: counts below each edge, then the histograms.
+    # From here as in _stats._histograms.swept_proportions: counts below each edge, then the
+    # histograms.
     rank = np.empty_like(edge_order)
     rank[edge_order] = np.arange(n_edges)
     below = np.take(np.cumsum(positions.reshape(n_groups, n_edges + 1), axis=1), rank, axis=1)
@@ -286,7 +289,7 @@ def madd_reduction(func, bound):
             float(np.abs(share[g, :n_bins] - share[k, :n_bins]).sum())
             for g, k in combinations(range(n_groups), 2)
         ]
-        return _madd._aggregate(pair_values, agg)
+        return float(aggregate(pair_values, agg))
     pair_results = [
         _madd._pair_search(
             h,
@@ -306,7 +309,7 @@ def madd_reduction(func, bound):
     worst = pair_results[int(np.argmax(values))]
     result = Bunch(**worst)
     del result["groups"]
-    result.value = _madd._aggregate(values, agg)
+    result.value = float(aggregate(values, agg))
     result.group_sizes = dict(zip(labels, (int(n) for n in sizes), strict=True))
     result.pairs = pair_results
     result.worst_pair = worst.groups

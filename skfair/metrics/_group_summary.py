@@ -8,12 +8,12 @@ import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
 from skfair._dask import dask_dispatch
+from skfair._stats._counts import FN, FP, TN, TP
 from skfair._validation import binarize, check_groups, check_lengths, check_weights
 from skfair.metrics._classification import _check_inputs
-from skfair.metrics._disparity import FN, FP, TN, TP
 
 # Rates computed from per-group count tables: (needs y_true, numerator cells, denominator
-# cells) over the cells [tn, fp, fn, tp] of `_confusion_table`. Accuracy has its own two cells
+# cells) over the cells [tn, fp, fn, tp] of `confusion_table`. Accuracy has its own two cells
 # [wrong, right] so that it works for any discrete labels.
 _RATES = {
     "selection_rate": (False, (FP, TP), (TN, FP, FN, TP)),
