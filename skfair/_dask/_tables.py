@@ -122,8 +122,20 @@ def _empty_weight(sample_weight):
 
 
 def _factorize(column):
-    """``(distinct values, code of each value)``; object columns through pandas when present."""
-    if column.dtype.kind == "O":
+    """``(distinct values, code of each value)``; object columns through pandas when present.
+
+    Booleans and integers of a small range are factorised with one bincount, not a sort.
+    """
+    kind = column.dtype.kind
+    if kind == "b":
+        column = column.view(np.uint8)
+    if kind in "biu" and column.shape[0]:
+        low, high = int(column.min()), int(column.max())
+        if high - low <= 4 * column.shape[0] + 1024:
+            present, codes = _compact(column.astype(np.int64) - low, high - low + 1)
+            values = (present + low).astype(column.dtype)
+            return (values.astype(bool) if kind == "b" else values), codes
+    if kind == "O":
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover - dask.dataframe needs pandas
