@@ -10,6 +10,7 @@ in-memory function reports groups exactly as it would on the whole data.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -112,7 +113,7 @@ def aligned_partitions(columns):
     arrays = []
     for c in columns:
         if _is_series(c) and is_dask_collection(c):
-            c = c.to_dask_array(lengths=True)
+            c = series_to_dask_array(c)
         arrays.append(c)
     reference = next(a for a in arrays if is_dask_collection(a))
     if any(np.isnan(size) for size in reference.chunks[0]):
@@ -133,6 +134,14 @@ def aligned_partitions(columns):
             " Pass one value per sample to each."
         )
     return [list(a.rechunk((reference.chunks[0],)).to_delayed().ravel()) for a in aligned]
+
+
+def series_to_dask_array(series):
+    """A dask Series as a dask array with known chunks (string columns become object)."""
+    with warnings.catch_warnings():
+        # Dask warns that it converts pandas string dtypes to object: so does .to_numpy().
+        warnings.filterwarnings("ignore", message="Dask currently has limited support")
+        return series.to_dask_array(lengths=True)
 
 
 def as_numpy(part):

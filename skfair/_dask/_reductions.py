@@ -41,10 +41,18 @@ def members_reduction(func, bound):
 
 def _reduce_arguments(bound, *, members=()):
     """Replace the per-sample arguments of ``bound`` by the rows of their table, in place."""
-    arguments = bound.arguments
+    return reduce_arguments(bound.arguments, _PER_SAMPLE, members=members)
+
+
+def reduce_arguments(arguments, names, *, members=()):
+    """Replace the per-sample ``arguments[name]`` (``names``; ``sample_weight`` too) by the
+    distinct rows of their joint table, in place; return the table.
+
+    ``arguments["sample_weight"]`` becomes the rows' counts, or their summed weights.
+    """
     split = {
         name: split_argument(arguments[name], members=name in members)
-        for name in _PER_SAMPLE
+        for name in names
         if arguments.get(name) is not None
     }
     weights = arguments.get("sample_weight")

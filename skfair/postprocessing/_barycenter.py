@@ -27,6 +27,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from skfair._base import _RepairInputMixin, _SkfairEstimatorMixin, warn_no_sensitive_features
 from skfair._compat import Interval, StrOptions, _fit_context
+from skfair._dask import check_in_memory
+from skfair._dask._repairs import _IN_SAMPLE_ON_DASK, fit_from_table, transform_blocks, uses_dask
 from skfair._groups import factorize_groups
 from skfair._validation import check_weights
 
@@ -423,6 +425,8 @@ class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixi
         -------
         self : BarycenterRepair
         """
+        if uses_dask(S, sensitive_features, sample_weight):
+            return fit_from_table(self, S, sensitive_features, sample_weight)
         self._fit(S, sensitive_features, sample_weight, in_sample=False)
         return self
 
@@ -449,6 +453,7 @@ class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixi
         -------
         S_repaired : ndarray of shape (n_samples, n_outputs)
         """
+        check_in_memory("fit_transform", S, sensitive_features, hint=_IN_SAMPLE_ON_DASK)
         return self._fit(S, sensitive_features, sample_weight, in_sample=True)
 
     def transform(self, S, *, sensitive_features=None):
@@ -467,6 +472,8 @@ class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixi
         S_repaired : ndarray of shape (n_samples, n_outputs)
         """
         check_is_fitted(self)
+        if uses_dask(S, sensitive_features):
+            return transform_blocks(self, S, sensitive_features)
         S, sensitive_features = self._split_input(
             S, sensitive_features, reset=False, ensure_all_finite=False
         )

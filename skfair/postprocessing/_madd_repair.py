@@ -24,6 +24,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import _RepairInputMixin, _SkfairEstimatorMixin, warn_no_sensitive_features
 from skfair._compat import Interval, StrOptions, _fit_context
+from skfair._dask import check_in_memory
+from skfair._dask._repairs import _MADD_FIT_ON_DASK, transform_blocks, uses_dask
 from skfair._stats._histograms import group_histograms as _group_histograms
 from skfair._stats._histograms import h_sup as _h_sup
 from skfair._validation import check_groups
@@ -195,6 +197,7 @@ class MADDRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, Bas
         -------
         self : MADDRepair
         """
+        check_in_memory("MADDRepair.fit", S, sensitive_features, hint=_MADD_FIT_ON_DASK)
         self._fit(S, y, sensitive_features)
         return self
 
@@ -217,6 +220,7 @@ class MADDRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, Bas
         -------
         S_repaired : ndarray of shape (n_samples, n_features)
         """
+        check_in_memory("MADDRepair.fit_transform", S, sensitive_features, hint=_MADD_FIT_ON_DASK)
         scores, codes, ranks = self._fit(S, y, sensitive_features)
         repaired = scores.copy()
         if codes is None:
@@ -299,6 +303,8 @@ class MADDRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, Bas
             unchanged, bit for bit.
         """
         check_is_fitted(self)
+        if uses_dask(S, sensitive_features):
+            return transform_blocks(self, S, sensitive_features)
         scores, sensitive_features = self._split_input(S, sensitive_features, reset=False)
         repaired = scores.copy()
         if self._cdfs is None:

@@ -1,0 +1,193 @@
+"""Repairs at scale: fit from the summed table, transform block by block on fixed row blocks.
+
+``fit`` on dask input reduces the calibration data to its distinct rows of (sensitive values,
+scores) with their counts (or summed weights) and fits the in-memory repair on that weighted
+table: a barycenter map depends on the data only through the groups' weighted ECDFs, which
+the table holds exactly. Continuous scores have about as many distinct values as rows; round
+them first (e.g. ``S.round(4)``), which gives exactly the in-memory fit on the rounded scores.
+
+``transform`` on dask input returns a lazy dask array: the rows are cut into fixed blocks of
+``_BLOCK_ROWS`` rows counted from the first row, whatever the input's chunks, and each block is
+repaired by the small fitted object with random draws (tie-breaking, random mode) seeded by
+``(random_state, block index)``. The output therefore depends on the rows and on
+``random_state`` only, never on how the input was chunked or partitioned.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import numpy as np
+
+from skfair._dask._columns import series_to_dask_array, split_argument
+from skfair._dask._detect import import_dask, is_dask_collection
+
+# The hint of the error raised by fit_transform (the in-sample path) on dask input.
+_IN_SAMPLE_ON_DASK = (
+    "It ranks all calibration rows together. Use fit(S).transform(S), which reads the "
+    "calibration data as a table and repairs block by block."
+)
+# The hint of the error raised by MADDRepair.fit on dask input.
+_MADD_FIT_ON_DASK = (
+    "Its fit ranks the calibration rows within groups and takes no weights. Fit it on an "
+    "in-memory calibration sample (e.g. ddf.sample(frac=...).compute()); transform then "
+    "accepts dask input and repairs block by block."
+)
+# Rows per block of a distributed transform; the blocks, hence the draws, start at row 0.
+_BLOCK_ROWS = 1 << 20
+
+
+def uses_dask(*values):
+    """Whether any of ``values`` is a dask collection (never imports dask)."""
+    return any(is_dask_collection(value) for value in values)
+
+
+def fit_from_table(estimator, S, sensitive_features, sample_weight):
+    """Fit ``estimator`` (a repair taking ``sample_weight``) on the table of dask inputs."""
+    from skfair._dask._reductions import reduce_arguments
+    from skfair._groups import factorize_groups, split_sensitive_column
+
+    arguments = {"S": S, "sensitive_features": sensitive_features, "sample_weight": sample_weight}
+    table = reduce_arguments(arguments, ("S", "sensitive_features"))
+    estimator.fit(
+        arguments["S"],
+        sensitive_features=arguments["sensitive_features"],
+        sample_weight=arguments["sample_weight"],
+    )
+    sensitive = arguments["sensitive_features"]
+    if estimator.sensitive_column is not None:
+        sensitive, _ = split_sensitive_column(arguments["S"], estimator.sensitive_column)
+    if sensitive is not None:
+        # Calibration rows per group: the table's counts, not its number of distinct rows.
+        groups = factorize_groups(sensitive, n_samples=table.n_rows)
+        estimator.group_counts_ = np.rint(groups.counts(table.count)).astype(np.int64)
+    else:
+        estimator.group_counts_ = np.array([int(table.count.sum())])
+    return estimator
+
+
+def transform_blocks(estimator, S, sensitive_features):
+    """Lazy repaired outputs of a dask ``S``: fixed row blocks, each with its own seed."""
+    dask = import_dask()
+    import dask.array as da
+
+    if getattr(estimator, "sequential_", False):
+        raise ValueError(
+            "A sequential repair (several attributes with epsilon > 0) draws its random "
+            "numbers per stratum, across rows: transform it in memory, or fit the joint "
+            "groups (epsilon=0)."
+        )
+    n_rows = _n_rows(S, da)
+    block_rows = tuple(
+        min(_BLOCK_ROWS, n_rows - start) for start in range(0, n_rows, _BLOCK_ROWS)
+    ) or (0,)
+    S_blocks = _row_blocks(S, block_rows, dask, da)
+    sensitive_blocks = (
+        [None] * len(block_rows)
+        if sensitive_features is None
+        else _row_blocks(sensitive_features, block_rows, dask, da)
+    )
+    n_outputs = _n_outputs(estimator, _n_columns(S))
+    seeds = _block_seeds(estimator, len(block_rows))
+    blocks = [
+        da.from_delayed(
+            dask.delayed(_transform_block, pure=True)(estimator, block, sensitive, seed),
+            shape=(size, n_outputs),
+            dtype=np.float64,
+        )
+        for block, sensitive, seed, size in zip(
+            S_blocks, sensitive_blocks, seeds, block_rows, strict=True
+        )
+    ]
+    return da.concatenate(blocks, axis=0)
+
+
+def _n_rows(S, da):
+    if hasattr(S, "to_dask_array"):
+        return int(S.shape[0].compute()) if is_dask_collection(S.shape[0]) else len(S)
+    shape0 = S.shape[0]
+    if isinstance(shape0, float) and np.isnan(shape0):
+        return S.compute_chunk_sizes().shape[0]
+    return int(shape0)
+
+
+def _n_columns(S):
+    return len(S.columns) if hasattr(S, "columns") else S.shape[1]
+
+
+def _row_blocks(value, block_rows, dask, da):
+    """Delayed in-memory blocks of ``value`` with ``block_rows`` rows each, in order.
+
+    A dask (or numpy) array is rechunked as a whole; a DataFrame, Series or dict column by
+    column, each block rebuilt with its names and categories.
+    """
+    if (
+        not hasattr(value, "columns")
+        and getattr(value, "ndim", 1) == 2
+        and not isinstance(value, dict)
+    ):
+        array = value if is_dask_collection(value) else da.from_array(np.asarray(value))
+        if any(np.isnan(size) for size in array.chunks[0]):
+            array = array.compute_chunk_sizes()
+        return list(array.rechunk((block_rows, -1)).to_delayed().ravel())
+    argument = split_argument(value)
+    columns = []
+    for column in argument.columns:
+        if _is_dask_series(column):
+            column = series_to_dask_array(column)
+        elif not is_dask_collection(column):
+            column = da.from_array(np.asarray(column), chunks=(block_rows,))
+        columns.append(list(column.rechunk((block_rows,)).to_delayed().ravel()))
+    # The rebuild recipe without the dask columns themselves, which the task must not carry.
+    recipe = dataclasses.replace(argument, columns=[None] * argument.n_columns)
+    return [dask.delayed(_rebuild)(recipe, *parts) for parts in zip(*columns, strict=True)]
+
+
+def _transform_block(estimator, block, sensitive_features, seed):
+    estimator = copy.copy(estimator)
+    if hasattr(estimator, "_seed"):
+        estimator._seed = seed
+    else:
+        estimator.random_state = seed
+    return estimator.transform(block, sensitive_features=sensitive_features)
+
+
+def _block_seeds(estimator, n_blocks):
+    """One seed per block, from the estimator's own seed and the block index."""
+    if hasattr(estimator, "_seed"):
+        base = int(estimator._seed)
+    else:
+        random_state = estimator.random_state
+        if random_state is None:
+            base = int(np.random.SeedSequence().generate_state(1)[0])
+        elif isinstance(random_state, (int, np.integer)):
+            base = int(random_state)
+        else:  # a RandomState / Generator: one draw, as the in-memory transform makes
+            base = int(
+                np.random.default_rng(
+                    random_state.integers(2**32)
+                    if hasattr(random_state, "integers")
+                    else random_state.randint(2**31)
+                ).integers(2**32)
+            )
+    return [
+        int(np.random.SeedSequence([base, index]).generate_state(1)[0]) for index in range(n_blocks)
+    ]
+
+
+def _n_outputs(estimator, n_columns):
+    if estimator.sensitive_column is None:
+        return n_columns
+    selected = estimator.sensitive_column
+    return n_columns - (len(selected) if isinstance(selected, (list, tuple)) else 1)
+
+
+def _is_dask_series(value):
+    return is_dask_collection(value) and hasattr(value, "to_dask_array") and value.ndim == 1
+
+
+def _rebuild(argument, *parts):
+    from skfair._dask._columns import as_numpy
+
+    return argument.rebuild([as_numpy(part) for part in parts])
