@@ -18,7 +18,12 @@ from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.multiclass import type_of_target
 
 from skfair._dask._columns import aligned_partitions, as_numpy, split_argument
-from skfair._dask._tables import reduce_partitions, table_of
+from skfair._dask._tables import (
+    histogram_table_of,
+    merge_histogram_tables,
+    reduce_partitions,
+    table_of,
+)
 
 _PER_SAMPLE = ("y_true", "y_pred", "y_score", "y_proba", "sensitive_features")
 
@@ -260,25 +265,23 @@ def madd_reduction(func, bound):
     table = reduce_partitions(
         _block_edge_positions,
         aligned_partitions(columns),
+        merge=merge_histogram_tables,
         n_groups=sensitive.n_columns,
         sorted_edges=sorted_edges,
     )
-    groups = check_groups(sensitive.rebuild(table.keys[:-1]), table.n_rows)
+    groups = check_groups(sensitive.rebuild(table.keys), table.n_rows)
     check_n_groups(groups, what="MADD")
-    position = table.keys[-1].astype(np.intp)
     n_edges, n_groups = edges.shape[0], groups.n_groups
-    sizes = np.bincount(groups.codes, weights=table.count, minlength=n_groups).astype(np.int64)
+    # Rows of the table are the distinct groups: sum them by group code (a no-op reorder).
+    positions = np.zeros((n_groups, n_edges + 1), dtype=np.int64)
+    np.add.at(positions, groups.codes, table.counts)
+    sizes = positions.sum(axis=1)
     _madd._warn_small_groups(sizes)
-    positions = np.bincount(
-        groups.codes * (n_edges + 1) + position,
-        weights=table.count,
-        minlength=n_groups * (n_edges + 1),
-    ).astype(np.int64)
     # From here as in _stats._histograms.swept_proportions: counts below each edge, then the
     # histograms.
     rank = np.empty_like(edge_order)
     rank[edge_order] = np.arange(n_edges)
-    below = np.take(np.cumsum(positions.reshape(n_groups, n_edges + 1), axis=1), rank, axis=1)
+    below = np.take(np.cumsum(positions, axis=1), rank, axis=1)
     below[:, offsets + bins] = sizes[:, None]
     share = np.diff(below, axis=1) / sizes[:, None]
     share[:, offsets[1:] - 1] = 0.0
@@ -337,5 +340,8 @@ def _block_edge_positions(*parts, n_groups, sorted_edges):
     keys = [as_numpy(part) for part in parts]
     _check_block_lengths(keys)
     scores = check_scores(keys[n_groups], "y_score", unit_interval=True)
-    position = np.searchsorted(sorted_edges, scores, side="right")
-    return table_of([*keys[:n_groups], position])
+    # Searching sorted scores is cache-friendly: consecutive queries land close.
+    order = np.argsort(scores)
+    position = np.empty(scores.shape[0], dtype=np.intp)
+    position[order] = np.searchsorted(sorted_edges, scores[order], side="right")
+    return histogram_table_of(keys[:n_groups], position, sorted_edges.shape[0] + 1)

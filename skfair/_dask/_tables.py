@@ -16,6 +16,8 @@ import numpy as np
 from skfair._dask._detect import import_dask
 from skfair._groups import _compact
 
+# Largest number of value combinations counted densely (one bincount) by ``table_of``.
+_DENSE_CELLS = 1 << 22
 # Tables merged at once in each node of the reduction tree.
 _MERGE_FAN_IN = 8
 
@@ -72,6 +74,20 @@ def table_of(keys, sample_weight=None):
         return Table(
             keys=tuple(keys), count=np.zeros(0, dtype=np.int64), weight=_empty_weight(sample_weight)
         )
+    dense = _dense_joint_codes(keys)
+    if dense is not None:
+        # Small integer keys: count every combination of values directly, no factorisation.
+        joint, dims, lows = dense
+        count = np.bincount(joint, minlength=int(np.prod(dims)))
+        present = np.flatnonzero(count)
+        rows = tuple(
+            _from_offsets(index, low, column.dtype)
+            for index, low, column in zip(np.unravel_index(present, dims), lows, keys)
+        )
+        weight = None
+        if sample_weight is not None:
+            weight = np.bincount(joint, weights=sample_weight, minlength=count.shape[0])[present]
+        return Table(keys=rows, count=count[present].astype(np.int64), weight=weight)
     inverse, rows = distinct_rows(keys)
     n_rows = rows[0].shape[0]
     count = np.bincount(inverse, minlength=n_rows).astype(np.int64)
@@ -79,6 +95,34 @@ def table_of(keys, sample_weight=None):
     if sample_weight is not None:
         weight = np.bincount(inverse, weights=sample_weight, minlength=n_rows)
     return Table(keys=rows, count=count, weight=weight)
+
+
+def _dense_joint_codes(keys):
+    """``(joint code, dims, lows)`` when every key column holds integers (or booleans) whose
+    ranges multiply to at most ``_DENSE_CELLS`` combinations; None otherwise."""
+    if any(column.dtype.kind not in "biu" for column in keys):
+        return None
+    lows, dims = [], []
+    for column in keys:
+        values = column.view(np.uint8) if column.dtype.kind == "b" else column
+        low, high = int(values.min()), int(values.max())
+        lows.append(low)
+        dims.append(high - low + 1)
+    if np.prod(dims, dtype=np.float64) > _DENSE_CELLS:
+        return None
+    joint = np.zeros(keys[0].shape[0], dtype=np.int64)
+    for column, low, dim in zip(keys, lows, dims):
+        values = column.view(np.uint8) if column.dtype.kind == "b" else column
+        joint *= dim
+        joint += values
+        if low:
+            joint -= low
+    return joint, tuple(dims), lows
+
+
+def _from_offsets(index, low, dtype):
+    values = index + low
+    return values.astype(bool) if dtype.kind == "b" else values.astype(dtype)
 
 
 def merge_tables(*tables):
@@ -100,8 +144,42 @@ def merge_tables(*tables):
     return Table(keys=rows, count=summed_count, weight=weight)
 
 
-def reduce_partitions(block_function, partitions, **kwargs):
-    """``merge_tables`` over ``block_function(*parts, **kwargs)`` of every aligned partition.
+@dataclass(frozen=True)
+class HistogramTable:
+    """Distinct rows of the key columns, each with a histogram (a row of ``counts``)."""
+
+    keys: tuple
+    counts: np.ndarray  # shape (n_rows, n_bins), int64
+
+    @property
+    def n_rows(self):
+        return self.counts.shape[0]
+
+
+def histogram_table_of(keys, bin_index, n_bins):
+    """Histograms of ``bin_index`` (in ``range(n_bins)``) per distinct row of ``keys``."""
+    if keys[0].shape[0] == 0:
+        return HistogramTable(keys=tuple(keys), counts=np.zeros((0, n_bins), dtype=np.int64))
+    inverse, rows = distinct_rows(keys)
+    n_rows = rows[0].shape[0]
+    counts = np.bincount(inverse * n_bins + bin_index, minlength=n_rows * n_bins)
+    return HistogramTable(keys=rows, counts=counts.reshape(n_rows, n_bins).astype(np.int64))
+
+
+def merge_histogram_tables(*tables):
+    """Add histogram tables up: rows with equal keys have their histograms summed."""
+    tables = [t for t in tables if t.n_rows] or list(tables[:1])
+    if len(tables) == 1:
+        return tables[0]
+    keys = [_concatenate([t.keys[j] for t in tables]) for j in range(len(tables[0].keys))]
+    inverse, rows = distinct_rows(keys)
+    summed = np.zeros((rows[0].shape[0], tables[0].counts.shape[1]), dtype=np.int64)
+    np.add.at(summed, inverse, np.concatenate([t.counts for t in tables]))
+    return HistogramTable(keys=rows, counts=summed)
+
+
+def reduce_partitions(block_function, partitions, *, merge=merge_tables, **kwargs):
+    """``merge`` over ``block_function(*parts, **kwargs)`` of every aligned partition.
 
     ``partitions`` holds one list of delayed partitions per input column, all aligned. The
     reduction is a tree of ``_MERGE_FAN_IN``-way merges computed on the active dask scheduler.
@@ -111,7 +189,7 @@ def reduce_partitions(block_function, partitions, **kwargs):
     tables = [delayed(block_function, pure=True)(*parts, **kwargs) for parts in zip(*partitions)]
     while len(tables) > 1:
         tables = [
-            delayed(merge_tables, pure=True)(*tables[i : i + _MERGE_FAN_IN])
+            delayed(merge, pure=True)(*tables[i : i + _MERGE_FAN_IN])
             for i in range(0, len(tables), _MERGE_FAN_IN)
         ]
     return dask.compute(tables[0])[0]
