@@ -10,6 +10,7 @@ in-memory function reports groups exactly as it would on the whole data.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass, field
 
@@ -29,12 +30,15 @@ class Argument:
     names: list = field(default_factory=list)
     categories: list = field(default_factory=list)
     member_shape: tuple = ()
+    scale: float | None = None  # grid scores: the keys are indices, the values index * scale
 
     @property
     def n_columns(self):
         return len(self.columns)
 
     def rebuild(self, keys):
+        if self.scale is not None:
+            keys = [k.astype(np.float64) * self.scale for k in keys]
         keys = [_restore_categorical(k, c) for k, c in zip(keys, self.categories, strict=True)]
         if self.kind == "vector":
             return keys[0]
@@ -53,12 +57,23 @@ class Argument:
         return pd.DataFrame(dict(zip(self.names, keys, strict=True)), columns=self.names)
 
 
+@dataclass(frozen=True)
+class GridScores:
+    """Scores held as integer indices on the grid ``k * resolution``."""
+
+    index: object
+    resolution: float
+
+
 def split_argument(value, *, column=None, members=False):
     """An :class:`Argument` for ``value``; ``column`` picks one column of a 2-D array first.
 
     ``members=True`` reads ensemble member outputs of shape ``(n_members, n_samples, ...)``:
     samples on axis 1, one column per member (and class).
     """
+    if isinstance(value, GridScores):
+        argument = split_argument(value.index, column=column)
+        return dataclasses.replace(argument, scale=value.resolution)
     if members:
         if not hasattr(value, "ndim"):
             value = np.asarray(value)

@@ -17,6 +17,7 @@ import numbers
 
 import numpy as np
 
+from skfair._dask._columns import GridScores
 from skfair._dask._detect import is_dask_collection
 from skfair._dask._reductions import (
     binned_reduction,
@@ -66,9 +67,11 @@ def dask_dispatch(reduction="table", *, resolution=False):
         def wrapper(*args, **kwargs):
             grid = kwargs.pop("resolution", None) if resolution else None
             bound = signature.bind(*args, **kwargs)
+            on_dask = any(is_dask_collection(bound.arguments.get(n)) for n in sample_names)
             if grid is not None:
-                bound.arguments["y_score"] = round_to_grid(bound.arguments["y_score"], grid)
-            if not any(is_dask_collection(bound.arguments.get(n)) for n in sample_names):
+                rounded = grid_indices if on_dask else round_to_grid
+                bound.arguments["y_score"] = rounded(bound.arguments["y_score"], grid)
+            if not on_dask:
                 return func(*bound.args, **bound.kwargs)
             return reduce(func, bound)
 
@@ -80,7 +83,44 @@ def dask_dispatch(reduction="table", *, resolution=False):
 
 
 def round_to_grid(y_score, resolution):
-    """``floor(y_score / resolution + 0.5) * resolution``, elementwise, lazily for dask."""
+    """``floor(y_score / resolution + 0.5) * resolution``, elementwise."""
+    _check_resolution(resolution)
+    if not (is_dask_collection(y_score) or hasattr(y_score, "to_numpy")):
+        y_score = np.asarray(y_score)
+    if getattr(y_score, "dtype", np.dtype(float)).kind not in "biuf":
+        raise ValueError(f"y_score must be numeric scores, got dtype {y_score.dtype}.")
+    return np.floor(y_score / resolution + 0.5) * resolution
+
+
+def grid_indices(y_score, resolution):
+    """Lazy integer grid indices ``floor(y_score / resolution + 0.5)`` of dask scores.
+
+    The tables then count small integers (one bincount per partition) and the rows are
+    rebuilt as ``index * resolution``: bit for bit the values :func:`round_to_grid` gives.
+    """
+    _check_resolution(resolution)
+    index = np.floor(y_score / resolution + 0.5)
+    if hasattr(index, "map_partitions"):
+        index = index.map_partitions(_finite_indices, meta=(index.name, np.int64))
+    else:
+        index = index.map_blocks(_finite_indices, dtype=np.int64)
+    return GridScores(index, resolution)
+
+
+def _finite_indices(index):
+    values = np.asarray(index)
+    finite = np.isfinite(values)
+    if not finite.all():
+        raise ValueError(
+            f"y_score has NaN or infinite values (first at row {np.argmin(finite)} of a partition)."
+        )
+    out = values.astype(np.int64)
+    return (
+        index.__class__(out, index=index.index, name=index.name) if hasattr(index, "index") else out
+    )
+
+
+def _check_resolution(resolution):
     if (
         isinstance(resolution, bool)
         or not isinstance(resolution, numbers.Real)
@@ -88,11 +128,6 @@ def round_to_grid(y_score, resolution):
         or resolution <= 0
     ):
         raise ValueError(f"resolution must be a positive finite float, got {resolution!r}.")
-    if not (is_dask_collection(y_score) or hasattr(y_score, "to_numpy")):
-        y_score = np.asarray(y_score)
-    if getattr(y_score, "dtype", np.dtype(float)).kind not in "biuf":
-        raise ValueError(f"y_score must be numeric scores, got dtype {y_score.dtype}.")
-    return np.floor(y_score / resolution + 0.5) * resolution
 
 
 def _add_resolution_parameter(wrapper, signature):
