@@ -151,12 +151,13 @@ def aligned_partitions(columns):
     return [list(a.rechunk((reference.chunks[0],)).to_delayed().ravel()) for a in aligned]
 
 
-def series_to_dask_array(series):
-    """A dask Series as a dask array with known chunks (string columns become object)."""
+def series_to_dask_array(series, lengths=True):
+    """A dask Series as a dask array with known chunks (string columns become object);
+    ``lengths`` are the partition lengths when known, else True to compute them."""
     with warnings.catch_warnings():
         # Dask warns that it converts pandas string dtypes to object: so does .to_numpy().
         warnings.filterwarnings("ignore", message="Dask currently has limited support")
-        return series.to_dask_array(lengths=True)
+        return series.to_dask_array(lengths=lengths)
 
 
 def as_numpy(part):

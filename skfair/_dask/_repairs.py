@@ -132,10 +132,13 @@ def _row_blocks(value, block_rows, dask, da):
             array = array.compute_chunk_sizes()
         return list(array.rechunk((block_rows, -1)).to_delayed().ravel())
     argument = split_argument(value)
+    lengths = None
+    if hasattr(value, "map_partitions") and is_dask_collection(value):
+        lengths = tuple(int(n) for n in value.map_partitions(len).compute())
     columns = []
     for column in argument.columns:
         if _is_dask_series(column):
-            column = series_to_dask_array(column)
+            column = series_to_dask_array(column, lengths=lengths or True)
         elif not is_dask_collection(column):
             column = da.from_array(np.asarray(column), chunks=(block_rows,))
         columns.append(list(column.rechunk((block_rows,)).to_delayed().ravel()))
@@ -144,13 +147,78 @@ def _row_blocks(value, block_rows, dask, da):
     return [dask.delayed(_rebuild)(recipe, *parts) for parts in zip(*columns, strict=True)]
 
 
+def predict_blocks(wrapper, method, X, sensitive_features):
+    """Lazy ``wrapper.method(X)`` of a RepairedClassifier / RepairedRegressor on dask ``X``.
+
+    The model and its repair run block by block in memory (the shape of dask-ml's
+    ``ParallelPostFit``), on the same fixed row blocks as :func:`transform_blocks`, each block's
+    repair seeded by ``(its random state, block index)``.
+    """
+    dask = import_dask()
+    import dask.array as da
+
+    n_rows = _n_rows(X, da)
+    block_rows = tuple(
+        min(_BLOCK_ROWS, n_rows - start) for start in range(0, n_rows, _BLOCK_ROWS)
+    ) or (0,)
+    X_blocks = _row_blocks(X, block_rows, dask, da)
+    sensitive_blocks = (
+        [None] * len(block_rows)
+        if sensitive_features is None
+        else _row_blocks(sensitive_features, block_rows, dask, da)
+    )
+    # The first row, in memory, gives the output's trailing shape and dtype.
+    sample = getattr(wrapper, method)(
+        _first_row(X), sensitive_features=_first_row(sensitive_features)
+    )
+    repairs = list(wrapper.repairs_.items())
+    seeds = list(zip(*(_block_seeds(repair, len(block_rows)) for _, repair in repairs)))
+    blocks = [
+        da.from_delayed(
+            dask.delayed(_predict_block, pure=True)(wrapper, method, block, sensitive, seed),
+            shape=(size, *sample.shape[1:]),
+            dtype=sample.dtype,
+        )
+        for block, sensitive, seed, size in zip(
+            X_blocks, sensitive_blocks, seeds, block_rows, strict=True
+        )
+    ]
+    return da.concatenate(blocks, axis=0)
+
+
+def _predict_block(wrapper, method, X, sensitive_features, seeds):
+    wrapper = copy.copy(wrapper)
+    wrapper.repairs_ = {
+        name: _reseeded(repair, seed)
+        for (name, repair), seed in zip(wrapper.repairs_.items(), seeds, strict=True)
+    }
+    return getattr(wrapper, method)(X, sensitive_features=sensitive_features)
+
+
+def _first_row(value):
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return {name: _first_row(column) for name, column in value.items()}
+    if hasattr(value, "head") and is_dask_collection(value):
+        return value.head(1, npartitions=-1)
+    if is_dask_collection(value):
+        return value[:1].compute()
+    return value.iloc[:1] if hasattr(value, "iloc") else np.asarray(value)[:1]
+
+
 def _transform_block(estimator, block, sensitive_features, seed):
+    return _reseeded(estimator, seed).transform(block, sensitive_features=sensitive_features)
+
+
+def _reseeded(estimator, seed):
+    """A shallow copy of a fitted repair whose random draws come from ``seed``."""
     estimator = copy.copy(estimator)
     if hasattr(estimator, "_seed"):
         estimator._seed = seed
     else:
         estimator.random_state = seed
-    return estimator.transform(block, sensitive_features=sensitive_features)
+    return estimator
 
 
 def _block_seeds(estimator, n_blocks):

@@ -39,6 +39,7 @@ from skfair._compat import (
     process_routing,
     validate_data,
 )
+from skfair._dask._repairs import predict_blocks, uses_dask
 
 _RESPONSE_METHODS = ("predict_proba", "decision_function")
 
@@ -337,6 +338,8 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         y_pred : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
+        if uses_dask(X, sensitive_features):
+            return predict_blocks(self, "predict", X, sensitive_features)
         method = next(iter(self.repairs_))
         repaired = self._repaired(method, X, sensitive_features)
         if repaired.shape[1] == 1:
@@ -358,6 +361,8 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         -------
         proba : ndarray of shape (n_samples, n_classes)
         """
+        if uses_dask(X, sensitive_features):
+            return predict_blocks(self, "predict_proba", X, sensitive_features)
         repaired = self._repaired("predict_proba", X, sensitive_features)
         if repaired.shape[1] == 1:
             return np.column_stack([1 - repaired[:, 0], repaired[:, 0]])
@@ -378,6 +383,8 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         -------
         decision : ndarray of shape (n_samples,) or (n_samples, n_classes)
         """
+        if uses_dask(X, sensitive_features):
+            return predict_blocks(self, "decision_function", X, sensitive_features)
         repaired = self._repaired("decision_function", X, sensitive_features)
         return repaired[:, 0] if repaired.shape[1] == 1 else repaired
 
@@ -482,6 +489,8 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         -------
         y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         """
+        if uses_dask(X, sensitive_features):
+            return predict_blocks(self, "predict", X, sensitive_features)
         repaired = self._repaired("predict", X, sensitive_features)
         return repaired[:, 0] if self._one_output else repaired
 

@@ -105,3 +105,36 @@ def test_madd_repair_transform_on_dask_is_chunking_independent():
         for chunks in [(len(group),), (999, len(group) - 999)]
     ]
     np.testing.assert_array_equal(outputs[0], outputs[1])
+
+
+def test_repaired_classifier_predicts_partition_by_partition():
+    from sklearn.linear_model import LogisticRegression
+
+    from skfair.postprocessing import RepairedClassifier
+
+    rng = np.random.default_rng(0)
+    n = 3000
+    frame = pd.DataFrame(
+        {
+            "x0": rng.normal(size=n),
+            "x1": rng.normal(size=n),
+            "group": rng.choice(["a", "b"], n),
+        }
+    )
+    y = (frame.x0 + (frame.group == "a") + rng.normal(size=n) > 0.5).astype(int)
+    model = RepairedClassifier(
+        LogisticRegression(), BarycenterRepair(random_state=0), sensitive_column="group"
+    ).fit(frame, y)
+    # New rows: their scores tie with no calibration score, so no random draw enters.
+    new = frame.assign(x0=rng.normal(size=n), x1=rng.normal(size=n))
+    outputs = {}
+    for partitions in (1, 4):
+        ddf = dd.from_pandas(new, npartitions=partitions)
+        proba = model.predict_proba(ddf)
+        labels = model.predict(ddf)
+        assert isinstance(proba, da.Array) and isinstance(labels, da.Array)
+        outputs[partitions] = (proba.compute(), labels.compute())
+    np.testing.assert_array_equal(outputs[1][0], outputs[4][0])
+    np.testing.assert_array_equal(outputs[1][1], outputs[4][1])
+    np.testing.assert_allclose(outputs[4][0], model.predict_proba(new), rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(outputs[4][1], model.predict(new))
