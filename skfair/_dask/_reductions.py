@@ -10,6 +10,7 @@ part from the table itself, exactly.
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from itertools import combinations
 
@@ -334,14 +335,49 @@ def _score_column(y_score):
     return None
 
 
+# Cells of the uniform lookup grid on [0, 1] of _edge_positions.
+_LOOKUP_CELLS = 1 << 22
+
+
+def _edge_positions(scores, sorted_edges):
+    """``np.searchsorted(sorted_edges, scores, side="right")`` for scores in [0, 1], through a
+    lookup on a uniform grid of ``_LOOKUP_CELLS`` cells: a score whose cell holds no edge in
+    its interior has the position of the cell's left end; the others are searched.
+
+    ``floor(s * 2**22)`` and ``c / 2**22`` are exact in binary floating point, so the cell of
+    each score, and the edges at or below its left end, are exact.
+    """
+    at_or_below, has_interior_edge = _edge_lookup(sorted_edges)
+    cell = (scores * _LOOKUP_CELLS).astype(np.intp)
+    position = at_or_below[cell].astype(np.intp)
+    searched = has_interior_edge[cell]
+    position[searched] = np.searchsorted(sorted_edges, scores[searched], side="right")
+    return position
+
+
+_EDGE_LOOKUPS = {}
+
+
+def _edge_lookup(sorted_edges):
+    """Per grid cell: the number of edges at or below its left end, and whether an edge lies
+    inside it. Built once per worker process and edge set (keyed by the edges' digest)."""
+    key = hashlib.sha1(sorted_edges.tobytes()).hexdigest()
+    lookup = _EDGE_LOOKUPS.get(key)
+    if lookup is None:
+        boundaries = np.arange(_LOOKUP_CELLS + 2) / _LOOKUP_CELLS
+        at_or_below = np.searchsorted(sorted_edges, boundaries, side="right").astype(np.int32)
+        below_next = np.searchsorted(sorted_edges, boundaries[1:], side="left")
+        lookup = (at_or_below, below_next > at_or_below[:-1])
+        _EDGE_LOOKUPS.clear()  # one edge set at a time: bounded memory
+        _EDGE_LOOKUPS[key] = lookup
+    return lookup
+
+
 def _block_edge_positions(*parts, n_groups, sorted_edges):
     from skfair._validation import check_scores
 
     keys = [as_numpy(part) for part in parts]
     _check_block_lengths(keys)
     scores = check_scores(keys[n_groups], "y_score", unit_interval=True)
-    # Searching sorted scores is cache-friendly: consecutive queries land close.
-    order = np.argsort(scores)
-    position = np.empty(scores.shape[0], dtype=np.intp)
-    position[order] = np.searchsorted(sorted_edges, scores[order], side="right")
+    position = _edge_positions(scores, sorted_edges)
     return histogram_table_of(keys[:n_groups], position, sorted_edges.shape[0] + 1)

@@ -200,7 +200,8 @@ def _empty_weight(sample_weight):
 
 
 def _factorize(column):
-    """``(distinct values, code of each value)``; object columns through pandas when present.
+    """``(distinct values, code of each value)``; float and object columns through pandas
+    hash table when pandas is present.
 
     Booleans and integers of a small range are factorised with one bincount, not a sort.
     """
@@ -213,14 +214,16 @@ def _factorize(column):
             present, codes = _compact(column.astype(np.int64) - low, high - low + 1)
             values = (present + low).astype(column.dtype)
             return (values.astype(bool) if kind == "b" else values), codes
-    if kind == "O":
+    if kind in "fO":
+        # A hash table (pandas) instead of a sort: the codes need no order.
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover - dask.dataframe needs pandas
             pd = None
         if pd is not None:
             codes, values = pd.factorize(column, use_na_sentinel=False)
-            return np.asarray(values, dtype=object), codes.astype(np.int64, copy=False)
+            values = np.asarray(values, dtype=column.dtype)
+            return values, codes.astype(np.int64, copy=False)
     values, codes = np.unique(column, return_inverse=True)
     return values, codes.reshape(-1).astype(np.int64, copy=False)
 

@@ -347,3 +347,31 @@ def test_hfm_rejects_dask_input_and_points_to_a_sample():
     y = np.arange(20) % 2
     with pytest.raises(TypeError, match=r"stays in memory.*method=\"approx\""):
         metrics.hfm(X, y, y, sensitive_features=y)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    n_max=st.integers(1, 300),
+    decimals=st.integers(1, 7),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_edge_lookup_equals_searchsorted(n_max, decimals, seed):
+    """Scores on and next to the MADD edges get the position a plain search gives."""
+    from skfair._dask._reductions import _edge_positions
+    from skfair._stats._histograms import stacked_edges
+
+    edges = np.sort(stacked_edges(np.arange(n_max, 0, -1))[0])
+    rng = np.random.default_rng(seed)
+    scores = np.concatenate(
+        [
+            rng.random(500),
+            np.round(rng.random(500), decimals),
+            edges,
+            np.nextafter(edges, -np.inf).clip(0, 1),
+            np.nextafter(edges, np.inf).clip(0, 1),
+            [0.0, 1.0],
+        ]
+    )
+    np.testing.assert_array_equal(
+        _edge_positions(scores, edges), np.searchsorted(edges, scores, side="right")
+    )
