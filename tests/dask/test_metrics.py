@@ -1,5 +1,6 @@
 """Metrics on dask collections equal the in-memory metrics (exact counts, floats to 1e-12)."""
 
+import inspect
 import subprocess
 import sys
 import warnings
@@ -53,6 +54,8 @@ def labelled_data(draw):
     y_true = rng.integers(0, 2, n)
     y_true[:2] = [0, 1]
     y_pred = rng.integers(0, 2, n)
+    if draw(st.booleans()):  # string labels
+        y_true, y_pred = np.array(["no", "yes"])[y_true], np.array(["no", "yes"])[y_pred]
     weights = rng.random(n) + 0.1 if draw(st.booleans()) else None
     chunks = _chunks(draw, n)
     return y_true, y_pred, groups, weights, chunks
@@ -72,18 +75,52 @@ def _close(a, b):
 def test_label_metrics_equal_in_memory_over_chunkings(data):
     y_true, y_pred, groups, weights, chunks = data
     dask_weights = None if weights is None else _dask(weights, chunks)
+    pos_label = "yes" if y_true.dtype.kind == "U" else None
     for metric in LABEL_METRICS:
+        kwargs = {}
+        if "pos_label" in inspect.signature(metric).parameters:
+            kwargs["pos_label"] = pos_label
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            expected = metric(y_true, y_pred, sensitive_features=groups, sample_weight=weights)
+            expected = metric(
+                y_true, y_pred, sensitive_features=groups, sample_weight=weights, **kwargs
+            )
             got = metric(
                 _dask(y_true, chunks),
                 _dask(y_pred, chunks),
                 sensitive_features=_dask(groups, chunks),
                 sample_weight=dask_weights,
+                **kwargs,
             )
         assert isinstance(got, float)
         assert _close(got, expected), (metric.__name__, got, expected)
+    n_boot = 0 if weights is not None else 30
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = metrics.group_summary(
+            y_true,
+            y_pred,
+            sensitive_features=groups,
+            metric="fpr",
+            pos_label=pos_label,
+            sample_weight=weights,
+            n_boot=n_boot,
+            random_state=1,
+        )
+        got = metrics.group_summary(
+            _dask(y_true, chunks),
+            _dask(y_pred, chunks),
+            sensitive_features=_dask(groups, chunks),
+            metric="fpr",
+            pos_label=pos_label,
+            sample_weight=dask_weights,
+            n_boot=n_boot,
+            random_state=1,
+        )
+    assert got.groups == expected.groups
+    np.testing.assert_array_equal(got.count, expected.count)  # counts: exact
+    for field in ("value", "ci_low", "ci_high"):
+        np.testing.assert_allclose(got[field], expected[field], rtol=0, atol=1e-12)
 
 
 @settings(max_examples=20, deadline=None)
