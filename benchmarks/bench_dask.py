@@ -9,8 +9,8 @@ On a fresh ``LocalCluster(n_workers=2, threads_per_worker=1, processes=True)`` t
   ``group_summary(n_boot=1000)`` (three passes over the data);
 - ``wasserstein_bias(resolution=1e-4)``, ``madd_bandwidth_search`` (1000 bandwidths, exact),
   ``BarycenterRepair.fit`` on the scores rounded to 4 decimals;
-- (largest size only, ``--transform-rows``) the lazy ``BarycenterRepair.transform`` of the
-  first rows, written to parquet in a temporary directory that is deleted afterwards;
+- (at the size ``--transform-rows``) ``BarycenterRepair`` fitted and its lazy ``transform``
+  of all rows written to parquet in a temporary directory that is deleted afterwards;
 
 and reads each worker's peak resident memory (``getrusage`` in the worker process). Every pass
 regenerates its data, which is part of the measured time. The in-memory numpy path runs the
@@ -22,8 +22,9 @@ through joblib's dask backend, against ``n_jobs=2`` locally, on 200,000 rows.
 
 Run from the repository root (the machine is shared: nice)::
 
-    PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e7 1e8 --tasks
-    PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e9 --transform-rows 1e8
+    PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e7 1e8 1e9 \
+        --transform-rows 1e8 --count-only-from 1e8
+    PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e6 --no-numpy --tasks
 
 Prints markdown tables for benchmarks/RESULTS.md.
 """
@@ -132,7 +133,7 @@ def summarise(value):
     return np.asarray(value, dtype=float).tolist()
 
 
-def run_cluster(n, chunk, transform_rows, results):
+def run_cluster(n, chunk, transform_rows, results, count_only=False):
     with (
         LocalCluster(
             n_workers=N_WORKERS,
@@ -147,6 +148,8 @@ def run_cluster(n, chunk, transform_rows, results):
         client.run(lambda: __import__("skfair.metrics") and __import__("skfair.postprocessing"))
         data = lazy_data(n, chunk)
         for name, call in steps(*data):
+            if count_only and name not in COUNT_TABLE:
+                continue
             start = time.perf_counter()
             value = call()
             elapsed = time.perf_counter() - start
@@ -155,7 +158,7 @@ def run_cluster(n, chunk, transform_rows, results):
             )
             print(f"  n={n:.0e} {name}: {elapsed:.1f} s", flush=True)
         if transform_rows:
-            group, score = data[0][:transform_rows], data[1][:transform_rows]
+            group, score = data[0], data[1]
             repair = BarycenterRepair(random_state=0).fit(
                 np.round(score, 4)[:, None], sensitive_features=group
             )
@@ -255,15 +258,21 @@ def main():
     parser.add_argument("--transform-rows", type=float, default=0)
     parser.add_argument("--tasks", action="store_true")
     parser.add_argument("--no-numpy", action="store_true")
+    parser.add_argument(
+        "--count-only-from",
+        type=float,
+        default=np.inf,
+        help="from this size on, time only the count-table metrics",
+    )
     args = parser.parse_args()
     chunk = int(args.chunk)
     sizes = [int(n) for n in args.rows]
     results, peaks = [], {}
     for n in sizes:
-        transform = int(args.transform_rows) if n == sizes[-1] else 0
+        transform = int(args.transform_rows) if n == int(args.transform_rows) else 0
         print(f"dask, n = {n:.0e}", flush=True)
         start = time.perf_counter()
-        peaks[n] = run_cluster(n, chunk, transform, results)
+        peaks[n] = run_cluster(n, chunk, transform, results, n >= args.count_only_from)
         print(
             f"  wall {time.perf_counter() - start:.0f} s, peak RSS per worker {peaks[n]}",
             flush=True,
