@@ -183,13 +183,15 @@ def reduce_partitions(block_function, partitions, *, merge=merge_tables, **kwarg
 
     ``partitions`` holds one list of delayed partitions per input column, all aligned. The
     reduction is a tree of ``_MERGE_FAN_IN``-way merges computed on the active dask scheduler.
+    The tasks are impure (fresh keys per call), so a call never picks up a table left in a
+    cluster's memory by an earlier one.
     """
     dask = import_dask()
     delayed = dask.delayed
-    tables = [delayed(block_function, pure=True)(*parts, **kwargs) for parts in zip(*partitions)]
+    tables = [delayed(block_function, pure=False)(*parts, **kwargs) for parts in zip(*partitions)]
     while len(tables) > 1:
         tables = [
-            delayed(merge, pure=True)(*tables[i : i + _MERGE_FAN_IN])
+            delayed(merge, pure=False)(*tables[i : i + _MERGE_FAN_IN])
             for i in range(0, len(tables), _MERGE_FAN_IN)
         ]
     return dask.compute(tables[0])[0]
