@@ -18,6 +18,8 @@ from skfair._groups import _compact
 
 # Largest number of value combinations counted densely (one bincount) by ``table_of``.
 _DENSE_CELLS = 1 << 22
+# Arguments of the block function larger than this are sent once, as their own task.
+_SHARED_ARGUMENT_BYTES = 1 << 16
 # Tables merged at once in each node of the reduction tree.
 _MERGE_FAN_IN = 8
 
@@ -188,6 +190,11 @@ def reduce_partitions(block_function, partitions, *, merge=merge_tables, **kwarg
     """
     dask = import_dask()
     delayed = dask.delayed
+    # Large arguments (MADD's edges) become one shared task, not a copy in every task.
+    kwargs = {
+        name: delayed(value) if getattr(value, "nbytes", 0) > _SHARED_ARGUMENT_BYTES else value
+        for name, value in kwargs.items()
+    }
     tables = [delayed(block_function, pure=False)(*parts, **kwargs) for parts in zip(*partitions)]
     while len(tables) > 1:
         tables = [
