@@ -6,11 +6,11 @@ table: a barycenter map depends on the data only through the groups' weighted EC
 the table holds exactly. Continuous scores have about as many distinct values as rows; round
 them first (e.g. ``S.round(4)``), which gives exactly the in-memory fit on the rounded scores.
 
-``transform`` on dask input returns a lazy dask array: the rows are cut into fixed blocks of
-``_BLOCK_ROWS`` rows counted from the first row, whatever the input's chunks, and each block is
-repaired by the small fitted object with random draws (tie-breaking, random mode) seeded by
-``(random_state, block index)``. The output therefore depends on the rows and on
-``random_state`` only, never on how the input was chunked or partitioned.
+``transform`` on dask input returns a lazy dask array: the rows are cut into blocks of
+``_BLOCK_ROWS`` rows, and each block is repaired by the small fitted object at its global row
+offset (``_transform(..., row_offset=)``), whose random numbers are keyed on the seed and each
+row's global position. The output is therefore exactly the in-memory ``transform`` of the whole
+data, whatever the chunking or partitioning.
 """
 
 from __future__ import annotations
@@ -24,17 +24,11 @@ from skfair._dask._columns import series_to_dask_array, split_argument
 from skfair._dask._detect import import_dask, is_dask_collection
 
 # The hint of the error raised by fit_transform (the in-sample path) on dask input.
-_IN_SAMPLE_ON_DASK = (
+IN_SAMPLE_ON_DASK = (
     "It ranks all calibration rows together. Use fit(S).transform(S), which reads the "
     "calibration data as a table and repairs block by block."
 )
-# The hint of the error raised by MADDRepair.fit on dask input.
-_MADD_FIT_ON_DASK = (
-    "Its fit ranks the calibration rows within groups and takes no weights. Fit it on an "
-    "in-memory calibration sample (e.g. ddf.sample(frac=...).compute()); transform then "
-    "accepts dask input and repairs block by block."
-)
-# Rows per block of a distributed transform; the blocks, hence the draws, start at row 0.
+# Rows per block of a distributed transform.
 _BLOCK_ROWS = 1 << 20
 
 
@@ -43,21 +37,48 @@ def uses_dask(*values):
     return any(is_dask_collection(value) for value in values)
 
 
-def fit_from_table(estimator, S, sensitive_features, sample_weight):
-    """Fit ``estimator`` (a repair taking ``sample_weight``) on the table of dask inputs."""
+def fit_from_table(estimator, X, y, sensitive_features, sample_weight):
+    """Fit ``estimator`` (a BarycenterRepair) on the table of its dask inputs."""
     from skfair._dask._reductions import reduce_arguments
     from skfair._groups import factorize_groups, split_sensitive_column
+    from skfair.postprocessing._barycenter import BarycenterRepair
 
-    arguments = {"S": S, "sensitive_features": sensitive_features, "sample_weight": sample_weight}
-    table = reduce_arguments(arguments, ("S", "sensitive_features"))
+    if not isinstance(estimator, BarycenterRepair):
+        raise TypeError(
+            f"{type(estimator).__name__}.fit ranks the calibration rows within groups, which "
+            "a table of distinct rows cannot do: fit it on an in-memory calibration sample "
+            "(e.g. ddf.sample(frac=...).compute()); transform then accepts dask input."
+        )
+    if estimator.ties == "jitter":
+        raise ValueError(
+            'ties="jitter" draws noise for every calibration row; on dask input use '
+            'ties="randomized" (the default) or "none", or fit in memory.'
+        )
+    arguments = {
+        "X": X,
+        "y": y,
+        "sensitive_features": sensitive_features,
+        "sample_weight": sample_weight,
+    }
+    table = reduce_arguments(arguments, ("X", "y", "sensitive_features"))
+    sensitive = arguments["sensitive_features"]
+    if estimator.sensitive_column is not None:
+        sensitive, _ = split_sensitive_column(arguments["X"], estimator.sensitive_column)
+    n_attributes = (
+        0 if sensitive is None else np.shape(sensitive)[1] if np.ndim(sensitive) > 1 else 1
+    )
+    if n_attributes > 1 and np.any(np.asarray(estimator.epsilon) > 0):
+        raise ValueError(
+            "A sequential repair (several attributes with epsilon > 0) fits each step on the "
+            "in-sample repaired rows of the step before, which needs the rows themselves: fit "
+            "it in memory, or repair the joint groups (epsilon=0) on dask input."
+        )
     estimator.fit(
-        arguments["S"],
+        arguments["X"],
+        arguments["y"],
         sensitive_features=arguments["sensitive_features"],
         sample_weight=arguments["sample_weight"],
     )
-    sensitive = arguments["sensitive_features"]
-    if estimator.sensitive_column is not None:
-        sensitive, _ = split_sensitive_column(arguments["S"], estimator.sensitive_column)
     if sensitive is not None:
         # Calibration rows per group: the table's counts, not its number of distinct rows.
         groups = factorize_groups(sensitive, n_samples=table.n_rows)
@@ -68,16 +89,10 @@ def fit_from_table(estimator, S, sensitive_features, sample_weight):
 
 
 def transform_blocks(estimator, S, sensitive_features):
-    """Lazy repaired outputs of a dask ``S``: fixed row blocks, each with its own seed."""
+    """Lazy repaired outputs of a dask ``S``, block by block at the blocks' row offsets."""
     dask = import_dask()
     import dask.array as da
 
-    if getattr(estimator, "sequential_", False):
-        raise ValueError(
-            "A sequential repair (several attributes with epsilon > 0) draws its random "
-            "numbers per stratum, across rows: transform it in memory, or fit the joint "
-            "groups (epsilon=0)."
-        )
     n_rows = _n_rows(S, da)
     block_rows = tuple(
         min(_BLOCK_ROWS, n_rows - start) for start in range(0, n_rows, _BLOCK_ROWS)
@@ -89,15 +104,15 @@ def transform_blocks(estimator, S, sensitive_features):
         else _row_blocks(sensitive_features, block_rows, dask, da)
     )
     n_outputs = _n_outputs(estimator, _n_columns(S))
-    seeds = _block_seeds(estimator, len(block_rows))
+    offsets = np.concatenate([[0], np.cumsum(block_rows)[:-1]]).tolist()
     blocks = [
         da.from_delayed(
-            dask.delayed(_transform_block, pure=True)(estimator, block, sensitive, seed),
+            dask.delayed(_transform_block, pure=True)(estimator, block, sensitive, offset),
             shape=(size, n_outputs),
             dtype=np.float64,
         )
-        for block, sensitive, seed, size in zip(
-            S_blocks, sensitive_blocks, seeds, block_rows, strict=True
+        for block, sensitive, offset, size in zip(
+            S_blocks, sensitive_blocks, offsets, block_rows, strict=True
         )
     ]
     return da.concatenate(blocks, axis=0)
@@ -151,8 +166,8 @@ def predict_blocks(wrapper, method, X, sensitive_features):
     """Lazy ``wrapper.method(X)`` of a RepairedClassifier / RepairedRegressor on dask ``X``.
 
     The model and its repair run block by block in memory (the shape of dask-ml's
-    ``ParallelPostFit``), on the same fixed row blocks as :func:`transform_blocks`, each block's
-    repair seeded by ``(its random state, block index)``.
+    ``ParallelPostFit``), each block's repair at the block's global row offset, as in
+    :func:`transform_blocks`.
     """
     dask = import_dask()
     import dask.array as da
@@ -171,28 +186,37 @@ def predict_blocks(wrapper, method, X, sensitive_features):
     sample = getattr(wrapper, method)(
         _first_row(X), sensitive_features=_first_row(sensitive_features)
     )
-    repairs = list(wrapper.repairs_.items())
-    seeds = list(zip(*(_block_seeds(repair, len(block_rows)) for _, repair in repairs)))
+    offsets = np.concatenate([[0], np.cumsum(block_rows)[:-1]]).tolist()
     blocks = [
         da.from_delayed(
-            dask.delayed(_predict_block, pure=True)(wrapper, method, block, sensitive, seed),
+            dask.delayed(_predict_block, pure=True)(wrapper, method, block, sensitive, offset),
             shape=(size, *sample.shape[1:]),
             dtype=sample.dtype,
         )
-        for block, sensitive, seed, size in zip(
-            X_blocks, sensitive_blocks, seeds, block_rows, strict=True
+        for block, sensitive, offset, size in zip(
+            X_blocks, sensitive_blocks, offsets, block_rows, strict=True
         )
     ]
     return da.concatenate(blocks, axis=0)
 
 
-def _predict_block(wrapper, method, X, sensitive_features, seeds):
+def _predict_block(wrapper, method, X, sensitive_features, row_offset):
     wrapper = copy.copy(wrapper)
     wrapper.repairs_ = {
-        name: _reseeded(repair, seed)
-        for (name, repair), seed in zip(wrapper.repairs_.items(), seeds, strict=True)
+        name: _AtOffset(repair, row_offset) for name, repair in wrapper.repairs_.items()
     }
     return getattr(wrapper, method)(X, sensitive_features=sensitive_features)
+
+
+class _AtOffset:
+    """A fitted repair whose ``transform`` repairs rows starting at ``row_offset``."""
+
+    def __init__(self, repair, row_offset):
+        self.repair = repair
+        self.row_offset = row_offset
+
+    def transform(self, X, *, sensitive_features=None):
+        return self.repair._transform(X, sensitive_features, row_offset=self.row_offset)
 
 
 def _first_row(value):
@@ -207,41 +231,8 @@ def _first_row(value):
     return value.iloc[:1] if hasattr(value, "iloc") else np.asarray(value)[:1]
 
 
-def _transform_block(estimator, block, sensitive_features, seed):
-    return _reseeded(estimator, seed).transform(block, sensitive_features=sensitive_features)
-
-
-def _reseeded(estimator, seed):
-    """A shallow copy of a fitted repair whose random draws come from ``seed``."""
-    estimator = copy.copy(estimator)
-    if hasattr(estimator, "_seed"):
-        estimator._seed = seed
-    else:
-        estimator.random_state = seed
-    return estimator
-
-
-def _block_seeds(estimator, n_blocks):
-    """One seed per block, from the estimator's own seed and the block index."""
-    if hasattr(estimator, "_seed"):
-        base = int(estimator._seed)
-    else:
-        random_state = estimator.random_state
-        if random_state is None:
-            base = int(np.random.SeedSequence().generate_state(1)[0])
-        elif isinstance(random_state, (int, np.integer)):
-            base = int(random_state)
-        else:  # a RandomState / Generator: one draw, as the in-memory transform makes
-            base = int(
-                np.random.default_rng(
-                    random_state.integers(2**32)
-                    if hasattr(random_state, "integers")
-                    else random_state.randint(2**31)
-                ).integers(2**32)
-            )
-    return [
-        int(np.random.SeedSequence([base, index]).generate_state(1)[0]) for index in range(n_blocks)
-    ]
+def _transform_block(estimator, block, sensitive_features, row_offset):
+    return estimator._transform(block, sensitive_features, row_offset=row_offset)
 
 
 def _n_outputs(estimator, n_columns):

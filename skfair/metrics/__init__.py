@@ -1,4 +1,34 @@
-"""Group disparity metrics and scikit-learn scorers."""
+"""Group disparity metrics and scikit-learn scorers.
+
+Conventions shared by every metric of this module:
+
+- **Signed or unsigned.** With ``privileged_group`` a disparity is signed. The label,
+  stability and uncertainty metrics report ``measure(disadvantaged) - measure(privileged)``,
+  the disadvantaged side pooling every sample outside the privileged group(s); the
+  score-distribution metrics (:func:`wasserstein_bias`, :func:`ks_bias`,
+  :func:`quantile_bias`, :func:`classifier_bias`) keep the orientation of their paper,
+  positive when the privileged group is favoured. Without ``privileged_group`` a disparity is
+  unsigned: the largest gap between any two groups.
+- **A single group.** With one group in the sensitive features there is nothing to compare:
+  every group metric returns its "no disparity" value (0.0, or 1.0 for a ratio) and warns
+  with scikit-learn's :class:`~sklearn.exceptions.UndefinedMetricWarning` (a subclass of
+  ``UserWarning``), so that a cross-validation fold holding one group is not silently scored
+  as perfectly fair. Scorers propagate the warning. A ``privileged_group`` covering every
+  group raises instead (the signed difference has no disadvantaged side).
+- **Undefined rates.** A group whose rate has an empty denominator (e.g. no positives for a
+  true positive rate) is left out of an unsigned comparison with the same warning class.
+- **The word ``agg``** names three different combinations, each documented with its
+  function:
+
+  * :func:`equalized_odds_difference` ``agg={"worst_case", "mean"}`` combines its two
+    error-rate gaps (false positive and false negative rates) into one number;
+  * :func:`wasserstein_bias`, :func:`ks_bias`, :func:`quantile_bias`,
+    :func:`classifier_bias` ``agg={"worst_case", "mean", "weighted"}`` combine the compared
+    *pairs of groups and classes of y_true* (largest in magnitude, plain mean, mean weighted
+    by the pair's total weight);
+  * :func:`madd` and :func:`madd_bandwidth_search` ``agg={"worst_case", "mean"}`` combine
+    the compared *pairs of groups* (largest pairwise MADD or their mean).
+"""
 
 from skfair.metrics._classification import (
     accuracy_difference,

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
+from skfair._compat import (
+    SENSITIVE_FEATURES_CONSTRAINT,
+    Integral,
+    Interval,
+    Real,
+    validate_params,
+)
 from skfair._dask import dask_dispatch
 from skfair._stats._counts import FN, FP, TN, TP
 from skfair._validation import binarize, check_groups, check_lengths, check_weights
@@ -32,6 +37,21 @@ _ALIASES = {
 
 
 @dask_dispatch("summary")
+@validate_params(
+    {
+        "y_true": ["array-like", None],
+        "y_pred": ["array-like"],
+        "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
+        "metric": [str, callable],
+        "n_boot": [Interval(Integral, 0, None, closed="left")],
+        "ci": [Interval(Real, 0, 1, closed="neither")],
+        "random_state": ["random_state"],
+        "sample_weight": ["array-like", None],
+        "pos_label": [Real, str, "boolean", None],
+        "as_frame": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def group_summary(
     y_true,
     y_pred,
@@ -51,8 +71,9 @@ def group_summary(
     The bootstrap is stratified by group: each replicate resamples every group with
     replacement at its own size, so a group's interval reflects its own sample size. For the
     named rates the replicates are drawn from the per-group count tables (a multinomial draw
-    per group, no pass over the samples) when ``sample_weight`` is None; with weights, and for
-    callables, the samples are resampled (one vectorised draw per replicate). Replicates in
+    per group, no pass over the samples); with weights, from the per-group counts of each
+    distinct (cell, weight) class, which gives the same distribution as resampling the rows.
+    For callables the samples are resampled (one vectorised draw per replicate). Replicates in
     which a rate is undefined (empty denominator) are left out of its interval.
 
     Parameters
@@ -109,10 +130,6 @@ def group_summary(
     >>> bool((summary.ci_low <= summary.value).all())
     True
     """
-    if not isinstance(n_boot, numbers.Integral) or n_boot < 0:
-        raise ValueError(f"n_boot must be a non-negative integer, got {n_boot!r}.")
-    if not 0 < ci < 1:
-        raise ValueError(f"ci must be in (0, 1), got {ci!r}.")
     if callable(metric):
         name = getattr(metric, "__name__", repr(metric))
     else:
@@ -211,17 +228,49 @@ def _rate_summary(name, y_true, y_pred, groups, sample_weight, pos_label, n_boot
         for g, row in enumerate(table):
             replicates[:, g] = rng.multinomial(int(row.sum()), row / row.sum(), size=n_boot)
         return values, rates(replicates), overall
-    resample = _StratifiedResampler(groups)
-    replicates = np.empty((n_boot, groups.n_groups))
-    for b in range(n_boot):
-        index = resample(rng)
-        counts = np.bincount(
-            groups.codes[index] * n_cells + cells[index],
-            weights=sample_weight[index],
-            minlength=groups.n_groups * n_cells,
-        )
-        replicates[b] = rates(counts.reshape(groups.n_groups, n_cells))
-    return values, replicates, overall
+    return (
+        values,
+        rates(_weighted_replicate_tables(groups, cells, n_cells, sample_weight, n_boot, rng)),
+        overall,
+    )
+
+
+def _weighted_replicate_tables(groups, cells, n_cells, sample_weight, n_boot, rng):
+    """Count tables (n_boot, n_groups, n_cells) of a stratified bootstrap with weights.
+
+    Resampling the n_g rows of a group with replacement only matters through how many times
+    each (weight, cell) class is drawn: rows of one class are exchangeable. So each group
+    draws one multinomial over its distinct weights x the cells, with the row frequencies,
+    and a class drawn k times adds k times its weight to its cell. With one distinct weight
+    (e.g. all ones) this is exactly the unweighted bootstrap's draw; with n distinct weights,
+    O(n) per replicate like a draw of rows.
+    """
+    weight_values, weight_codes = np.unique(sample_weight, return_inverse=True)
+    n_weights = weight_values.size
+    keys, class_sizes = np.unique(
+        (groups.codes.astype(np.int64) * n_weights + weight_codes) * n_cells + cells,
+        return_counts=True,
+    )
+    # One row per (group, distinct weight) present, one column per cell.
+    group_weight, row = np.unique(keys // n_cells, return_inverse=True)
+    sizes = np.zeros((group_weight.size, n_cells), dtype=np.int64)
+    sizes[row, keys % n_cells] = class_sizes
+    row_weight = weight_values[group_weight % n_weights]
+    bounds = np.searchsorted(group_weight // n_weights, np.arange(groups.n_groups + 1))
+    tables = np.empty((n_boot, groups.n_groups, n_cells))
+    for g in range(groups.n_groups):
+        group_sizes = sizes[bounds[g] : bounds[g + 1]]
+        weights = row_weight[bounds[g] : bounds[g + 1]]
+        n_rows = int(group_sizes.sum())
+        # Replicates per call, so that a block of draws holds about 2**22 numbers.
+        block = max(1, (1 << 22) // group_sizes.size)
+        for lo in range(0, n_boot, block):
+            draws = rng.multinomial(
+                n_rows, group_sizes.ravel() / n_rows, size=min(block, n_boot - lo)
+            )
+            draws = draws.reshape(draws.shape[0], *group_sizes.shape)
+            tables[lo : lo + draws.shape[0], g] = np.einsum("bkc,k->bc", draws, weights)
+    return tables
 
 
 def _callable_summary(metric, y_true, y_pred, groups, sample_weight, n_boot, rng, kwargs):

@@ -53,6 +53,8 @@ def test_transform_is_lazy_and_independent_of_the_chunking():
         outputs.append(lazy.compute())
     for output in outputs[1:]:
         np.testing.assert_array_equal(output, outputs[0])
+    # The draws are keyed on the global row position: exactly the in-memory transform.
+    np.testing.assert_array_equal(outputs[0], repair.transform(scores, sensitive_features=group))
     # Rows that tie with no calibration value get exactly the in-memory output.
     rng = np.random.default_rng(5)
     continuous, continuous_group = rng.uniform(0.2, 0.8, (2000, 1)), rng.choice(["a", "b"], 2000)
@@ -92,6 +94,8 @@ def test_what_needs_all_rows_raises_naming_the_alternative():
         BarycenterRepair().fit_transform(dask_scores, sensitive_features=dask_group)
     with pytest.raises(TypeError, match="in-memory calibration sample"):
         MADDRepair(lam=0.5).fit(dask_scores, sensitive_features=dask_group)
+    with pytest.raises(ValueError, match='ties="randomized"'):
+        BarycenterRepair(ties="jitter").fit(dask_scores, sensitive_features=dask_group)
 
 
 def test_madd_repair_transform_on_dask_is_chunking_independent():
@@ -105,6 +109,9 @@ def test_madd_repair_transform_on_dask_is_chunking_independent():
         for chunks in [(len(group),), (999, len(group) - 999)]
     ]
     np.testing.assert_array_equal(outputs[0], outputs[1])
+    np.testing.assert_array_equal(
+        outputs[0], repair.transform(y_score[:, None], sensitive_features=group)
+    )
 
 
 def test_repaired_classifier_predicts_partition_by_partition():
@@ -138,3 +145,8 @@ def test_repaired_classifier_predicts_partition_by_partition():
     np.testing.assert_array_equal(outputs[1][1], outputs[4][1])
     np.testing.assert_allclose(outputs[4][0], model.predict_proba(new), rtol=0, atol=1e-12)
     np.testing.assert_array_equal(outputs[4][1], model.predict(new))
+    # The training rows tie with calibration scores: draws enter, keyed on the row position.
+    np.testing.assert_array_equal(
+        model.predict_proba(dd.from_pandas(frame, npartitions=3)).compute(),
+        model.predict_proba(frame),
+    )
