@@ -233,6 +233,11 @@ def madd_reduction(func, bound):
     from skfair.metrics import _madd
 
     arguments = bound.arguments
+    if arguments.get("sample_weight") is not None:
+        raise ValueError(
+            f"{func.__name__} on dask input counts samples per histogram bin; sample_weight is "
+            "not supported there yet. Drop it, or compute on an in-memory sample."
+        )
     search = func.__name__ == "madd_bandwidth_search"
     bandwidth = arguments.get("bandwidth", "auto")
     bins_given = arguments.get("bins")
@@ -241,7 +246,8 @@ def madd_reduction(func, bound):
     agg = arguments.get("agg", "worst_case")
     auto = search or (bins_given is None and bandwidth == "auto")
     if auto:
-        h, bins = _madd._bandwidth_grid(bandwidths, bin_rule)
+        # The groups are not known before the pass; the grid's checks do not depend on them.
+        h, bins = _madd._bandwidth_grid(bandwidths, bin_rule, 1)
     elif bins_given is not None and bandwidth != "auto":
         raise ValueError(
             f"Pass either bandwidth={bandwidth!r} or bins={bins_given!r}, not both: the "
