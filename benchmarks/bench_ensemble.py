@@ -194,7 +194,8 @@ def check_virny(member_outputs, test):
         )
         return []
     rows = []
-    # Spec §5.5 R1: 4 members, samples 0-2 dis, 3-5 priv; the spec's values.
+    # A small table: 4 members, samples 0-2 dis, 3-5 priv, and its differences computed by
+    # hand from Virny's definitions.
     r1 = np.array(
         [
             [0.9, 0.8, 0.7, 0.6],
@@ -207,7 +208,7 @@ def check_virny(member_outputs, test):
     ).T
     r1_sex = np.array(["Female"] * 3 + ["Male"] * 3)
     r1_y = np.array([1, 0, 1, 0, 1, 0])
-    spec = {
+    by_hand = {
         "Label_Stability": -0.5,
         "Aleatoric_Uncertainty": 0.458131,
         "Epistemic_Uncertainty": 0.069088,
@@ -218,7 +219,7 @@ def check_virny(member_outputs, test):
     for key in ours:
         error = abs(ours[key] - theirs[key])
         rows.append(("R1 table", key, ours[key], theirs[key], error))
-        assert error <= 1e-12 and abs(theirs[key] - spec[key]) <= 1e-6, key
+        assert error <= 1e-12 and abs(theirs[key] - by_hand[key]) <= 1e-6, key
     sex = test["sex"].str.strip().to_numpy()
     y_true = (test[TARGET].str.strip().str.rstrip(".") == ">50K").to_numpy(int)
     for (name, n_jobs), proba in member_outputs.items():

@@ -1,4 +1,4 @@
-"""Benchmark of skfair.explain (spec wasserstein_bias.md §9.6, §14) and of the W1 metric kernel.
+"""Benchmark of skfair.explain (the costs in BiasExplainer's Notes) and of the W1 metric kernel.
 
 Run from the repository root::
 
@@ -24,7 +24,7 @@ B4  metric kernel: wasserstein_bias (all four parts) versus scipy.stats.wasserst
     (total only) on 10^6 scores.
 B6  additivity |sum of Shapley-bias values - model bias| in every exact run.
 
-No public library computes bias explanations or Shapley-bias values (spec §13), so the
+No public library computes bias explanations or Shapley-bias values, so the
 explainer is compared with the model-call floor, which any model-agnostic exact method pays.
 """
 
@@ -419,8 +419,8 @@ Command: `{" ".join(["nice -n 10 python benchmarks/bench_explain.py", *sys.argv[
 
 Machine: {machine}
 
-Absolute times are machine-dependent (the spec's
-reference: LR predict_proba 0.036 s and HGB 2.3 s per 10^6 rows; here {lr_floor:.3f} s and
+Absolute times are machine-dependent (an earlier
+reference machine: LR predict_proba 0.036 s and HGB 2.3 s per 10^6 rows; here {lr_floor:.3f} s and
 {hgb_floor:.2f} s); the ratios are the result.
 
 No public library computes bias explanations or Shapley-bias values, so the reference is the
@@ -482,7 +482,7 @@ What was chosen and what it bought:
     background: **{proba_seconds} s** serial, **{proba_parallel} s** with `n_jobs=2`, against
     the 5-minute target and an extrapolated {extrapolated / 60:.0f} min for the generic path
     (B1', whose floor alone is {hgb_floor * 1022 / 60:.0f} min here; about 40 min on the
-    spec's idle reference). Cost: about (reached leaves x 2^|B| + d 2^d) per pair, at most
+    idle reference machine). Cost: about (reached leaves x 2^|B| + d 2^d) per pair, at most
     14 players (2^d raw scores per pair); beyond that, multi-class probabilities and
     GradientBoosting with an `init` estimator take the generic path.
   - The same tables give the whole game v(S; x), which `method="marginal"` and

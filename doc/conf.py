@@ -29,7 +29,7 @@ exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py"]
 root_doc = "index"
 
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+autodoc_default_options = {"members": True}
 
 
 def _skip_metadata_request_setters(app, what, name, obj, skip, options):

@@ -11,6 +11,10 @@ Audit a model fitted by you (joblib file) on your own csv file::
 
     python -m skfair audit --data loans.csv --target approved --positive-label yes \\
         --sensitive sex age_group --privileged sex=male --model model.joblib
+
+Also write an HTML page with figures, and print JSON instead of text::
+
+    python -m skfair audit --html report.html --format json > audit.json
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ def build_parser():
 
 
 def _add_audit_parser(commands):
-    from skfair._audit import SECTIONS
+    from skfair._audit._sections import SECTIONS
 
     audit = commands.add_parser(
         "audit",
@@ -73,6 +77,13 @@ def _add_audit_parser(commands):
         "(disadvantaged minus privileged) instead of the largest gap between two groups",
     )
     audit.add_argument(
+        "--bins",
+        metavar="COL=K",
+        nargs="+",
+        default=[],
+        help="group a numeric sensitive column of --data into K quantile bins (e.g. age=4)",
+    )
+    audit.add_argument(
         "--sections",
         nargs="+",
         choices=list(SECTIONS),
@@ -89,17 +100,46 @@ def _add_audit_parser(commands):
         "--random-state", type=int, default=0, help="seed of the split and of sections (default 0)"
     )
     audit.add_argument(
+        "--format",
+        choices=["text", "markdown", "json"],
+        default="text",
+        help="output on stdout: text (default; each section printed as soon as it is "
+        "computed), markdown, or json (machine-readable, stable for diffing)",
+    )
+    audit.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write the report as one self-contained HTML page with figures (needs "
+        "matplotlib: the plot extra)",
+    )
+    audit.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress messages on stderr (shown only when stderr is a terminal)",
+    )
+    audit.add_argument(
         "--save-predictions",
         metavar="CSV",
-        help="also write the evaluation rows' sensitive attributes, y_true, y_pred and y_score",
+        help="also write the evaluation rows' position in the data (column 'row', 0 for the "
+        "first row after the header), sensitive attributes, y_true, y_pred and y_score",
     )
     audit.set_defaults(handler=_audit, command_parser=audit)
 
 
 def _audit(args, parser):
     from skfair import _audit
+    from skfair._audit._html import render_html
+    from skfair._audit._json import render_json
+    from skfair._audit._text import (
+        MARKDOWN_HEADING,
+        render_section_markdown,
+        render_section_text,
+    )
 
     privileged = _parse_privileged(args.privileged, parser)
+    bins = _parse_bins(args.bins, parser)
+    if bins and args.data is None:
+        parser.error("--bins needs --data (Adult's sensitive attributes are categorical).")
     if args.data is None:
         if args.target is not None or args.sensitive is not None:
             parser.error("--target and --sensitive need --data.")
@@ -109,12 +149,20 @@ def _audit(args, parser):
         parser.error("--data needs --target and --sensitive.")
     if not 0 < args.test_size < 1:
         parser.error(f"--test-size must lie strictly between 0 and 1, got {args.test_size}.")
+    if args.html is not None:
+        _check_matplotlib()
+    tell = _progress_printer(quiet=args.quiet)
     model = None if args.model is None else _load_model(args.model)
     if args.data is None:
+        tell(
+            "no --data: auditing on the bundled Adult test split"
+            + (" (training a logistic regression on the train split)" if model is None else "")
+        )
         context = _audit.adult_context(
             model=model, privileged=privileged, random_state=args.random_state
         )
     else:
+        tell(f"reading {args.data}" + (" and training a model" if model is None else ""))
         context = _audit.csv_context(
             args.data,
             target=args.target,
@@ -122,12 +170,56 @@ def _audit(args, parser):
             model=model,
             positive_label=args.positive_label,
             privileged=privileged,
+            bins=bins,
             test_size=args.test_size,
             random_state=args.random_state,
         )
-    sys.stdout.write(_audit.run_audit(context, args.sections))
+    sections = []
+    computed = _audit.compute_sections(
+        context,
+        _audit.SECTIONS,
+        args.sections,
+        progress=lambda position, total, title: tell(f"[{position}/{total}] {title}"),
+    )
+    if args.format == "markdown":
+        sys.stdout.write(MARKDOWN_HEADING)
+    for section in computed:
+        # Text and Markdown: each section is written as soon as it is computed.
+        if args.format == "text":
+            sys.stdout.write(("\n" if sections else "") + render_section_text(section) + "\n")
+        elif args.format == "markdown":
+            sys.stdout.write(("\n" if sections else "") + render_section_markdown(section) + "\n")
+        sys.stdout.flush()
+        sections.append(section)
+    if args.format == "json":
+        sys.stdout.write(render_json(sections))
+    if args.html is not None:
+        tell(f"drawing the figures and writing {args.html}")
+        page = render_html(sections)
+        with open(args.html, "w", encoding="utf-8") as stream:
+            stream.write(page)
     if args.save_predictions is not None:
         _audit.write_predictions(context, args.save_predictions)
+
+
+def _progress_printer(*, quiet):
+    """A function printing what the audit does on stderr, when stderr is a terminal."""
+    if quiet or not sys.stderr.isatty():
+        return lambda message: None
+
+    def tell(message):
+        print(f"skfair audit: {message}", file=sys.stderr, flush=True)
+
+    return tell
+
+
+def _check_matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            '--html draws figures with matplotlib: pip install "scikit-fairkit[plot]".'
+        ) from exc
 
 
 def _load_model(path):
@@ -141,8 +233,22 @@ def _load_model(path):
             raise ValueError(
                 f"{path} is not a model saved with joblib.dump ({type(exc).__name__}: {exc})."
             ) from exc
+    if isinstance(model, type):
+        raise ValueError(
+            f"{path} holds the class {model.__name__}, not a fitted model; save a fitted "
+            "instance: joblib.dump(model.fit(X, y), path)."
+        )
     if not hasattr(model, "predict"):
         raise ValueError(f"{path} holds a {type(model).__name__}, not a fitted model.")
+    if not hasattr(model, "classes_"):
+        from sklearn.base import is_classifier
+
+        kind = "an unfitted classifier" if is_classifier(model) else "not a classifier"
+        raise ValueError(
+            f"{path} holds a {type(model).__name__}, which is {kind}: the audit needs a fitted "
+            "classifier of the binary target (with predict and classes_); the outputs of a "
+            "regressor are not class labels."
+        )
     return model
 
 
@@ -154,6 +260,16 @@ def _parse_privileged(items, parser):
             parser.error(f"--privileged takes COL=VALUE, got {item!r}.")
         privileged[name] = value
     return privileged
+
+
+def _parse_bins(items, parser):
+    bins = {}
+    for item in items:
+        name, _, count = item.partition("=")
+        if not name or not count.isdigit() or int(count) < 2:
+            parser.error(f"--bins takes COL=K with an integer K >= 2, got {item!r}.")
+        bins[name] = int(count)
+    return bins
 
 
 def main(argv=None):

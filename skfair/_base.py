@@ -4,27 +4,50 @@ from __future__ import annotations
 
 import warnings
 
+from sklearn.utils import get_tags
+
+from skfair._compat import validate_data
 from skfair._groups import split_sensitive_column
 
-_DOC_ROOT = "https://skfair.readthedocs.io/en/latest/generated"
 
+def _model_allows_nan(model):
+    """Whether X may hold NaN for the wrapped ``model``.
 
-class _SkfairEstimatorMixin:
-    """Points the HTML repr's "?" link at skfair's documentation.
-
-    scikit-learn fills the link only for its own modules unless these three attributes are set
-    (``sklearn/utils/_repr_html/base.py``). The generator maps a private module such as
-    ``skfair.postprocessing._barycenter`` to its public subpackage.
+    A Pipeline's own tag says nothing about its steps (an imputer or a column transformer may
+    handle NaN), so a pipeline is trusted to check X itself.
     """
+    return hasattr(model, "steps") or get_tags(model).input_tags.allow_nan
 
-    _doc_link_module = "skfair"
-    _doc_link_template = _DOC_ROOT + "/{estimator_module}.{estimator_name}.html"
 
-    def _doc_link_url_param_generator(estimator):
-        module = ".".join(
-            part for part in type(estimator).__module__.split(".") if not part.startswith("_")
-        )
-        return {"estimator_module": module, "estimator_name": type(estimator).__qualname__}
+def check_meta_input(meta, X, model, *, reset):
+    """Validate X for a meta-estimator ``meta`` that passes it on to a wrapped ``model``.
+
+    The single input check of skfair's meta-estimators. A DataFrame goes to the model as it is
+    (its columns may hold strings or categories that the model, often a pipeline, encodes): it
+    must be 2-D and non-empty, and its column names are recorded at fit (``reset=True``) and
+    checked afterwards, like ``feature_names_in_`` everywhere in scikit-learn. Anything else
+    becomes a 2-D, non-empty array (or CSR/CSC matrix, when ``meta``'s ``sparse`` tag allows
+    it) with its values unconverted (``dtype=None``), holding no NaN or infinity unless the
+    model accepts NaN. The number of columns is recorded and checked in both cases.
+
+    Returns X, validated.
+    """
+    if hasattr(X, "iloc"):
+        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+            raise ValueError(
+                f"X must be a non-empty 2-D DataFrame, got shape {X.shape}; "
+                f"{type(meta).__name__} needs at least one row and one column."
+            )
+        validate_data(meta, X, reset=reset, skip_check_array=True)
+        return X
+    return validate_data(
+        meta,
+        X,
+        reset=reset,
+        accept_sparse=["csr", "csc"] if get_tags(meta).input_tags.sparse else False,
+        dtype=None,
+        ensure_all_finite=not _model_allows_nan(model),
+    )
 
 
 def resolve_sensitive(X, sensitive_features, sensitive_column, *, drop=True):

@@ -1,10 +1,11 @@
 """The private scikit-learn utilities skfair relies on, imported in one place.
 
-scikit-learn's parameter validation and ``_fit_context`` are private. Importing them here
-means a rename upstream breaks one file, not every estimator.
+scikit-learn's parameter validation, ``_fit_context`` and ``_get_response_values`` are
+private. Importing them here means a rename upstream breaks one file, not every estimator.
 """
 
 from sklearn.base import _fit_context
+from sklearn.utils._optional_dependencies import check_matplotlib_support as _check_matplotlib
 from sklearn.utils._param_validation import (
     HasMethods,
     Integral,
@@ -13,11 +14,21 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_params,
 )
+from sklearn.utils._response import _get_response_values
 from sklearn.utils.metadata_routing import _raise_for_params, _routing_enabled, process_routing
 from sklearn.utils.validation import _check_feature_names_in, validate_data
 
 # threadpoolctl is a requirement of scikit-learn itself, so it is always installed.
 from threadpoolctl import threadpool_limits
+
+
+def check_matplotlib_support(caller_name):
+    """Raise an ImportError naming skfair's ``plot`` extra when matplotlib is missing."""
+    try:
+        _check_matplotlib(caller_name)
+    except ImportError as error:
+        raise ImportError(f'{error}, or with skfair: pip install "scikit-fairkit[plot]"') from error
+
 
 # The constraints of the sensitive-feature parameters, shared by every function and estimator:
 # ``sensitive_features`` is an array-like (one column per attribute) or a dict of columns;
@@ -34,9 +45,11 @@ __all__ = [
     "Real",
     "StrOptions",
     "_check_feature_names_in",
+    "_get_response_values",
     "_fit_context",
     "_raise_for_params",
     "_routing_enabled",
+    "check_matplotlib_support",
     "process_routing",
     "threadpool_limits",
     "validate_data",

@@ -202,9 +202,7 @@ def predict_blocks(wrapper, method, X, sensitive_features):
 
 def _predict_block(wrapper, method, X, sensitive_features, row_offset):
     wrapper = copy.copy(wrapper)
-    wrapper.repairs_ = {
-        name: _AtOffset(repair, row_offset) for name, repair in wrapper.repairs_.items()
-    }
+    wrapper.repair_ = _AtOffset(wrapper.repair_, row_offset)
     return getattr(wrapper, method)(X, sensitive_features=sensitive_features)
 
 

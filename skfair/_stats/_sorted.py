@@ -195,7 +195,8 @@ def power_of_two_scale(values):
 
 def unscale(result, scale, what):
     """``result / scale``, refusing results beyond the float64 range with a clear error."""
-    result = np.asarray(result, dtype=np.float64) / scale
+    with np.errstate(over="ignore"):
+        result = np.asarray(result, dtype=np.float64) / scale
     if not np.isfinite(result).all():
         raise ValueError(
             f"The {what} exceeds the largest float64 value (about 1.8e308) and cannot be "

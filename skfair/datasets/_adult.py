@@ -66,12 +66,12 @@ def load_adult(*, as_frame=False, split="train"):
     UCI Machine Learning Repository, https://doi.org/10.24432/C5XW20, licensed CC BY 4.0
     (see ``skfair/datasets/data/ATTRIBUTION.md``).
 
-    =================   =========================================
+    ==================  =========================================
     Samples             32,561 (train), 16,281 (test)
     Features            14 (6 numeric, 8 categorical)
     Target              1 = income >50K, 0 = income <=50K
     Sensitive features  sex, race
-    =================   =========================================
+    ==================  =========================================
 
     Parameters
     ----------

@@ -58,12 +58,12 @@ def load_bank_marketing(*, as_frame=False):
     (2014), UCI Machine Learning Repository, https://doi.org/10.24432/C5K306, licensed CC BY 4.0
     (see ``skfair/datasets/data/ATTRIBUTION.md``).
 
-    =================   =========================================
+    ==================  =========================================
     Samples             45,203
     Features            16 (6 numeric, 10 categorical)
     Target              1 = subscribed a term deposit, 0 = did not
     Sensitive features  age_group, marital
-    =================   =========================================
+    ==================  =========================================
 
     Parameters
     ----------

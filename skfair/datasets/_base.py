@@ -65,7 +65,10 @@ def parse_csv(text, *, source):
         names = [name.strip() for name in next(reader)]
     except StopIteration:
         raise ValueError(f"{source} is empty; expected a header row.") from None
-    rows = list(reader)
+    try:
+        rows = list(reader)
+    except csv.Error as exc:  # e.g. a field over csv.field_size_limit() characters
+        raise ValueError(f"{source}: line {reader.line_num}: {exc}.") from None
     short = [i for i, row in enumerate(rows) if len(row) != len(names)]
     if short:
         raise ValueError(
@@ -86,7 +89,7 @@ def _parse_column(fields):
             continue
         try:
             parsed = np.where(missing, "nan", values).astype(dtype)
-        except ValueError:
+        except (ValueError, OverflowError):  # OverflowError: an integer beyond int64
             continue
         return parsed
     values = values.astype(object)

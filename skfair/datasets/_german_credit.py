@@ -160,12 +160,12 @@ def load_german_credit(*, as_frame=False):
     Machine Learning Repository, https://doi.org/10.24432/C5NC77, licensed CC BY 4.0 (see
     ``skfair/datasets/data/ATTRIBUTION.md``).
 
-    =================   =========================================
+    ==================  =========================================
     Samples             1,000
     Features            20 (7 numeric, 13 categorical)
     Target              1 = good credit risk, 0 = bad
     Sensitive features  sex, age_group, foreign_worker
-    =================   =========================================
+    ==================  =========================================
 
     The sensitive feature ``sex`` is derived from ``personal_status`` following the codebook,
     whose code table is known to be wrong in places (Groemping 2019): see ``DESCR``.

@@ -13,6 +13,7 @@ every Python version.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -22,9 +23,9 @@ from sklearn.utils import Bunch, _safe_indexing, check_random_state, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from skfair._base import _SkfairEstimatorMixin
+from skfair._base import _model_allows_nan, check_meta_input
 from skfair._compat import (
     HasMethods,
     Interval,
@@ -32,14 +33,18 @@ from skfair._compat import (
     _raise_for_params,
     _routing_enabled,
     process_routing,
-    validate_data,
 )
+from skfair._rows import row_codes
 from skfair._stats._votes import entropy as _entropy
 from skfair._stats._votes import label_stability_from_codes as _label_stability_from_codes
 from skfair._stats._votes import member_votes as _member_votes
 from skfair._validation import check_weights
 
 _MAX_SEED = np.iinfo(np.int32).max
+# Draws tried per member before a sample holding a single class is an error. A draw of n rows
+# misses a class of weight share q with probability (1 - q)**n, below 1/2 once q * n > 0.7,
+# so 100 draws fail by chance with probability below 2**-100 unless a class is that rare.
+_MAX_DRAWS = 100
 
 
 def _estimator_has(attr):
@@ -53,12 +58,12 @@ def _estimator_has(attr):
     return check
 
 
-class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """Bootstrap replicas of a classifier, with per-sample stability and uncertainty.
 
     Each of the ``n_estimators`` members is a clone of ``estimator`` fitted on
     ``int(bootstrap_fraction * n_samples)`` rows drawn with replacement from the training set,
-    as in Virny's bootstrap (seed 001 of the integration spec). The ensemble predicts the
+    as in Virny's bootstrap [1]_. The ensemble predicts the
     members' mean probability (soft vote). :meth:`uncertainty` gives, for each sample, the
     members' label stability and the epistemic and aleatoric uncertainty of their
     probabilities; :mod:`skfair.metrics` compares them across groups
@@ -84,19 +89,23 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
         Number of jobs fitting (and predicting with) the members in parallel, through joblib.
         ``None`` means 1 unless in a :func:`joblib.parallel_config` context; ``-1`` means all
         processors.
+    verbose : int, default=0
+        Progress messages while fitting the members (joblib's ``verbose``): 0 is silent,
+        higher values report more often.
 
     Attributes
     ----------
     estimators_ : list of estimators
         The fitted members.
     estimators_samples_ : list of ndarray
-        The training rows (with repetitions) each member was fitted on.
+        The training rows (with repetitions) each member was fitted on; of rows with equal
+        features and label, the first one stands for all of them.
     classes_ : ndarray of shape (n_classes,)
         The class labels. A member whose bootstrap sample missed a class gives it probability
         0.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Names of features seen during fit, when X has string column names.
 
     See Also
@@ -109,8 +118,22 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
     binary member with ``p_1 = 0.5`` predicts ``classes_[0]`` (Virny's rule
     ``1{p_1 > 0.5}``), and so does the ensemble when the mean probability is 0.5.
 
-    ``sample_weight`` passed to :meth:`fit` does not change the bootstrap draw; each member
-    receives the weights of the rows it drew.
+    ``sample_weight`` are frequencies, as in scikit-learn's bagging: each member's rows are
+    drawn with replacement with probabilities proportional to the weights, the sample size is
+    ``bootstrap_fraction`` times the total weight, and the members are fitted on their drawn
+    rows without weights (the draw has used them). To make a row of weight 2 and two copies
+    of the row the same draw for a given seed, not only in distribution, rows are drawn by
+    content: rows with equal features and label form one unit weighing their total weight,
+    the units are drawn (a multinomial draw in the sorted order of their contents) and
+    shuffled, and each unit is represented by its first row in ``estimators_samples_``.
+    Without weights this is the usual bootstrap (uniform, with replacement), and the members
+    do not depend on the order of the training rows.
+
+    A drawn sample that holds a single class, which would stop most classifiers' ``fit`` on
+    small or unbalanced data, is redrawn from the same seed's stream (up to 100 times, then
+    an error). Redrawing, rather than stratifying by class, keeps the members' class counts
+    random, as in Virny's bootstrap; the samples are drawn conditionally on holding at least
+    two classes.
 
     A member is fitted on its drawn rows, repetitions included (as in Virny), not on all rows
     with counts as weights (as :class:`~sklearn.ensemble.BaggingClassifier` does when it can).
@@ -130,6 +153,12 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
     >>> per_sample = ensemble.uncertainty(X[:3])
     >>> sorted(per_sample)
     ['aleatoric', 'epistemic', 'label_stability']
+
+    References
+    ----------
+    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
+       Virny and VirnyView", SIGMOD Companion 2024; Virny 0.6.0 documentation, "Disparity
+       Performance Dimensions" (label stability, epistemic and aleatoric uncertainty).
     """
 
     _parameter_constraints = {
@@ -138,16 +167,24 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
         "bootstrap_fraction": [Interval(Real, 0, 1, closed="right")],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
     }
 
     def __init__(
-        self, estimator, n_estimators=50, bootstrap_fraction=0.8, random_state=None, n_jobs=None
+        self,
+        estimator,
+        n_estimators=50,
+        bootstrap_fraction=0.8,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
     ):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.bootstrap_fraction = bootstrap_fraction
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     @_fit_context(
         # The members validate their own parameters.
@@ -164,9 +201,8 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; each member receives the weights of the rows it drew. The base
-            estimator's ``fit`` must accept ``sample_weight`` (or request it under metadata
-            routing).
+            Frequency weights of the rows: each member's rows are drawn with probabilities
+            proportional to them (see Notes). The members' ``fit`` need not accept weights.
         **fit_params : dict
             Further parameters for the base estimator's ``fit``, only with metadata routing
             enabled (``sklearn.set_config(enable_metadata_routing=True)``). Per-sample
@@ -178,7 +214,7 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
             The fitted ensemble.
         """
         _raise_for_params(fit_params, self, "fit")
-        X = self._check_X(X, reset=True)
+        X = check_meta_input(self, X, self.estimator, reset=True)
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         n_samples = X.shape[0]
@@ -188,24 +224,13 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
             )
         self.classes_ = np.unique(y)
         sample_weight = check_weights(sample_weight, n_samples)
-
-        if _routing_enabled():
-            routed = process_routing(self, "fit", sample_weight=sample_weight, **fit_params)
-            member_fit_params = routed.estimator.fit
-        else:
-            member_fit_params = {}
-            if sample_weight is not None:
-                if not has_fit_parameter(self.estimator, "sample_weight"):
-                    raise ValueError(
-                        f"{type(self.estimator).__name__}.fit does not accept sample_weight, so "
-                        "the members cannot be weighted."
-                    )
-                member_fit_params["sample_weight"] = sample_weight
-
-        n_drawn = max(int(self.bootstrap_fraction * n_samples), 1)
+        member_fit_params = (
+            process_routing(self, "fit", **fit_params).estimator.fit if _routing_enabled() else {}
+        )
+        draw = _BootstrapDraw.from_data(X, y, sample_weight, self.bootstrap_fraction)
         seeds = check_random_state(self.random_state).randint(_MAX_SEED, size=self.n_estimators)
-        samples = [np.random.RandomState(seed).randint(n_samples, size=n_drawn) for seed in seeds]
-        self.estimators_ = Parallel(n_jobs=self.n_jobs)(
+        samples = [draw(seed) for seed in seeds]
+        self.estimators_ = Parallel(n_jobs=self.n_jobs, verbose=self.verbose)(
             delayed(_fit_member)(self.estimator, X, y, rows, seed, member_fit_params, n_samples)
             for rows, seed in zip(samples, seeds, strict=True)
         )
@@ -229,7 +254,7 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
             ``y_proba`` layout of :func:`skfair.metrics.epistemic_uncertainty_difference`.
         """
         check_is_fitted(self)
-        X = self._check_X(X, reset=False)
+        X = check_meta_input(self, X, self.estimator, reset=False)
         return self._map_members(_members_proba, X, self.classes_)
 
     def predict_members(self, X):
@@ -293,10 +318,11 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
     def uncertainty(self, X):
         """Label stability, epistemic and aleatoric uncertainty of each sample.
 
-        Virny's definitions (seed 001), computed from the members' outputs: label stability
-        of the members' labels, ``(K f_mode - 1) / (K - 1)`` (``|#pos - #neg| / B`` for two
-        classes); aleatoric uncertainty, the members' mean entropy; epistemic uncertainty, the
-        entropy of the mean minus the mean entropy. Entropies are in bits.
+        Virny's definitions (see the class References), computed from the members' outputs:
+        label stability of the members' labels, ``(K f_mode - 1) / (K - 1)``
+        (``|#pos - #neg| / B`` for two classes); aleatoric uncertainty, the members' mean
+        entropy; epistemic uncertainty, the entropy of the mean minus the mean entropy.
+        Entropies are in bits.
 
         Parameters
         ----------
@@ -323,7 +349,7 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
         """Index in ``classes_`` of each member's label, shape (n_estimators, n_samples)."""
         if _estimator_has("predict_proba")(self):
             return np.argmax(self.predict_proba_members(X), axis=2)
-        X = self._check_X(X, reset=False)
+        X = check_meta_input(self, X, self.estimator, reset=False)
         return np.searchsorted(self.classes_, self._map_members(_members_predict, X))
 
     def _map_members(self, function, X, *args):
@@ -340,54 +366,91 @@ class BootstrapEnsemble(_SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMix
         )
         return np.concatenate(batches)
 
-    def _check_X(self, X, *, reset):
-        """Validate X on all its rows (a bootstrap sample may miss a NaN) and return it.
-
-        Values are not converted (``dtype=None``). A DataFrame is passed on as it is and left
-        to the model to check, which is often a pipeline selecting columns by name or imputing
-        missing values.
-        """
-        if hasattr(X, "iloc"):
-            validate_data(self, X, reset=reset, skip_check_array=True)
-            return X
-        return validate_data(
-            self,
-            X,
-            reset=reset,
-            accept_sparse=["csr", "csc"],
-            dtype=None,
-            ensure_all_finite=not _allows_nan(self.estimator),
-        )
-
     def get_metadata_routing(self):
         """Get the metadata routing of this object.
 
-        ``fit`` routes ``sample_weight`` and other fit parameters to the members' ``fit``.
+        ``sample_weight`` is consumed by the ensemble's draw; other fit parameters are routed
+        to the members' ``fit``.
 
         Returns
         -------
         routing : MetadataRouter
         """
-        return MetadataRouter(owner=self).add(
-            estimator=self.estimator,
-            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(
+                estimator=self.estimator,
+                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+            )
         )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         estimator_tags = get_tags(self.estimator)
         tags.input_tags.sparse = estimator_tags.input_tags.sparse
-        tags.input_tags.allow_nan = _allows_nan(self.estimator)
+        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
         return tags
 
 
-def _allows_nan(estimator):
-    """Whether X may hold NaN for ``estimator``.
+@dataclass(frozen=True)
+class _BootstrapDraw:
+    """How each member's rows are drawn (see the Notes of :class:`BootstrapEnsemble`).
 
-    A Pipeline's own tag says nothing about its steps (an imputer or a column transformer
-    may handle NaN), so a pipeline is trusted to check X itself.
+    Rows are grouped into units of equal content (features and label); a unit weighs the
+    total weight of its rows. A member's sample takes ``n_drawn`` units with replacement,
+    each with probability proportional to its weight (a multinomial draw over the units in
+    their canonical order), shuffled, each unit represented by its first row. It is redrawn
+    while it holds a single class.
     """
-    return hasattr(estimator, "steps") or get_tags(estimator).input_tags.allow_nan
+
+    n_drawn: int
+    probabilities: np.ndarray  # of each unit
+    representatives: np.ndarray  # first row of each unit
+    unit_classes: np.ndarray  # class code of each unit
+
+    @classmethod
+    def from_data(cls, X, y, sample_weight, bootstrap_fraction):
+        _, class_codes = np.unique(y, return_inverse=True)
+        weights = np.ones(len(y)) if sample_weight is None else sample_weight
+        total = weights.sum()
+        if not total > 0:
+            raise ValueError("sample_weight sums to 0: no row can be drawn.")
+        n_classes = class_codes.max() + 1
+        if n_classes >= 2 and len(np.unique(class_codes[weights > 0])) < 2:
+            raise ValueError(
+                "Only one class has a positive sample_weight, so every bootstrap sample would "
+                "hold a single class; give rows of at least two classes a positive weight."
+            )
+        drawable = np.flatnonzero(weights > 0)
+        keys = np.column_stack([row_codes(_safe_indexing(X, drawable)), class_codes[drawable]])
+        _, first, units = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        unit_weights = np.bincount(units.reshape(-1), weights=weights[drawable])
+        # As scikit-learn's bagging: the size is the fraction of the total weight.
+        return cls(
+            n_drawn=max(int(bootstrap_fraction * total), 1),
+            probabilities=unit_weights / unit_weights.sum(),
+            representatives=drawable[first],
+            unit_classes=class_codes[drawable[first]],
+        )
+
+    def __call__(self, seed):
+        rng = np.random.RandomState(seed)
+        several_classes = self.unit_classes.max() > 0
+        for _ in range(_MAX_DRAWS):
+            counts = rng.multinomial(self.n_drawn, self.probabilities)
+            drawn = np.flatnonzero(counts)
+            if (
+                not several_classes
+                or (self.unit_classes[drawn] != self.unit_classes[drawn[0]]).any()
+            ):
+                units = rng.permutation(np.repeat(np.arange(len(counts)), counts))
+                return self.representatives[units]
+        raise ValueError(
+            f"{_MAX_DRAWS} bootstrap samples of {self.n_drawn} rows in a row held a single "
+            "class; the training set is too small or too unbalanced for bootstrap members. "
+            "Raise bootstrap_fraction or give the rare class more rows."
+        )
 
 
 def _fit_member(estimator, X, y, rows, seed, fit_params, n_samples):

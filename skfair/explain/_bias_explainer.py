@@ -1,10 +1,12 @@
 """Where a model's Wasserstein bias comes from: bias explanations and Shapley-bias values.
 
-Miroshnikov et al., "Wasserstein-based fairness interpretability framework for machine learning
-models" (arXiv:2011.03156), Sections 4.1-4.4, with the errata and decisions of the spec
-(``wasserstein_bias.md`` §2): positive = the privileged group favoured; ``beta^±`` with the
-``±`` of Def. 3.2 (E1); the net game is ``v^{bias+} - v^{bias-}`` (E2); the quotient game of
-Def. 4.4 indexes by the coalition of groups (E3).
+Miroshnikov et al. (2022), "Wasserstein-based fairness interpretability framework for machine
+learning models" (arXiv:2011.03156), Sections 4.1-4.4. Three misprints of the paper are read
+as the definitions around them require: ``beta^±`` of Def. 4.1 carry the ``±`` of Def. 3.2
+(as printed, ``beta^-`` would be negative, contradicting ``beta = beta^+ + beta^-``); the net
+bias game of Def. 4.3 is ``v^{bias+} - v^{bias-}`` (printed ``v^{bias+} - v^{bias+}``); the
+quotient game of Def. 4.4 indexes by the coalition ``A`` of groups (printed ``U``). Positive
+parts mean the privileged group is favoured.
 """
 
 from __future__ import annotations
@@ -14,20 +16,21 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import Parallel, delayed
 from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import NotFittedError, UndefinedMetricWarning
 from sklearn.utils import Bunch, check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from skfair._base import _SkfairEstimatorMixin, resolve_sensitive
+from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
 from skfair._compat import HasMethods, Interval, StrOptions, _fit_context
 from skfair._groups import privileged_mask, split_sensitive_column
+from skfair._response import ScoreReader
 from skfair._stats._sorted import FAVORABLE_SIGN as _FAVORABLE_SIGN
 from skfair._stats._sorted import w1_parts as _w1_parts
 from skfair._validation import check_groups, check_weights
-from skfair.explain._games import MarginalGame, RowPool, resolve_response
+from skfair.explain._games import MarginalGame, RowPool
 from skfair.explain._shapley import (
     MAX_EXACT_PLAYERS,
     coalition_membership,
@@ -38,10 +41,20 @@ from skfair.explain._shapley import (
 )
 from skfair.explain._tree import TreeGame
 
-_AUTO_EXACT_PLAYERS = 10  # "auto": exact enumeration up to this many players (spec §10.2)
+# "auto": exact enumeration up to this many players (2**10 coalitions), then permutations.
+_AUTO_EXACT_PLAYERS = 10
 _AUTO_PERMUTATIONS = 128
-_WARN_EXACT_PLAYERS = 16
-_CROSS_GROUP_RHO = 0.5  # "conditional": warn above this cross-group |Spearman rho| (spec §10.3)
+# Warn up front above this many hybrid rows to evaluate with the model: a scikit-learn
+# pipeline scores roughly 10**5 to 10**6 rows a second, so this is tens of seconds or more.
+_WARN_HYBRID_ROWS = 10**7
+# Work per joblib task: fixed sizes, so that the tasks, and the order in which their partial
+# sums are added, do not depend on n_jobs (results are bit-identical for any n_jobs).
+_COALITIONS_PER_TASK = 64
+_PERMUTATIONS_PER_TASK = 8
+_PLAYERS_PER_TASK = 8
+# "conditional" assumes feature groups independent (Lemma 4.7): warn above this |Spearman rho|
+# between features of different groups.
+_CROSS_GROUP_RHO = 0.5
 _BIAS_GAME_CHUNK = 256  # coalitions per vectorised W1 evaluation of the choice-(b) bias game
 _COALITIONS_PER_CHUNK = 64  # model-game columns held at once in exact mode
 _PARTS = ("total", "positive", "negative", "net")
@@ -64,7 +77,7 @@ class _ComparedPair:
 
 
 def _exact_batch(game, player_masks, weight_rows, pair, with_bias_game, singleton_positions):
-    """Partial Shapley sums (and bias-game parts) of a batch of coalitions (spec §9.4).
+    """Partial Shapley sums (and bias-game parts) of a batch of coalitions.
 
     The game table is streamed: ``phi = sum_c v_c ⊗ W[c]`` over chunks of coalitions, so at
     most ``_COALITIONS_PER_CHUNK`` columns of the (n_eval, 2**p) table exist at a time.
@@ -86,7 +99,7 @@ def _exact_batch(game, player_masks, weight_rows, pair, with_bias_game, singleto
 
 
 def _permutation_chunk(game, orders, pair, bias_of_model, with_bias_game):
-    """Per-row Shapley sums and bias-game contributions along a chunk of orders (spec §9.5)."""
+    """Per-row Shapley sums and bias-game contributions along a chunk of antithetic orders."""
     n_players = orders.shape[1]
     phi_sum = np.zeros((game.pool.n_eval, n_players))
     bias_contributions = np.zeros((orders.shape[0], n_players, 2))
@@ -109,7 +122,7 @@ def _permutation_chunk(game, orders, pair, bias_of_model, with_bias_game):
     return phi_sum, bias_contributions
 
 
-class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
+class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     """Explain the Wasserstein bias of a fitted model feature by feature.
 
     Wraps a **fitted** model (never refitted or modified) and computes on ``fit``:
@@ -165,7 +178,12 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Background draw and permutations.
     n_jobs : int, default=None
-        Parallel evaluation of coalitions or permutations with joblib.
+        Parallel evaluation of coalitions or permutations with joblib. The work is split into
+        tasks of a fixed size whose results are added in a fixed order, so the results are
+        the same, bit for bit, for every ``n_jobs``.
+    verbose : int, default=0
+        0 is silent; 1 prints the planned work (players, coalitions, hybrid rows) before it
+        starts; higher values also report joblib's progress over the tasks.
     sensitive_column : str, int or list, default=None
         Columns of X holding the sensitive features.
     drop_sensitive : bool, default=True
@@ -204,7 +222,7 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
 
     Notes
     -----
-    Cost (spec §9.6): the model is evaluated on up to (2**p - 2) x n_eval x n_background hybrid
+    Cost: the model is evaluated on up to (2**p - 2) x n_eval x n_background hybrid
     rows in exact mode, n_permutations x (p - 1) x n_eval x n_background in permutation mode
     (fewer on discrete features: each coalition is evaluated on the distinct rows of X_S only).
     Scores read from trees get their exact game from the trees instead, without hybrid rows
@@ -225,7 +243,21 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
     GradientBoosting needs its default ``init``; HistGradientBoosting's native categorical
     splits are supported.
 
-    Other models (and multi-class probabilities) take the generic path.
+    Other models (and multi-class probabilities) take the generic path. A warning is raised
+    before the generic path starts when it would score more than ``10**7`` hybrid rows.
+
+    Without ``privileged_group`` the results are unsigned: the group the model favours on
+    average plays the paper's G=0, so the net bias is non-negative and relabelling the groups
+    changes nothing. The background is drawn from the pooled population (never per group),
+    and the model bias and every explanation use the same evaluation rows, which additivity
+    requires. For Shapley explainers a bias explanation can reach 2, not 1 as Lemma 4.4
+    states: a Shapley value of a score in [0, 1] lies in [-1, 1].
+
+    References
+    ----------
+    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
+       fairness interpretability framework for machine learning models", Machine Learning
+       111, 3307-3357 (2022), arXiv:2011.03156.
 
     Examples
     --------
@@ -262,6 +294,7 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         ],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
         "sensitive_column": "no_validation",
         "drop_sensitive": ["boolean"],
     }
@@ -282,6 +315,7 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         n_permutations="auto",
         random_state=None,
         n_jobs=None,
+        verbose=0,
         sensitive_column=None,
         drop_sensitive=True,
     ):
@@ -298,12 +332,13 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         self.n_permutations = n_permutations
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
         self.sensitive_column = sensitive_column
         self.drop_sensitive = drop_sensitive
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True  # the wrapped model decides
+        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
         tags.input_tags.string = True
         return tags
 
@@ -328,14 +363,14 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         self : object
         """
         self._check_estimator_fitted()
-        X = self._check_X(X)
+        X = check_meta_input(self, X, self.estimator, reset=True)
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
         n_samples = X.shape[0]
         weights = check_weights(sample_weight, n_samples)
         weights = np.ones(n_samples) if weights is None else weights
-        response = resolve_response(self.estimator, self.response_method, self.pos_label)
+        response = ScoreReader.from_estimator(self.estimator, self.response_method, self.pos_label)
         self.sign_ = _FAVORABLE_SIGN[self.favorable]
         scores = response(self.estimator, X_model)
 
@@ -386,24 +421,12 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
                 "plain estimators."
             ) from error
 
-    def _check_X(self, X):
-        if hasattr(X, "iloc"):
-            if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
-                raise ValueError(f"X must be a non-empty 2-D DataFrame, got shape {X.shape}.")
-            names = np.asarray(X.columns, dtype=object)
-            if all(isinstance(name, str) for name in names):
-                self.feature_names_in_ = names
-            elif hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
-        else:
-            X = check_array(X, dtype=None, ensure_all_finite=False, input_name="X")
-            if hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
-        self.n_features_in_ = X.shape[1]
-        return X
-
     def _compared_pair(self, sensitive, scores, weights, n_samples):
-        """Choose the compared pair (spec D2, D5); return the evaluation rows and the pair."""
+        """Choose the compared pair; return the evaluation rows and the pair.
+
+        With more than two groups one pair is explained: the privileged group against the
+        group farthest from it in W1 (``protected_group=None``), or the farthest pair of all.
+        """
         if sensitive is None:
             warnings.warn(
                 "BiasExplainer was fitted without sensitive features (neither "
@@ -419,6 +442,12 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         labels = groups.labels
         self.groups_ = labels
         if groups.n_groups == 1:
+            warnings.warn(
+                f"sensitive_features hold a single group ({labels[0]!r}): there is no second "
+                "group to compare with, so the bias and every explanation are reported as 0.",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
             self.privileged_group_, self.protected_group_ = labels[0], None
             return np.arange(n_samples), _ComparedPair(None, weights, self.sign_)
 
@@ -452,7 +481,7 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
                 candidates = [(a, b) for a, b in candidates if g_prot in (a, b)]
             totals = [pair_parts(a, b) for a, b in candidates]
             g0, g1 = candidates[int(np.argmax([total for total, _ in totals]))]
-            # D2: the group favoured on average plays G=0 (ties: the first label).
+            # Unsigned: the group favoured on average plays G=0 (ties: the first label).
             if pair_parts(g0, g1)[1] < 0:
                 g0, g1 = g1, g0
         self.privileged_group_, self.protected_group_ = labels[g0], labels[g1]
@@ -477,7 +506,8 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         n_rows = source.shape[0]
         if self.n_background is None or self.n_background >= n_rows:
             return _take_rows(source, np.arange(n_rows))
-        # D8: uniform without replacement from the pooled population, never per group.
+        # Uniform without replacement from the pooled population, never per group: the
+        # marginal game averages over P_X (paper eq. 4.3).
         return _take_rows(source, np.sort(rng.choice(n_rows, self.n_background, replace=False)))
 
     def _players(self, X_model):
@@ -560,41 +590,67 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
                     f"Exact enumeration of 2**{n_players} coalitions is not feasible; use "
                     "n_permutations='auto' or an int, or group features with feature_groups."
                 )
-            if n_players > _WARN_EXACT_PLAYERS:
-                warnings.warn(
-                    f"Exact enumeration of 2**{n_players} coalitions may be slow.",
-                    UserWarning,
-                    stacklevel=4,
-                )
+            self._announce_cost(game, trees, 2**n_players - 2, "exact enumeration")
             return self._explain_exact(game, pair, model_parts, trees)
         n_permutations = (
             _AUTO_PERMUTATIONS if self.n_permutations == "auto" else self.n_permutations
         )
+        self._announce_cost(
+            game, trees, n_permutations * (n_players - 1), f"{n_permutations} permutations"
+        )
         return self._explain_permutation(game, pair, model_parts, n_permutations, rng, trees)
+
+    def _announce_cost(self, game, trees, n_coalitions, mode):
+        """Report the planned work (``verbose``); warn up front when it is large.
+
+        The model sees at most ``n_coalitions x n_eval x n_background`` hybrid rows (fewer
+        on discrete features, whose coalitions are evaluated on distinct rows only); scores
+        read from the trees need none.
+        """
+        n_players = len(game.players)
+        if trees is not None and self.method == "shapley":
+            if self.verbose:
+                print(f"BiasExplainer: {n_players} players, Shapley values read from the trees.")
+            return
+        n_rows = n_coalitions * game.pool.n_eval * game.pool.n_background
+        plan = (
+            f"{n_players} players, {mode}: {n_coalitions} coalitions x {game.pool.n_eval} "
+            f"rows x {game.pool.n_background} background rows = up to {n_rows:.3g} hybrid rows "
+            "scored by the model"
+        )
+        if self.verbose:
+            print(f"BiasExplainer: {plan}.")
+        if n_rows > _WARN_HYBRID_ROWS:
+            warnings.warn(
+                f"BiasExplainer will evaluate {plan}; this can take minutes. To make it "
+                "cheaper, lower n_background, explain fewer rows, group features "
+                "(feature_groups), use n_permutations=<int> or method='pdp'.",
+                UserWarning,
+                stacklevel=5,
+            )
 
     def _singletons(self, game):
         n_players = len(game.players)
         masks = np.eye(n_players, dtype=bool)
-        chunks = np.array_split(np.arange(n_players), min(n_players, self._n_tasks()))
-        values = Parallel(n_jobs=self.n_jobs)(
-            delayed(game.values)(masks[chunk]) for chunk in chunks
+        values = self._parallel(
+            delayed(game.values)(masks[chunk])
+            for chunk in _fixed_chunks(np.arange(n_players), _PLAYERS_PER_TASK)
         )
         return np.vstack(values).T
 
-    def _n_tasks(self):
-        n_jobs = effective_n_jobs(self.n_jobs)
-        return 1 if n_jobs == 1 else 4 * n_jobs
+    def _parallel(self, tasks):
+        return Parallel(n_jobs=self.n_jobs, verbose=self.verbose)(tasks)
 
     def _exact_model_game(self, game, pair, membership, weights, middle, choice_a):
-        """Evaluate the model game on every coalition (spec §9.4); batches run in parallel.
+        """Evaluate the model game on every coalition; batches run in parallel.
 
         Returns the per-row Shapley values, the singleton games (choice (a)) and the bias-game
         parts of the middle coalitions (choice (a)).
         """
         n_players = membership.shape[1]
         singleton_of = {1 << j: j for j in range(n_players)}
-        batches = [b for b in np.array_split(middle, self._n_tasks()) if len(b)]
-        results = Parallel(n_jobs=self.n_jobs)(
+        batches = _fixed_chunks(middle, _COALITIONS_PER_TASK)
+        results = self._parallel(
             delayed(_exact_batch)(
                 game,
                 membership[batch],
@@ -650,7 +706,7 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
             attributions = np.column_stack([singletons[j] for j in range(n_players)])
         else:
             attributions = phi
-            # Choice (b): E(S) = sum_{j in S} phi_j; no further model calls (spec §9.4).
+            # Choice (b): E(S) = sum_{j in S} phi_j; no further model calls.
             for start in range(1, n_coalitions - 1, _BIAS_GAME_CHUNK):
                 chunk = np.arange(start, min(start + _BIAS_GAME_CHUNK, n_coalitions - 1))
                 positive, negative = pair.parts(phi @ membership[chunk].T)
@@ -668,14 +724,15 @@ class BiasExplainer(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         choice_a = self.method != "shapley"
         phi = trees.shapley_values() if trees is not None and not choice_a else None
         if phi is None:
-            chunks = [
-                c for c in np.array_split(np.arange(n_permutations), self._n_tasks()) if len(c)
-            ]
-            results = Parallel(n_jobs=self.n_jobs)(
+            chunks = _fixed_chunks(np.arange(n_permutations), _PERMUTATIONS_PER_TASK)
+            results = self._parallel(
                 delayed(_permutation_chunk)(game, orders[chunk], pair, model_parts, choice_a)
                 for chunk in chunks
             )
-            phi = sum(phi_sum for phi_sum, _ in results) / n_permutations
+            phi_sum = np.zeros_like(results[0][0])
+            for chunk_sum, _ in results:  # in chunk order, whatever n_jobs
+                phi_sum += chunk_sum
+            phi = phi_sum / n_permutations
             self.n_coalitions_ = n_permutations * (n_players - 1)
         else:
             self.n_coalitions_ = 0
@@ -772,6 +829,11 @@ def explain_bias(estimator, X, y=None, *, sensitive_features=None, sample_weight
         background=explainer.background_,
         explainer=explainer,
     )
+
+
+def _fixed_chunks(items, size):
+    """``items`` in consecutive chunks of ``size`` (the last one shorter)."""
+    return [items[start : start + size] for start in range(0, len(items), size)]
 
 
 def _parts_arrays(positive, negative):

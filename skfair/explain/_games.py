@@ -1,83 +1,23 @@
-"""The marginal (interventional) game of a fitted model over a pooled background (spec §9.3).
+"""The marginal (interventional) game of a fitted model over a pooled background.
 
-``v(S; x) = (1/K) sum_k f(x_S, b^(k)_{-S})`` (paper eq. 4.3), evaluated on hybrid rows that
-take the coalition's columns from an evaluation row and the others from a background row. The
-value depends on ``x`` only through ``x_S``, so each coalition is evaluated on the distinct
-rows of ``X_S`` only and broadcast back. Hybrids of several coalitions are packed into one
-model call of at most ``_MAX_HYBRID_ROWS`` rows.
+``v(S; x) = (1/K) sum_k f(x_S, b^(k)_{-S})`` (Miroshnikov et al. 2022, eq. 4.3), evaluated
+on hybrid rows that take the coalition's columns from an evaluation row and the others from a
+background row. The value depends on ``x`` only through ``x_S``, so each coalition is
+evaluated on the distinct rows of ``X_S`` only and broadcast back. Hybrids of several
+coalitions are packed into one model call of at most ``_MAX_HYBRID_ROWS`` rows.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+
+from skfair._rows import column_codes
 
 # Rows per model call, and cells (rows x columns) per call. Small calls keep the hybrid block
 # in cache while the model reads it: on the benchmark machine 2**15 rows per call ran faster
 # than one predict_proba call on 10**6 rows per row (benchmarks/bench_explain.py).
 _MAX_HYBRID_ROWS = 2**15
 _MAX_HYBRID_CELLS = 2**22
-
-
-@dataclass(frozen=True)
-class Response:
-    """How to turn a model's output into one score per row."""
-
-    method: str
-    column: int | None = None  # predict_proba column of the positive class
-    negate: bool = False  # decision_function with pos_label == classes_[0]
-
-    def __call__(self, estimator, X):
-        output = np.asarray(getattr(estimator, self.method)(X))
-        if self.column is not None:
-            output = output[:, self.column]
-        elif output.ndim == 2 and output.shape[1] == 1:
-            output = output[:, 0]
-        if output.ndim != 1:
-            raise ValueError(
-                f"{self.method} returned an array of shape {output.shape}; a score per row is "
-                "needed. Pass pos_label= for a multi-class model."
-            )
-        output = output.astype(np.float64, copy=False)
-        return -output if self.negate else output
-
-
-def resolve_response(estimator, response_method, pos_label):
-    """Pick the scoring method and the positive-class column (``response_method="auto"``)."""
-    if response_method == "auto":
-        candidates = ("predict_proba", "decision_function", "predict")
-    elif isinstance(response_method, str):
-        candidates = (response_method,)
-    else:
-        candidates = tuple(response_method)
-    method = next((name for name in candidates if hasattr(estimator, name)), None)
-    if method is None:
-        raise ValueError(
-            f"The estimator {type(estimator).__name__} has none of the methods {list(candidates)}."
-        )
-    classes = getattr(estimator, "classes_", None)
-    if method == "predict" or classes is None:
-        return Response(method)
-    classes = np.asarray(classes)
-    if pos_label is None:
-        if len(classes) > 2:
-            raise ValueError(
-                f"The model has {len(classes)} classes {classes.tolist()}; pass pos_label= to "
-                "choose the class whose score is explained."
-            )
-        pos_label = classes[-1]
-    matches = np.flatnonzero(classes == pos_label)
-    if matches.size == 0:
-        raise ValueError(f"pos_label={pos_label!r} is not among the classes {classes.tolist()}.")
-    if method == "predict_proba":
-        return Response(method, column=int(matches[0]))
-    if len(classes) > 2:
-        raise ValueError(
-            "decision_function of a multi-class model has one column per class; use "
-            "response_method='predict_proba' with pos_label=."
-        )
-    return Response(method, negate=bool(matches[0] == 0))
 
 
 class RowPool:
@@ -150,36 +90,9 @@ def factorize_columns(pool):
     codes = np.empty((pool.n_eval, pool.n_features), dtype=np.int64)
     cardinality = np.empty(pool.n_features, dtype=np.int64)
     for j in range(pool.n_features):
-        column = pool.eval_column(j)
-        if isinstance(column, np.ndarray) and column.dtype.kind in "biufcmM":
-            values, inverse = np.unique(column, return_inverse=True)
-        else:
-            values, inverse = _factorize_objects(np.asarray(column, dtype=object))
-        codes[:, j] = inverse.reshape(-1)
-        cardinality[j] = max(len(values), 1)
+        n_values, codes[:, j] = column_codes(pool.eval_column(j))
+        cardinality[j] = max(n_values, 1)
     return codes, cardinality
-
-
-def _factorize_objects(column):
-    """``(distinct values, inverse)`` of an object column; NaN and None are one value.
-
-    pandas' hash table when pandas is installed; otherwise (pandas is an optional extra) a sort
-    of type-qualified strings, so that 1 and "1" stay distinct.
-    """
-    try:
-        import pandas as pd
-    except ImportError:
-        pd = None
-    if pd is not None:
-        inverse, values = pd.factorize(column, use_na_sentinel=False)
-        return values, inverse
-    keys = np.array(
-        [
-            "" if value is None or value != value else f"{type(value).__name__}:{value}"
-            for value in column.tolist()
-        ]
-    )
-    return np.unique(keys, return_inverse=True)
 
 
 def _distinct_rows(codes, cardinality, columns):
@@ -199,12 +112,13 @@ def _distinct_rows(codes, cardinality, columns):
 
 
 class MarginalGame:
-    """Values ``v(S; x)`` of the marginal game for coalitions of players (spec §9.3).
+    """Values ``v(S; x)`` of the marginal game for coalitions of players.
 
     Parameters
     ----------
-    estimator, response
-        The fitted model and how to score it.
+    estimator : fitted estimator
+    response : ScoreReader
+        How to read one score per row from the model.
     pool : RowPool
     players : list of ndarray of int
         Columns (positions in the model's input) of each player.

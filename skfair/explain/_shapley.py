@@ -3,6 +3,12 @@
 A game on ``p`` players is a table of values over coalitions. Coalitions are indexed by a
 bitmask ``c`` in ``range(2**p)`` (bit ``i`` set when player ``i`` is in the coalition) in exact
 mode; the same order is used everywhere in :mod:`skfair.explain`.
+
+References
+----------
+L. S. Shapley, "A value for n-person games", Contributions to the Theory of Games II (1953)
+(the weights of the exact formula); R. Mitchell, J. Cooper, E. Frank and G. Holmes, "Sampling
+permutations for Shapley value estimation", JMLR 23 (2022) (antithetic permutation pairs).
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ import numpy as np
 from scipy.special import comb
 from sklearn.utils import check_random_state
 
-# Above this many players the 2**p coalition table is not enumerated (spec §10.2).
+# Above this many players the 2**p coalition table is not enumerated (2**20 coalitions).
 MAX_EXACT_PLAYERS = 20
 
 
@@ -22,7 +28,7 @@ def coalition_membership(n_players):
 
 
 def shapley_weight_matrix(n_players):
-    """Matrix ``W`` such that ``phi = V @ W`` for any game table ``V`` (rows x 2**p), spec §9.4.
+    """Matrix ``W`` such that ``phi = V @ W`` for any game table ``V`` (rows x 2**p).
 
     ``W[c, i] = (s-1)! (p-s)! / p!`` when ``i`` is in ``c`` (``s = |c|``) and
     ``-s! (p-s-1)! / p!`` otherwise: each marginal contribution ``v(S + i) - v(S)`` of the
@@ -39,7 +45,7 @@ def shapley_weight_matrix(n_players):
 
 
 def sample_permutations(n_players, n_permutations, random_state):
-    """``n_permutations`` orders of the players, as antithetic pairs (spec §9.5).
+    """``n_permutations`` orders of the players, as antithetic pairs.
 
     Rows ``2k`` and ``2k + 1`` are an order and its reverse; an odd count adds one unpaired
     order at the end. Returns the orders and the sampling unit of each (a pair shares a unit).

@@ -287,6 +287,7 @@ def madd_bandwidth_search(
         group_sizes : dict
             Group label to number of samples.
         bin_rule : str
+            The ``bin_rule`` used.
         pairs : list of Bunch
             One search per pair of groups, with the keys above and ``groups``.
         worst_pair : tuple

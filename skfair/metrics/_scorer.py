@@ -18,15 +18,19 @@ scorers (AIF360 #555).
 
 from __future__ import annotations
 
+import difflib
 import inspect
+import warnings
 from typing import NamedTuple
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils.metadata_routing import MetadataRequest, get_routing_for_object
 
 from skfair._base import resolve_sensitive
 from skfair._compat import _routing_enabled
-from skfair._validation import check_lengths
+from skfair._response import SCORE_METHODS, get_response_values
+from skfair._validation import check_groups, check_lengths
 from skfair.metrics._classification import (
     accuracy_difference,
     demographic_parity_unfairness,
@@ -48,7 +52,7 @@ from skfair.metrics._uncertainty import (
 )
 
 # Scores of a classifier (positive-class probability or decision value) or a regressor's output.
-_SCORES = ("predict_proba", "decision_function", "predict")
+_SCORES = SCORE_METHODS
 _LABELS = "predict"
 
 
@@ -156,25 +160,48 @@ class _FairnessScorer:
             raise ValueError(_NO_SENSITIVE_FEATURES + hint)
         sensitive, X_without = resolve_sensitive(X, sensitive_features, self._sensitive_column)
         check_lengths(X=X, y_true=y_true, sensitive_features=sensitive)
-        method_name, response_method = self._find_response_method(estimator)
-        forwarded = {}
-        if _routing_enabled() and get_routing_for_object(estimator).consumes(
-            method_name, ["sensitive_features"]
-        ):
-            forwarded["sensitive_features"] = sensitive
-        response = response_method(X, **forwarded)
-        response = _select_response(response, method_name, estimator, self._kwargs.get("pos_label"))
+        groups = check_groups(sensitive, len(y_true))
+        single_group = groups.n_groups < 2
+        if single_group:
+            warnings.warn(
+                f"The data scored by {self!r} hold a single group of the sensitive features "
+                f"({groups.labels[0]!r}): with no second group to compare, the metric cannot "
+                "measure a disparity. In cross-validation this happens when the rows are "
+                "sorted by group; shuffle them (e.g. KFold(shuffle=True)) or stratify the "
+                "folds by group.",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
+        method_params = None
+        if _routing_enabled():
+            routing = get_routing_for_object(estimator)
+            method_params = {
+                method: {"sensitive_features": sensitive}
+                for method in _as_tuple(self._response_method)
+                if routing.consumes(method, ["sensitive_features"])
+            }
+        response, _, _ = get_response_values(
+            estimator,
+            X,
+            self._response_method,
+            pos_label=self._kwargs.get("pos_label"),
+            method_params=method_params,
+        )
         metric_kwargs = dict(self._kwargs)
         if _accepts(self._metric, "sensitive_features"):
             metric_kwargs["sensitive_features"] = sensitive
         if sample_weight is not None:
             metric_kwargs["sample_weight"] = sample_weight
-        if self._needs_X:
-            # Metrics that need the features take X first (like silhouette_score), without the
-            # sensitive columns, which define groups and never enter distances.
-            value = self._metric(X_without, y_true, response, **metric_kwargs)
-        else:
-            value = self._metric(y_true, response, **metric_kwargs)
+        with warnings.catch_warnings():
+            if single_group:
+                # The metric's own single-group warning would repeat the one above.
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+            if self._needs_X:
+                # Metrics that need the features take X first (like silhouette_score), without
+                # the sensitive columns, which define groups and never enter distances.
+                value = self._metric(X_without, y_true, response, **metric_kwargs)
+            else:
+                value = self._metric(y_true, response, **metric_kwargs)
         return self._sign * float(parity_loss(value, self._parity))
 
     def get_metadata_routing(self):
@@ -217,37 +244,9 @@ class _FairnessScorer:
         arguments.extend(f"{key}={value!r}" for key, value in self._kwargs.items())
         return f"make_fairness_scorer({', '.join(arguments)})"
 
-    # -- helpers ------------------------------------------------------------------------------
 
-    def _find_response_method(self, estimator):
-        candidates = (
-            (self._response_method,)
-            if isinstance(self._response_method, str)
-            else self._response_method
-        )
-        for name in candidates:
-            method = getattr(estimator, name, None)
-            if method is not None:
-                return name, method
-        raise AttributeError(
-            f"{type(estimator).__name__} has none of the response methods {list(candidates)}."
-        )
-
-
-def _select_response(response, method_name, estimator, pos_label):
-    """1-D positive-class scores for binary classifiers, as scikit-learn's scorers do."""
-    if method_name == "predict":
-        return response
-    classes = getattr(estimator, "classes_", None)
-    if classes is None or len(classes) != 2:
-        return response  # multi-class probabilities stay 2-D
-    positive = classes[1] if pos_label is None else pos_label
-    if positive not in classes.tolist():
-        raise ValueError(f"pos_label={pos_label!r} is not among the classes {classes.tolist()}.")
-    if method_name == "predict_proba":
-        return response[:, classes.tolist().index(positive)]
-    response = np.asarray(response)
-    return -response if positive == classes[0] else response
+def _as_tuple(response_method):
+    return (response_method,) if isinstance(response_method, str) else tuple(response_method)
 
 
 def make_fairness_scorer(
@@ -265,6 +264,11 @@ def make_fairness_scorer(
     multi-metric scoring dicts. It returns ``-loss`` by default (scikit-learn maximises scores),
     so the best value is 0. Signed metrics are scored by magnitude and ratios as
     ``1 - min(r, 1/r)``, so that "fairer" always scores higher.
+
+    Data holding a single group of the sensitive features, such as a cross-validation fold of
+    rows sorted by group, are scored as the metric's "no disparity" value with an
+    :class:`~sklearn.exceptions.UndefinedMetricWarning`. Keywords the metric does not take
+    are refused when the scorer is built.
 
     Parameters
     ----------
@@ -322,15 +326,45 @@ def make_fairness_scorer(
             )
         else:
             response_method = builtin.response_method
+    needs_X = needs_X or (builtin is not None and builtin.needs_X)
+    _check_metric_keywords(metric, kwargs, needs_X)
     return _FairnessScorer(
         metric,
         response_method=response_method,
         sign=1 if greater_is_better else -1,
         sensitive_column=sensitive_column,
-        needs_X=needs_X or (builtin is not None and builtin.needs_X),
+        needs_X=needs_X,
         parity=builtin.parity if builtin is not None else "loss",
         kwargs=kwargs,
     )
+
+
+def _check_metric_keywords(metric, kwargs, needs_X):
+    """Refuse, when the scorer is built, keywords the metric does not take (typos)."""
+    try:
+        parameters = list(inspect.signature(metric).parameters.values())
+    except (TypeError, ValueError):
+        return  # no signature to check against
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return
+    # The scorer passes the data positionally, and the groups and weights itself.
+    filled = {p.name for p in parameters[: 3 if needs_X else 2]}
+    filled |= {"sensitive_features", "sample_weight"}
+    valid = [p.name for p in parameters if p.name not in filled]
+    unknown = sorted(set(kwargs) - set(valid))
+    if unknown:
+        name = getattr(metric, "__name__", repr(metric))
+        hints = {
+            key: difflib.get_close_matches(key, valid, n=1)
+            for key in unknown
+            if difflib.get_close_matches(key, valid, n=1)
+        }
+        hint = "".join(f" Did you mean {close[0]!r} for {key!r}?" for key, close in hints.items())
+        raise TypeError(
+            f"{name} got unexpected keyword argument(s) {unknown}; its keywords are "
+            f"{valid}, and make_fairness_scorer's own are response_method, "
+            f"greater_is_better, sensitive_column and needs_X.{hint}"
+        )
 
 
 def get_fairness_scorer(name, **overrides):
@@ -361,7 +395,9 @@ def most_accurate_within(bound, *, fairness, performance):
 
     Picks the candidate with the highest mean test ``performance`` score among those whose
     mean fairness loss (the negated ``fairness`` score, as fairness scorers return ``-loss``)
-    is at most ``bound``. If no candidate meets the bound, it falls back to the fairest one.
+    is at most ``bound``. If no candidate meets the bound, it falls back, with a warning
+    naming the candidate, to the fairest one (or, when every fairness score is NaN, to the
+    best performer).
     With a callable ``refit`` scikit-learn sets ``best_index_`` and ``best_params_`` but not
     ``best_score_``.
 
@@ -396,10 +432,37 @@ class _MostAccurateWithin:
     def __call__(self, cv_results):
         loss = -np.asarray(cv_results[f"mean_test_{self.fairness}"], dtype=float)
         performance = np.asarray(cv_results[f"mean_test_{self.performance}"], dtype=float)
-        admissible = np.where(loss <= self.bound, performance, -np.inf)  # NaN loss fails
-        if np.all(np.isneginf(admissible)):
-            return int(np.nanargmin(loss))
-        return int(np.nanargmax(admissible))
+        admissible = (loss <= self.bound) & ~np.isnan(performance)  # NaN loss fails the bound
+        if admissible.any():
+            return int(np.argmax(np.where(admissible, performance, -np.inf)))
+        params = cv_results.get("params")
+        if not np.isnan(loss).all():
+            chosen = int(np.nanargmin(loss))
+            reason = (
+                f"no candidate has a mean fairness loss ({self.fairness}) of at most "
+                f"{self.bound!r} (the smallest is {loss[chosen]:.4g}), so the fairest one is "
+                "chosen"
+            )
+        elif not np.isnan(performance).all():
+            chosen = int(np.nanargmax(performance))
+            reason = (
+                f"every candidate's mean fairness score ({self.fairness}) is NaN (for instance "
+                "test folds holding a single group), so the best performer is chosen"
+            )
+        else:
+            raise ValueError(
+                f"Every candidate's mean {self.fairness} and {self.performance} scores are "
+                "NaN, so most_accurate_within cannot choose one; check the scorers' warnings "
+                "(error_score, single-group folds)."
+            )
+        candidate = f" {params[chosen]}" if params is not None else ""
+        warnings.warn(
+            f"most_accurate_within({self.bound!r}): {reason}: candidate {chosen}{candidate}, "
+            f"mean {self.performance} = {performance[chosen]:.4g}.",
+            UserWarning,
+            stacklevel=2,
+        )
+        return chosen
 
     def __repr__(self):
         return (

@@ -3,11 +3,20 @@
 from skfair.plotting._bias import (
     BiasExplanationDisplay,
 )
+from skfair.plotting._group_rates import (
+    GroupRatesDisplay,
+)
 from skfair.plotting._madd import (
     MADDDisplay,
 )
 from skfair.plotting._repair import (
     RepairDisplay,
+)
+from skfair.plotting._scores import (
+    ScoreDistributionDisplay,
+)
+from skfair.plotting._stability import (
+    StabilityDisplay,
 )
 from skfair.plotting._thresholds import (
     GroupThresholdDisplay,
@@ -15,7 +24,10 @@ from skfair.plotting._thresholds import (
 
 __all__ = [
     "BiasExplanationDisplay",
+    "GroupRatesDisplay",
     "GroupThresholdDisplay",
     "MADDDisplay",
     "RepairDisplay",
+    "ScoreDistributionDisplay",
+    "StabilityDisplay",
 ]

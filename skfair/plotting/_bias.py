@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from skfair._compat import check_matplotlib_support
+
 _PARTS = ("total", "positive", "negative", "net")
 _COLORS = {"total": "0.45", "positive": "tab:red", "negative": "tab:blue", "net": "tab:purple"}
-
-
-def _import_pyplot():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as error:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            'Plotting needs matplotlib: pip install "scikit-fairkit[plot]"'
-        ) from error
-    return plt
 
 
 class BiasExplanationDisplay:
@@ -100,7 +92,9 @@ class BiasExplanationDisplay:
         -------
         self : BiasExplanationDisplay
         """
-        plt = _import_pyplot()
+        check_matplotlib_support(f"{type(self).__name__}.plot")
+        import matplotlib.pyplot as plt
+
         if self.kind not in ("bar", "waterfall"):
             raise ValueError(f"kind must be 'bar' or 'waterfall', got {self.kind!r}.")
         if ax is None:

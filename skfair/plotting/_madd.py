@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from skfair._compat import check_matplotlib_support
+from skfair._response import ScoreReader
 from skfair._stats._histograms import bins_from_bandwidths as _bins_from_bandwidths
 from skfair._stats._histograms import group_histograms as _group_histograms
 from skfair.metrics._madd import _check_inputs, madd_bandwidth_search
-
-
-def _pyplot():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as error:  # pragma: no cover - exercised without matplotlib only
-        raise ImportError(
-            'MADDDisplay needs matplotlib: pip install "scikit-fairkit[plot]"'
-        ) from error
-    return plt
 
 
 class MADDDisplay:
@@ -111,8 +103,10 @@ class MADDDisplay:
         return cls(search=search, proportions=proportions, group_labels=labels).plot(ax=ax)
 
     @classmethod
-    def from_estimator(cls, estimator, X, y=None, *, sensitive_features, ax=None, **kwargs):
-        """Plot for a fitted classifier's ``predict_proba(X)[:, 1]``.
+    def from_estimator(
+        cls, estimator, X, y=None, *, sensitive_features, pos_label=None, ax=None, **kwargs
+    ):
+        """Plot for a fitted classifier's probability of ``pos_label`` on X.
 
         Parameters
         ----------
@@ -121,6 +115,9 @@ class MADDDisplay:
         y : array-like of shape (n_samples,), default=None
             Ignored; only its length is checked.
         sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+        pos_label : label, default=None
+            The class whose probability is shown; ``classes_[-1]`` by default (as in
+            scikit-learn's displays); required with more than two classes.
         ax : sequence of two matplotlib Axes, default=None
         **kwargs
             Passed to :meth:`from_predictions`.
@@ -129,7 +126,7 @@ class MADDDisplay:
         -------
         display : MADDDisplay
         """
-        y_score = estimator.predict_proba(X)[:, 1]
+        y_score = ScoreReader.from_estimator(estimator, "predict_proba", pos_label)(estimator, X)
         return cls.from_predictions(
             y, y_score, sensitive_features=sensitive_features, ax=ax, **kwargs
         )
@@ -146,7 +143,9 @@ class MADDDisplay:
         -------
         display : MADDDisplay
         """
-        plt = _pyplot()
+        check_matplotlib_support(f"{type(self).__name__}.plot")
+        import matplotlib.pyplot as plt
+
         if ax is None:
             _, ax = plt.subplots(1, 2, figsize=(11, 4))
         hist_ax, curve_ax = ax

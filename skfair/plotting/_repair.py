@@ -5,18 +5,10 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
+from skfair._compat import check_matplotlib_support
 from skfair._groups import factorize_groups
+from skfair._response import ScoreReader
 from skfair.metrics import ks_bias
-
-
-def _pyplot():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as error:  # pragma: no cover - exercised without matplotlib only
-        raise ImportError(
-            'RepairDisplay needs matplotlib: pip install "scikit-fairkit[plot]"'
-        ) from error
-    return plt
 
 
 class RepairDisplay:
@@ -152,11 +144,19 @@ class RepairDisplay:
         return display.plot(ax=ax)
 
     @classmethod
-    def from_estimator(cls, estimator, X, y=None, *, sensitive_features, ax=None, **kwargs):
+    def from_estimator(
+        cls,
+        estimator,
+        X,
+        y=None,
+        *,
+        sensitive_features,
+        response_method="auto",
+        pos_label=None,
+        ax=None,
+        **kwargs,
+    ):
         """Plot for a fitted model's scores on ``X``.
-
-        The score is ``predict_proba(X)[:, 1]`` for a binary classifier, else
-        ``decision_function(X)``, else ``predict(X)`` (regressors).
 
         Parameters
         ----------
@@ -165,6 +165,12 @@ class RepairDisplay:
         y : array-like of shape (n_samples,), default=None
             Targets for the risk.
         sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+        response_method : "auto", str or list of str, default="auto"
+            Method giving the scores; ``"auto"`` tries ``predict_proba``,
+            ``decision_function``, then ``predict`` (regressors).
+        pos_label : label, default=None
+            The class whose score is shown; ``classes_[-1]`` by default (as in scikit-learn's
+            displays); required with more than two classes.
         ax : sequence of two matplotlib Axes, default=None
         **kwargs
             Passed to :meth:`from_predictions`.
@@ -173,12 +179,8 @@ class RepairDisplay:
         -------
         display : RepairDisplay
         """
-        if hasattr(estimator, "predict_proba"):
-            y_score = np.asarray(estimator.predict_proba(X))[:, -1]
-        elif hasattr(estimator, "decision_function"):
-            y_score = estimator.decision_function(X)
-        else:
-            y_score = estimator.predict(X)
+        reader = ScoreReader.from_estimator(estimator, response_method, pos_label)
+        y_score = reader(estimator, X)
         return cls.from_predictions(
             y, y_score, sensitive_features=sensitive_features, ax=ax, **kwargs
         )
@@ -195,7 +197,9 @@ class RepairDisplay:
         -------
         display : RepairDisplay
         """
-        plt = _pyplot()
+        check_matplotlib_support(f"{type(self).__name__}.plot")
+        import matplotlib.pyplot as plt
+
         if ax is None:
             _, ax = plt.subplots(1, 2, figsize=(11, 4))
         density_ax, curve_ax = ax

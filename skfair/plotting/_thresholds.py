@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from skfair._compat import check_matplotlib_support
 from skfair._groups import factorize_groups
 from skfair._validation import binarize, check_labels, check_lengths, check_scores, check_weights
 from skfair.postprocessing._roc_hull import score_blocks
@@ -15,16 +16,6 @@ from skfair.postprocessing._threshold_lp import (
     rule_rates,
     solve_thresholds,
 )
-
-
-def _pyplot():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as error:  # pragma: no cover - exercised without matplotlib only
-        raise ImportError(
-            'GroupThresholdDisplay needs matplotlib: pip install "scikit-fairkit[plot]"'
-        ) from error
-    return plt
 
 
 class GroupThresholdDisplay:
@@ -192,7 +183,9 @@ class GroupThresholdDisplay:
         -------
         self : GroupThresholdDisplay
         """
-        plt = _pyplot()
+        check_matplotlib_support(f"{type(self).__name__}.plot")
+        import matplotlib.pyplot as plt
+
         if ax is None:
             _, ax = plt.subplots(figsize=(5.5, 5))
         ax.plot([0, 1], [0, 1], color="0.7", linestyle=":", linewidth=1)

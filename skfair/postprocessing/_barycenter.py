@@ -345,12 +345,12 @@ class BarycenterRepair(_BaseRepair):
     n_groups_ : int
         Number of groups (observed combinations of attribute values); 1 when fitted without
         sensitive features.
-    group_counts_ : ndarray of shape (n_groups_,)
+    group_counts_ : ndarray of shape (n_groups,)
         Calibration rows per group.
     sensitive_feature_names_in_ : ndarray of str
         Names of the sensitive attributes seen at fit, when they had names (DataFrame
         columns, dict keys, a named Series); ``transform`` matches attributes by these names.
-    w2_dispersion_ : ndarray of shape (n_features_in_,)
+    w2_dispersion_ : ndarray of shape (n_features,)
         Barycentric dispersion ``U_W2 = Σ_a p_a W2²(ν_a, ν̄)`` of each column over the groups:
         the mean squared change of the full repair, the price of fairness of Le Gouic et al.
         In geometric mode the cost at ``epsilon`` is about ``(1 - epsilon)² * w2_dispersion_``.

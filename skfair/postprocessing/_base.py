@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from skfair._base import _SkfairEstimatorMixin, resolve_sensitive, warn_no_sensitive_features
+from skfair._base import resolve_sensitive, warn_no_sensitive_features
 from skfair._compat import StrOptions, _check_feature_names_in, _fit_context, validate_data
 from skfair._dask import check_in_memory
 from skfair._dask._repairs import IN_SAMPLE_ON_DASK, fit_from_table, transform_blocks, uses_dask
@@ -86,7 +86,7 @@ def draw_seed(random_state):
     return int(check_random_state(random_state).randint(np.iinfo(np.int64).max))
 
 
-class _BaseRepair(_SkfairEstimatorMixin, TransformerMixin, BaseEstimator):
+class _BaseRepair(TransformerMixin, BaseEstimator):
     """Fit, transform and fit_transform of a repair; subclasses implement the maps.
 
     **Sensitive features.** They come as ``sensitive_features=`` or, with

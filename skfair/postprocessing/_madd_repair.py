@@ -104,7 +104,7 @@ class MADDRepair(_BaseRepair):
         Sorted values of each sensitive attribute (empty without sensitive features).
     n_groups_ : int
         Number of groups; 1 when fitted without sensitive features.
-    group_counts_ : ndarray of shape (n_groups_,)
+    group_counts_ : ndarray of shape (n_groups,)
         Calibration rows per group.
     sensitive_feature_names_in_ : ndarray of str
         Names of the sensitive attributes seen at fit, when they had names (DataFrame

@@ -30,21 +30,29 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from skfair._base import _SkfairEstimatorMixin, resolve_sensitive, warn_no_sensitive_features
+from skfair._base import (
+    _model_allows_nan,
+    check_meta_input,
+    resolve_sensitive,
+    warn_no_sensitive_features,
+)
 from skfair._compat import (
     HasMethods,
     StrOptions,
     _fit_context,
     _routing_enabled,
     process_routing,
-    validate_data,
 )
 from skfair._dask._repairs import predict_blocks, uses_dask
+from skfair._response import (
+    DECISION_METHODS,
+    auto_threshold,
+    get_response_values,
+    response_from_output,
+)
 
-_RESPONSE_METHODS = ("predict_proba", "decision_function")
 
-
-class _RepairedBase(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
+class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
     """Fitting, routing and sensitive-feature plumbing shared by the two wrappers."""
 
     __metadata_request__fit = {"sensitive_features": True}
@@ -81,8 +89,7 @@ class _RepairedBase(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         -------
         self : object
         """
-        _check_2d(X)
-        validate_data(self, X, skip_check_array=True)
+        X = check_meta_input(self, X, self.estimator, reset=True)
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
@@ -92,29 +99,26 @@ class _RepairedBase(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
             )
         y = self._check_targets(y)
         estimator_params = self._estimator_fit_params(sample_weight, sensitive_features, fit_params)
-        methods = self._response_methods()
+        method = self._response_method()
         if isinstance(self.estimator, FrozenEstimator):
             self.estimator_ = self.estimator
-            responses = {m: _response(self.estimator_, m, X_model) for m in methods}
+            response = _response(self.estimator_, method, X_model)
         elif self.cv is None:
             self.estimator_ = clone(self.estimator).fit(X_model, y, **estimator_params)
-            responses = {m: _response(self.estimator_, m, X_model) for m in methods}
+            response = _response(self.estimator_, method, X_model)
         else:
             cv = check_cv(self.cv, y, classifier=is_classifier(self.estimator))
-            responses = {
-                m: _as_columns(
-                    cross_val_predict(
-                        clone(self.estimator), X_model, y, cv=cv, method=m, params=estimator_params
-                    ),
-                    m,
-                )
-                for m in methods
-            }
+            output = cross_val_predict(
+                clone(self.estimator), X_model, y, cv=cv, method=method, params=estimator_params
+            )
             self.estimator_ = clone(self.estimator).fit(X_model, y, **estimator_params)
-        self._fit_repairs(responses, y, sensitive, sample_weight)
+            if is_classifier(self.estimator_):
+                output = response_from_output(output, method, self.estimator_.classes_)
+            response = _as_columns(output)
+        self._fit_repair(response, y, sensitive, sample_weight)
         return self
 
-    def _fit_repairs(self, responses, y, sensitive, sample_weight):
+    def _fit_repair(self, response, y, sensitive, sample_weight):
         repair_params = {}
         if sample_weight is not None:
             if "sample_weight" in signature(self.repair.fit).parameters:
@@ -126,17 +130,14 @@ class _RepairedBase(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
                     UserWarning,
                     stacklevel=3,
                 )
-        self.repairs_ = {}
         with warnings.catch_warnings():
             if sensitive is None:
                 warn_no_sensitive_features(self)
                 # The repair would repeat the same warning.
                 warnings.simplefilter("ignore", UserWarning)
-            for method, response in responses.items():
-                self.repairs_[method] = clone(self.repair).fit(
-                    response, y, sensitive_features=sensitive, **repair_params
-                )
-        self.repair_ = self.repairs_[next(iter(responses))]
+            self.repair_ = clone(self.repair).fit(
+                response, y, sensitive_features=sensitive, **repair_params
+            )
 
     def _estimator_fit_params(self, sample_weight, sensitive_features, fit_params):
         if _routing_enabled():
@@ -156,16 +157,15 @@ class _RepairedBase(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
             params["sample_weight"] = sample_weight
         return params
 
-    def _repaired(self, method, X, sensitive_features):
-        """Repaired responses of ``method``, shape (n_samples, n_columns)."""
+    def _repaired(self, X, sensitive_features):
+        """Repaired responses, shape (n_samples, n_columns)."""
         check_is_fitted(self)
-        _check_2d(X)
-        validate_data(self, X, skip_check_array=True, reset=False)
+        X = check_meta_input(self, X, self.estimator, reset=False)
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
-        response = _response(self.estimator_, method, X_model)
-        return self.repairs_[method].transform(response, sensitive_features=sensitive)
+        response = _response(self.estimator_, self._response_method(), X_model)
+        return self.repair_.transform(response, sensitive_features=sensitive)
 
     def get_metadata_routing(self):
         """Get metadata routing of this object.
@@ -176,10 +176,10 @@ class _RepairedBase(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
             ``sensitive_features`` is consumed here (fit, predict, score and the response
             methods); other fit metadata go to the wrapped model's ``fit``.
         """
-        methods = self._response_methods()
+        method = self._response_method()
         mapping = MethodMapping().add(caller="fit", callee="fit")
-        mapping = mapping.add(caller="predict", callee=methods[0])
-        for method in set(methods) - {"predict"}:
+        mapping = mapping.add(caller="predict", callee=method)
+        if method != "predict":
             mapping = mapping.add(caller=method, callee=method)
         return (
             MetadataRouter(owner=self)
@@ -189,9 +189,8 @@ class _RepairedBase(_SkfairEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        estimator_tags = get_tags(self.estimator)
-        tags.input_tags.sparse = estimator_tags.input_tags.sparse
-        tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan
+        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
+        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
         tags.input_tags.string = self.sensitive_column is not None
         return tags
 
@@ -217,9 +216,11 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         with scikit-learn's scorers, which cannot pass metadata to ``predict``.
     drop_sensitive : bool, default=True
         Whether to remove ``sensitive_column`` from X before the model.
-    threshold : float, default=0.5
-        Binary decision threshold on the repaired positive-class probability, or on the
-        repaired decision function when the model has no ``predict_proba`` (then use 0.0).
+    threshold : "auto" or float, default="auto"
+        Binary decision threshold on the repaired positive-class score: ``predict`` gives
+        ``classes_[1]`` where the score is at least the threshold. ``"auto"`` follows
+        scikit-learn's :class:`~sklearn.model_selection.FixedThresholdClassifier`: 0.5 on
+        probabilities (``predict_proba``), 0.0 on decision values (``decision_function``).
     response_method : {"auto", "predict_proba", "decision_function"}, default="auto"
         The response that is repaired, and the only response method exposed (the other one
         would not be repaired). ``"auto"``: ``predict_proba`` when the model has it, else
@@ -236,9 +237,7 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
     estimator_ : classifier
         The fitted model.
     repair_ : transformer
-        The fitted repair of the responses ``predict`` uses.
-    repairs_ : dict
-        Fitted repair per response method.
+        The fitted repair of the model's responses (the response method exposed).
     classes_ : ndarray of shape (n_classes,)
         Class labels.
     n_features_in_ : int
@@ -280,8 +279,8 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
             HasMethods(["fit", "predict_proba"]),
             HasMethods(["fit", "decision_function"]),
         ],
-        "threshold": [Real],
-        "response_method": [StrOptions({"auto", *_RESPONSE_METHODS})],
+        "threshold": [StrOptions({"auto"}), Real],
+        "response_method": [StrOptions({"auto", *DECISION_METHODS})],
     }
 
     def __init__(
@@ -291,7 +290,7 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         *,
         sensitive_column=None,
         drop_sensitive=True,
-        threshold=0.5,
+        threshold="auto",
         response_method="auto",
         cv=None,
     ):
@@ -312,12 +311,12 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         check_classification_targets(y)
         return column_or_1d(y, warn=True)
 
-    def _response_methods(self):
+    def _response_method(self):
         if self.response_method != "auto":
-            return [self.response_method]
-        for method in _RESPONSE_METHODS:
+            return self.response_method
+        for method in DECISION_METHODS:
             if hasattr(self.estimator, method):
-                return [method]
+                return method
         raise ValueError(
             f"{type(self.estimator).__name__} has neither predict_proba nor decision_function; "
             "RepairedClassifier needs one of them."
@@ -337,13 +336,16 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        check_is_fitted(self)
         if uses_dask(X, sensitive_features):
             return predict_blocks(self, "predict", X, sensitive_features)
-        method = next(iter(self.repairs_))
-        repaired = self._repaired(method, X, sensitive_features)
+        repaired = self._repaired(X, sensitive_features)
         if repaired.shape[1] == 1:
-            return self.classes_[(repaired[:, 0] >= self.threshold).astype(int)]
+            threshold = (
+                auto_threshold(self._response_method())
+                if self.threshold == "auto"
+                else self.threshold
+            )
+            return self.classes_[(repaired[:, 0] >= threshold).astype(int)]
         return self.classes_[np.argmax(repaired, axis=1)]
 
     @available_if(lambda self: _has_response(self, "predict_proba"))
@@ -363,7 +365,7 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         """
         if uses_dask(X, sensitive_features):
             return predict_blocks(self, "predict_proba", X, sensitive_features)
-        repaired = self._repaired("predict_proba", X, sensitive_features)
+        repaired = self._repaired(X, sensitive_features)
         if repaired.shape[1] == 1:
             return np.column_stack([1 - repaired[:, 0], repaired[:, 0]])
         return _renormalise(repaired)
@@ -385,7 +387,7 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         """
         if uses_dask(X, sensitive_features):
             return predict_blocks(self, "decision_function", X, sensitive_features)
-        repaired = self._repaired("decision_function", X, sensitive_features)
+        repaired = self._repaired(X, sensitive_features)
         return repaired[:, 0] if repaired.shape[1] == 1 else repaired
 
     def score(self, X, y, sample_weight=None, *, sensitive_features=None):
@@ -439,8 +441,6 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         The fitted model.
     repair_ : transformer
         The fitted repair.
-    repairs_ : dict
-        ``{"predict": repair_}``.
     n_features_in_ : int
         Number of columns of X, the sensitive column(s) included.
     feature_names_in_ : ndarray of str
@@ -472,8 +472,8 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         y = np.asarray(y) if not hasattr(y, "shape") else y
         return column_or_1d(y, warn=True) if y.ndim == 2 and y.shape[1] == 1 else y
 
-    def _response_methods(self):
-        return ["predict"]
+    def _response_method(self):
+        return "predict"
 
     def predict(self, X, *, sensitive_features=None):
         """Repaired predictions.
@@ -491,12 +491,12 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         """
         if uses_dask(X, sensitive_features):
             return predict_blocks(self, "predict", X, sensitive_features)
-        repaired = self._repaired("predict", X, sensitive_features)
+        repaired = self._repaired(X, sensitive_features)
         return repaired[:, 0] if self._one_output else repaired
 
-    def _fit_repairs(self, responses, y, sensitive, sample_weight):
+    def _fit_repair(self, response, y, sensitive, sample_weight):
         self._one_output = np.ndim(y) == 1
-        super()._fit_repairs(responses, y, sensitive, sample_weight)
+        super()._fit_repair(response, y, sensitive, sample_weight)
 
     def score(self, X, y, sample_weight=None, *, sensitive_features=None):
         """R² of the repaired predictions.
@@ -532,21 +532,17 @@ def _has_response(wrapper, method):
     """
     if not hasattr(getattr(wrapper, "estimator_", wrapper.estimator), method):
         return False
-    return wrapper._response_methods() == [method]
+    return wrapper._response_method() == method
 
 
 def _response(estimator, method, X):
-    return _as_columns(getattr(estimator, method)(X), method)
+    return _as_columns(get_response_values(estimator, X, method)[0])
 
 
-def _as_columns(response, method):
-    """Responses as a 2-D score array: the positive-class column for binary probabilities."""
+def _as_columns(response):
+    """Responses as a 2-D array: one column for binary classifiers and single outputs."""
     response = np.asarray(response, dtype=np.float64)
-    if response.ndim == 1:
-        return response[:, None]
-    if method == "predict_proba" and response.shape[1] == 2:
-        return response[:, 1:]
-    return response
+    return response[:, None] if response.ndim == 1 else response
 
 
 def _renormalise(proba):
@@ -555,13 +551,3 @@ def _renormalise(proba):
     proba = np.divide(proba, totals, out=np.zeros_like(proba), where=totals > 0)
     proba[empty] = 1.0 / proba.shape[1]
     return proba
-
-
-def _check_2d(X):
-    shape = getattr(X, "shape", None)
-    if (len(shape) if shape is not None else np.asarray(X).ndim) != 2:
-        raise ValueError(
-            "Expected 2D array, got 1D array instead. Reshape your data either using "
-            "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) if "
-            "it contains a single sample."
-        )

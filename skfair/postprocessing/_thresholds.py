@@ -15,7 +15,6 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import check_cv
 from sklearn.utils import Bunch, _safe_indexing, get_tags
-from sklearn.utils._response import _get_response_values
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import (
@@ -26,7 +25,7 @@ from sklearn.utils.validation import (
     indexable,
 )
 
-from skfair._base import _SkfairEstimatorMixin, resolve_sensitive
+from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
 from skfair._compat import (
     HasMethods,
     Interval,
@@ -34,12 +33,11 @@ from skfair._compat import (
     _fit_context,
     _routing_enabled,
     process_routing,
-    validate_data,
 )
 from skfair._groups import factorize_groups
+from skfair._response import get_response_values
 from skfair._validation import check_weights
 from skfair.postprocessing._base import draw_seed
-from skfair.postprocessing._repaired import _check_2d
 from skfair.postprocessing._roc_hull import score_blocks
 from skfair.postprocessing._threshold_lp import (
     CONSTRAINTS,
@@ -56,9 +54,7 @@ from skfair.postprocessing._threshold_lp import (
 _SCORE_KEY_MASK = np.uint64(~((1 << 20) - 1) & 0xFFFFFFFFFFFFFFFF)
 
 
-class GroupThresholdClassifier(
-    _SkfairEstimatorMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
-):
+class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """Group-specific randomised thresholds that meet a fairness constraint optimally.
 
     A binary classifier's score is turned into a decision by a threshold of its own for each
@@ -274,8 +270,7 @@ class GroupThresholdClassifier(
         -------
         self : object
         """
-        _check_2d(X)
-        validate_data(self, X, skip_check_array=True)
+        X = check_meta_input(self, X, self.estimator, reset=True)
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
@@ -368,9 +363,7 @@ class GroupThresholdClassifier(
             if self.response_method == "auto"
             else self.response_method
         )
-        scores, _ = _get_response_values(
-            estimator, X, response_method=response_method, pos_label=self.pos_label_
-        )
+        scores, _, _ = get_response_values(estimator, X, response_method, pos_label=self.pos_label_)
         scores = np.asarray(scores, dtype=np.float64)
         if not np.isfinite(scores).all():
             raise ValueError(
@@ -445,8 +438,7 @@ class GroupThresholdClassifier(
 
     def _scores_and_codes(self, X, sensitive_features):
         check_is_fitted(self)
-        _check_2d(X)
-        validate_data(self, X, skip_check_array=True, reset=False)
+        X = check_meta_input(self, X, self.estimator, reset=False)
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
@@ -533,7 +525,7 @@ class GroupThresholdClassifier(
         tags = super().__sklearn_tags__()
         estimator_tags = get_tags(self.estimator)
         tags.input_tags.sparse = estimator_tags.input_tags.sparse
-        tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan
+        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
         tags.input_tags.string = self.sensitive_column is not None
         tags.classifier_tags.multi_class = False
         return tags

@@ -4,6 +4,7 @@ import math
 import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 import sklearn
 from sklearn.base import clone
@@ -12,10 +13,12 @@ from sklearn.dummy import DummyClassifier
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression, Perceptron
 from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skfair.ensemble import BootstrapEnsemble
+from skfair.ensemble._bootstrap import _BootstrapDraw
 from skfair.metrics import (
     aleatoric_uncertainty,
     epistemic_uncertainty,
@@ -26,20 +29,8 @@ from skfair.metrics import (
 X, Y = make_classification(n_samples=120, n_features=5, random_state=0)
 
 
-def _expected_failed_checks(estimator):
-    reason = (
-        "bootstrap draws depend on the number of rows, so a weight of 2 and a repeated row "
-        "give different members (sklearn's BaggingClassifier fails this check too)"
-    )
-    return {
-        "check_sample_weight_equivalence_on_dense_data": reason,
-        "check_sample_weight_equivalence_on_sparse_data": reason,
-    }
-
-
 @parametrize_with_checks(
     [BootstrapEnsemble(LogisticRegression(), n_estimators=3)],
-    expected_failed_checks=_expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -58,22 +49,73 @@ def test_member_outputs_shapes_and_mean():
     assert any(len(np.unique(rows)) < len(rows) for rows in ensemble.estimators_samples_)
 
 
-def test_members_are_fitted_on_their_bootstrap_rows_with_their_weights():
+def test_members_are_fitted_unweighted_on_rows_drawn_by_weight():
     weights = np.random.default_rng(0).uniform(0.5, 2, size=120)
     ensemble = BootstrapEnsemble(LogisticRegression(), n_estimators=4, random_state=3)
     ensemble.fit(X, Y, sample_weight=weights)
+    n_drawn = int(0.8 * weights.sum())
     for member, rows in zip(ensemble.estimators_, ensemble.estimators_samples_, strict=True):
-        expected = LogisticRegression().fit(X[rows], Y[rows], sample_weight=weights[rows])
+        assert len(rows) == n_drawn
+        expected = LogisticRegression().fit(X[rows], Y[rows])
         np.testing.assert_allclose(member.coef_, expected.coef_, rtol=1e-6)
 
 
-def test_sample_weight_needs_an_estimator_that_takes_it():
-    class NoWeights(LogisticRegression):
-        def fit(self, X, y):
-            return super().fit(X, y)
+@pytest.mark.parametrize("container", ["array", "frame"])
+def test_integer_weights_give_the_same_members_as_repeated_rows(container):
+    # Regression: a seed drew from n_samples rows with a weight of 2 and from more rows with
+    # the row repeated, so scikit-learn's check_sample_weight_equivalence failed.
+    rng = np.random.default_rng(1)
+    weights = rng.integers(0, 4, size=120)
+    repeated = np.repeat(np.arange(120), weights)
+    order = rng.permutation(len(repeated))  # and in another order
+    X_in = X if container == "array" else pd.DataFrame(X, columns=list("abcde"))
+    params = dict(estimator=LogisticRegression(), n_estimators=5, random_state=0)
+    weighted = BootstrapEnsemble(**params).fit(X_in, Y, sample_weight=weights)
+    copied = BootstrapEnsemble(**params).fit(
+        _safe_indexing(X_in, repeated[order]), Y[repeated[order]]
+    )
+    np.testing.assert_array_equal(
+        weighted.predict_proba_members(X_in), copied.predict_proba_members(X_in)
+    )
+    for rows, copied_rows in zip(
+        weighted.estimators_samples_, copied.estimators_samples_, strict=True
+    ):
+        assert len(rows) == int(0.8 * weights.sum())
+        assert weights[rows].min() > 0
+        np.testing.assert_array_equal(X[rows], X[repeated[order]][copied_rows])
 
-    with pytest.raises(ValueError, match="does not accept sample_weight"):
-        BootstrapEnsemble(NoWeights(), n_estimators=2).fit(X, Y, sample_weight=np.ones(120))
+
+def test_unweighted_draw_is_the_uniform_bootstrap():
+    # Each row is drawn n_drawn / n times on average, a row present twice twice as often.
+    y_small = Y[:30]
+    X_small = np.vstack([X[:30], X[:1]])  # row 0 twice
+    y_small = np.append(y_small, y_small[0])
+    draw = _BootstrapDraw.from_data(X_small, y_small, None, 0.8)
+    assert draw.n_drawn == int(0.8 * 31)
+    n_members = 2000
+    counts = np.mean([np.bincount(draw(seed), minlength=31) for seed in range(n_members)], axis=0)
+    expected = np.full(31, draw.n_drawn / 31)
+    expected[0], expected[30] = 2 * expected[0], 0.0  # row 30 is represented by row 0
+    # Standard error of a mean over n_members draws (counts are binomial), 5 sigma.
+    margin = 5 * np.sqrt(expected / n_members) + 1e-12
+    assert np.all(np.abs(counts - expected) <= margin)
+
+
+def test_a_single_class_draw_is_redrawn():
+    # Regression: with one row of class 1 in 10, a draw of 8 rows misses it with probability
+    # 0.9**8 = 0.43, and LogisticRegression cannot be fitted on a single class.
+    X_small = np.arange(10.0)[:, None]
+    y_small = (np.arange(10) == 9).astype(int)
+    ensemble = BootstrapEnsemble(LogisticRegression(), n_estimators=20, random_state=0)
+    ensemble.fit(X_small, y_small)
+    assert all(9 in rows for rows in ensemble.estimators_samples_)
+    assert all(len(member.classes_) == 2 for member in ensemble.estimators_)
+
+
+def test_weights_on_a_single_class_are_refused():
+    weights = (Y == 1).astype(float)
+    with pytest.raises(ValueError, match="Only one class has a positive sample_weight"):
+        BootstrapEnsemble(LogisticRegression(), n_estimators=2).fit(X, Y, sample_weight=weights)
 
 
 def test_sample_weight_routing():
@@ -81,15 +123,15 @@ def test_sample_weight_routing():
     legacy = BootstrapEnsemble(LogisticRegression(), n_estimators=3, random_state=0)
     legacy.fit(X, Y, sample_weight=weights)
     with sklearn.config_context(enable_metadata_routing=True):
-        routed = BootstrapEnsemble(
-            LogisticRegression().set_fit_request(sample_weight=True),
-            n_estimators=3,
-            random_state=0,
-        ).fit(X, Y, sample_weight=weights)
+        # The ensemble consumes sample_weight itself (its draw); the members are not weighted.
+        routed = BootstrapEnsemble(LogisticRegression(), n_estimators=3, random_state=0)
+        routed.fit(X, Y, sample_weight=weights)
         np.testing.assert_allclose(routed.predict_proba(X), legacy.predict_proba(X))
-        unrequested = BootstrapEnsemble(LogisticRegression(), n_estimators=3)
-        with pytest.raises(ValueError, match="sample_weight"):
-            unrequested.fit(X, Y, sample_weight=weights)
+
+
+def test_verbose_reports_progress(capsys):
+    BootstrapEnsemble(LogisticRegression(), n_estimators=3, verbose=10).fit(X, Y)
+    assert "Done" in capsys.readouterr().err
 
 
 def test_deterministic_under_random_state_and_n_jobs():
@@ -229,11 +271,6 @@ def test_clone_and_pickle():
 def test_parameter_constraints(params, match):
     with pytest.raises(InvalidParameterError, match=match):
         BootstrapEnsemble(LogisticRegression(), **params).fit(X, Y)
-
-
-def test_doc_link():
-    link = BootstrapEnsemble(LogisticRegression())._get_doc_link()
-    assert link.endswith("skfair.ensemble.BootstrapEnsemble.html")
 
 
 def test_missing_values_are_checked_on_all_rows():

@@ -1,4 +1,5 @@
-"""Tests of BiasExplainer: identities, paper targets and scikit-learn conventions (spec §15.2)."""
+"""Tests of BiasExplainer: identities, the targets of Miroshnikov et al. (2022) and
+scikit-learn conventions."""
 
 import warnings
 
@@ -7,16 +8,17 @@ import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.compose import ColumnTransformer
 from sklearn.dummy import DummyClassifier
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import NotFittedError, UndefinedMetricWarning
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from skfair._response import ScoreReader
 from skfair.datasets import make_bias_example
 from skfair.explain import BiasExplainer, explain_bias
-from skfair.explain._games import MarginalGame, RowPool, resolve_response
+from skfair.explain._games import MarginalGame, RowPool
 from skfair.metrics import wasserstein_bias
 
 PARTS = ("total", "positive", "negative", "net")
@@ -124,7 +126,7 @@ def test_net_identities(data):
     shapley = _explain(data, method="shapley")
     marginal = _explain(data, method="marginal")
     ex = shapley.explanations_
-    # Choice (b): the net bias game is additive, so its Shapley values are beta^net (§8.1).
+    # Choice (b): the net bias game is additive, so its Shapley values are beta^net.
     np.testing.assert_allclose(ex.shapley_net, ex.net, atol=1e-10)
     # Choice (a): the net game is linear in the model game: same values as choice (b).
     np.testing.assert_allclose(marginal.explanations_.shapley_net, ex.net, atol=1e-10)
@@ -218,7 +220,8 @@ def test_additive_model_lemma_4_5():
 
 
 def test_shapley_beta_can_exceed_one():
-    """Erratum E12: Shapley explainer betas are bounded by 2, not 1 (spec §15.2 item 24)."""
+    """Shapley explainer betas are bounded by 2, not by 1 as the paper's Lemma 4.4 states:
+    a Shapley value of a [0, 1] score lies in [-1, 1]."""
     table = {(0, 0): 0, (1, 0): 1, (1, 1): 1, (0, 1): 0, (2, 0): 0, (2, 2): 0, (0, 2): 1}
 
     def lookup(Z):
@@ -272,7 +275,7 @@ def test_dedup_is_exact():
     rng = np.random.default_rng(3)
     X = rng.integers(0, 3, size=(60, 3)).astype(float)
     model = ScoreStub(lambda Z: 1 / (1 + np.exp(-(Z[:, 0] - Z[:, 1] * Z[:, 2]))))
-    response = resolve_response(model, "auto", None)
+    response = ScoreReader.from_estimator(model, "auto", None)
     pool = RowPool(X, X[:15])
     masks = np.array([[True, False, False], [False, True, True], [True, False, True]])
     games = [
@@ -309,17 +312,21 @@ def test_permutation_sampling_converges_at_root_n_rate(data):
     assert np.mean(covered) >= 0.85
 
 
-def test_n_jobs_gives_the_same_result(data):
-    serial = _explain(data, n_jobs=None)
-    parallel = _explain(data, n_jobs=2)
-    for key in ("shapley_total", "shapley_positive", "total"):
-        np.testing.assert_allclose(
-            parallel.explanations_[key], serial.explanations_[key], atol=1e-12
-        )
-    again = _explain(data, n_jobs=None)
-    np.testing.assert_array_equal(
-        again.explanations_.shapley_total, serial.explanations_.shapley_total
-    )
+@pytest.mark.parametrize("n_permutations", ["exact", 12])
+@pytest.mark.parametrize("method", SHAPLEY_METHODS)
+def test_results_are_bit_identical_for_any_n_jobs(method, n_permutations):
+    # Regression: the exact reduction summed per-task partial sums whose split depended on
+    # n_jobs, so n_jobs=1 and n_jobs=2 differed by 3e-16.
+    rng = np.random.default_rng(5)
+    group = rng.integers(0, 2, 120)
+    X = rng.normal(group[:, None] * np.linspace(0.2, 1.0, 8), 1.0)
+    model = LogisticRegression().fit(X, X @ np.linspace(-1, 1, 8) > 0)
+    params = dict(method=method, n_permutations=n_permutations, n_background=25, random_state=0)
+    serial = BiasExplainer(model, n_jobs=1, **params).fit(X, sensitive_features=group)
+    parallel = BiasExplainer(model, n_jobs=2, **params).fit(X, sensitive_features=group)
+    np.testing.assert_array_equal(parallel.attributions_, serial.attributions_)
+    for key, values in serial.explanations_.items():
+        np.testing.assert_array_equal(parallel.explanations_[key], values, err_msg=key)
 
 
 def test_paper_m1_fitted_logistic_regression():
@@ -337,7 +344,7 @@ def test_paper_m1_fitted_logistic_regression():
         .fit(data.data, sensitive_features=data.sensitive)
         .bias_
     )
-    assert bias.total == pytest.approx(0.1383, abs=0.01)  # spec §11.1 (5 seeds: 0.131-0.143)
+    assert bias.total == pytest.approx(0.1383, abs=0.01)  # paper's M1; 5 seeds: 0.131-0.143
     assert bias.positive == pytest.approx(bias.total) and bias.negative < 0.002
 
 
@@ -354,13 +361,14 @@ def test_paper_m3_pdp_explanations():
     ).fit(data.data, sensitive_features=data.sensitive)
     ex = explainer.explanations_
     np.testing.assert_allclose(ex.total, 0.1751, atol=0.015)
-    # Erratum E6: beta_1 = beta_1^-, beta_2 = beta_2^+.
+    # The definitions give beta_1 = beta_1^- and beta_2 = beta_2^+ (the paper's text on M3
+    # labels them the other way round; its magnitude 0.175 is unaffected).
     assert ex.positive[0] < 0.002 and ex.negative[1] < 0.002
     assert explainer.bias_.total < 0.01
 
 
 def test_paper_m6_true_model_fast_tier():
-    """Spec §11.2 population tables at N_e = 4000, K = 200, tolerance 0.035."""
+    """The paper's model M6 (population values) at N_e = 4000, K = 200, tolerance 0.035."""
     data = make_bias_example("M6", 4000, random_state=0)
     model = ScoreStub(data.score_function)
     common = dict(favorable="lower", privileged_group=0, n_background=200, random_state=0)
@@ -547,6 +555,62 @@ def test_response_methods(data):
 
 def rng_labels(n):
     return np.arange(n) % 3
+
+
+def test_a_single_group_warns_that_the_bias_is_undefined(data):
+    X, _ = data
+    with pytest.warns(UndefinedMetricWarning, match="single group"):
+        explainer = _explain((X, np.zeros(len(X), dtype=int)))
+    assert explainer.bias_.total == 0.0
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_model_outputs_are_refused(data, bad):
+    X, group = data
+
+    def broken(Z):
+        p = _sigmoid_of_weighted_sum(Z)
+        p[::7] = bad
+        return p
+
+    with pytest.raises(ValueError, match="NaN or infinite score"):
+        BiasExplainer(ScoreStub(broken), n_background=10).fit(X, sensitive_features=group)
+
+
+def test_a_model_predicting_strings_is_refused_with_a_clear_error(data):
+    X, group = data
+    words = np.array(["no", "yes"])
+    model = FrozenEstimator(DummyClassifier(strategy="most_frequent").fit(X, words[group]))
+
+    class LabelsOnly(BaseEstimator):
+        def __init__(self, model=None):
+            self.model = model
+
+        def fit(self, X, y=None):
+            return self
+
+        def __sklearn_is_fitted__(self):
+            return True
+
+        def predict(self, X):
+            return self.model.predict(X)
+
+    with pytest.raises(ValueError, match="labels, not scores"):
+        BiasExplainer(LabelsOnly(model), n_background=10).fit(X, sensitive_features=group)
+
+
+def test_a_large_generic_computation_warns_up_front(data, monkeypatch):
+    from skfair.explain import _bias_explainer
+
+    monkeypatch.setattr(_bias_explainer, "_WARN_HYBRID_ROWS", 1000)
+    with pytest.warns(UserWarning, match="hybrid rows"):
+        _explain(data)
+
+
+def test_verbose_reports_the_plan(data, capsys):
+    _explain(data, verbose=1)
+    out = capsys.readouterr().out
+    assert "coalitions" in out and "hybrid rows" in out
 
 
 def test_no_sensitive_features_means_zero_bias(data):

@@ -1,4 +1,4 @@
-"""The Shapley core against known games and a brute-force average over all orders (spec §15.2)."""
+"""The Shapley core against known games and a brute-force average over all orders."""
 
 from itertools import permutations
 from math import factorial

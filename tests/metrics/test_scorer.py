@@ -6,6 +6,7 @@ import pytest
 import sklearn
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.compose import ColumnTransformer
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import GridSearchCV, KFold, cross_validate
@@ -283,8 +284,57 @@ def test_most_accurate_within():
     }
     assert most_accurate_within(0.05, fairness="spd", performance="acc")(cv_results) == 1
     assert most_accurate_within(0.02, fairness="spd", performance="acc")(cv_results) == 3
-    # nothing within the bound: the fairest candidate
-    assert most_accurate_within(0.001, fairness="spd", performance="acc")(cv_results) == 3
+    # nothing within the bound: the fairest candidate, with a warning saying so
+    with pytest.warns(UserWarning, match=r"no candidate .* at most 0.001.* candidate 3"):
+        assert most_accurate_within(0.001, fairness="spd", performance="acc")(cv_results) == 3
+
+
+def test_most_accurate_within_when_every_fairness_score_is_nan():
+    # Regression: np.nanargmin raised "All-NaN slice encountered" inside GridSearchCV.fit.
+    cv_results = {
+        "mean_test_acc": np.array([0.80, 0.90, 0.85]),
+        "mean_test_spd": np.full(3, np.nan),
+        "params": [{"C": 0.1}, {"C": 1.0}, {"C": 10.0}],
+    }
+    refit = most_accurate_within(0.05, fairness="spd", performance="acc")
+    with pytest.warns(UserWarning, match=r"is NaN.*best performer.*candidate 1 \{'C': 1.0\}"):
+        assert refit(cv_results) == 1
+    cv_results["mean_test_acc"][:] = np.nan
+    with pytest.raises(ValueError, match="cannot choose"):
+        refit(cv_results)
+
+
+def test_most_accurate_within_skips_admissible_candidates_without_performance():
+    cv_results = {
+        "mean_test_acc": np.array([np.nan, 0.70, 0.95]),
+        "mean_test_spd": np.array([-0.01, -0.02, -0.30]),
+    }
+    assert most_accurate_within(0.05, fairness="spd", performance="acc")(cv_results) == 1
+
+
+def test_a_misspelled_metric_keyword_fails_when_the_scorer_is_built():
+    with pytest.raises(TypeError, match=r"privilegd_group.*Did you mean 'privileged_group'"):
+        get_fairness_scorer("statistical_parity_difference", privilegd_group="M")
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        make_fairness_scorer(accuracy_score, sensitive_column="sex", normalise=False)
+    # Valid keywords of the metric and of make_fairness_scorer are accepted.
+    make_fairness_scorer(accuracy_score, sensitive_column="sex", normalize=False)
+    get_fairness_scorer("wasserstein_bias", part="net", favorable="lower")
+
+
+def test_a_single_group_in_the_scored_data_warns(data):
+    X, y, sex = data
+    model = _model_without("sex").fit(X, y)
+    scorer = get_fairness_scorer("statistical_parity_difference", sensitive_column="sex")
+    only_female = sex == "female"
+    with pytest.warns(UndefinedMetricWarning, match="single group") as record:
+        scorer(model, X[only_female], y[only_female])
+    # One warning of that class per scoring call: the metric's own is not repeated.
+    assert sum(issubclass(w.category, UndefinedMetricWarning) for w in record) == 1
+    # Folds of rows sorted by group hold one group each: every fold warns.
+    order = np.argsort(sex, kind="stable")
+    with pytest.warns(UndefinedMetricWarning, match="sorted by group"):
+        cross_validate(_model_without("sex"), X.iloc[order], y[order], scoring=scorer, cv=KFold(2))
 
 
 def test_refit_helper_in_grid_search(data):

@@ -42,3 +42,25 @@ def test_repair_display_without_targets_uses_the_change_of_the_scores():
     with pytest.raises(ValueError, match="must contain 0"):
         RepairDisplay.from_predictions(None, y_score, sensitive_features=group, epsilons=[0.5])
     matplotlib.pyplot.close("all")
+
+
+def test_displays_read_the_same_score_column_of_a_multi_class_model():
+    # Regression: RepairDisplay read predict_proba[:, -1] and MADDDisplay [:, 1], which
+    # differ with three classes; both now read the column of pos_label, which is required.
+    from skfair.plotting import MADDDisplay
+
+    rng = np.random.default_rng(2)
+    group = rng.integers(0, 2, 900)
+    X = np.c_[rng.normal(size=900) + group, rng.normal(size=900)]
+    y = np.digitize(X[:, 0] + rng.normal(size=900), [0.0, 1.0])
+    model = LogisticRegression().fit(X, y)
+    for display in (RepairDisplay, MADDDisplay):
+        with pytest.raises(ValueError, match="pass pos_label"):
+            display.from_estimator(model, X, y, sensitive_features=group)
+    repair = RepairDisplay.from_estimator(model, X, y, sensitive_features=group, pos_label=1)
+    np.testing.assert_array_equal(repair.y_score, model.predict_proba(X)[:, 1])
+    madd = MADDDisplay.from_estimator(
+        model, X, sensitive_features=group, pos_label=1, bandwidths=50, min_points=10
+    )
+    assert madd.search.value >= 0
+    matplotlib.pyplot.close("all")

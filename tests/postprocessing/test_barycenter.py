@@ -585,7 +585,7 @@ def test_scikit_learn_contract():
     assert repair_.fit(y, sensitive_features=codes) is repair_
     assert np.array_equal(kept[0], y) and np.array_equal(kept[1], codes)
     assert repair_.n_groups_ == 2 and repair_.group_counts_.sum() == 200
-    assert "skfair.postprocessing.BarycenterRepair.html" in repair_._get_doc_link()
+    assert repair_._get_doc_link() == ""  # no online API reference to link to
     with pytest.warns(UserWarning, match="fitted without sensitive features"):
         identity = BarycenterRepair().fit_transform(y)
     assert np.array_equal(identity, y)

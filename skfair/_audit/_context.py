@@ -1,0 +1,497 @@
+"""The audit context: the data, the fitted model, its predictions and scores, the groups.
+
+:func:`adult_context` builds it on the bundled Adult data and :func:`csv_context` on a user's
+csv file; both train a plain model (:func:`plain_model`) unless a fitted one is given.
+The audit runs with the required dependencies only (numpy, scipy, scikit-learn, joblib): data
+are numpy arrays and csv files are parsed without pandas, unless a ``--model`` was fitted on a
+DataFrame.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.compose import make_column_transformer
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+from skfair._groups import factorize_groups
+from skfair.datasets import load_adult
+from skfair.datasets._base import parse_csv
+
+
+@dataclass
+class AuditContext:
+    """Everything a section may use.
+
+    Labels are binary: 1 is the favourable outcome (``positive_label`` of the original target),
+    0 the other one.
+
+    Attributes
+    ----------
+    model : estimator
+        The fitted model that is audited.
+    X_test : ndarray or DataFrame
+        Evaluation features, as the model takes them.
+    y_test : ndarray of shape (n_test,), dtype int
+        True labels of the evaluation rows, 0/1.
+    y_pred : ndarray of shape (n_test,), dtype int
+        The model's predictions, 0/1.
+    y_score : ndarray of shape (n_test,) or None
+        Score of the favourable class (``predict_proba`` column, else ``decision_function``);
+        None when the model has neither.
+    sensitive : dict of str to ndarray of shape (n_test,)
+        Group label of each evaluation row, per sensitive attribute, in command-line order.
+    privileged : dict of str to str
+        Privileged group of the attributes for which one was named (``--privileged``);
+        disparities of the other attributes are the largest gap between any two groups.
+    positive_label : object
+        The original target value mapped to 1.
+    description : dict of str to str
+        Lines of the summary section ("data", "model", "target").
+    X_train, y_train, sensitive_train : optional
+        The training split the model was fitted on, in the same forms; None when the model came
+        from ``--model`` (then the whole file is evaluation data).
+    random_state : int
+        Seed for sections that draw random numbers.
+    feature_names : list of str or None
+        Names of the columns of ``X_test`` when it is an ndarray (a DataFrame has its own).
+    row_ids : ndarray of shape (n_test,) or None
+        Position of each evaluation row among the data rows of its file (0 for the first row
+        after the header); None means ``0, 1, ...``.
+    shown_sections : tuple of str
+        Names of the sections of this report (set when they are computed), so that a note
+        refers only to sections that are shown.
+    """
+
+    model: object
+    X_test: object
+    y_test: np.ndarray
+    y_pred: np.ndarray
+    y_score: np.ndarray | None
+    sensitive: dict
+    privileged: dict = field(default_factory=dict)
+    positive_label: object = 1
+    description: dict = field(default_factory=dict)
+    X_train: object = None
+    y_train: np.ndarray | None = None
+    sensitive_train: dict | None = None
+    random_state: int = 0
+    feature_names: list | None = None
+    row_ids: np.ndarray | None = None
+    shown_sections: tuple = ()
+
+
+# --------------------------------------------------------------------------------------------
+# building the context
+
+
+def plain_model(categorical, numeric):
+    """One-hot encoded categorical columns, imputed and scaled numeric ones, logistic regression.
+
+    ``categorical`` and ``numeric`` are column indices (or names, for a DataFrame).
+    """
+    return make_pipeline(
+        make_column_transformer(
+            (OneHotEncoder(handle_unknown="ignore"), categorical),
+            (make_pipeline(SimpleImputer(strategy="median"), StandardScaler()), numeric),
+        ),
+        LogisticRegression(max_iter=1000),
+    )
+
+
+def adult_context(*, model=None, privileged=None, random_state=0):
+    """Audit context on the bundled Adult data, sensitive attributes ``sex`` and ``race``.
+
+    Without ``model``, :func:`plain_model` is trained on the train split; the evaluation rows
+    are the test split in both cases. A given ``model`` must predict the 0/1 target of
+    :func:`~skfair.datasets.load_adult`.
+    """
+    test = load_adult(split="test")
+    sensitive = _attributes(test)
+    privileged = check_privileged(privileged, sensitive)
+    description = {
+        "data": "UCI Adult (bundled with skfair; Becker & Kohavi 1996, CC BY 4.0), test split "
+        f"({test.data.shape[0]:,} rows)",
+        "target": "income-per-year; favourable outcome '>50K' = 1",
+    }
+    train = {}
+    if model is None:
+        bunch = load_adult(split="train")
+        names = bunch.feature_names.tolist()
+        categorical = [names.index(name) for name in bunch.categorical_features]
+        numeric = [j for j in range(len(names)) if j not in categorical]
+        model = plain_model(categorical, numeric).fit(bunch.data, bunch.target)
+        description["model"] = (
+            "logistic regression on one-hot encoded categorical and scaled numeric features "
+            f"(all 14 columns, sex and race included), trained on the train split "
+            f"({bunch.data.shape[0]:,} rows)"
+        )
+        train = {
+            "X_train": bunch.data,
+            "y_train": bunch.target,
+            "sensitive_train": _attributes(bunch),
+        }
+        X_test = test.data
+    else:
+        description["model"] = (
+            f"{_model_name(model)} from --model, evaluated on the bundled Adult test split "
+            "(no --data given)"
+        )
+        _check_classes(model, 1)
+        names = test.feature_names.tolist()
+        X_test = _model_input(model, {name: test.data[:, j] for j, name in enumerate(names)}, names)
+    y_pred, y_score = _predict(model, X_test, positive_label=1)
+    return AuditContext(
+        model=model,
+        X_test=X_test,
+        y_test=test.target,
+        y_pred=y_pred,
+        y_score=y_score,
+        sensitive=sensitive,
+        privileged=privileged,
+        positive_label=1,
+        description=description,
+        random_state=random_state,
+        **train,
+        feature_names=_column_names(X_test, test.feature_names.tolist()),
+    )
+
+
+def csv_context(
+    path,
+    *,
+    target,
+    sensitive,
+    model=None,
+    positive_label=None,
+    privileged=None,
+    bins=None,
+    test_size=0.3,
+    random_state=0,
+):
+    """Audit context on a user's csv file.
+
+    ``bins`` maps numeric sensitive columns to a number of quantile bins their values are
+    grouped into (:func:`quantile_bins`); the model still sees the original column.
+
+    Without ``model``, :func:`plain_model` is trained on a stratified split of the file (all
+    columns but the target are features) and evaluated on the rest. With a fitted ``model``, all
+    rows are evaluation rows; a model fitted on a DataFrame receives the columns named in its
+    ``feature_names_in_``, any other model all columns but the target, in file order. The
+    model predicts the target's own values, ``positive_label`` among them.
+    """
+    # utf-8-sig: a byte-order mark (spreadsheet exports) is not part of the first column name.
+    with open(path, encoding="utf-8-sig", newline="") as text:
+        try:
+            names, columns = parse_csv(text, source=str(path))
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"{path} is not a text csv file in UTF-8 (byte {exc.start}: {exc.reason}); "
+                "--data takes a csv file with a header row."
+            ) from None
+    for name in [target, *sensitive]:
+        if name not in columns:
+            raise ValueError(f"Column {name!r} is not in {path}; its columns are {names}.")
+    labels = columns[target]
+    if np.any(labels != labels):  # NaN: an empty field
+        raise ValueError(
+            f"The target column {target!r} has empty values (first at line "
+            f"{int(np.argmax(labels != labels)) + 2} of {path}, the header being line 1)."
+        )
+    positive_label = _positive_label(labels, positive_label, target)
+    y = _match(labels, positive_label).astype(np.int64)
+    if target in sensitive:
+        raise ValueError(
+            f"The target {target!r} cannot also be a sensitive attribute: each group would "
+            "hold a single class. Name the attributes the groups are defined by."
+        )
+    for name in sensitive:
+        missing = columns[name] != columns[name]  # NaN: an empty field
+        if missing.any():
+            raise ValueError(
+                f"The sensitive column {name!r} has missing values (first at line "
+                f"{int(np.argmax(missing)) + 2} of {path}, the header being line 1); fill them "
+                "or drop those rows."
+            )
+    bins = dict(bins or {})
+    unknown = sorted(set(bins) - set(sensitive))
+    if unknown:
+        raise ValueError(f"--bins names {unknown}, which are not --sensitive columns {sensitive}.")
+    attributes = {
+        name: quantile_bins(columns[name], bins[name], name=name) if name in bins else columns[name]
+        for name in sensitive
+    }
+    encodings = {name: factorize_groups(values) for name, values in attributes.items()}
+    single = {name: enc.labels[0] for name, enc in encodings.items() if len(enc.labels) == 1}
+    if single:
+        raise ValueError(
+            "; ".join(
+                f"{name!r} holds a single value ({label!r})" for name, label in single.items()
+            )
+            + f" in {path}: there are no groups to compare. Name sensitive columns with two "
+            "groups or more."
+        )
+    privileged = check_privileged(privileged, attributes)
+    feature_names = [name for name in names if name != target]
+    description = {
+        "data": f"{path} ({labels.shape[0]:,} rows)",
+        "target": f"{target}; favourable outcome {positive_label!r} = 1",
+    }
+    many = {
+        name: encoding.counts().size
+        for name, encoding in encodings.items()
+        if encoding.counts().size > MANY_GROUPS
+    }
+    if many:
+        description["hint"] = "; ".join(
+            f"{name!r} has {count} groups" for name, count in many.items()
+        ) + (
+            ": small groups make every comparison noisy and pairwise ones slow. Group a "
+            "numeric column into K quantile bins with --bins COL=K."
+        )
+    if model is not None:
+        _check_classes(model, positive_label)
+        X = _model_input(model, columns, feature_names)
+        description["model"] = f"{_model_name(model)} from --model, evaluated on all rows"
+        y_pred, y_score = _predict(model, X, positive_label=positive_label)
+        return AuditContext(
+            model=model,
+            X_test=X,
+            y_test=y,
+            y_pred=y_pred,
+            y_score=y_score,
+            sensitive=attributes,
+            privileged=privileged,
+            positive_label=positive_label,
+            description=description,
+            random_state=random_state,
+            feature_names=_column_names(X, feature_names),
+        )
+    X = _model_input(None, columns, feature_names)
+    categorical = [j for j, name in enumerate(feature_names) if columns[name].dtype == object]
+    numeric = [j for j in range(len(feature_names)) if j not in categorical]
+    train_rows, test_rows = train_test_split(
+        np.arange(y.shape[0]), test_size=test_size, random_state=random_state, stratify=y
+    )
+    model = plain_model(categorical, numeric).fit(X[train_rows], y[train_rows])
+    description["data"] += (
+        f", split at random (random_state={random_state}) into {train_rows.size:,} training and "
+        f"{test_rows.size:,} evaluation rows"
+    )
+    description["model"] = (
+        "logistic regression on one-hot encoded categorical and scaled numeric features "
+        f"(all {len(feature_names)} columns but the target), trained on the training rows"
+    )
+    y_pred, y_score = _predict(model, X[test_rows], positive_label=1)
+    return AuditContext(
+        model=model,
+        X_test=X[test_rows],
+        y_test=y[test_rows],
+        y_pred=y_pred,
+        y_score=y_score,
+        sensitive={name: values[test_rows] for name, values in attributes.items()},
+        privileged=privileged,
+        positive_label=positive_label,
+        description=description,
+        X_train=X[train_rows],
+        y_train=y[train_rows],
+        sensitive_train={name: values[train_rows] for name, values in attributes.items()},
+        random_state=random_state,
+        feature_names=feature_names,
+        row_ids=test_rows,
+    )
+
+
+# More groups than this in a sensitive column get a hint in the summary.
+MANY_GROUPS = 20
+
+
+def quantile_bins(values, n_bins, *, name):
+    """Group a numeric column into at most ``n_bins`` bins of about equal counts.
+
+    The bin edges are quantiles of ``values`` (repeated edges merged); each value gets the
+    label ``"[low, high)"`` of its bin (the last bin is closed). Labels are padded so that
+    their text order is the order of the bins (``q1``, ``q2``, ...).
+    """
+    if values.dtype.kind not in "iuf":
+        raise ValueError(
+            f"--bins {name}={n_bins}: {name!r} is not numeric; --bins groups numeric columns."
+        )
+    if np.isnan(values.astype(np.float64)).any():
+        raise ValueError(f"--bins {name}={n_bins}: {name!r} has missing values.")
+    edges = np.unique(np.quantile(values, np.linspace(0, 1, n_bins + 1)))
+    if edges.size < 2:
+        edges = np.array([values.min(), values.max()])
+    codes = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, edges.size - 2)
+    width = len(str(edges.size - 1))
+    labels = [
+        f"q{k + 1:0{width}d} [{low:g}, {high:g}" + ("]" if k == edges.size - 2 else ")")
+        for k, (low, high) in enumerate(zip(edges[:-1], edges[1:], strict=True))
+    ]
+    return np.asarray(labels, dtype=object)[codes]
+
+
+def check_privileged(privileged, attributes):
+    """``privileged`` maps attribute names to a group label, which must occur in the data."""
+    privileged = dict(privileged or {})
+    unknown = sorted(set(privileged) - set(attributes))
+    if unknown:
+        raise ValueError(
+            f"--privileged names {unknown}, which are not sensitive attributes of this audit "
+            f"({list(attributes)})."
+        )
+    for name, label in privileged.items():
+        groups = [str(group) for group in factorize_groups(attributes[name]).labels]
+        if str(label) not in groups:
+            raise ValueError(
+                f"--privileged {name}={label}: {label!r} is not a group of {name!r}; its groups "
+                f"are {groups}."
+            )
+    return privileged
+
+
+def _attributes(bunch):
+    return {
+        name: bunch.sensitive_features[:, j] for j, name in enumerate(bunch.sensitive_feature_names)
+    }
+
+
+def _model_name(model):
+    steps = getattr(model, "steps", None)
+    if steps:
+        return "Pipeline(" + ", ".join(type(step).__name__ for _, step in steps) + ")"
+    return type(model).__name__
+
+
+def _positive_label(labels, positive_label, target):
+    """The target value that is the favourable outcome, matched as text for numeric targets."""
+    present = np.unique(labels.astype(str) if labels.dtype == object else labels)
+    if present.shape[0] != 2:
+        raise ValueError(
+            f"The target column {target!r} must hold exactly two classes, found "
+            f"{present.shape[0]}: {present.tolist()[:10]}."
+        )
+    if positive_label is None:
+        if set(present.tolist()) <= {0, 1} or set(present.tolist()) == {-1, 1}:
+            return present.dtype.type(1)
+        raise ValueError(
+            f"Name the favourable class of {target!r} with --positive-label; the classes are "
+            f"{present.tolist()}."
+        )
+    matches = [value for value in present.tolist() if str(value) == str(positive_label)]
+    if not matches and present.dtype.kind in "iuf":
+        try:
+            matches = [value for value in present.tolist() if value == float(positive_label)]
+        except ValueError:
+            matches = []
+    if not matches:
+        raise ValueError(
+            f"--positive-label {positive_label!r} is not a class of {target!r}; the classes are "
+            f"{present.tolist()}."
+        )
+    return matches[0]
+
+
+def _column_names(X, names):
+    """Names of the columns of X: a DataFrame's own (maybe a subset of ``names``), else names."""
+    return [str(name) for name in X.columns] if hasattr(X, "columns") else names
+
+
+def _model_input(model, columns, feature_names):
+    """The evaluation features in the form ``model`` was fitted on.
+
+    A model with ``feature_names_in_`` (fitted on a DataFrame) gets a DataFrame of those
+    columns; any other model (or None) an object array of ``feature_names`` in order.
+    """
+    expected = getattr(model, "feature_names_in_", None)
+    n_features = getattr(model, "n_features_in_", None)
+    if expected is None and n_features is not None and n_features != len(feature_names):
+        raise ValueError(
+            f"The model was fitted on {n_features} unnamed columns (a numpy array), but the "
+            f"data have {len(feature_names)} columns besides the target: {feature_names}. A "
+            "model fitted on an array gets every column but the target, in file order; fit it "
+            "on a DataFrame to have its columns picked by name."
+        )
+    if expected is None:
+        X = np.empty((columns[feature_names[0]].shape[0], len(feature_names)), dtype=object)
+        for j, name in enumerate(feature_names):
+            X[:, j] = columns[name]
+        return X
+    missing = [name for name in expected if name not in columns]
+    if missing:
+        raise ValueError(f"The model was fitted on columns that the data lack: {missing}.")
+    try:
+        import pandas as pd
+    except ImportError as exc:
+        raise ImportError(
+            "The model was fitted on a pandas DataFrame, so the audit needs pandas to pass it "
+            'one: pip install "scikit-fairkit[pandas]".'
+        ) from exc
+    return pd.DataFrame({name: columns[name] for name in expected})
+
+
+def _check_classes(model, positive_label):
+    """The model must know the favourable label as one of its classes."""
+    classes = getattr(model, "classes_", None)
+    if classes is not None and not _match(np.asarray(classes), positive_label).any():
+        raise ValueError(
+            f"The model's classes are {np.asarray(classes).tolist()}; the favourable label "
+            f"{positive_label!r} is not among them. Fit the model on the target's own values."
+        )
+
+
+def _predict(model, X, *, positive_label):
+    """0/1 predictions (1 = ``positive_label``) and the score of that class (or None)."""
+    _check_classes(model, positive_label)
+    classes = getattr(model, "classes_", None)
+    try:
+        predictions = np.asarray(model.predict(X))
+    except ValueError as exc:
+        kind = "a DataFrame" if hasattr(X, "columns") else "an object array, in file order"
+        raise ValueError(
+            f"The model cannot predict on the data's columns (passed as {kind}): {exc}"
+        ) from exc
+    y_pred = _match(predictions, positive_label).astype(np.int64)
+    if classes is None:
+        return y_pred, None
+    column = int(np.flatnonzero(_match(np.asarray(classes), positive_label))[0])
+    if hasattr(model, "predict_proba"):
+        return y_pred, np.asarray(model.predict_proba(X))[:, column]
+    if hasattr(model, "decision_function") and len(classes) == 2:
+        decision = np.asarray(model.decision_function(X), dtype=np.float64)
+        # decision_function scores classes_[1]; flip it when that is not the favourable class.
+        return y_pred, (decision if column == 1 else -decision)
+    return y_pred, None
+
+
+def _match(values, label):
+    """``values == label``, comparing as text when the types differ (csv labels are text)."""
+    if values.dtype.kind in "iufb" and isinstance(label, (int, float, np.number)):
+        return values == label
+    return values.astype(str) == str(label)
+
+
+def write_predictions(context, path):
+    """Write the evaluation rows' position, sensitive attributes, y_true, y_pred, y_score.
+
+    The first column, ``row`` (``input_row`` if an attribute has that name), is the position
+    of the row among the data rows of the input (0 for the first row after the header), to join
+    the predictions back to the input.
+    """
+    n_rows = context.y_test.shape[0]
+    row_column = "row" if "row" not in context.sensitive else "input_row"
+    columns = {row_column: np.arange(n_rows) if context.row_ids is None else context.row_ids}
+    columns.update(context.sensitive)
+    columns.update(y_true=context.y_test, y_pred=context.y_pred)
+    if context.y_score is not None:
+        columns["y_score"] = context.y_score
+    with open(path, "w", encoding="utf-8", newline="") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(list(columns))
+        writer.writerows(zip(*(values.tolist() for values in columns.values()), strict=True))

@@ -1,0 +1,80 @@
+"""Rows identified by their content, exactly: integer codes per column and per row.
+
+Codes are canonical: they follow the sorted order of the values (and of the rows), not the
+order in which rows come, so two inputs holding the same rows in any order get the same codes
+for the same contents.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+
+
+def column_codes(column):
+    """``(n_values, codes)`` of one column: codes follow the sorted distinct values.
+
+    NaN (and None, pd.NA) is one value of its own. Numeric columns use ``np.unique``; other
+    columns pandas' ``factorize`` when pandas is installed, otherwise a sort of type-qualified
+    strings (pandas is an optional extra), so that 1 and "1" stay distinct.
+    """
+    if isinstance(column, np.ndarray) and column.dtype.kind in "biufcmM":
+        values, codes = np.unique(column, return_inverse=True)
+        return len(values), codes.reshape(-1)
+    column = np.asarray(column, dtype=object)
+    try:
+        import pandas as pd
+    except ImportError:
+        pd = None
+    if pd is not None:
+        try:
+            codes, values = pd.factorize(column, sort=True, use_na_sentinel=False)
+            return len(values), codes
+        except TypeError:  # values that do not sort together, e.g. 1 and "a"
+            pass
+    keys = np.array(
+        [
+            "" if value is None or value != value else f"{type(value).__name__}:{value}"
+            for value in column.tolist()
+        ]
+    )
+    values, codes = np.unique(keys, return_inverse=True)
+    return len(values), codes.reshape(-1)
+
+
+def row_codes(X):
+    """Integer code of each row of X: equal codes exactly when the rows are equal.
+
+    X is a 2-D array, a pandas DataFrame or a scipy sparse matrix. Values are compared by value
+    (0.0 equals -0.0, and every NaN is one value).
+    """
+    if sparse.issparse(X):
+        matrix = _sparse_row_matrix(X)
+    else:
+        n_rows, n_columns = X.shape
+        matrix = np.empty((n_rows, n_columns), dtype=np.int64)
+        for j in range(n_columns):
+            column = X.iloc[:, j].to_numpy() if hasattr(X, "iloc") else np.asarray(X)[:, j]
+            matrix[:, j] = column_codes(column)[1]
+    if matrix.shape[1] == 0:
+        return np.zeros(matrix.shape[0], dtype=np.int64)
+    _, codes = np.unique(matrix, axis=0, return_inverse=True)
+    return codes.reshape(-1)
+
+
+def _sparse_row_matrix(X):
+    """Each row's stored entries (column indices, then value bits), padded to one width."""
+    csr = sparse.csr_array(X, dtype=np.float64, copy=True)
+    csr.sum_duplicates()  # also sorts the indices of every row
+    csr.eliminate_zeros()
+    n_rows = csr.shape[0]
+    counts = np.diff(csr.indptr)
+    width = int(counts.max()) if n_rows else 0
+    indices = np.full((n_rows, width), -1, dtype=np.int64)
+    bits = np.zeros((n_rows, width), dtype=np.int64)
+    rows = np.repeat(np.arange(n_rows), counts)
+    positions = np.arange(csr.nnz) - np.repeat(csr.indptr[:-1], counts)
+    indices[rows, positions] = csr.indices
+    # + 0.0 turns -0.0 into 0.0, so that values compare as in the dense case.
+    bits[rows, positions] = (csr.data + 0.0).view(np.int64)
+    return np.column_stack([indices, bits])

@@ -1,0 +1,152 @@
+"""The groups' score distributions, before and (optionally) after a repair."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils._optional_dependencies import check_matplotlib_support
+
+from skfair._groups import factorize_groups
+
+
+class ScoreDistributionDisplay:
+    """Histograms (densities) of each group's scores, before and after a repair.
+
+    One panel shows each group's score density as an outline on common bins; with
+    ``repaired`` scores a second panel shows the same after the repair, on the same axes, so
+    that the groups' distributions can be seen to move together. Distribution-level measures
+    (:func:`~skfair.metrics.wasserstein_bias`, :func:`~skfair.metrics.ks_bias`,
+    :func:`~skfair.metrics.madd`) are distances between these curves.
+
+    Create it with :meth:`from_predictions`.
+
+    Parameters
+    ----------
+    y_score : ndarray of shape (n_samples,)
+        Scores (before a repair).
+    groups : ndarray of shape (n_samples,)
+        Group code of each sample, ``0 .. len(group_labels) - 1``.
+    group_labels : list
+        Label of each group code.
+    repaired : ndarray of shape (n_samples,) or None, default=None
+        Scores after a repair, for the second panel.
+    n_bins : int, default=30
+        Number of common bins.
+
+    Attributes
+    ----------
+    ax_ : ndarray of matplotlib Axes
+        One or two panels.
+    figure_ : matplotlib Figure
+    lines_ : list of list of matplotlib artists
+        Per panel, one outline per group.
+
+    See Also
+    --------
+    RepairDisplay : Densities before and after a repair, and the risk-unfairness curve.
+    MADDDisplay : The histograms of the pair of groups MADD compares.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from skfair.plotting import ScoreDistributionDisplay
+    >>> rng = np.random.default_rng(0)
+    >>> group = rng.choice(["a", "b"], 1000)
+    >>> y_score = 1 / (1 + np.exp(-rng.normal(group == "b", 1)))
+    >>> display = ScoreDistributionDisplay.from_predictions(y_score, sensitive_features=group)
+    >>> len(display.lines_[0])
+    2
+    """
+
+    def __init__(self, *, y_score, groups, group_labels, repaired=None, n_bins=30):
+        self.y_score = y_score
+        self.groups = groups
+        self.group_labels = group_labels
+        self.repaired = repaired
+        self.n_bins = n_bins
+
+    @classmethod
+    def from_predictions(cls, y_score, *, sensitive_features, repaired=None, n_bins=30, ax=None):
+        """Plot the groups' score densities (and those of ``repaired`` scores).
+
+        Parameters
+        ----------
+        y_score : array-like of shape (n_samples,)
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+            Groups (joint cells for several attributes).
+        repaired : array-like of shape (n_samples,), default=None
+        n_bins : int, default=30
+        ax : matplotlib Axes or sequence of two, default=None
+
+        Returns
+        -------
+        display : ScoreDistributionDisplay
+        """
+        y_score = np.asarray(y_score, dtype=np.float64).ravel()
+        encoding = factorize_groups(sensitive_features)
+        if encoding.codes.shape[0] != y_score.shape[0]:
+            raise ValueError(
+                f"y_score has {y_score.shape[0]} samples, sensitive_features "
+                f"{encoding.codes.shape[0]}."
+            )
+        if repaired is not None:
+            repaired = np.asarray(repaired, dtype=np.float64).ravel()
+            if repaired.shape != y_score.shape:
+                raise ValueError("repaired must have the shape of y_score.")
+        return cls(
+            y_score=y_score,
+            groups=encoding.codes,
+            group_labels=list(encoding.labels),
+            repaired=repaired,
+            n_bins=n_bins,
+        ).plot(ax=ax)
+
+    def plot(self, ax=None):
+        """Draw the panel(s).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes or sequence of them, default=None
+            One Axes per panel; a new figure when None.
+
+        Returns
+        -------
+        display : ScoreDistributionDisplay
+        """
+        check_matplotlib_support("ScoreDistributionDisplay.plot")
+        import matplotlib.pyplot as plt
+
+        panels = [("before", self.y_score)]
+        if self.repaired is not None:
+            panels.append(("after the repair", self.repaired))
+        if ax is None:
+            _, ax = plt.subplots(
+                1, len(panels), figsize=(5.5 * len(panels), 3.4), sharey=True, squeeze=False
+            )
+            ax = ax[0]
+        ax = np.atleast_1d(np.asarray(ax, dtype=object))
+        values = np.concatenate([scores for _, scores in panels])
+        edges = np.linspace(values.min(), values.max(), self.n_bins + 1)
+        if edges[0] == edges[-1]:
+            edges = np.linspace(edges[0] - 0.5, edges[0] + 0.5, self.n_bins + 1)
+        self.lines_ = []
+        for panel, (title, scores) in zip(ax, panels, strict=True):
+            lines = []
+            for code, label in enumerate(self.group_labels):
+                member = scores[self.groups == code]
+                if member.size == 0:
+                    continue
+                density, _ = np.histogram(member, bins=edges, density=True)
+                (line,) = panel.step(
+                    edges, np.r_[density, density[-1]], where="post", label=f"{label}"
+                )
+                lines.append(line)
+            self.lines_.append(lines)
+            panel.set(xlabel="score", title=title)
+        ax[0].set_ylabel("density")
+        ax[-1].legend(title="group", fontsize="small")
+        self.ax_ = ax
+        self.figure_ = ax[0].figure
+        self.figure_.tight_layout()
+        return self

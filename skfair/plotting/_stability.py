@@ -1,0 +1,155 @@
+"""Per-group label stability and uncertainty of a bootstrap ensemble."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils._optional_dependencies import check_matplotlib_support
+
+from skfair._groups import factorize_groups
+from skfair.metrics import aleatoric_uncertainty, epistemic_uncertainty, label_stability
+
+
+class StabilityDisplay:
+    """Per-group means of per-sample stability and uncertainty measures, with error bars.
+
+    One panel per measure (label stability, and with probabilities epistemic and aleatoric
+    uncertainty, Virny's definitions): each group's mean over its samples as a dot with an
+    approximate 95 % interval (mean ± 1.96 standard errors) as an error bar.
+
+    Create it with :meth:`from_ensemble`, or from per-sample values.
+
+    Parameters
+    ----------
+    measures : dict of str to ndarray of shape (n_samples,)
+        Per-sample values, one entry per panel.
+    groups : ndarray of shape (n_samples,)
+        Group code of each sample.
+    group_labels : list
+        Label of each group code.
+
+    Attributes
+    ----------
+    ax_ : ndarray of matplotlib Axes
+    figure_ : matplotlib Figure
+    errorbars_ : list of matplotlib ErrorbarContainer
+        One per measure.
+
+    See Also
+    --------
+    skfair.ensemble.BootstrapEnsemble : The replicas.
+    skfair.metrics.label_stability : Per-sample label stability.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from skfair.ensemble import BootstrapEnsemble
+    >>> from skfair.plotting import StabilityDisplay
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 2))
+    >>> y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
+    >>> group = rng.choice(["a", "b"], 300)
+    >>> ensemble = BootstrapEnsemble(LogisticRegression(), n_estimators=5, random_state=0)
+    >>> display = StabilityDisplay.from_ensemble(ensemble.fit(X, y), X, sensitive_features=group)
+    >>> list(display.measures)
+    ['label stability', 'epistemic', 'aleatoric']
+    """
+
+    def __init__(self, *, measures, groups, group_labels):
+        self.measures = measures
+        self.groups = groups
+        self.group_labels = group_labels
+
+    @classmethod
+    def from_ensemble(cls, ensemble, X, *, sensitive_features, ax=None):
+        """Compute the measures of a fitted ensemble's members on ``X`` and plot.
+
+        Parameters
+        ----------
+        ensemble : fitted :class:`~skfair.ensemble.BootstrapEnsemble`
+        X : array-like of shape (n_samples, n_features)
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+        ax : sequence of matplotlib Axes, default=None
+
+        Returns
+        -------
+        display : StabilityDisplay
+        """
+        measures = {
+            "label stability": label_stability(
+                ensemble.predict_members(X), labels=ensemble.classes_
+            )
+        }
+        if hasattr(ensemble, "predict_proba_members"):
+            member_proba = ensemble.predict_proba_members(X)
+            measures["epistemic"] = epistemic_uncertainty(member_proba)
+            measures["aleatoric"] = aleatoric_uncertainty(member_proba)
+        encoding = factorize_groups(sensitive_features)
+        return cls(
+            measures=measures, groups=encoding.codes, group_labels=list(encoding.labels)
+        ).plot(ax=ax)
+
+    def plot(self, ax=None):
+        """Draw one panel per measure.
+
+        Parameters
+        ----------
+        ax : sequence of matplotlib Axes, default=None
+
+        Returns
+        -------
+        display : StabilityDisplay
+        """
+        check_matplotlib_support("StabilityDisplay.plot")
+        import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
+
+        n_panels, n_groups = len(self.measures), len(self.group_labels)
+        if ax is None:
+            _, ax = plt.subplots(
+                1,
+                n_panels,
+                figsize=(3.6 * n_panels + 1.5, 1.2 + 0.45 * n_groups),
+                sharey=True,
+                squeeze=False,
+            )
+            ax = ax[0]
+        ax = np.atleast_1d(np.asarray(ax, dtype=object))
+        counts = np.bincount(self.groups, minlength=n_groups).astype(np.float64)
+        positions = np.arange(n_groups)[::-1]
+        self.errorbars_ = []
+        for panel, (title, values) in zip(ax, self.measures.items(), strict=True):
+            values = np.asarray(values, dtype=np.float64)
+            sums = np.bincount(self.groups, weights=values, minlength=n_groups)
+            squares = np.bincount(self.groups, weights=values**2, minlength=n_groups)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = sums / counts
+                variance = np.maximum(squares / counts - mean**2, 0) * counts / (counts - 1)
+                half_width = 1.96 * np.sqrt(variance / counts)
+            self.errorbars_.append(
+                panel.errorbar(
+                    mean,
+                    positions,
+                    xerr=np.nan_to_num(half_width),
+                    fmt="o",
+                    capsize=3,
+                    color="C2",
+                )
+            )
+            panel.set(
+                yticks=positions,
+                yticklabels=[
+                    f"{label} (n={int(n):,})"
+                    for label, n in zip(self.group_labels, counts, strict=True)
+                ],
+                xlabel=f"{title} (mean)",
+                ylim=(-0.6, n_groups - 0.4),
+            )
+            panel.xaxis.set_major_locator(MaxNLocator(nbins=5))
+            panel.grid(axis="x", alpha=0.3)
+        self.ax_ = ax
+        self.figure_ = ax[0].figure
+        self.figure_.tight_layout()
+        return self

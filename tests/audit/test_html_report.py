@@ -1,0 +1,151 @@
+"""The HTML report, rendered by a real browser (headless Chromium), and the JSON output."""
+
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skfair.__main__ import main
+from skfair._audit import SECTIONS
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1280,4000",
+]
+
+# Appended to a copy of the page (the report itself has no script): measures what the
+# browser rendered and writes it into the DOM, which --dump-dom prints.
+PROBE = """
+<script>
+window.addEventListener("load", () => {
+  const result = {
+    scrollWidth: document.documentElement.scrollWidth,
+    clientWidth: document.documentElement.clientWidth,
+    sections: [...document.querySelectorAll("section")].map((s) => s.id),
+    headings: [...document.querySelectorAll("section > h2")].map((h) => h.textContent),
+    images: [...document.images].map((i) => [i.complete, i.naturalWidth, i.naturalHeight,
+                                             i.getBoundingClientRect().width]),
+  };
+  const out = document.createElement("pre");
+  out.id = "probe";
+  out.style.display = "none";
+  out.textContent = JSON.stringify(result);
+  document.body.appendChild(out);
+});
+</script>
+"""
+
+
+def loans(path, n=700, seed=0):
+    rng = np.random.default_rng(seed)
+    sex = rng.choice(["female", "male"], size=n, p=[0.4, 0.6])
+    region = rng.choice(["north", "south", "east"], size=n)
+    income = rng.normal(50, 10, size=n) + 6 * (sex == "male")
+    approved = np.where(income + rng.normal(0, 5, size=n) > 52, "yes", "no")
+    frame = pd.DataFrame({"income": income, "region": region, "sex": sex, "approved": approved})
+    frame.to_csv(path, index=False)
+    return frame
+
+
+ARGS = ["--target", "approved", "--positive-label", "yes", "--sensitive", "sex", "region"]
+
+
+def chromium(*args):
+    with tempfile.TemporaryDirectory() as profile:
+        return subprocess.run(
+            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("html")
+    loans(folder / "loans.csv")
+    status = main(
+        ["audit", "--data", str(folder / "loans.csv"), *ARGS, "--quiet"]
+        + ["--html", str(folder / "report.html"), "--format", "json"]
+    )
+    assert status == 0
+    return folder / "report.html"
+
+
+def test_the_page_is_self_contained(report):
+    page = report.read_text(encoding="utf-8")
+    assert "<script" not in page.lower()
+    # No network: every image is inline, no stylesheet or font is fetched.
+    assert not re.search(r"""(src|href)=["']?(https?:|//)""", page)
+    assert "<link" not in page.lower()
+    assert page.count('src="data:image/png;base64,') >= 8
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is installed by .ci/run (apt-get)")
+def test_chromium_renders_every_section_and_figure_within_1280_px(report, tmp_path):
+    probed = tmp_path / "probed.html"
+    probed.write_text(report.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"))
+    result = chromium("--virtual-time-budget=10000", "--dump-dom", probed.as_uri())
+    match = re.search(r'<pre id="probe"[^>]*>(.*?)</pre>', result.stdout, flags=re.DOTALL)
+    assert match, result.stderr[-2000:]
+    measured = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    assert measured["sections"] == [f"section-{name}" for name in SECTIONS]
+    assert measured["headings"] == [title for title, _ in SECTIONS.values()]
+    # Per-group rates, scores, MADD, repair, bias sources, stability: per attribute or pair.
+    assert len(measured["images"]) >= 10
+    for complete, width, height, shown_width in measured["images"]:
+        assert complete and width > 0 and height > 0 and shown_width > 0
+    assert measured["scrollWidth"] <= measured["clientWidth"] <= 1280
+    screenshot = tmp_path / "report.png"
+    chromium(f"--screenshot={screenshot}", report.as_uri())
+    assert screenshot.stat().st_size > 10_000
+    assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_json_is_machine_readable_and_repeats_exactly(tmp_path, capsys):
+    frame = loans(tmp_path / "loans.csv")
+    args = ["audit", "--data", str(tmp_path / "loans.csv"), *ARGS, "--format", "json"]
+    args += ["--sections", "groups", "disparities", "--save-predictions"]
+    assert main([*args, str(tmp_path / "p.csv")]) == 0
+    first = capsys.readouterr().out
+    assert main([*args, str(tmp_path / "p.csv")]) == 0
+    assert capsys.readouterr().out == first
+    document = json.loads(first)
+    assert [section["name"] for section in document["sections"]] == ["groups", "disparities"]
+    groups = document["sections"][0]["tables"][0]
+    assert groups["attribute"] == "sex"
+    predictions = pd.read_csv(tmp_path / "p.csv")
+    sex = frame["sex"].to_numpy()[predictions["row"]]
+    for row in groups["rows"]:
+        member = sex == row[0]
+        assert row[1] == member.sum()  # n, an integer
+        # selection rate, full precision (the text shows three decimals)
+        assert row[4] == pytest.approx(predictions["y_pred"][member].mean(), abs=1e-9)
+    disparities = document["sections"][1]["tables"][0]
+    assert disparities["header"] == ["metric", "sex", "region", "sex & region"]
+    sizes = disparities["rows"][-1]
+    assert sizes[0] == "groups (smallest n)"
+    counts = np.unique(sex, return_counts=True)[1]
+    assert sizes[1] == {"n_groups": 2, "smallest": int(counts.min())}
+
+
+def test_markdown_has_a_table_per_attribute(tmp_path, capsys):
+    loans(tmp_path / "loans.csv")
+    args = ["audit", "--data", str(tmp_path / "loans.csv"), *ARGS, "--format", "markdown"]
+    assert main([*args, "--sections", "groups"]) == 0
+    output = capsys.readouterr().out
+    assert "## Per-group rates" in output
+    assert "| sex | n | share |" in output and "| region | n | share |" in output

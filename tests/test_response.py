@@ -1,0 +1,92 @@
+"""The one way skfair reads a model's scores, against the model's own outputs."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.model_selection import cross_val_predict
+from sklearn.svm import LinearSVC
+
+from skfair._response import (
+    ScoreReader,
+    auto_threshold,
+    get_response_values,
+    response_from_output,
+)
+
+X, y01 = make_classification(n_samples=200, n_features=4, random_state=0)
+Y_WORDS = np.array(["no", "yes"])[y01]
+X3, Y3 = make_classification(
+    n_samples=300, n_features=6, n_informative=4, n_classes=3, random_state=0
+)
+
+
+@pytest.mark.parametrize("pos_label", [None, "yes", "no"])
+def test_binary_probabilities_and_decision_values_follow_pos_label(pos_label):
+    proba_model = LogisticRegression().fit(X, Y_WORDS)
+    svc = LinearSVC().fit(X, Y_WORDS)
+    column = 0 if pos_label == "no" else 1
+    sign = -1.0 if pos_label == "no" else 1.0
+    expected_proba = proba_model.predict_proba(X)[:, column]
+    expected_decision = sign * svc.decision_function(X)
+    scores, used_label, method = get_response_values(
+        proba_model, X, ["predict_proba", "decision_function"], pos_label=pos_label
+    )
+    assert method == "predict_proba" and used_label == (pos_label or "yes")
+    np.testing.assert_array_equal(scores, expected_proba)
+    scores, _, method = get_response_values(
+        svc, X, ["predict_proba", "decision_function"], pos_label=pos_label
+    )
+    assert method == "decision_function"
+    np.testing.assert_array_equal(scores, expected_decision)
+    for model, expected in ((proba_model, expected_proba), (svc, expected_decision)):
+        reader = ScoreReader.from_estimator(model, "auto", pos_label)
+        np.testing.assert_array_equal(reader(model, X), expected)
+
+
+def test_multi_class_probabilities_need_a_pos_label():
+    model = LogisticRegression().fit(X3, Y3)
+    scores, _, _ = get_response_values(model, X3, "predict_proba")
+    np.testing.assert_array_equal(scores, model.predict_proba(X3))  # 2-D, as scikit-learn
+    with pytest.raises(ValueError, match="pass pos_label"):
+        ScoreReader.from_estimator(model, "auto")
+    reader = ScoreReader.from_estimator(model, "auto", pos_label=2)
+    np.testing.assert_array_equal(reader(model, X3), model.predict_proba(X3)[:, 2])
+    with pytest.raises(ValueError, match="not among the classes"):
+        ScoreReader.from_estimator(model, "auto", pos_label=7)
+
+
+def test_regressor_outputs_pass_unchanged():
+    model = LinearRegression().fit(X, y01)
+    reader = ScoreReader.from_estimator(model, "auto")
+    assert reader.method == "predict"
+    np.testing.assert_array_equal(reader(model, X), model.predict(X))
+
+
+def test_outputs_computed_elsewhere_are_read_like_the_models_own():
+    for method in ("predict_proba", "decision_function"):
+        output = cross_val_predict(LogisticRegression(), X, Y_WORDS, cv=3, method=method)
+        expected = output[:, 1] if method == "predict_proba" else output
+        read = response_from_output(output, method, np.array(["no", "yes"]))
+        np.testing.assert_array_equal(read, expected)
+        negated = response_from_output(output, method, np.array(["no", "yes"]), pos_label="no")
+        expected = output[:, 0] if method == "predict_proba" else -output
+        np.testing.assert_array_equal(negated, expected)
+
+
+def test_method_params_reach_the_method_used():
+    class NeedsGroups(LogisticRegression):
+        def predict_proba(self, X, *, groups):
+            return super().predict_proba(X) * 0 + np.c_[1 - groups, groups]
+
+    model = NeedsGroups().fit(X, y01)
+    groups = np.linspace(0, 1, len(X))
+    scores, _, _ = get_response_values(
+        model, X, "predict_proba", method_params={"predict_proba": {"groups": groups}}
+    )
+    np.testing.assert_allclose(scores, groups)
+
+
+def test_auto_threshold_is_scikit_learns():
+    assert auto_threshold("predict_proba") == 0.5
+    assert auto_threshold("decision_function") == 0.0
