@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import Bunch
 
+from skfair._dask import check_in_memory
 from skfair._groups import factorize_groups
 from skfair._validation import check_lengths, check_weights
 from skfair.metrics._hfm_features import (
@@ -293,6 +294,8 @@ def _hfm_details(
 ):
     """The computation; ``warn_version`` names the version whose infinite value warns (None:
     both)."""
+    hint = 'Run hfm(..., method="approx") on a sample, e.g. ddf.sample(frac=0.01).compute().'
+    check_in_memory("hfm", X, y_true, y_pred, sensitive_features, hint=hint)
     _check_option(label_encoding, _LABEL_ENCODINGS, "label_encoding")
     n = check_lengths(X=X, y_true=y_true, y_pred=y_pred)
     if n < 2:
