@@ -1,4 +1,8 @@
-"""HFM on German credit and Adult: the spirit of Tables III/IV of Bian, Luo & Xu (2024).
+"""
+HFM on German credit and Adult
+==============================
+
+The spirit of Tables III/IV of Bian, Luo & Xu (2024).
 
 For each data set, a gradient-boosting classifier is cross-validated (5 folds, as in the
 paper). On each test fold, HFM compares the separation of the sensitive groups in the data
@@ -13,7 +17,7 @@ What can match the paper and what cannot
 ----------------------------------------
 * The protocol, the attributes and the formula are the paper's; the learner is not
   (scikit-learn's HistGradientBoostingClassifier instead of LightGBM), nor are the folds, so
-  the digits differ. What should match is the order of magnitude: |df| and |df_avg| of a
+  the digits differ. What should match is the order of magnitude: ``|df|`` and ``|df_avg|`` of a
   few thousandths to a few hundredths, mostly negative (the model pulls the groups slightly
   closer than the labels do), and df_avg more stable across folds than df.
 * The paper does not say whether its tables use exact or approximate distances; both are
