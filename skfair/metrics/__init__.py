@@ -27,6 +27,9 @@ from skfair.metrics._madd import (
     madd,
     madd_bandwidth_search,
 )
+from skfair.metrics._metric_table import (
+    MetricTable,
+)
 from skfair.metrics._scorer import (
     get_fairness_scorer,
     make_fairness_scorer,
@@ -42,6 +45,7 @@ from skfair.metrics._uncertainty import (
 )
 
 __all__ = [
+    "MetricTable",
     "accuracy_difference",
     "aleatoric_uncertainty",
     "aleatoric_uncertainty_difference",
