@@ -11,6 +11,12 @@ from skfair.metrics._classification import (
     statistical_parity_difference,
     true_positive_rate_difference,
 )
+from skfair.metrics._consistency import (
+    consistency_score,
+)
+from skfair.metrics._demographic_disparity import (
+    conditional_demographic_disparity,
+)
 from skfair.metrics._distribution import (
     classifier_bias,
     ks_bias,
@@ -23,12 +29,35 @@ from skfair.metrics._group_summary import (
 from skfair.metrics._hfm import (
     hfm,
 )
+from skfair.metrics._inequality import (
+    between_group_coefficient_of_variation,
+    between_group_generalized_entropy_index,
+    between_group_theil_index,
+    coefficient_of_variation,
+    generalized_entropy_index,
+    theil_index,
+)
 from skfair.metrics._madd import (
     madd,
     madd_bandwidth_search,
 )
 from skfair.metrics._metric_table import (
     MetricTable,
+)
+from skfair.metrics._odds import (
+    average_abs_odds_difference,
+    average_odds_difference,
+    equalized_odds_ratio,
+    error_rate_ratio,
+    false_positive_rate_ratio,
+    true_negative_rate_difference,
+    true_positive_rate_ratio,
+)
+from skfair.metrics._predictive import (
+    false_discovery_rate_difference,
+    false_omission_rate_difference,
+    negative_predictive_value_difference,
+    positive_predictive_value_difference,
 )
 from skfair.metrics._scorer import (
     get_fairness_scorer,
@@ -49,15 +78,29 @@ __all__ = [
     "accuracy_difference",
     "aleatoric_uncertainty",
     "aleatoric_uncertainty_difference",
+    "average_abs_odds_difference",
+    "average_odds_difference",
+    "between_group_coefficient_of_variation",
+    "between_group_generalized_entropy_index",
+    "between_group_theil_index",
     "classifier_bias",
+    "coefficient_of_variation",
+    "conditional_demographic_disparity",
+    "consistency_score",
     "demographic_parity_unfairness",
     "disparate_impact_ratio",
     "epistemic_uncertainty",
     "epistemic_uncertainty_difference",
     "equalized_odds_difference",
+    "equalized_odds_ratio",
     "equalized_odds_unfairness",
+    "error_rate_ratio",
+    "false_discovery_rate_difference",
     "false_negative_rate_difference",
+    "false_omission_rate_difference",
     "false_positive_rate_difference",
+    "false_positive_rate_ratio",
+    "generalized_entropy_index",
     "get_fairness_scorer",
     "group_summary",
     "hfm",
@@ -68,8 +111,13 @@ __all__ = [
     "madd_bandwidth_search",
     "make_fairness_scorer",
     "most_accurate_within",
+    "negative_predictive_value_difference",
+    "positive_predictive_value_difference",
     "quantile_bias",
     "statistical_parity_difference",
+    "theil_index",
+    "true_negative_rate_difference",
     "true_positive_rate_difference",
+    "true_positive_rate_ratio",
     "wasserstein_bias",
 ]
