@@ -271,6 +271,10 @@ def equalized_odds_difference(
     An undefined component (no positives or no negatives) is left out of the worst case and
     makes the mean NaN.
 
+    The signed mean is not aif360's average odds difference: ``(ΔFPR + ΔFNR) / 2 = (ΔFPR -
+    ΔTPR) / 2`` here, ``(ΔFPR + ΔTPR) / 2`` in aif360 (:func:`average_odds_difference`), so
+    the TPR part enters with opposite signs; the unsigned means agree.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
