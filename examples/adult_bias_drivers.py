@@ -1,4 +1,8 @@
-"""Where does a census-income model's gender bias come from? (Miroshnikov et al., Sect. 5.3)
+"""
+Where does a census-income model's gender bias come from?
+=========================================================
+
+Miroshnikov et al. (2022), Section 5.3, on the bundled UCI Adult data.
 
 Reproduces the census example of "Wasserstein-based fairness interpretability framework for
 machine learning models" (arXiv:2011.03156) on the bundled UCI Adult data:
@@ -18,15 +22,13 @@ Run from the repository root (about a minute on an idle 2-core machine)::
     python examples/adult_bias_drivers.py
 
 Differences from the paper, stated honestly: the paper's test set has "16251" rows, the file has
-16281 (a typo in the paper, spec erratum E10); the paper does not say how categorical features
-were encoded, and ordinal codes of the sorted category strings (with "?" as its own category)
+16281 (the paper's count is a typo); the paper does not say how categorical features were
+encoded, and ordinal codes of the sorted category strings (with "?" as its own category)
 reproduce its numbers; the paper's segment and Shapley-bias figures have no printed values, so
-those are shown for inspection only. Targets (spec §11.3): Bias+ = 0.189 +- 0.01, Bias- < 0.002,
+those are shown for inspection only. The paper's values: Bias+ = 0.189 +- 0.01, Bias- < 0.002,
 marital-status beta+ = 0.122 +- 0.01 and the largest, Bias+ without marital-status
 0.103 +- 0.01.
 """
-
-from pathlib import Path
 
 import numpy as np
 from sklearn.ensemble import GradientBoostingClassifier
@@ -168,9 +170,6 @@ def main():
     )
 
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
         from skfair.plotting import BiasExplanationDisplay
@@ -182,9 +181,7 @@ def main():
     BiasExplanationDisplay.from_explainer(shapley, kind="waterfall", part="positive", ax=right)
     right.set_title("Shapley-bias values, positive part")
     fig.tight_layout()
-    path = Path(__file__).with_suffix(".png")
-    fig.savefig(path, dpi=100)
-    print(f"\nPlot written to {path}")
+    plt.show()
 
 
 if __name__ == "__main__":

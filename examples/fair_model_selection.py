@@ -1,4 +1,6 @@
-"""Fairness-aware model selection with plain scikit-learn.
+"""
+Fairness-aware model selection with plain scikit-learn
+======================================================
 
 The recipe recommended in fairlearn #1374: ``GridSearchCV`` with a multi-metric ``scoring``
 dict (a performance scorer and a fairness scorer) and a callable ``refit`` that picks the most

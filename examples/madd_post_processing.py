@@ -1,4 +1,6 @@
-"""Measure and reduce MADD on the Adult data.
+"""
+Measure and reduce MADD on the Adult data
+=========================================
 
 MADD (Verger et al., JEDM 2024) is the L1 distance between the histograms of predicted
 probabilities of two groups: 0 when women and men get the same score distribution, 2 when the

@@ -1,4 +1,8 @@
-"""Stability and uncertainty disparities of a classifier on Adult (Virny's measures).
+"""
+Stability and uncertainty disparities of a classifier on Adult
+==============================================================
+
+Virny's stability and uncertainty measures.
 
 A logistic regression is refitted on 30 bootstrap samples of Adult's training split
 (:class:`skfair.ensemble.BootstrapEnsemble`, 80 % of the rows drawn with replacement). On the

@@ -34,8 +34,10 @@ from skfair._compat import (
     process_routing,
     validate_data,
 )
+from skfair._stats._votes import entropy as _entropy
+from skfair._stats._votes import label_stability_from_codes as _label_stability_from_codes
+from skfair._stats._votes import member_votes as _member_votes
 from skfair._validation import check_weights
-from skfair.metrics._uncertainty import _entropy, _label_stability_from_codes, _member_votes
 
 _MAX_SEED = np.iinfo(np.int32).max
 

@@ -24,6 +24,8 @@ from sklearn.utils.validation import check_is_fitted
 from skfair._base import _SkfairEstimatorMixin, resolve_sensitive
 from skfair._compat import HasMethods, Interval, StrOptions, _fit_context
 from skfair._groups import privileged_mask, split_sensitive_column
+from skfair._stats._sorted import FAVORABLE_SIGN as _FAVORABLE_SIGN
+from skfair._stats._sorted import w1_parts as _w1_parts
 from skfair._validation import check_groups, check_weights
 from skfair.explain._games import MarginalGame, RowPool, resolve_response
 from skfair.explain._shapley import (
@@ -35,7 +37,6 @@ from skfair.explain._shapley import (
     unit_standard_error,
 )
 from skfair.explain._tree import TreeGame
-from skfair.metrics._distribution import _FAVORABLE_SIGN, _w1_parts
 
 _AUTO_EXACT_PLAYERS = 10  # "auto": exact enumeration up to this many players (spec §10.2)
 _AUTO_PERMUTATIONS = 128

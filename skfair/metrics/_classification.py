@@ -3,7 +3,7 @@
 Binary-label metrics (spec §5.2) compare a base measure -- selection rate, true/false
 positive/negative rate, accuracy -- between groups. They share one count table per group,
 ``[tn, fp, fn, tp]`` from one ``np.bincount`` over the joint group codes, and a formula from
-:mod:`skfair.metrics._disparity`:
+:mod:`skfair._stats._aggregate`:
 
 - ``privileged_group`` given: signed ``measure(dis) - measure(priv)``, where priv pools the
   samples of the named group(s) and dis pools all the others (ratios: ``dis / priv``);
@@ -24,6 +24,8 @@ import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
 from skfair._groups import factorize_groups
+from skfair._stats._aggregate import rate_difference, rate_ratio
+from skfair._stats._counts import FN, FP, TN, TP, confusion_table
 from skfair._validation import (
     binarize,
     check_groups,
@@ -31,15 +33,6 @@ from skfair._validation import (
     check_lengths,
     check_scores,
     check_weights,
-)
-from skfair.metrics._disparity import (
-    FN,
-    FP,
-    TN,
-    TP,
-    _confusion_table,
-    _rate_difference,
-    _rate_ratio,
 )
 
 # ----------------------------------------------------------------------------------------------
@@ -92,7 +85,7 @@ def statistical_parity_difference(
     groups, table = _binary_confusion(
         y_true, y_pred, sensitive_features, pos_label, sample_weight, needs_y_true=False
     )
-    return _rate_difference(*_selection(table), groups, privileged_group, measure="selection rate")
+    return rate_difference(*_selection(table), groups, privileged_group, measure="selection rate")
 
 
 def disparate_impact_ratio(
@@ -131,7 +124,7 @@ def disparate_impact_ratio(
     groups, table = _binary_confusion(
         y_true, y_pred, sensitive_features, pos_label, sample_weight, needs_y_true=False
     )
-    return _rate_ratio(*_selection(table), groups, privileged_group, measure="selection rate")
+    return rate_ratio(*_selection(table), groups, privileged_group, measure="selection rate")
 
 
 def true_positive_rate_difference(
@@ -167,7 +160,7 @@ def true_positive_rate_difference(
     -0.5
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    return _rate_difference(
+    return rate_difference(
         *_true_positive(table), groups, privileged_group, measure="true positive rate"
     )
 
@@ -204,7 +197,7 @@ def false_negative_rate_difference(
     0.5
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    return _rate_difference(
+    return rate_difference(
         *_false_negative(table), groups, privileged_group, measure="false negative rate"
     )
 
@@ -242,7 +235,7 @@ def false_positive_rate_difference(
     0.5
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    return _rate_difference(
+    return rate_difference(
         *_false_positive(table), groups, privileged_group, measure="false positive rate"
     )
 
@@ -304,10 +297,10 @@ def equalized_odds_difference(
         raise ValueError(f"agg must be 'worst_case' or 'mean', got {agg!r}.")
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     # Unsigned, D_FNR == D_TPR, so the FNR serves both forms.
-    fpr_gap = _rate_difference(
+    fpr_gap = rate_difference(
         *_false_positive(table), groups, privileged_group, measure="false positive rate"
     )
-    fnr_gap = _rate_difference(
+    fnr_gap = rate_difference(
         *_false_negative(table), groups, privileged_group, measure="false negative rate"
     )
     if agg == "mean":
@@ -356,7 +349,7 @@ def accuracy_difference(
     table = np.bincount(
         groups.codes * 2 + correct, weights=sample_weight, minlength=2 * groups.n_groups
     ).reshape(groups.n_groups, 2)
-    return _rate_difference(
+    return rate_difference(
         table[:, 1], table.sum(axis=1), groups, privileged_group, measure="accuracy"
     )
 
@@ -405,7 +398,7 @@ def _binary_confusion(
         y_true, y_pred, sensitive_features, sample_weight, needs_y_true=needs_y_true
     )
     y_true_positive, y_pred_positive = binarize(y_true, y_pred, pos_label)
-    return groups, _confusion_table(groups, y_true_positive, y_pred_positive, sample_weight)
+    return groups, confusion_table(groups, y_true_positive, y_pred_positive, sample_weight)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import numpy as np
 
 from skfair._groups import factorize_groups, privileged_mask
+from skfair._stats._counts import FP, TN, confusion_table
 from skfair._validation import binarize
 from skfair.metrics._classification import _check_inputs
-from skfair.metrics._disparity import FP, TN, _confusion_table
 
 
 def conditional_demographic_disparity(
@@ -93,7 +93,7 @@ or None, default=None
         strata = factorize_groups(control_features, n_samples=y_pred.shape[0])
         n_strata, codes = strata.n_groups, strata.codes * n_groups + groups.codes
     cells = SimpleNamespace(codes=codes, n_groups=n_strata * n_groups)
-    table = _confusion_table(cells, None, accepted, weights).reshape(n_strata, n_groups, 4)
+    table = confusion_table(cells, None, accepted, weights).reshape(n_strata, n_groups, 4)
     rejected, accepted_counts = table[..., TN], table[..., FP]
     if privileged_group is not None:
         disadvantaged = ~privileged_mask(groups, privileged_group)

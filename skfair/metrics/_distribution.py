@@ -29,84 +29,21 @@ from sklearn.utils.multiclass import type_of_target
 
 from skfair._compat import Interval, Real, StrOptions, validate_params
 from skfair._groups import privileged_mask
+from skfair._stats._aggregate import aggregate
+from skfair._stats._sorted import (
+    FAVORABLE_SIGN,
+    cdf_at,
+    ks_parts_sorted,
+    quantile_at,
+    w1_parts_sorted,
+)
 from skfair._validation import check_groups, check_lengths, check_scores, check_weights
 
-_FAVORABLE_SIGN = {"higher": 1.0, "lower": -1.0}
 _AGGREGATIONS = {"worst_case", "mean", "weighted"}
-# Relative tolerance on cumulative weights when locating a quantile, so that p = i / n_k hits
-# the breakpoint exactly despite rounding (spec §5.3).
-_QUANTILE_RTOL = 1e-12
 
 
 # --------------------------------------------------------------------------------------------
 # Kernels on one compared pair (spec §5.1, §5.3)
-
-
-def _w1_parts_sorted(sorted_values, weights0, weights1, sign):
-    """Positive and negative W1 parts from scores sorted along axis 0 (CDF form, Thm. 3.2).
-
-    ``weights0`` / ``weights1`` hold each row's weight in group 0 / 1 (zero for rows of the
-    other group), aligned with ``sorted_values``. Inside a tie block the partial cumulative sums
-    are not ECDF values, but the block's score increments are zero there, so they add nothing.
-    """
-    cdf0 = np.cumsum(weights0, axis=0)[:-1] / weights0.sum(axis=0)
-    cdf1 = np.cumsum(weights1, axis=0)[:-1] / weights1.sum(axis=0)
-    gap = sign * (cdf1 - cdf0)  # the threshold bias of Def. 2.2 between consecutive scores
-    step = np.diff(sorted_values, axis=0)
-    positive = np.sum(np.maximum(gap, 0.0) * step, axis=0)
-    negative = np.sum(np.maximum(-gap, 0.0) * step, axis=0)
-    return positive, negative
-
-
-def _w1_parts(values, in1, weights, sign):
-    """Positive and negative W1 parts of every column of ``values`` (Def. 3.2).
-
-    Parameters
-    ----------
-    values : ndarray of shape (n_rows,) or (n_rows, n_columns)
-        Scores of the rows of the two compared groups; each column is one score.
-    in1 : ndarray of bool, shape (n_rows,)
-        True for rows of the compared group (the paper's G=1), False for the privileged one.
-    weights : ndarray of shape (n_rows,)
-        Non-negative row weights.
-    sign : {1.0, -1.0}
-        The favourable direction.
-
-    Returns
-    -------
-    positive, negative : float or ndarray of shape (n_columns,)
-    """
-    # Any sort order works: inside a tie block the score increments are zero (introsort is
-    # several times faster than a stable sort).
-    order = np.argsort(values, axis=0)
-    sorted_values = np.take_along_axis(values, order, axis=0)
-    weights0 = np.where(in1, 0.0, weights)[order]
-    weights1 = np.where(in1, weights, 0.0)[order]
-    return _w1_parts_sorted(sorted_values, weights0, weights1, sign)
-
-
-def _ks_parts_sorted(sorted_values, weights0, weights1, sign):
-    """One-sided KS statistics ``max(0, sup_t ±sign (F_1 - F_0))`` from sorted 1-D scores."""
-    cdf0 = np.cumsum(weights0) / weights0.sum()
-    cdf1 = np.cumsum(weights1) / weights1.sum()
-    # Only the last row of a tie block carries the ECDF value at that score.
-    block_end = np.append(sorted_values[1:] > sorted_values[:-1], True)
-    gap = sign * (cdf1[block_end] - cdf0[block_end])
-    return max(0.0, gap.max()), max(0.0, -gap.min())
-
-
-def _cdf_at(sorted_values, weights, thresholds):
-    """Right-continuous weighted ECDF ``P(s <= t)`` of sorted scores at ``thresholds``."""
-    cumulative = np.concatenate([[0.0], np.cumsum(weights)])
-    return cumulative[np.searchsorted(sorted_values, thresholds, side="right")] / cumulative[-1]
-
-
-def _quantile_at(sorted_values, weights, levels):
-    """Lower generalised inverse ``inf{x : F(x) >= p}`` of a weighted ECDF (``inverted_cdf``)."""
-    cumulative = np.cumsum(weights)
-    total = cumulative[-1]
-    index = np.searchsorted(cumulative, levels * total - _QUANTILE_RTOL * total, side="left")
-    return sorted_values[np.minimum(index, len(sorted_values) - 1)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -206,22 +143,6 @@ def _cells(y_true, condition_on_y, order):
         yield label, sorted_codes == k
 
 
-def _aggregate(values, sizes, agg, signed):
-    """Aggregate per-pair values (shape (n_pairs, ...)) over pairs and cells (spec D3)."""
-    if values.shape[0] == 0:
-        warnings.warn(
-            "No cell has rows of both compared groups; returning nan.", UserWarning, stacklevel=3
-        )
-        return np.full(values.shape[1:], np.nan)
-    if agg == "mean":
-        return values.mean(axis=0)
-    if agg == "weighted":
-        return np.average(values, axis=0, weights=sizes)
-    magnitude = np.abs(values) if signed else values
-    worst = np.argmax(magnitude, axis=0)
-    return np.take_along_axis(values, worst[None, ...], axis=0)[0]
-
-
 def _scalar_or_array(result, like):
     """A float for a scalar ``p`` / ``threshold``, the 1-D array otherwise."""
     return float(result[0]) if np.ndim(like) == 0 else result
@@ -311,7 +232,7 @@ def wasserstein_bias(
     ...                        privileged_group="a"), 4)
     -0.1667
     """
-    sign = _FAVORABLE_SIGN[favorable]
+    sign = FAVORABLE_SIGN[favorable]
     pairs, signed, n_groups = _compared_pairs(
         y_true,
         y_score,
@@ -323,7 +244,7 @@ def wasserstein_bias(
     )
     if n_groups < 2:
         return 0.0
-    parts = np.array([_w1_parts_sorted(p.values, p.weights0, p.weights1, sign) for p in pairs])
+    parts = np.array([w1_parts_sorted(p.values, p.weights0, p.weights1, sign) for p in pairs])
     parts = parts.reshape(-1, 2)
     positive, negative = parts[:, 0], parts[:, 1]
     per_pair = {
@@ -333,7 +254,7 @@ def wasserstein_bias(
         "net": positive - negative,
     }[part]
     sizes = np.array([p.size for p in pairs])
-    return float(_aggregate(per_pair, sizes, agg, signed=signed and part == "net"))
+    return float(aggregate(per_pair, agg, sizes=sizes, signed=signed and part == "net"))
 
 
 @validate_params(
@@ -396,7 +317,7 @@ def ks_bias(
             "ks_bias has no 'net' part (a supremum does not split additively); use part="
             "'total', 'positive' or 'negative', or wasserstein_bias(part='net')."
         )
-    sign = _FAVORABLE_SIGN[favorable]
+    sign = FAVORABLE_SIGN[favorable]
     pairs, _, n_groups = _compared_pairs(
         y_true,
         y_score,
@@ -408,7 +329,7 @@ def ks_bias(
     )
     if n_groups < 2:
         return 0.0
-    parts = np.array([_ks_parts_sorted(p.values, p.weights0, p.weights1, sign) for p in pairs])
+    parts = np.array([ks_parts_sorted(p.values, p.weights0, p.weights1, sign) for p in pairs])
     parts = parts.reshape(-1, 2)
     per_pair = {
         "total": parts.max(axis=1),
@@ -416,7 +337,7 @@ def ks_bias(
         "negative": parts[:, 1],
     }[part]
     sizes = np.array([p.size for p in pairs])
-    return float(_aggregate(per_pair, sizes, agg, signed=False))
+    return float(aggregate(per_pair, agg, sizes=sizes, signed=False))
 
 
 @validate_params(
@@ -476,7 +397,7 @@ def quantile_bias(
     2.0
     """
     levels = _check_levels(p)
-    sign = _FAVORABLE_SIGN[favorable]
+    sign = FAVORABLE_SIGN[favorable]
     pairs, signed, n_groups = _compared_pairs(
         y_true,
         y_score,
@@ -492,8 +413,8 @@ def quantile_bias(
         [
             sign
             * (
-                _quantile_at(pr.values[pr.weights0 > 0], pr.weights0[pr.weights0 > 0], levels)
-                - _quantile_at(pr.values[pr.weights1 > 0], pr.weights1[pr.weights1 > 0], levels)
+                quantile_at(pr.values[pr.weights0 > 0], pr.weights0[pr.weights0 > 0], levels)
+                - quantile_at(pr.values[pr.weights1 > 0], pr.weights1[pr.weights1 > 0], levels)
             )
             for pr in pairs
         ]
@@ -501,7 +422,7 @@ def quantile_bias(
     if not signed:
         per_pair = np.abs(per_pair)
     sizes = np.array([pr.size for pr in pairs])
-    return _scalar_or_array(_aggregate(per_pair, sizes, agg, signed=signed), p)
+    return _scalar_or_array(aggregate(per_pair, agg, sizes=sizes, signed=signed), p)
 
 
 @validate_params(
@@ -563,7 +484,7 @@ def classifier_bias(
     thresholds = np.atleast_1d(np.asarray(threshold, dtype=np.float64))
     if thresholds.ndim != 1 or not np.isfinite(thresholds).all():
         raise ValueError("threshold must be a finite float or a 1-D array of finite floats.")
-    sign = _FAVORABLE_SIGN[favorable]
+    sign = FAVORABLE_SIGN[favorable]
     pairs, signed, n_groups = _compared_pairs(
         y_true,
         y_score,
@@ -579,8 +500,8 @@ def classifier_bias(
         [
             sign
             * (
-                _cdf_at(pr.values, pr.weights1, thresholds)
-                - _cdf_at(pr.values, pr.weights0, thresholds)
+                cdf_at(pr.values, pr.weights1, thresholds)
+                - cdf_at(pr.values, pr.weights0, thresholds)
             )
             for pr in pairs
         ]
@@ -588,7 +509,7 @@ def classifier_bias(
     if not signed:
         per_pair = np.abs(per_pair)
     sizes = np.array([pr.size for pr in pairs])
-    return _scalar_or_array(_aggregate(per_pair, sizes, agg, signed=signed), threshold)
+    return _scalar_or_array(aggregate(per_pair, agg, sizes=sizes, signed=signed), threshold)
 
 
 def _check_levels(p):

@@ -17,9 +17,9 @@ from types import SimpleNamespace
 import numpy as np
 
 from skfair._groups import privileged_mask
+from skfair._stats._counts import FN, FP, TN, TP, confusion_table
 from skfair._validation import binarize, check_labels, check_lengths, check_weights
 from skfair.metrics._classification import _binary_confusion
-from skfair.metrics._disparity import FN, FP, TN, TP, _confusion_table
 
 
 def _entropy_terms(ratio, alpha):
@@ -72,7 +72,7 @@ def _population_table(y_true, y_pred, pos_label, sample_weight):
     y_true_positive, y_pred_positive = binarize(y_true, y_pred, pos_label)
     one_group = SimpleNamespace(codes=np.zeros(n_samples, dtype=np.intp), n_groups=1)
     weights = check_weights(sample_weight, n_samples)
-    return _confusion_table(one_group, y_true_positive, y_pred_positive, weights)[0]
+    return confusion_table(one_group, y_true_positive, y_pred_positive, weights)[0]
 
 
 def generalized_entropy_index(y_true, y_pred, *, alpha=2, pos_label=None, sample_weight=None):

@@ -22,14 +22,18 @@ from sklearn.utils import Bunch
 
 from skfair._compat import Interval, StrOptions, validate_params
 from skfair._groups import check_n_groups
+from skfair._stats._aggregate import aggregate
+from skfair._stats._histograms import (
+    bins_from_bandwidths,
+    group_histograms,
+    h_sup,
+    swept_proportions,
+)
 from skfair._validation import check_groups, check_lengths, check_scores
 
 # Below this group size MADD is dominated by sampling noise (Section 4.4: the error is still
 # about 0.08 at n = 403).
 _SMALL_GROUP = 50
-# Relative slack of bin_rule="exact": floor((1/h)(1 + 1e-12)) gives m back for every h = 1/m
-# with m <= 1e6, where float floor(1/h) loses one bin for 70 of the m <= 999.
-_EXACT_BIN_SLACK = 1e-12
 # Rows of the (start, end) variance triangle evaluated at once by the interval search.
 _SEARCH_CHUNK_ELEMENTS = 1 << 20
 
@@ -156,7 +160,7 @@ def madd(
         )
     if isinstance(bandwidth, (bool, np.bool_)):
         raise ValueError("bandwidth must be 'auto' or a real number in (0, 1], got a bool.")
-    n_bins = int(bins) if bins is not None else int(_bins_from_bandwidths(bandwidth, bin_rule))
+    n_bins = int(bins) if bins is not None else int(bins_from_bandwidths(bandwidth, bin_rule))
     if n_bins > sizes.min():
         warnings.warn(
             f"MADD with {n_bins} bins exceeds the size of the smallest group ({sizes.min()}): "
@@ -165,13 +169,13 @@ def madd(
             UserWarning,
             stacklevel=2,
         )
-    proportions = _group_histograms(scores, groups.codes, groups.n_groups, n_bins)
+    proportions = group_histograms(scores, groups.codes, groups.n_groups, n_bins)
     proportions = proportions / sizes[:, None]
     pair_values = [
         float(np.abs(proportions[g] - proportions[k]).sum())
         for g, k in combinations(range(groups.n_groups), 2)
     ]
-    return _aggregate(pair_values, agg)
+    return float(aggregate(pair_values, agg))
 
 
 @validate_params(_COMMON_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -297,39 +301,6 @@ def madd_bandwidth_search(
 # private helpers
 
 
-def _bins_from_bandwidths(bandwidths, bin_rule="exact"):
-    """Number of bins ``floor(1 / h)`` of each bandwidth, under ``bin_rule``."""
-    inverse = 1.0 / np.asarray(bandwidths, dtype=np.float64)
-    if bin_rule == "exact":
-        inverse = inverse * (1.0 + _EXACT_BIN_SLACK)
-    return np.maximum(np.floor(inverse), 1).astype(np.intp)
-
-
-def _group_histograms(scores, codes, n_groups, n_bins):
-    """Bin counts of each group, shape (n_groups, n_bins), with ``np.histogram`` semantics.
-
-    Like ``np.histogram`` with equal bins: ``floor(p * m)``, then corrected against the float
-    edges ``np.linspace(0, 1, m + 1)`` so that p is in bin k iff ``e_k <= p < e_{k+1}``, and
-    p = 1.0 closes the last bin.
-    """
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
-    bin_index = np.minimum((scores * n_bins).astype(np.intp), n_bins - 1)
-    bin_index -= scores < edges[bin_index]
-    bin_index += (scores >= edges[bin_index + 1]) & (bin_index != n_bins - 1)
-    counts = np.bincount(codes * n_bins + bin_index, minlength=n_groups * n_bins)
-    return counts.reshape(n_groups, n_bins)
-
-
-def _h_sup(n0, n1):
-    """Order of the optimal bandwidth for groups of sizes n0 and n1 (Theorem 2).
-
-    ``((sqrt(n0) + sqrt(n1)) / sqrt(n0 * n1)) ** (2/3)``, evaluated exactly as maddlib does so
-    that interval eligibility matches it bit for bit.
-    """
-    n0, n1 = int(n0), int(n1)
-    return ((n0**0.5 + n1**0.5) / (n0 * n1) ** 0.5) ** (2 / 3)
-
-
 def _check_inputs(y_true, y_score, sensitive_features):
     """Positive-class scores as float64 in [0, 1] and the factorised groups (>= 2)."""
     array = np.asarray(y_score)
@@ -359,10 +330,6 @@ def _warn_small_groups(sizes):
         )
 
 
-def _aggregate(values, agg):
-    return float(np.max(values)) if agg == "worst_case" else float(np.mean(values))
-
-
 def _bandwidth_grid(bandwidths, bin_rule):
     """The ascending bandwidth grid and its integer bin counts."""
     if isinstance(bandwidths, Integral):
@@ -378,52 +345,7 @@ def _bandwidth_grid(bandwidths, bin_rule):
             "bandwidths must be strictly increasing (ascending, no duplicates); sort the grid "
             "with np.unique first."
         )
-    return grid, _bins_from_bandwidths(grid, bin_rule)
-
-
-def _stacked_edges(bins):
-    """The edges ``np.linspace(0, 1, m + 1)`` of every bin count, concatenated.
-
-    Returns the edges and the offset of each bin count's first edge. ``k * (1/m)`` with the last
-    edge set to 1.0 is exactly what ``np.linspace`` computes.
-    """
-    lengths = bins + 1
-    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    per_edge_bins = np.repeat(bins, lengths)
-    k = np.arange(lengths.sum()) - np.repeat(offsets, lengths)
-    edges = k * (1.0 / per_edge_bins)
-    edges[offsets + bins] = 1.0
-    return edges, offsets
-
-
-def _swept_proportions(scores, codes, sizes, bins):
-    """Histogram proportions of each group for every bin count, stacked, shape (K, n_edges - 1).
-
-    The stacked edges of all bin counts and the scores are each sorted once; one
-    ``searchsorted`` of the sorted scores into the sorted edges (cache-friendly: consecutive
-    keys land close) gives each score's position, and a score lies below every edge from its
-    position on, so cumulative counts of the positions give the number of scores below each
-    edge, per group. No pass over the data per bin count. The count at the last edge of each
-    bin count is the group size (last bin closed), and first differences are the bin counts,
-    identical to ``np.histogram``. The difference that straddles two bin counts is set to 0 so
-    that ``np.add.reduceat`` at the returned offsets sums one histogram.
-    """
-    edges, offsets = _stacked_edges(bins)
-    n_edges, n_groups = edges.shape[0], sizes.shape[0]
-    edge_order = np.argsort(edges)  # ties (equal edges of different m) get equal counts
-    score_order = np.argsort(scores)
-    position = np.searchsorted(edges[edge_order], scores[score_order], side="right")
-    positions = np.bincount(
-        codes[score_order] * (n_edges + 1) + position, minlength=n_groups * (n_edges + 1)
-    )
-    rank = np.empty_like(edge_order)
-    rank[edge_order] = np.arange(n_edges)
-    below_sorted = np.cumsum(positions.reshape(n_groups, n_edges + 1), axis=1)
-    below = np.take(below_sorted, rank, axis=1)
-    below[:, offsets + bins] = sizes[:, None]
-    share = np.diff(below, axis=1) / sizes[:, None]
-    share[:, offsets[1:] - 1] = 0.0
-    return share, offsets
+    return grid, bins_from_bandwidths(grid, bin_rule)
 
 
 def _stable_interval(h, v, min_interval_length, min_points):
@@ -475,7 +397,7 @@ def _pair_search(
 ):
     """Sweep and Algorithm 1 for one pair of groups."""
     curve = np.add.reduceat(np.abs(proportions[0] - proportions[1]), offsets)
-    support = _h_sup(*sizes)
+    support = h_sup(*sizes)
     length = percent * support if min_interval_length is None else float(min_interval_length)
     i, j, variance = _stable_interval(h, curve, length, min_points)
     return Bunch(
@@ -500,7 +422,7 @@ def _bandwidth_search(
 ):
     h, bins = _bandwidth_grid(bandwidths, bin_rule)
     sizes = groups.counts()
-    proportions, offsets = _swept_proportions(scores, groups.codes, sizes, bins)
+    proportions, offsets = swept_proportions(scores, groups.codes, sizes, bins)
     labels = groups.labels
     pairs = list(combinations(range(groups.n_groups), 2))
     pair_results = Parallel(n_jobs=n_jobs)(
@@ -522,7 +444,7 @@ def _bandwidth_search(
     worst = pair_results[int(np.argmax(values))]
     result = Bunch(**worst)
     del result["groups"]
-    result.value = _aggregate(values, agg)
+    result.value = float(aggregate(values, agg))
     result.group_sizes = dict(zip(labels, (int(n) for n in sizes), strict=True))
     result.pairs = pair_results
     result.worst_pair = worst.groups

@@ -19,13 +19,13 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from skfair._groups import factorize_groups, privileged_mask
+from skfair._stats._counts import FN, FP, TN, TP, confusion_table
 from skfair._validation import (
     binarize,
     check_labels,
     check_lengths,
     check_weights,
 )
-from skfair.metrics._disparity import FN, FP, TN, TP, _confusion_table
 
 # A named rate is a ratio of two sums of cells of the count table. The table has, per group,
 # the cells [tn, fp, fn, tp] and -- when accuracy is asked for -- these split further by
@@ -338,7 +338,7 @@ None, default=None
             correct = np.asarray(y_true == y_pred, dtype=np.intp)
             cells = SimpleNamespace(codes=cells.codes * 2 + correct, n_groups=cells.n_groups * 2)
         shape = (*self._shape, n_correctness * 4)
-        table = _confusion_table(cells, y_true_positive, y_pred_positive, weights).reshape(shape)
+        table = confusion_table(cells, y_true_positive, y_pred_positive, weights).reshape(shape)
         masks = {name: _rate_masks(name, n_correctness) for name in set(rate_names)}
         values = {name: self._rate_values(table, *masks[name]) for name in masks}
         if not self.n_boot:
@@ -346,7 +346,7 @@ None, default=None
         counts = (
             table
             if weights is None
-            else _confusion_table(cells, y_true_positive, y_pred_positive).reshape(shape)
+            else confusion_table(cells, y_true_positive, y_pred_positive).reshape(shape)
         )
         tables = _multinomial_tables(table, counts, self.n_boot, rng)
         replicates = {name: self._rate_values(tables, *masks[name]) for name in masks}

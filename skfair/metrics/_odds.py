@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from skfair._stats._aggregate import rate_difference, rate_ratio
+from skfair._stats._counts import FN, FP, TN
 from skfair.metrics._classification import (
     _binary_confusion,
     _false_positive,
     _true_positive,
 )
-from skfair.metrics._disparity import FN, FP, TN, _rate_difference, _rate_ratio
 
 _AGGREGATIONS = ("worst_case", "mean")
 
@@ -30,10 +31,10 @@ def _error(table):
 
 def _tpr_fpr_differences(y_true, y_pred, sensitive_features, privileged_group, pos_label, w):
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, w)
-    fpr = _rate_difference(
+    fpr = rate_difference(
         *_false_positive(table), groups, privileged_group, measure="false positive rate"
     )
-    tpr = _rate_difference(
+    tpr = rate_difference(
         *_true_positive(table), groups, privileged_group, measure="true positive rate"
     )
     return fpr, tpr
@@ -182,7 +183,7 @@ def true_negative_rate_difference(
     -0.5
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    return _rate_difference(
+    return rate_difference(
         *_true_negative(table), groups, privileged_group, measure="true negative rate"
     )
 
@@ -223,7 +224,7 @@ def true_positive_rate_ratio(
     0.5
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    return _rate_ratio(
+    return rate_ratio(
         *_true_positive(table), groups, privileged_group, measure="true positive rate"
     )
 
@@ -264,7 +265,7 @@ def false_positive_rate_ratio(
     0.5
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    return _rate_ratio(
+    return rate_ratio(
         *_false_positive(table), groups, privileged_group, measure="false positive rate"
     )
 
@@ -306,7 +307,7 @@ def error_rate_ratio(
     2.0
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    return _rate_ratio(*_error(table), groups, privileged_group, measure="error rate")
+    return rate_ratio(*_error(table), groups, privileged_group, measure="error rate")
 
 
 def equalized_odds_ratio(
@@ -360,12 +361,10 @@ def equalized_odds_ratio(
     if agg not in _AGGREGATIONS:
         raise ValueError(f"agg must be 'worst_case' or 'mean', got {agg!r}.")
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    fpr = _rate_ratio(
+    fpr = rate_ratio(
         *_false_positive(table), groups, privileged_group, measure="false positive rate"
     )
-    tpr = _rate_ratio(
-        *_true_positive(table), groups, privileged_group, measure="true positive rate"
-    )
+    tpr = rate_ratio(*_true_positive(table), groups, privileged_group, measure="true positive rate")
     if agg == "mean":
         return float((fpr + tpr) / 2)
     if np.isnan(tpr) or _closeness(fpr) <= _closeness(tpr):

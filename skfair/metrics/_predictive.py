@@ -9,8 +9,9 @@ with the library's disparity rules (:mod:`skfair.metrics`).
 
 from __future__ import annotations
 
+from skfair._stats._aggregate import rate_difference
+from skfair._stats._counts import FN, FP, TN, TP
 from skfair.metrics._classification import _binary_confusion
-from skfair.metrics._disparity import FN, FP, TN, TP, _rate_difference
 
 
 def _positive_predictive(table):
@@ -74,7 +75,7 @@ def positive_predictive_value_difference(
     -0.33333333333333337
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    return _rate_difference(
+    return rate_difference(
         *_positive_predictive(table), groups, privileged_group, measure="positive predictive value"
     )
 
@@ -124,7 +125,7 @@ def false_discovery_rate_difference(
     0.3333333333333333
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    return _rate_difference(
+    return rate_difference(
         *_false_discovery(table), groups, privileged_group, measure="false discovery rate"
     )
 
@@ -174,7 +175,7 @@ def negative_predictive_value_difference(
     -0.16666666666666663
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    return _rate_difference(
+    return rate_difference(
         *_negative_predictive(table), groups, privileged_group, measure="negative predictive value"
     )
 
@@ -224,6 +225,6 @@ def false_omission_rate_difference(
     0.16666666666666669
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    return _rate_difference(
+    return rate_difference(
         *_false_omission(table), groups, privileged_group, measure="false omission rate"
     )

@@ -25,12 +25,10 @@ largest gap between any two groups.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import entr
 
+from skfair._stats._aggregate import group_mean_difference
+from skfair._stats._votes import entropy, label_stability_from_codes
 from skfair._validation import check_groups, check_lengths, check_weights
-from skfair.metrics._disparity import (
-    _group_mean_difference as _disparity_group_mean_difference,
-)
 
 # Tolerance on the sum of a member's class probabilities.
 _PROBA_SUM_TOL = 1e-6
@@ -77,7 +75,7 @@ def label_stability(y_pred, *, labels=None):
     array([1. , 0. , 0.5])
     """
     codes, n_classes = _member_label_codes(y_pred, labels)
-    return _label_stability_from_codes(codes, n_classes)
+    return label_stability_from_codes(codes, n_classes)
 
 
 def aleatoric_uncertainty(y_proba):
@@ -104,7 +102,7 @@ def aleatoric_uncertainty(y_proba):
     >>> aleatoric_uncertainty([[0.5, 1.0], [0.5, 0.0]])
     array([1., 0.])
     """
-    return _entropy(_check_member_proba(y_proba)).mean(axis=0)
+    return entropy(_check_member_proba(y_proba)).mean(axis=0)
 
 
 def epistemic_uncertainty(y_proba):
@@ -133,7 +131,7 @@ def epistemic_uncertainty(y_proba):
     array([1., 0.])
     """
     proba = _check_member_proba(y_proba)
-    return _entropy(proba.mean(axis=0)) - _entropy(proba).mean(axis=0)
+    return entropy(proba.mean(axis=0)) - entropy(proba).mean(axis=0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -182,13 +180,13 @@ def label_stability_difference(
     -0.333333
     """
     codes, n_classes = _member_label_codes(y_pred, labels)
-    values = _label_stability_from_codes(codes, n_classes)
-    return _group_mean_difference(
+    values = label_stability_from_codes(codes, n_classes)
+    groups, sample_weight = _check_group_inputs(values, y_true, sensitive_features, sample_weight)
+    return group_mean_difference(
         values,
-        y_true,
-        sensitive_features,
+        groups,
         privileged_group,
-        sample_weight,
+        sample_weight=sample_weight,
         measure="mean label stability",
     )
 
@@ -232,12 +230,12 @@ def epistemic_uncertainty_difference(
     0.5
     """
     values = epistemic_uncertainty(y_proba)
-    return _group_mean_difference(
+    groups, sample_weight = _check_group_inputs(values, y_true, sensitive_features, sample_weight)
+    return group_mean_difference(
         values,
-        y_true,
-        sensitive_features,
+        groups,
         privileged_group,
-        sample_weight,
+        sample_weight=sample_weight,
         measure="mean epistemic uncertainty",
     )
 
@@ -280,37 +278,18 @@ def aleatoric_uncertainty_difference(
     1.0
     """
     values = aleatoric_uncertainty(y_proba)
-    return _group_mean_difference(
+    groups, sample_weight = _check_group_inputs(values, y_true, sensitive_features, sample_weight)
+    return group_mean_difference(
         values,
-        y_true,
-        sensitive_features,
+        groups,
         privileged_group,
-        sample_weight,
+        sample_weight=sample_weight,
         measure="mean aleatoric uncertainty",
     )
 
 
 # --------------------------------------------------------------------------------------------
 # private helpers
-
-
-def _entropy(proba):
-    """Shannon entropy in bits over the last axis, with 0 log 0 = 0 (no warning)."""
-    return entr(proba).sum(axis=-1) / np.log(2)
-
-
-def _label_stability_from_codes(codes, n_classes):
-    """LS of integer member labels ``codes`` (n_estimators, n_samples) in range(n_classes)."""
-    mode_fraction = _member_votes(codes, n_classes).max(axis=1) / codes.shape[0]
-    return (n_classes * mode_fraction - 1) / (n_classes - 1)
-
-
-def _member_votes(codes, n_classes):
-    """Votes per (sample, class), shape (n_samples, n_classes), of member label ``codes``."""
-    n_samples = codes.shape[1]
-    # One bincount over the joint (sample, class) code counts every vote.
-    joint = (np.arange(n_samples) * n_classes + codes).ravel()
-    return np.bincount(joint, minlength=n_samples * n_classes).reshape(n_samples, n_classes)
 
 
 def _check_members(array, name):
@@ -390,23 +369,10 @@ def _check_member_proba(y_proba):
     return proba
 
 
-def _group_mean_difference(
-    values, y_true, sensitive_features, privileged_group, sample_weight, *, measure
-):
-    """Checked inputs, then the gap between the per-group weighted means of ``values``.
-
-    The signed / unsigned rules (and the warnings for undefined groups) are those of every
-    skfair group metric, :func:`skfair.metrics._disparity._rate_difference`.
-    """
+def _check_group_inputs(values, y_true, sensitive_features, sample_weight):
+    """Groups and weights of per-sample ``values``, after checking the lengths agree."""
     n_samples = values.shape[0]
     check_lengths(
         **{"y_true": y_true, "the member outputs (axis 1)": values, "sample_weight": sample_weight}
     )
-    groups = check_groups(sensitive_features, n_samples)
-    return _disparity_group_mean_difference(
-        values,
-        groups,
-        privileged_group,
-        sample_weight=check_weights(sample_weight, n_samples),
-        measure=measure,
-    )
+    return check_groups(sensitive_features, n_samples), check_weights(sample_weight, n_samples)

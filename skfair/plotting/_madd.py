@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair.metrics._madd import (
-    _bins_from_bandwidths,
-    _check_inputs,
-    _group_histograms,
-    madd_bandwidth_search,
-)
+from skfair._stats._histograms import bins_from_bandwidths as _bins_from_bandwidths
+from skfair._stats._histograms import group_histograms as _group_histograms
+from skfair.metrics._madd import _check_inputs, madd_bandwidth_search
 
 
 def _pyplot():

@@ -24,8 +24,9 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import _RepairInputMixin, _SkfairEstimatorMixin, warn_no_sensitive_features
 from skfair._compat import Interval, StrOptions, _fit_context
+from skfair._stats._histograms import group_histograms as _group_histograms
+from skfair._stats._histograms import h_sup as _h_sup
 from skfair._validation import check_groups
-from skfair.metrics._madd import _group_histograms, _h_sup
 
 # bins="auto" is floor(1 / (0.1 h_sup)) per pair of groups: 135 bins for 10^4 / 10^4 and 40
 # for 217 / 313, the paper's two settings (Sections 6.3.1 and 6.3.2).

@@ -1,18 +1,21 @@
-"""Group disparities from per-group sufficient statistics.
+"""Per-group and per-pair values turned into one score: differences, ratios, worst case, mean.
 
-Every group metric of skfair is built in two steps (DESIGN.md, "Metrics"): (1) per-group sums
-obtained with one ``np.bincount`` over the joint group codes, (2) a small formula on those sums.
-This module holds both steps for base measures that are a ratio of two weighted sums per group
-(a selection rate, a true-positive rate, a mean of a per-sample value):
+Statistic consumed: per-group numerators and denominators of a rate (from the count tables of
+:mod:`skfair._stats._counts`), or one value per compared pair of groups (from
+:mod:`skfair._stats._sorted` or :mod:`skfair._stats._histograms`). These are small tables
+(groups or pairs, not samples); merge the sufficient statistics before aggregating, never
+the aggregated scores.
 
-- :func:`_confusion_table` and :func:`_group_sums` compute the sums;
-- :func:`_rate_difference` and :func:`_rate_ratio` turn the per-group numerators and
-  denominators into the signed (``privileged_group`` given: disadvantaged minus privileged,
-  the disadvantaged samples pooled) or unsigned (largest gap between groups) disparity;
-- :func:`_group_mean_difference` chains both for "weighted mean of a per-sample vector per
-  group, then the gap" (stability and uncertainty disparities).
+Rules, the same for every skfair group metric:
 
-Sums add up over chunks of data, so the same formulas serve streamed data.
+- :func:`rate_difference` and :func:`rate_ratio`: with ``privileged_group``, the signed
+  ``rate(dis) - rate(priv)`` (ratio ``dis / priv``), where priv pools the samples of the
+  named group(s) and dis pools all the others; without it, the largest gap between any two
+  groups, ``max - min`` (ratio ``min / max``);
+- :func:`group_mean_difference`: the same rules on the per-group weighted mean of a
+  per-sample value (stability and uncertainty disparities);
+- :func:`aggregate`: several compared pairs or conditioning cells combined by their worst
+  case, their mean, or their weighted mean.
 """
 
 from __future__ import annotations
@@ -22,44 +25,10 @@ import warnings
 import numpy as np
 
 from skfair._groups import privileged_mask
-
-# Cells of the binary confusion table, in the order of `_confusion_table`'s columns: the cell
-# of a sample is 2 * (y_true == pos_label) + (y_pred == pos_label).
-TN, FP, FN, TP = range(4)
+from skfair._stats._counts import group_sums
 
 
-def _confusion_table(groups, y_true_positive, y_pred_positive, sample_weight=None):
-    """Weighted counts ``[tn, fp, fn, tp]`` of each group, from one bincount.
-
-    Parameters
-    ----------
-    groups : GroupEncoding
-    y_true_positive : ndarray of bool of shape (n_samples,) or None
-        ``y_true == pos_label``; None counts every sample as a true negative (for metrics that
-        ignore ``y_true``).
-    y_pred_positive : ndarray of bool of shape (n_samples,)
-    sample_weight : ndarray of shape (n_samples,), default=None
-
-    Returns
-    -------
-    table : ndarray of shape (n_groups, 4)
-    """
-    cells = groups.codes * 4 + y_pred_positive
-    if y_true_positive is not None:
-        cells = cells + 2 * y_true_positive
-    counts = np.bincount(cells, weights=sample_weight, minlength=4 * groups.n_groups)
-    return counts.reshape(groups.n_groups, 4).astype(np.float64, copy=False)
-
-
-def _group_sums(values, groups, sample_weight=None):
-    """Per-group ``(sum of w * values, sum of w)``: numerators and denominators of means."""
-    weighted = values if sample_weight is None else sample_weight * values
-    numerator = np.bincount(groups.codes, weights=weighted, minlength=groups.n_groups)
-    denominator = groups.counts(sample_weight).astype(np.float64, copy=False)
-    return numerator, denominator
-
-
-def _rate_difference(numerator, denominator, groups, privileged_group=None, *, measure):
+def rate_difference(numerator, denominator, groups, privileged_group=None, *, measure):
     """Disparity of the per-group rates ``numerator / denominator``.
 
     With ``privileged_group``: ``rate(dis) - rate(priv)`` where priv pools the groups named by
@@ -71,7 +40,8 @@ def _rate_difference(numerator, denominator, groups, privileged_group=None, *, m
     Parameters
     ----------
     numerator, denominator : ndarray of shape (n_groups,)
-        Per-group weighted sums, e.g. from :func:`_confusion_table` or :func:`_group_sums`.
+        Per-group weighted sums, e.g. from :func:`~skfair._stats._counts.confusion_table` or
+        :func:`~skfair._stats._counts.group_sums`.
     groups : GroupEncoding
     privileged_group : label, tuple or list of them, default=None
     measure : str
@@ -92,10 +62,10 @@ def _rate_difference(numerator, denominator, groups, privileged_group=None, *, m
     return float(rates.max() - rates.min())
 
 
-def _rate_ratio(numerator, denominator, groups, privileged_group=None, *, measure):
+def rate_ratio(numerator, denominator, groups, privileged_group=None, *, measure):
     """Ratio of the per-group rates: ``dis / priv`` (signed) or ``min / max`` (unsigned).
 
-    Same conventions as :func:`_rate_difference`; a zero denominator of the ratio gives NaN
+    Same conventions as :func:`rate_difference`; a zero denominator of the ratio gives NaN
     with a warning, and a single group gives 1.0 with a warning.
     """
     if privileged_group is not None:
@@ -122,16 +92,16 @@ def _rate_ratio(numerator, denominator, groups, privileged_group=None, *, measur
     return float(rates.min() / rates.max())
 
 
-def _group_mean_difference(
+def group_mean_difference(
     values, groups, privileged_group=None, *, sample_weight=None, measure="mean"
 ):
     """Gap between the per-group weighted means of a per-sample vector ``values``.
 
-    The signed/unsigned rules are those of :func:`_rate_difference`. This is the group step of
-    the stability and uncertainty disparities (spec §5.4/§5.6).
+    The signed/unsigned rules are those of :func:`rate_difference`. This is the group step of
+    the stability and uncertainty disparities.
     """
-    numerator, denominator = _group_sums(values, groups, sample_weight)
-    return _rate_difference(numerator, denominator, groups, privileged_group, measure=measure)
+    numerator, denominator = group_sums(values, groups, sample_weight)
+    return rate_difference(numerator, denominator, groups, privileged_group, measure=measure)
 
 
 def _pooled_rates(numerator, denominator, groups, privileged_group, measure):
@@ -171,3 +141,39 @@ def _defined_rates(numerator, denominator, groups, measure):
             UserWarning,
         )
     return numerator[defined] / denominator[defined]
+
+
+def aggregate(values, agg, *, sizes=None, signed=False):
+    """Combine per-pair (or per-cell) values, shape (n_pairs, ...), into one value per column.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_pairs,) or (n_pairs, n_columns)
+        One row per compared pair of groups (or per pair and conditioning cell).
+    agg : {"worst_case", "mean", "weighted"}
+        ``"worst_case"``: the row whose value is largest (largest in magnitude when
+        ``signed``, sign kept); ``"mean"``: the plain mean over rows; ``"weighted"``: the mean
+        weighted by ``sizes``.
+    sizes : array-like of shape (n_pairs,), default=None
+        Weight of each row for ``agg="weighted"`` (the compared groups' combined weight).
+    signed : bool, default=False
+        Whether the values carry a sign that the worst case must keep.
+
+    Returns
+    -------
+    ndarray of shape values.shape[1:]
+        NaN, with a warning, when there is no row.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape[0] == 0:
+        warnings.warn(
+            "No cell has rows of both compared groups; returning nan.", UserWarning, stacklevel=3
+        )
+        return np.full(values.shape[1:], np.nan)
+    if agg == "mean":
+        return values.mean(axis=0)
+    if agg == "weighted":
+        return np.average(values, axis=0, weights=sizes)
+    magnitude = np.abs(values) if signed else values
+    worst = np.argmax(magnitude, axis=0)
+    return np.take_along_axis(values, np.expand_dims(worst, 0), axis=0)[0]

@@ -1,0 +1,48 @@
+"""Weighted count tables: group x y_true x y_pred, and per-group sums.
+
+Statistic: for binary labels, the weighted counts ``[tn, fp, fn, tp]`` of every group (one
+``np.bincount`` over the joint code ``4 * group + 2 * (y_true == pos) + (y_pred == pos)``);
+for a per-sample value, the per-group ``(sum of w * value, sum of w)``.
+
+Merging: both are sums over samples, so the table of the whole data is the sum of the tables
+of its chunks (for the same group encoding).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# Cells of the binary confusion table, in the order of `confusion_table`'s columns: the cell
+# of a sample is 2 * (y_true == pos_label) + (y_pred == pos_label).
+TN, FP, FN, TP = range(4)
+
+
+def confusion_table(groups, y_true_positive, y_pred_positive, sample_weight=None):
+    """Weighted counts ``[tn, fp, fn, tp]`` of each group, from one bincount.
+
+    Parameters
+    ----------
+    groups : GroupEncoding
+    y_true_positive : ndarray of bool of shape (n_samples,) or None
+        ``y_true == pos_label``; None counts every sample as a true negative (for metrics that
+        ignore ``y_true``).
+    y_pred_positive : ndarray of bool of shape (n_samples,)
+    sample_weight : ndarray of shape (n_samples,), default=None
+
+    Returns
+    -------
+    table : ndarray of shape (n_groups, 4)
+    """
+    cells = groups.codes * 4 + y_pred_positive
+    if y_true_positive is not None:
+        cells = cells + 2 * y_true_positive
+    counts = np.bincount(cells, weights=sample_weight, minlength=4 * groups.n_groups)
+    return counts.reshape(groups.n_groups, 4).astype(np.float64, copy=False)
+
+
+def group_sums(values, groups, sample_weight=None):
+    """Per-group ``(sum of w * values, sum of w)``: numerators and denominators of means."""
+    weighted = values if sample_weight is None else sample_weight * values
+    numerator = np.bincount(groups.codes, weights=weighted, minlength=groups.n_groups)
+    denominator = groups.counts(sample_weight).astype(np.float64, copy=False)
+    return numerator, denominator

@@ -1,0 +1,39 @@
+"""Votes of ensemble members, Shannon entropy and label stability.
+
+Statistic: for each sample, the number of members voting for each class, shape
+(n_samples, n_classes) (one ``np.bincount`` over the joint code ``sample * K + class``); the
+entropy in bits of class probabilities over their last axis.
+
+Merging: votes are per sample, so chunks of samples are independent (concatenate them); the
+votes of two sets of members on the same samples add up.
+
+References
+----------
+Virny, "Disparity Performance Dimensions" (Virny 0.6.0 documentation): label stability
+``(K f_mode - 1) / (K - 1)`` and the entropy-based total, aleatoric and epistemic
+uncertainty.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import entr
+
+
+def entropy(proba):
+    """Shannon entropy in bits over the last axis, with 0 log 0 = 0 (no warning)."""
+    return entr(proba).sum(axis=-1) / np.log(2)
+
+
+def label_stability_from_codes(codes, n_classes):
+    """LS of integer member labels ``codes`` (n_estimators, n_samples) in range(n_classes)."""
+    mode_fraction = member_votes(codes, n_classes).max(axis=1) / codes.shape[0]
+    return (n_classes * mode_fraction - 1) / (n_classes - 1)
+
+
+def member_votes(codes, n_classes):
+    """Votes per (sample, class), shape (n_samples, n_classes), of member label ``codes``."""
+    n_samples = codes.shape[1]
+    # One bincount over the joint (sample, class) code counts every vote.
+    joint = (np.arange(n_samples) * n_classes + codes).ravel()
+    return np.bincount(joint, minlength=n_samples * n_classes).reshape(n_samples, n_classes)
