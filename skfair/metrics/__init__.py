@@ -1,4 +1,28 @@
-"""Group disparity metrics and scikit-learn scorers."""
+"""Group disparity metrics and scikit-learn scorers.
+
+Comparing groups
+----------------
+Every group metric of this module follows the same rules.
+
+- Without ``privileged_group`` a disparity is unsigned: the largest gap between any two
+  groups (``max - min`` of the per-group values; ratios ``min / max``), as in fairlearn.
+- With ``privileged_group`` it is signed, disadvantaged minus privileged (ratios
+  disadvantaged over privileged), as in aif360. ``privileged_group`` names one group or
+  several (their samples are pooled into the privileged side).
+- With more than two groups, ``disadvantaged="pooled"`` (the default) pools every other
+  sample into one disadvantaged side and compares it with the privileged side; this
+  reproduces aif360, whose metrics compare the privileged with the unprivileged samples.
+  ``disadvantaged="each"`` compares every other group on its own with the privileged side
+  and reports the comparison furthest from parity (the largest absolute difference, sign
+  kept; the ratio with the smallest ``min(r, 1 / r)``); score-distribution metrics
+  combine the compared pairs with their ``agg`` instead. Pooling answers "are the
+  non-privileged treated worse on average?"; ``"each"`` shows a small group treated much
+  worse than the others, which pooling dilutes. Metrics that combine several rates
+  (equalized odds, average odds) combine them group by group before the furthest is kept.
+
+:class:`MetricTable` applies the same rules to several metrics at once, with bootstrap
+intervals for every value and aggregate.
+"""
 
 from skfair.metrics._classification import (
     accuracy_difference,

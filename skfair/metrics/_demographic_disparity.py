@@ -7,7 +7,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from skfair._groups import factorize_groups, privileged_mask
+from skfair._groups import factorize_groups
+from skfair._stats._aggregate import disadvantaged_sides, furthest_from_parity
 from skfair._stats._counts import FP, TN, confusion_table
 from skfair._validation import binarize
 from skfair.metrics._classification import _check_inputs
@@ -20,6 +21,7 @@ def conditional_demographic_disparity(
     sensitive_features,
     control_features=None,
     privileged_group=None,
+    disadvantaged="pooled",
     pos_label=None,
     sample_weight=None,
 ):
@@ -33,7 +35,8 @@ def conditional_demographic_disparity(
     more of the rejected than of the accepted.
 
     With ``privileged_group``, returns ``CDD`` of the other samples pooled (the shares of
-    their groups add up); otherwise ``max_g |CDD_g|``. Strata without accepted or without
+    their groups add up), or with ``disadvantaged="each"`` the ``CDD_g`` of the other group
+    furthest from 0; otherwise ``max_g |CDD_g|``. Strata without accepted or without
     rejected samples have no demographic disparity: they are left out (with a warning) and the
     weights of the others renormalised.
 
@@ -48,6 +51,10 @@ def conditional_demographic_disparity(
 or None, default=None
         The conditioning attribute(s) (e.g. the department applied to).
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -95,10 +102,6 @@ or None, default=None
     cells = SimpleNamespace(codes=codes, n_groups=n_strata * n_groups)
     table = confusion_table(cells, None, accepted, weights).reshape(n_strata, n_groups, 4)
     rejected, accepted_counts = table[..., TN], table[..., FP]
-    if privileged_group is not None:
-        disadvantaged = ~privileged_mask(groups, privileged_group)
-        rejected = rejected[:, disadvantaged].sum(axis=1, keepdims=True)
-        accepted_counts = accepted_counts[:, disadvantaged].sum(axis=1, keepdims=True)
     total_rejected = table[..., TN].sum(axis=1)
     total_accepted = table[..., FP].sum(axis=1)
     defined = (total_rejected > 0) & (total_accepted > 0)
@@ -121,6 +124,8 @@ or None, default=None
     )
     stratum_sizes = table.sum(axis=(1, 2))[defined]
     conditional = stratum_sizes @ disparity / stratum_sizes.sum()
-    if privileged_group is not None:
-        return float(conditional[0])
-    return float(np.abs(conditional).max())
+    if privileged_group is None:
+        return float(np.abs(conditional).max())
+    # Shares of groups add up, so a pooled side's disparity is the sum of its groups'.
+    _, compared = disadvantaged_sides(groups, privileged_group, disadvantaged)
+    return float(furthest_from_parity([conditional[side].sum() for side in compared]))

@@ -28,8 +28,7 @@ import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
 from skfair._compat import Interval, Real, StrOptions, validate_params
-from skfair._groups import privileged_mask
-from skfair._stats._aggregate import aggregate
+from skfair._stats._aggregate import DISADVANTAGED, aggregate, disadvantaged_sides
 from skfair._stats._sorted import (
     FAVORABLE_SIGN,
     cdf_at,
@@ -61,7 +60,14 @@ class _Pair:
 
 
 def _compared_pairs(
-    y_true, y_score, sensitive_features, privileged_group, condition_on_y, sample_weight, sign
+    y_true,
+    y_score,
+    sensitive_features,
+    privileged_group,
+    condition_on_y,
+    sample_weight,
+    sign,
+    disadvantaged="pooled",
 ):
     """Build the compared pairs (spec D2-D4) and tell whether results are signed."""
     y_score = check_scores(y_score)
@@ -74,8 +80,8 @@ def _compared_pairs(
     signed = privileged_group is not None
 
     if signed:
-        privileged = privileged_mask(groups, privileged_group)
-        sides = [(privileged, np.arange(groups.n_groups) == k) for k in np.flatnonzero(~privileged)]
+        privileged, compared = disadvantaged_sides(groups, privileged_group, disadvantaged)
+        sides = [(privileged, side) for side in compared]
     else:
         one_hot = np.eye(groups.n_groups, dtype=bool)
         sides = [(one_hot[a], one_hot[b]) for a, b in combinations(range(groups.n_groups), 2)]
@@ -154,6 +160,7 @@ _COMMON_CONSTRAINTS = {
     "sensitive_features": ["array-like", dict],
     "favorable": [StrOptions({"higher", "lower"})],
     "privileged_group": "no_validation",
+    "disadvantaged": [StrOptions(set(DISADVANTAGED))],
     "condition_on_y": ["boolean"],
     "agg": [StrOptions(_AGGREGATIONS)],
     "sample_weight": ["array-like", None],
@@ -176,6 +183,7 @@ def wasserstein_bias(
     favorable="higher",
     part="total",
     privileged_group=None,
+    disadvantaged="pooled",
     condition_on_y=False,
     agg="worst_case",
     sample_weight=None,
@@ -203,10 +211,15 @@ def wasserstein_bias(
         Which part of the bias to return.
     privileged_group : label or tuple of labels, default=None
         The paper's G=0. When given, results are signed (positive = privileged favoured) and
-        every other group is compared with it. When None, all pairs of groups are compared and
-        each pair is oriented so that its net part is >= 0 (the favoured group plays G=0).
+        the other groups are compared with it (see ``disadvantaged``). When None, all pairs
+        of groups are compared and each pair is oriented so that its net part is >= 0 (the
+        favoured group plays G=0).
         Note the sign: on two groups, ``net`` has the opposite sign of
         ``statistical_parity_difference`` (which is disadvantaged minus privileged).
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare their samples pooled with
+        the privileged group(s), or each other group on its own, the pairs then combined by
+        ``agg`` (see :mod:`skfair.metrics`).
     condition_on_y : bool, default=False
         Compare the groups within each class of ``y_true`` (the equalized-odds type, Def. 3.3).
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
@@ -241,6 +254,7 @@ def wasserstein_bias(
         condition_on_y,
         sample_weight,
         sign,
+        disadvantaged,
     )
     if n_groups < 2:
         return 0.0
@@ -269,6 +283,7 @@ def ks_bias(
     favorable="higher",
     part="total",
     privileged_group=None,
+    disadvantaged="pooled",
     condition_on_y=False,
     agg="worst_case",
     sample_weight=None,
@@ -295,6 +310,10 @@ def ks_bias(
         KS has no net part; ``"net"`` raises.
     privileged_group : label or tuple of labels, default=None
         The paper's G=0; see :func:`wasserstein_bias` for the orientation rules.
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare their samples pooled with
+        the privileged group(s), or each other group on its own, the pairs then combined by
+        ``agg`` (see :mod:`skfair.metrics`).
     condition_on_y : bool, default=False
         Compare the groups within each class of ``y_true``.
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
@@ -326,6 +345,7 @@ def ks_bias(
         condition_on_y,
         sample_weight,
         sign,
+        disadvantaged,
     )
     if n_groups < 2:
         return 0.0
@@ -352,6 +372,7 @@ def quantile_bias(
     p=0.5,
     favorable="higher",
     privileged_group=None,
+    disadvantaged="pooled",
     condition_on_y=False,
     agg="worst_case",
     sample_weight=None,
@@ -378,6 +399,10 @@ def quantile_bias(
     privileged_group : label or tuple of labels, default=None
         The paper's G=0. Without it the result is unsigned: the largest absolute gap (or the
         mean absolute gap) over pairs of groups.
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare their samples pooled with
+        the privileged group(s), or each other group on its own, the pairs then combined by
+        ``agg`` (see :mod:`skfair.metrics`).
     condition_on_y : bool, default=False
         Compare the groups within each class of ``y_true``.
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
@@ -406,6 +431,7 @@ def quantile_bias(
         condition_on_y,
         sample_weight,
         sign,
+        disadvantaged,
     )
     if n_groups < 2:
         return _scalar_or_array(np.zeros_like(levels), p)
@@ -437,6 +463,7 @@ def classifier_bias(
     threshold=0.5,
     favorable="higher",
     privileged_group=None,
+    disadvantaged="pooled",
     condition_on_y=False,
     agg="worst_case",
     sample_weight=None,
@@ -463,6 +490,10 @@ def classifier_bias(
         Whether higher scores are favourable.
     privileged_group : label or tuple of labels, default=None
         The paper's G=0. Without it the result is unsigned (absolute gaps over pairs).
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare their samples pooled with
+        the privileged group(s), or each other group on its own, the pairs then combined by
+        ``agg`` (see :mod:`skfair.metrics`).
     condition_on_y : bool, default=False
         Compare the groups within each class of ``y_true`` (equalized odds at t).
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
@@ -493,6 +524,7 @@ def classifier_bias(
         condition_on_y,
         sample_weight,
         sign,
+        disadvantaged,
     )
     if n_groups < 2:
         return _scalar_or_array(np.zeros_like(thresholds), threshold)

@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from skfair._groups import factorize_groups, privileged_mask
+from skfair._stats._aggregate import DISADVANTAGED, furthest_from_parity
 from skfair._stats._counts import FN, FP, TN, TP, confusion_table
 from skfair._validation import (
     binarize,
@@ -60,7 +61,6 @@ _ALIASES = {
     "accuracy_score": "accuracy",
 }
 NAMED_METRICS = sorted([*_NAMED_RATES, *_CORRECTNESS_RATES])
-_DISADVANTAGED = ("pooled", "each")
 
 
 def _rate_masks(name, n_correctness):
@@ -258,9 +258,9 @@ None, default=None
             raise ValueError(f"n_boot must be a non-negative integer, got {n_boot!r}.")
         if not isinstance(ci, numbers.Real) or not 0 < ci < 1:
             raise ValueError(f"ci must be in (0, 1), got {ci!r}.")
-        if disadvantaged not in _DISADVANTAGED:
+        if disadvantaged not in DISADVANTAGED:
             raise ValueError(
-                f"disadvantaged must be one of {_DISADVANTAGED}, got {disadvantaged!r}."
+                f"disadvantaged must be one of {DISADVANTAGED}, got {disadvantaged!r}."
             )
         self._parsed = _parse_metrics(metrics)
         self.metric_names = [name for name, *_ in self._parsed]
@@ -697,26 +697,14 @@ def _signed_difference(v, privileged, each):
     per_group, _, sides = v
     if not each:
         return sides[..., 0] - sides[..., 1]
-    gaps = per_group[..., ~privileged] - sides[..., 1:2]
-    return _furthest(gaps, np.abs(gaps))
+    return furthest_from_parity(per_group[..., ~privileged] - sides[..., 1:2])
 
 
 def _signed_ratio(v, privileged, each):
     per_group, _, sides = v
     if not each:
         return _ratio(sides[..., 0], sides[..., 1])
-    ratios = _ratio(per_group[..., ~privileged], sides[..., 1:2])
-    with np.errstate(divide="ignore"):
-        distance = np.abs(np.log(ratios))
-    return _furthest(ratios, distance)
-
-
-def _furthest(values, distance):
-    """The entry of ``values`` with the largest ``distance`` along the last axis (NaN skipped)."""
-    defined = ~np.isnan(distance)
-    pick = np.argmax(np.where(defined, distance, -np.inf), axis=-1)[..., None]
-    furthest = np.take_along_axis(values, pick, axis=-1)[..., 0]
-    return np.where(defined.any(axis=-1), furthest, np.nan)
+    return furthest_from_parity(_ratio(per_group[..., ~privileged], sides[..., 1:2]), ratio=True)
 
 
 def _ratio(numerator, denominator):

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._stats._aggregate import rate_difference, rate_ratio
+from skfair._stats._aggregate import (
+    furthest_from_parity,
+    rate_difference,
+    rate_ratio,
+    signed_gaps,
+)
 from skfair._stats._counts import FN, FP, TN
 from skfair.metrics._classification import (
     _binary_confusion,
@@ -29,19 +34,42 @@ def _error(table):
     return table[:, FP] + table[:, FN], table.sum(axis=1)
 
 
-def _tpr_fpr_differences(y_true, y_pred, sensitive_features, privileged_group, pos_label, w):
+def _fpr_tpr_gaps(
+    y_true, y_pred, sensitive_features, privileged_group, disadvantaged, pos_label, w, *, ratio
+):
+    """FPR and TPR disparities, as arrays over the compared sides (one entry when unsigned)."""
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, w)
-    fpr = rate_difference(
-        *_false_positive(table), groups, privileged_group, measure="false positive rate"
-    )
-    tpr = rate_difference(
-        *_true_positive(table), groups, privileged_group, measure="true positive rate"
-    )
-    return fpr, tpr
+    gaps = []
+    for rate, measure in (
+        (_false_positive, "false positive rate"),
+        (_true_positive, "true positive rate"),
+    ):
+        if privileged_group is None:
+            unsigned = rate_ratio if ratio else rate_difference
+            gaps.append(np.atleast_1d(unsigned(*rate(table), groups, measure=measure)))
+        else:
+            gaps.append(
+                signed_gaps(
+                    *rate(table),
+                    groups,
+                    privileged_group,
+                    measure=measure,
+                    disadvantaged=disadvantaged,
+                    ratio=ratio,
+                )
+            )
+    return gaps
 
 
 def average_odds_difference(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """Average odds difference: the mean of the FPR and TPR disparities, signed as aif360.
 
@@ -62,6 +90,10 @@ def average_odds_difference(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -92,14 +124,28 @@ def average_odds_difference(
     >>> average_odds_difference(y_true, y_pred, sensitive_features=g, privileged_group="p")
     0.5
     """
-    fpr, tpr = _tpr_fpr_differences(
-        y_true, y_pred, sensitive_features, privileged_group, pos_label, sample_weight
+    fpr, tpr = _fpr_tpr_gaps(
+        y_true,
+        y_pred,
+        sensitive_features,
+        privileged_group,
+        disadvantaged,
+        pos_label,
+        sample_weight,
+        ratio=False,
     )
-    return float((fpr + tpr) / 2)
+    return float(furthest_from_parity((fpr + tpr) / 2))
 
 
 def average_abs_odds_difference(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """Average absolute odds difference: the mean of the absolute FPR and TPR disparities.
 
@@ -114,6 +160,10 @@ def average_abs_odds_difference(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -140,14 +190,28 @@ def average_abs_odds_difference(
     >>> average_abs_odds_difference(y_true, y_pred, sensitive_features=g, privileged_group="p")
     0.5
     """
-    fpr, tpr = _tpr_fpr_differences(
-        y_true, y_pred, sensitive_features, privileged_group, pos_label, sample_weight
+    fpr, tpr = _fpr_tpr_gaps(
+        y_true,
+        y_pred,
+        sensitive_features,
+        privileged_group,
+        disadvantaged,
+        pos_label,
+        sample_weight,
+        ratio=False,
     )
-    return float((abs(fpr) + abs(tpr)) / 2)
+    return float(furthest_from_parity((abs(fpr) + abs(tpr)) / 2))
 
 
 def true_negative_rate_difference(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """True-negative-rate (specificity) disparity between groups.
 
@@ -162,6 +226,10 @@ def true_negative_rate_difference(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -184,12 +252,23 @@ def true_negative_rate_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_true_negative(table), groups, privileged_group, measure="true negative rate"
+        *_true_negative(table),
+        groups,
+        privileged_group,
+        measure="true negative rate",
+        disadvantaged=disadvantaged,
     )
 
 
 def true_positive_rate_ratio(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """True-positive-rate ratio between groups.
 
@@ -203,6 +282,10 @@ def true_positive_rate_ratio(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -225,12 +308,23 @@ def true_positive_rate_ratio(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_ratio(
-        *_true_positive(table), groups, privileged_group, measure="true positive rate"
+        *_true_positive(table),
+        groups,
+        privileged_group,
+        measure="true positive rate",
+        disadvantaged=disadvantaged,
     )
 
 
 def false_positive_rate_ratio(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """False-positive-rate ratio between groups.
 
@@ -244,6 +338,10 @@ def false_positive_rate_ratio(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -266,12 +364,23 @@ def false_positive_rate_ratio(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_ratio(
-        *_false_positive(table), groups, privileged_group, measure="false positive rate"
+        *_false_positive(table),
+        groups,
+        privileged_group,
+        measure="false positive rate",
+        disadvantaged=disadvantaged,
     )
 
 
 def error_rate_ratio(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """Error-rate ratio between groups.
 
@@ -286,6 +395,10 @@ def error_rate_ratio(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -307,7 +420,9 @@ def error_rate_ratio(
     2.0
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    return rate_ratio(*_error(table), groups, privileged_group, measure="error rate")
+    return rate_ratio(
+        *_error(table), groups, privileged_group, measure="error rate", disadvantaged=disadvantaged
+    )
 
 
 def equalized_odds_ratio(
@@ -316,6 +431,7 @@ def equalized_odds_ratio(
     *,
     sensitive_features,
     privileged_group=None,
+    disadvantaged="pooled",
     pos_label=None,
     sample_weight=None,
     agg="worst_case",
@@ -337,6 +453,10 @@ def equalized_odds_ratio(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
     agg : {"worst_case", "mean"}, default="worst_case"
@@ -360,20 +480,21 @@ def equalized_odds_ratio(
     """
     if agg not in _AGGREGATIONS:
         raise ValueError(f"agg must be 'worst_case' or 'mean', got {agg!r}.")
-    groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    fpr = rate_ratio(
-        *_false_positive(table), groups, privileged_group, measure="false positive rate"
+    fpr, tpr = _fpr_tpr_gaps(
+        y_true,
+        y_pred,
+        sensitive_features,
+        privileged_group,
+        disadvantaged,
+        pos_label,
+        sample_weight,
+        ratio=True,
     )
-    tpr = rate_ratio(*_true_positive(table), groups, privileged_group, measure="true positive rate")
     if agg == "mean":
-        return float((fpr + tpr) / 2)
-    if np.isnan(tpr) or _closeness(fpr) <= _closeness(tpr):
-        return float(fpr)
-    return float(tpr)
-
-
-def _closeness(ratio):
-    """``min(r, 1 / r)``: 1 at parity, 0 at the furthest; NaN stays NaN."""
-    if ratio == 0:
-        return 0.0
-    return min(ratio, 1 / ratio)
+        combined = (fpr + tpr) / 2
+    else:
+        # Per side, the component further from parity (the FPR on ties); NaN left out.
+        with np.errstate(divide="ignore"):
+            fpr_distance, tpr_distance = np.abs(np.log(fpr)), np.abs(np.log(tpr))
+        combined = np.where(np.isnan(tpr) | (fpr_distance >= tpr_distance), fpr, tpr)
+    return float(furthest_from_parity(combined, ratio=True))

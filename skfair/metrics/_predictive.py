@@ -31,7 +31,14 @@ def _false_omission(table):
 
 
 def positive_predictive_value_difference(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """Positive predictive value disparity between groups (the precision).
 
@@ -46,6 +53,10 @@ def positive_predictive_value_difference(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -76,12 +87,23 @@ def positive_predictive_value_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_positive_predictive(table), groups, privileged_group, measure="positive predictive value"
+        *_positive_predictive(table),
+        groups,
+        privileged_group,
+        measure="positive predictive value",
+        disadvantaged=disadvantaged,
     )
 
 
 def false_discovery_rate_difference(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """False discovery rate disparity between groups.
 
@@ -96,6 +118,10 @@ def false_discovery_rate_difference(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -126,12 +152,23 @@ def false_discovery_rate_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_false_discovery(table), groups, privileged_group, measure="false discovery rate"
+        *_false_discovery(table),
+        groups,
+        privileged_group,
+        measure="false discovery rate",
+        disadvantaged=disadvantaged,
     )
 
 
 def negative_predictive_value_difference(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """Negative predictive value disparity between groups.
 
@@ -146,6 +183,10 @@ def negative_predictive_value_difference(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -176,12 +217,23 @@ def negative_predictive_value_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_negative_predictive(table), groups, privileged_group, measure="negative predictive value"
+        *_negative_predictive(table),
+        groups,
+        privileged_group,
+        measure="negative predictive value",
+        disadvantaged=disadvantaged,
     )
 
 
 def false_omission_rate_difference(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """False omission rate disparity between groups.
 
@@ -196,6 +248,10 @@ def false_omission_rate_difference(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -226,5 +282,9 @@ def false_omission_rate_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_false_omission(table), groups, privileged_group, measure="false omission rate"
+        *_false_omission(table),
+        groups,
+        privileged_group,
+        measure="false omission rate",
+        disadvantaged=disadvantaged,
     )

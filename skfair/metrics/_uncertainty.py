@@ -139,7 +139,14 @@ def epistemic_uncertainty(y_proba):
 
 
 def label_stability_difference(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, labels=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    labels=None,
+    sample_weight=None,
 ):
     """Difference in mean label stability between groups (Virny's Label_Stability_Difference).
 
@@ -161,6 +168,10 @@ def label_stability_difference(
         Group membership; 2-D input gives intersectional groups.
     privileged_group : value, tuple or list of them, default=None
         The privileged group(s). None compares every pair of groups.
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     labels : array-like of shape (n_classes,), default=None
         The classes, see :func:`label_stability`.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -188,11 +199,18 @@ def label_stability_difference(
         privileged_group,
         sample_weight=sample_weight,
         measure="mean label stability",
+        disadvantaged=disadvantaged,
     )
 
 
 def epistemic_uncertainty_difference(
-    y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
+    y_true,
+    y_proba,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    sample_weight=None,
 ):
     """Difference in mean epistemic uncertainty between groups (Virny's definition).
 
@@ -214,6 +232,10 @@ def epistemic_uncertainty_difference(
         Group membership; 2-D input gives intersectional groups.
     privileged_group : value, tuple or list of them, default=None
         The privileged group(s). None compares every pair of groups.
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
 
@@ -237,11 +259,18 @@ def epistemic_uncertainty_difference(
         privileged_group,
         sample_weight=sample_weight,
         measure="mean epistemic uncertainty",
+        disadvantaged=disadvantaged,
     )
 
 
 def aleatoric_uncertainty_difference(
-    y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
+    y_true,
+    y_proba,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    sample_weight=None,
 ):
     """Difference in mean aleatoric uncertainty between groups (Virny's definition).
 
@@ -262,6 +291,10 @@ def aleatoric_uncertainty_difference(
         Group membership; 2-D input gives intersectional groups.
     privileged_group : value, tuple or list of them, default=None
         The privileged group(s). None compares every pair of groups.
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
 
@@ -285,6 +318,7 @@ def aleatoric_uncertainty_difference(
         privileged_group,
         sample_weight=sample_weight,
         measure="mean aleatoric uncertainty",
+        disadvantaged=disadvantaged,
     )
 
 
