@@ -220,6 +220,13 @@ None, default=None
     weight of its cell. Callables are evaluated on resampled rows. Replicates in which a value
     is undefined are left out of its interval.
 
+    References
+    ----------
+    .. [1] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap", Chapman & Hall,
+       1993, Chapter 13 (percentile intervals) and Section 8.5 (stratified resampling).
+    .. [2] H. Weerts, M. Dudik, R. Edgar, A. Jalali, R. Lutz and M. Madaio, "Fairlearn:
+       Assessing and Improving Fairness of AI Systems", JMLR 24(257), 2023 (``MetricFrame``).
+
     Examples
     --------
     >>> from skfair.metrics import MetricTable
