@@ -1,6 +1,6 @@
 """BarycenterRepair against equipy (FairWasserstein / MultiWasserstein), side by side.
 
-Scenarios of spec barycenter_repair.md §9 (data E1 and E3 of §7.1):
+Scenarios (data E1: two attributes, scores through a sigmoid; E3: G groups with shifted means):
 - E1, one binary attribute A1, n = 1e4, 1e5, 1e6 (calibration n rows, test n rows);
 - E1, two attributes A1 x A2 (binary x 3-valued) at epsilon = 0; equipy's MultiWasserstein is
   run up to 1e5 by default and at 1e6 with ``--full`` (about five minutes);
@@ -37,7 +37,7 @@ RESULTS = Path(__file__).with_name("RESULTS.md")
 
 
 def e1(n, seed):
-    """E1 (spec §7.1): A1 ~ B(0.4), A2 | A1 categorical, s = sigmoid(z)."""
+    """E1: A1 ~ B(0.4), A2 | A1 categorical, s = sigmoid(z)."""
     rng = np.random.default_rng(seed)
     a1 = (rng.random(n) < 0.4).astype(int)
     u = rng.random(n)
@@ -99,7 +99,7 @@ def max_ks(values, codes):
 
 def _equipy_unfairness(y, sensitive):
     """equipy 0.0.11 ``unfairness`` (quantile path): Σ_attributes max_a max_u |Q_y - Q_y|a|,
-    u in linspace(0.01, 0.99, 100), numpy's linear quantiles (spec §2.8)."""
+    u in linspace(0.01, 0.99, 100), numpy's linear quantiles."""
     sensitive = np.asarray(sensitive).reshape(len(y), -1)
     levels = np.linspace(0.01, 0.99, num=100)
     overall = np.quantile(y, levels)
@@ -285,10 +285,10 @@ def render(rows, chain, many, checks, args):
         f"process (`time.process_time`, min of 3; equipy Multi once). Python "
         f"{platform.python_version()}, NumPy {np.__version__}, equipy 0.0.11a0.dev0.",
         "",
-        "E1 data (spec §7.1), calibration n rows + test n rows. F = sort + searchsorted floor of "
+        "E1 data, calibration n rows + test n rows. F = sort + searchsorted floor of "
         "the same run. KS = max pairwise two-sample KS between groups (cells for A1xA2), test "
         "set; in-sample = `fit_transform` (bound 1/n_min). equipy Multi at 1e6 only with "
-        "`--full`. Targets (spec §4.4): skfair / F <= 3 at 1e6; equipy / skfair >= 10 (one "
+        "`--full`. Targets: skfair / F <= 3 at 1e6; equipy / skfair >= 10 (one "
         "attribute) and >= 100 (two) at 1e6; transform at G = 1000 within 2x of G = 2.",
         "",
         "| n | attributes | F s | skfair fit s | skfair transform s | skfair / F | equipy fit s "

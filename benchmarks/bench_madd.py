@@ -4,15 +4,16 @@ Run from the repository root::
 
     nice -n 10 python benchmarks/bench_madd.py            # full run (maddlib post-processing once)
     nice -n 10 python benchmarks/bench_madd.py --quick    # maddlib post-processing extrapolated
+    nice -n 10 python benchmarks/bench_madd.py --scaling  # madd "auto", groups 10 -> 1000
 
 Data come from maddlib's own sampler (the paper's simulation, Sections 4.4 and 6.3.1) so that
 both libraries see identical arrays. Checks, in the same run:
 
 1. parity: MADD at every point of maddlib's ``generate_bandwidths(1000)`` grid
-   (``bin_rule="floor"``) within 1e-12, the same interval indices, value and std (spec 7.2);
+   (``bin_rule="floor"``) within 1e-12, the same interval indices, value and std;
 2. speed of the 999-h sweep plus interval search at n = 2e4 and 2e5 (target >= 20x at 2e5);
 3. speed of the 1000-lambda post-processing search at n = 2e4 (target >= 100x), and the
-   curves of both methods (they differ by design: exact vs binned CDFs, spec 5.5).
+   curves of both methods (they differ by design: exact vs binned CDFs).
 
 Results go to the ``## madd`` section of ``benchmarks/RESULTS.md``.
 """
@@ -34,13 +35,14 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+# After PYTHONPATH, so that PYTHONPATH=<another checkout> times that code (--scaling before/after).
+sys.path.append(str(ROOT))
 
 from skfair.metrics import madd, madd_bandwidth_search  # noqa: E402
 from skfair.postprocessing import MADDRepair  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
-# Expected parity fixtures (spec 7.2): maddlib's sampler, seed 0 for both groups.
+# Expected parity fixtures: maddlib's sampler, seed 0 for both groups.
 PARITY_INDICES = {10_000: (839, 973), 100_000: (588, 942)}
 
 
@@ -313,7 +315,7 @@ def render(sweeps, post, command):
         "",
         "**Post-processing curves** (Section 6.3.1 fixture, 135 bins, theta = 0.5; the methods "
         "differ by design: skfair's CDFs are exact, maddlib's are binned and lead the ECDF by "
-        "one bin, spec 5.5):",
+        "one bin):",
         "",
         "| quantity | skfair | maddlib | paper |",
         "|---|---|---|---|",
@@ -360,6 +362,30 @@ def write_section(section):
     RESULTS.write_text(text)
 
 
+def scaling_section(n, groups_list=(10, 30, 100, 300, 1000), budget=60.0):
+    """Seconds of madd(bandwidth="auto") against the number of groups, n rows in all."""
+    rng = np.random.default_rng(0)
+    cells = []
+    for n_groups in groups_list:
+        if cells and cells[-1][1] > budget:
+            cells.append((n_groups, None))
+            continue
+        groups = rng.integers(0, n_groups, n)
+        scores = rng.beta(2.0 + groups % 3, 3.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            start = time.perf_counter()
+            madd(None, scores, sensitive_features=groups)
+            seconds = time.perf_counter() - start
+        cells.append((n_groups, seconds))
+        print(n_groups, f"{seconds:.2f} s", flush=True)
+    header = "| case | " + " | ".join(f"G = {g:,}" for g, _ in cells) + " |"
+    row = " | ".join("not run" if t is None else f"{t:.2f} s" for _, t in cells)
+    return "\n".join(
+        [header, "|---|" + "---:|" * len(cells), f'| `madd(bandwidth="auto")`, n = {n:,} | {row} |']
+    )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -374,7 +400,15 @@ def main():
         help="seconds allowed for maddlib's 1000-lambda run (default 900)",
     )
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument(
+        "--scaling",
+        action="store_true",
+        help='only madd(bandwidth="auto") against the number of groups, printed',
+    )
     arguments = parser.parse_args()
+    if arguments.scaling:
+        print(scaling_section(20_000))
+        return
     warnings.filterwarnings("ignore", category=UserWarning)
     sweeps = [sweep_section(10_000, 3, 10), sweep_section(100_000, 2, 10)]
     for row in sweeps:

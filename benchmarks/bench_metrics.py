@@ -1,6 +1,6 @@
 """Group disparity metrics: skfair against fairlearn, side by side.
 
-Data of spec §6.4: n rows (default 2·10^6), y_true and y_pred ~ Bernoulli(0.5) independent,
+Data: n rows (default 2·10^6), y_true and y_pred ~ Bernoulli(0.5) independent,
 ``race`` in 4 strings and ``sex`` in 2 strings; the sensitive features are also given
 int-coded and as pandas categoricals, with 1 and 2 attributes. Every pair of values is
 asserted equal (1e-12) in the same run. skfair: minimum of 3 runs; fairlearn: 1 run.
@@ -9,6 +9,7 @@ Run::
 
     PYTHONPATH=. nice -n 10 python benchmarks/bench_metrics.py            # prints the table
     PYTHONPATH=. nice -n 10 python benchmarks/bench_metrics.py --write    # updates RESULTS.md
+    PYTHONPATH=. nice -n 10 python benchmarks/bench_metrics.py --scaling  # groups 10 -> 1000
 
 (``PYTHONPATH=.`` from the repository root unless skfair is installed.)
 """
@@ -58,7 +59,7 @@ def make_data(n, seed=0):
     return y_true, y_pred, variants
 
 
-# fairlearn's equivalent of U_DP / U_EO is the `method="to_overall"` composition (spec §5.3).
+# fairlearn's equivalent of U_DP / U_EO is the `method="to_overall"` composition.
 
 
 def fairlearn_u_dp(y_true, y_pred, *, sensitive_features, sample_weight=None):
@@ -339,7 +340,7 @@ def format_section(
     lines = [
         "## metrics",
         "",
-        f"Group disparity metrics against fairlearn at n = {n:,} (spec §6.4 data: y_true, "
+        f"Group disparity metrics against fairlearn at n = {n:,} (data: y_true, "
         "y_pred ~ Bernoulli(0.5), race in 4 values, sex in 2). Values asserted equal (1e-12) "
         "in the same run. skfair: minimum of 3 runs, end to end (input checks and group "
         "factorisation included); fairlearn: 1 run. Ratios below the 20x target are flagged.",
@@ -366,7 +367,7 @@ def format_section(
     lines += [
         "",
         'fairlearn\'s U_DP / U_EO equivalents are the `method="to_overall"` compositions of '
-        "`demographic_parity_difference` over classes (and true-class strata), spec §5.3. "
+        "`demographic_parity_difference` over classes (and true-class strata). "
         "`group_summary` resamples within each group (stratified bootstrap) while "
         "`MetricFrame` resamples the whole data set; the per-group values are asserted equal, "
         "the intervals are of the same kind (percentile, 95%) but not identical.",
@@ -404,6 +405,91 @@ def write_section(section):
     RESULTS.write_text(text.rstrip("\n") + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+# Cost growth with the number of groups (--scaling)
+
+SCALING_GROUPS = (10, 30, 100, 300, 1000)
+SCALING_BUDGET = 60.0  # seconds; larger group counts of a case are skipped beyond it
+
+
+def scaling_data(n, n_groups, seed=0):
+    """n rows, ``n_groups`` groups of equal expected size, scores shifted per group."""
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, n_groups, n)
+    shift = rng.normal(0.0, 0.2, n_groups)
+    scores = 1.0 / (1.0 + np.exp(-(rng.normal(size=n) + shift[groups])))
+    y_true = rng.integers(0, 2, n)
+    y_pred = (scores > 0.5).astype(int)
+    return y_true, y_pred, scores, groups
+
+
+def scaling_cases(n, n_summary, n_boot):
+    """(label, function of the number of groups returning one call) of every timed case."""
+
+    def w1(agg):
+        def build(n_groups):
+            _, _, scores, groups = scaling_data(n, n_groups)
+            return lambda: skm.wasserstein_bias(None, scores, sensitive_features=groups, agg=agg)
+
+        return build
+
+    def ks(n_groups):
+        _, _, scores, groups = scaling_data(n, n_groups)
+        return lambda: skm.ks_bias(None, scores, sensitive_features=groups)
+
+    def summary(weighted):
+        def build(n_groups):
+            y_true, y_pred, _, groups = scaling_data(n_summary, n_groups)
+            weights = {"sample_weight": np.ones(n_summary)} if weighted else {}
+            return lambda: skm.group_summary(
+                y_true,
+                y_pred,
+                sensitive_features=groups,
+                metric="true_positive_rate",
+                n_boot=n_boot,
+                random_state=0,
+                **weights,
+            )
+
+        return build
+
+    return [
+        (f"`wasserstein_bias` worst pair, n = {n:,}", w1("worst_case")),
+        (f'`wasserstein_bias(agg="mean")` all pairs, n = {n:,}', w1("mean")),
+        (f"`ks_bias` worst pair, n = {n:,}", ks),
+        (f"`group_summary` unweighted, n = {n_summary:,}, n_boot = {n_boot}", summary(False)),
+        (
+            f"`group_summary(sample_weight=ones)`, n = {n_summary:,}, n_boot = {n_boot}",
+            summary(True),
+        ),
+    ]
+
+
+def bench_scaling(cases, groups_list=SCALING_GROUPS, budget=SCALING_BUDGET):
+    """Markdown table of seconds per case (rows) and number of groups (columns), one run each."""
+    import warnings
+
+    header = "| case | " + " | ".join(f"G = {g:,}" for g in groups_list) + " |"
+    lines = [header, "|---|" + "---:|" * len(groups_list)]
+    for label, build in cases:
+        cells, skipping = [], False
+        for n_groups in groups_list:
+            if skipping:
+                cells.append("not run")
+                continue
+            call = build(n_groups)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                start = time.perf_counter()
+                call()
+                seconds = time.perf_counter() - start
+            cells.append(f"{seconds:.2f} s")
+            skipping = seconds > budget
+            print(label, n_groups, f"{seconds:.2f} s", flush=True)
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2_000_000)
@@ -413,7 +499,15 @@ def main(argv=None):
     parser.add_argument("--no-summary", action="store_true", help="skip the group_summary row")
     parser.add_argument("--no-aif360", action="store_true", help="skip the aif360 agreement")
     parser.add_argument("--write", action="store_true", help="update benchmarks/RESULTS.md")
+    parser.add_argument(
+        "--scaling",
+        action="store_true",
+        help="only the cost growth with the number of groups (10 -> 1000), printed",
+    )
     args = parser.parse_args(argv)
+    if args.scaling:
+        print(bench_scaling(scaling_cases(100_000, 1_000_000, 1000)))
+        return
     rows = bench_metrics(args.n, args.variants)
     summary_rows = [] if args.no_summary else bench_group_summary(args.n_summary, args.n_boot)
     command = "PYTHONPATH=. nice -n 10 python " + " ".join(

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-from sklearn.utils.validation import check_array, check_is_fitted
-
-from skfair._compat import _check_feature_names_in, validate_data
-from skfair._groups import sensitive_column_positions, split_sensitive_column
+from skfair._groups import split_sensitive_column
 
 _DOC_ROOT = "https://skfair.readthedocs.io/en/latest/generated"
 
@@ -57,49 +53,3 @@ def warn_no_sensitive_features(owner):
         UserWarning,
         stacklevel=3,
     )
-
-
-class _RepairInputMixin:
-    """Input handling of the repair transformers, in both sensitive-feature modes.
-
-    With ``sensitive_column`` set, the transformer's input holds the sensitive values in those
-    columns: they are read and removed before validation (they may be strings), and the output
-    and ``get_feature_names_out`` have the remaining columns only. ``n_features_in_`` and
-    ``feature_names_in_`` describe the input as given.
-    """
-
-    def _split_input(self, S, sensitive_features, *, reset, **check_params):
-        """Return ``(S as a float array without the sensitive columns, sensitive values)``."""
-        if self.sensitive_column is None:
-            S = validate_data(self, S, dtype=np.float64, reset=reset, **check_params)
-            return S, sensitive_features
-        validate_data(self, S, skip_check_array=True, reset=reset)
-        sensitive, rest = resolve_sensitive(S, sensitive_features, self.sensitive_column)
-        if rest.shape[1] == 0:
-            raise ValueError(
-                f"sensitive_column={self.sensitive_column!r} leaves no column to repair; the "
-                "input needs at least one score column besides the sensitive ones."
-            )
-        return check_array(rest, dtype=np.float64, **check_params), sensitive
-
-    def get_feature_names_out(self, input_features=None):
-        """Names of the output columns: the input's, without the sensitive columns.
-
-        Parameters
-        ----------
-        input_features : array-like of str or None, default=None
-            Input feature names; defaults to ``feature_names_in_`` or ``x0, x1, ...``.
-
-        Returns
-        -------
-        feature_names_out : ndarray of str
-        """
-        check_is_fitted(self, "n_features_in_")
-        names = _check_feature_names_in(self, input_features)
-        if self.sensitive_column is None:
-            return names
-        known = getattr(self, "feature_names_in_", None)
-        positions = sensitive_column_positions(
-            self.sensitive_column, len(names), None if known is None else list(known)
-        )
-        return np.delete(names, positions)

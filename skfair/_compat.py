@@ -19,7 +19,15 @@ from sklearn.utils.validation import _check_feature_names_in, validate_data
 # threadpoolctl is a requirement of scikit-learn itself, so it is always installed.
 from threadpoolctl import threadpool_limits
 
+# The constraints of the sensitive-feature parameters, shared by every function and estimator:
+# ``sensitive_features`` is an array-like (one column per attribute) or a dict of columns;
+# ``sensitive_column`` names or positions the sensitive column(s) inside X.
+SENSITIVE_FEATURES_CONSTRAINT = ["array-like", dict]
+SENSITIVE_COLUMN_CONSTRAINT = [str, Integral, list, tuple, None]
+
 __all__ = [
+    "SENSITIVE_COLUMN_CONSTRAINT",
+    "SENSITIVE_FEATURES_CONSTRAINT",
     "HasMethods",
     "Integral",
     "Interval",

@@ -12,6 +12,7 @@ and ``("a", "b|c")`` stay distinct groups.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,6 +42,9 @@ class GroupEncoding:
         Name of each attribute (column names, dict keys, or ``"sensitive_features"``).
     one_dimensional : bool
         Whether the input was 1-D, in which case a group label is a scalar, not a tuple.
+    named : bool
+        Whether ``names`` came with the input (DataFrame columns, dict keys, a named Series)
+        rather than being made up; :meth:`encode` then matches new input by name.
     """
 
     codes: np.ndarray
@@ -49,6 +53,7 @@ class GroupEncoding:
     group_attribute_codes: np.ndarray
     names: tuple
     one_dimensional: bool
+    named: bool = False
 
     @property
     def n_groups(self):
@@ -84,6 +89,7 @@ class GroupEncoding:
             group_attribute_codes=np.arange(n_values)[:, None],
             names=(self.names[j],),
             one_dimensional=True,
+            named=self.named,
         )
 
     def encode(self, sensitive_features, *, n_samples=None, handle_unknown="error"):
@@ -91,19 +97,37 @@ class GroupEncoding:
 
         Raises a ValueError naming the value when a sample belongs to an attribute value or a
         combination of values that was not seen when this encoding was made. With
-        ``handle_unknown="ignore"`` such samples get the code -1 instead. Named 2-D input
-        (DataFrame, dict) whose attribute names are those seen at fit in another order is
-        matched by name.
+        ``handle_unknown="ignore"`` such samples get the code -1 instead.
+
+        Named input (DataFrame, dict, named Series) is matched by name when the encoding was
+        made from named input too, like scikit-learn's ``feature_names_in_``: the same names
+        in another order are reordered, other names raise a ValueError listing both, so
+        renamed or swapped attributes are never matched by position. Unnamed input is matched
+        by position (with a warning for several attributes fitted with names).
         """
-        columns, names, one_dimensional = _as_columns(sensitive_features, n_samples)
+        columns, names, one_dimensional, named = _as_columns(sensitive_features, n_samples)
         if len(columns) != self.n_attributes:
             raise ValueError(
                 f"sensitive_features has {len(columns)} attribute(s) but {self.n_attributes} "
                 f"were seen at fit ({list(self.names)})."
             )
-        if names != list(self.names) and sorted(names) == sorted(self.names):
+        if self.named and named and names != list(self.names):
+            if sorted(names) != sorted(self.names):
+                raise ValueError(
+                    f"sensitive_features has the attribute names {names}, but {list(self.names)} "
+                    "were seen at fit. Attributes are matched by name, never by position: "
+                    "rename the columns (or Series) to the fitted names."
+                )
             columns = [columns[names.index(name)] for name in self.names]
             names = list(self.names)
+        elif self.named and not named and self.n_attributes > 1:
+            warnings.warn(
+                f"sensitive_features has no attribute names, but was fitted with the names "
+                f"{list(self.names)}; its columns are taken in that order. Pass a DataFrame or "
+                "a dict with those names to have them matched by name.",
+                UserWarning,
+                stacklevel=3,
+            )
         raise_unseen = handle_unknown == "error"
         attribute_codes = np.empty((columns[0].shape[0], len(columns)), dtype=np.intp)
         for j, (column, name) in enumerate(zip(columns, names)):
@@ -165,7 +189,7 @@ def factorize_groups(sensitive_features, *, n_samples=None):
     >>> groups.codes.tolist(), groups.labels
     ([0, 1, 0], [('F', '1'), ('M', '0')])
     """
-    columns, names, one_dimensional = _as_columns(sensitive_features, n_samples)
+    columns, names, one_dimensional, named = _as_columns(sensitive_features, n_samples)
     n = columns[0].shape[0]
     attribute_codes = np.empty((n, len(columns)), dtype=np.intp)
     attribute_labels = []
@@ -188,6 +212,7 @@ def factorize_groups(sensitive_features, *, n_samples=None):
         group_attribute_codes=group_attribute_codes.astype(np.intp, copy=False),
         names=tuple(names),
         one_dimensional=one_dimensional,
+        named=named,
     )
 
 
@@ -209,18 +234,7 @@ def privileged_mask(groups, privileged_group):
     group must be left out of it.
     """
     labels = groups.labels
-    if groups.one_dimensional:
-        wanted = (
-            list(privileged_group)
-            if isinstance(privileged_group, (list, set, np.ndarray))
-            else [privileged_group]
-        )
-    else:
-        wanted = (
-            [tuple(privileged_group)]
-            if isinstance(privileged_group, tuple)
-            else [tuple(label) for label in privileged_group]
-        )
+    wanted = _privileged_labels(groups, privileged_group)
     # Labels are compared as strings too so that privileged_group=1 matches a group read as
     # "1" from a string column, and numpy scalars match Python ones.
     lookup = {_label_key(label): g for g, label in enumerate(labels)}
@@ -239,6 +253,30 @@ def privileged_mask(groups, privileged_group):
             "to compare with. Name only the privileged group(s)."
         )
     return mask
+
+
+def _privileged_labels(groups, privileged_group):
+    """``privileged_group`` as a list of group labels comparable with ``groups.labels``.
+
+    A string is always one value, never a sequence of characters: with a one-column DataFrame
+    ``privileged_group="Male"`` names the group ``("Male",)``.
+    """
+    is_list = isinstance(privileged_group, (list, set, np.ndarray))
+    if groups.one_dimensional:
+        return list(privileged_group) if is_list else [privileged_group]
+    entries = list(privileged_group) if is_list else [privileged_group]
+    wanted = []
+    for entry in entries:
+        label = tuple(entry) if isinstance(entry, (tuple, list)) else (entry,)
+        if len(label) != groups.n_attributes:
+            raise ValueError(
+                f"privileged_group={privileged_group!r}: {entry!r} does not name one value per "
+                f"sensitive attribute {_describe(groups.names)}; pass a tuple of "
+                f"{groups.n_attributes} values (or a list of such tuples), e.g. "
+                f"{groups.labels[0]!r}."
+            )
+        wanted.append(label)
+    return wanted
 
 
 def split_sensitive_column(X, sensitive_column):
@@ -326,7 +364,8 @@ def _label_key(label):
 
 
 def _as_columns(sensitive_features, n_samples):
-    """Split the input into a list of 1-D columns, their names, and whether it was 1-D."""
+    """Split the input into 1-D columns, their names, whether it was 1-D and whether the
+    names came with the input."""
     if sensitive_features is None:
         raise ValueError(
             "sensitive_features is None. Pass the sensitive attribute(s) as a 1-D array, a 2-D "
@@ -337,13 +376,13 @@ def _as_columns(sensitive_features, n_samples):
             raise ValueError("sensitive_features is an empty dict.")
         names = [str(key) for key in sensitive_features]
         columns = [_column_values(value) for value in sensitive_features.values()]
-        one_dimensional = False
+        one_dimensional, named = False, True
     elif hasattr(sensitive_features, "columns") and hasattr(sensitive_features, "iloc"):
         names = [str(name) for name in sensitive_features.columns]
         if not names:
             raise ValueError("sensitive_features is a DataFrame with no columns.")
         columns = [_column_values(sensitive_features.iloc[:, j]) for j in range(len(names))]
-        one_dimensional = False
+        one_dimensional, named = False, True
     elif (
         hasattr(sensitive_features, "dtype")
         and hasattr(sensitive_features, "name")
@@ -352,8 +391,9 @@ def _as_columns(sensitive_features, n_samples):
         name = sensitive_features.name
         names = [str(name) if name is not None else "sensitive_features"]
         columns = [_column_values(sensitive_features)]
-        one_dimensional = True
+        one_dimensional, named = True, name is not None
     else:
+        named = False
         array = np.asarray(sensitive_features)
         if array.ndim == 0:
             raise ValueError(
@@ -386,7 +426,7 @@ def _as_columns(sensitive_features, n_samples):
         )
     if length == 0:
         raise ValueError("sensitive_features is empty (0 samples).")
-    return columns, names, one_dimensional
+    return columns, names, one_dimensional, named
 
 
 def _column_values(column):

@@ -54,16 +54,104 @@ def check_labels(y, name):
         # Name the target type (e.g. predict_proba output) rather than only the shape.
         _raise_not_labels(type_of_target(y, input_name=name), name)
     y = column_or_1d(y, warn=True)
-    if y.dtype.kind == "O":
-        missing = _is_missing(y)
-        if missing.any():
-            raise ValueError(f"{name} has missing values (first at row {np.argmax(missing)}).")
-    elif y.dtype.kind == "f" and np.isnan(y).any():
-        raise ValueError(f"{name} has NaN values (first at row {np.argmax(np.isnan(y))}).")
+    check_label_values(y, name)
     target_type = type_of_target(y, input_name=name)
     if target_type in _NOT_LABELS:
         _raise_not_labels(target_type, name)
     return y
+
+
+def check_label_values(y, name):
+    """Raise for missing values (None, NaN, pd.NA) and for labels mixing strings and numbers.
+
+    ``y`` is an array of labels of any shape (member labels of an ensemble are 2-D). Labels
+    such as ``1`` and ``"1"`` in one array would be two different classes that print alike,
+    so a mix of string and numeric labels is refused, as scikit-learn's ``unique_labels``
+    does.
+    """
+    y = np.asarray(y)
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        position = np.unravel_index(np.argmax(np.isnan(y)), y.shape)
+        raise ValueError(f"{name} has NaN values (first at {_where(position)}).")
+    if y.dtype.kind != "O":
+        return
+    missing = _is_missing(y)
+    if missing.any():
+        position = np.unravel_index(np.argmax(missing), y.shape)
+        raise ValueError(
+            f"{name} has missing values (None/NaN), first at {_where(position)}. Labels must "
+            "all be known: drop or impute those samples first."
+        )
+    kinds = _label_kinds(y)
+    if len(kinds) > 1:
+        raise ValueError(
+            f"{name} mixes string and numeric labels; values such as 1 and '1' would be "
+            f"different classes. Convert {name} to one type, e.g. {name}.astype(str) or "
+            "astype(int)."
+        )
+
+
+def check_label_pair(y_true, y_pred):
+    """Raise when ``y_true`` and ``y_pred`` cannot be labels of the same classes.
+
+    Two cases are refused: one array holds strings and the other numbers (``"1" == 1`` is
+    False, so every prediction would count as wrong), and both hold at least two distinct
+    labels with none in common (differently encoded classes). A constant prediction that
+    never matches (``y_pred`` all 1 where ``y_true`` is all 0) is a valid, if poor, input.
+    """
+    kinds_true, kinds_pred = _label_kinds(np.asarray(y_true)), _label_kinds(np.asarray(y_pred))
+    if kinds_true and kinds_pred and kinds_true != kinds_pred:
+        raise ValueError(
+            f"y_true holds {' and '.join(sorted(kinds_true))} labels but y_pred holds "
+            f"{' and '.join(sorted(kinds_pred))} labels, so no prediction can equal its true "
+            "label. Encode both the same way (e.g. y_true.astype(int) or y_pred.astype(str))."
+        )
+    labels_true, labels_pred = _distinct(y_true), _distinct(y_pred)
+    if len(labels_true) > 1 and len(labels_pred) > 1 and not set(labels_true) & set(labels_pred):
+        raise ValueError(
+            f"y_true and y_pred have no label in common (y_true: {labels_true[:10]}, y_pred: "
+            f"{labels_pred[:10]}); they look encoded differently. Encode both the same way."
+        )
+
+
+def _distinct(y):
+    """Distinct labels of ``y`` as Python values (bools as ints, so True == 1 matches)."""
+    values = _unique_values(np.asarray(y).ravel())
+    return [int(v) if isinstance(v, (bool, np.bool_)) else v for v in values.tolist()]
+
+
+def _unique_values(values):
+    """Distinct values of a 1-D array, also for object arrays mixing types (no sort)."""
+    if values.dtype.kind != "O":
+        return np.unique(values)
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - exercised without pandas only
+        return np.array(list(dict.fromkeys(values.tolist())), dtype=object)
+    return np.asarray(pd.unique(values), dtype=object)
+
+
+def _label_kinds(y):
+    """The set of label kinds in ``y``: ``{"string"}``, ``{"numeric"}`` or both."""
+    if y.dtype.kind in "US":
+        return {"string"}
+    if y.dtype.kind in "biuf":
+        return {"numeric"}
+    if y.dtype.kind != "O":
+        return set()
+    kinds = set()
+    for value in _unique_values(y.ravel()).tolist():  # distinct values only
+        if isinstance(value, (str, bytes)):
+            kinds.add("string")
+        elif isinstance(value, (bool, int, float, np.number, np.bool_)):
+            kinds.add("numeric")
+    return kinds
+
+
+def _where(position):
+    if len(position) == 1:
+        return f"row {int(position[0])}"
+    return "index " + str(tuple(int(p) for p in position))
 
 
 def _raise_not_labels(target_type, name):

@@ -161,3 +161,50 @@ def test_joint_codes_property(rows):
         {"s": np.array(first)[permutation], "t": np.array(second)[permutation]}
     )
     np.testing.assert_array_equal(permuted.codes, groups.codes[permutation])
+
+
+def test_encode_matches_attributes_by_name_and_refuses_renamed_ones():
+    fitted = factorize_groups(pd.DataFrame({"female": [0, 1, 0, 1], "minority": [0, 0, 1, 1]}))
+    # the same names in another order: matched by name
+    swapped = pd.DataFrame({"minority": [1, 0], "female": [0, 1]})
+    np.testing.assert_array_equal(
+        fitted.encode(swapped), fitted.encode(pd.DataFrame({"female": [0, 1], "minority": [1, 0]}))
+    )
+    # renamed attributes were matched by position before (a silent swap of the two attributes)
+    renamed = pd.DataFrame({"minority": [1, 0], "is_female": [0, 1]})
+    with pytest.raises(ValueError, match=r"attribute names \['minority', 'is_female'\].*"):
+        fitted.encode(renamed)
+    with pytest.raises(ValueError, match="never by position"):
+        fitted.encode({"a": [0], "b": [1]})
+    one = factorize_groups(pd.Series(["F", "M"], name="sex"))
+    with pytest.raises(ValueError, match=r"\['race'\].*\['sex'\]"):
+        one.encode(pd.Series(["F"], name="race"))
+    # unnamed input is matched by position; with several fitted names that deserves a warning
+    np.testing.assert_array_equal(one.encode(np.array(["M"])), [1])
+    with pytest.warns(UserWarning, match="no attribute names"):
+        codes = fitted.encode(np.array([[0, 1]]))
+    np.testing.assert_array_equal(
+        codes, fitted.encode(pd.DataFrame({"female": [0], "minority": [1]}))
+    )
+    assert fitted.named and not factorize_groups(np.array([[0, 1]])).named
+
+
+def test_privileged_group_string_of_a_one_column_frame_is_one_value():
+    groups = factorize_groups(pd.DataFrame({"sex": ["a", "b", "ab", "Male"]}))
+
+    def named(privileged_group):
+        mask = privileged_mask(groups, privileged_group)
+        return [label for label, privileged in zip(groups.labels, mask) if privileged]
+
+    # read character by character before: "ab" matched the groups a and b, "Male" raised
+    assert named("ab") == [("ab",)]
+    assert named("Male") == [("Male",)]
+    assert named(["a", "b"]) == [("a",), ("b",)]
+    assert named(("b",)) == [("b",)]
+    assert named([("a",), "ab"]) == [("a",), ("ab",)]
+    two = factorize_groups(pd.DataFrame({"sex": ["F", "M"], "race": ["a", "b"]}))
+    np.testing.assert_array_equal(privileged_mask(two, [["M", "b"]]), [False, True])
+    with pytest.raises(ValueError, match="one value per sensitive attribute"):
+        privileged_mask(two, "M")
+    with pytest.raises(ValueError, match="one value per sensitive attribute"):
+        privileged_mask(two, ("M", "b", "x"))

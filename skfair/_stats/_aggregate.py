@@ -25,6 +25,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 
 from skfair._groups import privileged_mask
 from skfair._stats._counts import group_sums
@@ -228,11 +229,7 @@ def _side_rates(numerator, denominator, groups, privileged_group, measure, disad
 def _defined_rates(numerator, denominator, groups, measure):
     """Rates of the groups with a non-zero denominator; None when only one group exists."""
     if groups.n_groups < 2:
-        warnings.warn(
-            f"Only one group ({groups.labels}) is present in the sensitive features; the "
-            "disparity between groups is reported as no disparity.",
-            UserWarning,
-        )
+        warn_single_group(groups)
         return None
     defined = denominator > 0
     if not defined.all():
@@ -279,3 +276,21 @@ def aggregate(values, agg, *, sizes=None, signed=False):
     magnitude = np.abs(values) if signed else values
     worst = np.argmax(magnitude, axis=0)
     return np.take_along_axis(values, np.expand_dims(worst, 0), axis=0)[0]
+
+
+def warn_single_group(groups, reported="no disparity"):
+    """Warn that a disparity over a single group is reported as ``reported``.
+
+    The rule of every skfair group metric: with one group there is nothing to compare, the
+    metric returns its "no disparity" value (0.0, or 1.0 for ratios) and says so with an
+    :class:`~sklearn.exceptions.UndefinedMetricWarning`, so that, e.g., a cross-validation fold
+    holding a single group is not silently scored as perfectly fair.
+    """
+    warnings.warn(
+        f"Only one group ({groups.labels}) is present in the sensitive features: the "
+        f"disparity between groups is undefined and is reported as {reported}. Check that "
+        "the sensitive features vary in the data passed (a cross-validation fold sorted by "
+        "group may hold a single group).",
+        UndefinedMetricWarning,
+        stacklevel=3,
+    )

@@ -32,8 +32,10 @@ def bins_from_bandwidths(bandwidths, bin_rule="exact"):
     return np.maximum(np.floor(inverse), 1).astype(np.intp)
 
 
-def group_histograms(scores, codes, n_groups, n_bins):
+def group_histograms(scores, codes, n_groups, n_bins, sample_weight=None):
     """Bin counts of each group, shape (n_groups, n_bins), with ``np.histogram`` semantics.
+
+    With ``sample_weight``, the weight of the samples in each bin.
 
     Like ``np.histogram`` with equal bins: ``floor(p * m)``, then corrected against the float
     edges ``np.linspace(0, 1, m + 1)`` so that p is in bin k iff ``e_k <= p < e_{k+1}``, and
@@ -43,7 +45,9 @@ def group_histograms(scores, codes, n_groups, n_bins):
     bin_index = np.minimum((scores * n_bins).astype(np.intp), n_bins - 1)
     bin_index -= scores < edges[bin_index]
     bin_index += (scores >= edges[bin_index + 1]) & (bin_index != n_bins - 1)
-    counts = np.bincount(codes * n_bins + bin_index, minlength=n_groups * n_bins)
+    counts = np.bincount(
+        codes * n_bins + bin_index, weights=sample_weight, minlength=n_groups * n_bins
+    )
     return counts.reshape(n_groups, n_bins)
 
 
@@ -53,7 +57,7 @@ def h_sup(n0, n1):
     ``((sqrt(n0) + sqrt(n1)) / sqrt(n0 * n1)) ** (2/3)``, evaluated exactly as maddlib does so
     that interval eligibility matches it bit for bit.
     """
-    n0, n1 = int(n0), int(n1)
+    n0, n1 = _exact_size(n0), _exact_size(n1)
     return ((n0**0.5 + n1**0.5) / (n0 * n1) ** 0.5) ** (2 / 3)
 
 
@@ -72,31 +76,66 @@ def stacked_edges(bins):
     return edges, offsets
 
 
-def swept_proportions(scores, codes, sizes, bins):
-    """Histogram proportions of each group for every bin count, stacked, shape (K, n_edges - 1).
+class SweptHistograms:
+    """Histogram proportions of each group for every bin count of a sweep, one group at a time.
 
     The stacked edges of all bin counts and the scores are each sorted once; one
     ``searchsorted`` of the sorted scores into the sorted edges (cache-friendly: consecutive
     keys land close) gives each score's position, and a score lies below every edge from its
-    position on, so cumulative counts of the positions give the number of scores below each
-    edge, per group. No pass over the data per bin count. The count at the last edge of each
+    position on, so cumulative counts of the positions give the number (or weight) of scores
+    below each edge. No pass over the data per bin count. The count at the last edge of each
     bin count is the group size (last bin closed), and first differences are the bin counts,
     identical to ``np.histogram``. The difference that straddles two bin counts is set to 0 so
-    that ``np.add.reduceat`` at the returned offsets sums one histogram.
+    that ``np.add.reduceat`` at ``offsets`` sums one histogram.
+
+    :meth:`row` builds one group's proportions, shape (n_edges - 1,), in O(n_edges + n_g):
+    the caller holds as many rows as it needs (two for a pair), not one per group.
+
+    Parameters
+    ----------
+    scores, codes : ndarray of shape (n_samples,)
+    sizes : ndarray of shape (n_groups,)
+        Number (or total weight) of the samples of each group.
+    bins : ndarray of int
+        The bin counts.
+    sample_weight : ndarray of shape (n_samples,), default=None
     """
-    edges, offsets = stacked_edges(bins)
-    n_edges, n_groups = edges.shape[0], sizes.shape[0]
-    edge_order = np.argsort(edges)  # ties (equal edges of different m) get equal counts
-    score_order = np.argsort(scores)
-    position = np.searchsorted(edges[edge_order], scores[score_order], side="right")
-    positions = np.bincount(
-        codes[score_order] * (n_edges + 1) + position, minlength=n_groups * (n_edges + 1)
-    )
-    rank = np.empty_like(edge_order)
-    rank[edge_order] = np.arange(n_edges)
-    below_sorted = np.cumsum(positions.reshape(n_groups, n_edges + 1), axis=1)
-    below = np.take(below_sorted, rank, axis=1)
-    below[:, offsets + bins] = sizes[:, None]
-    share = np.diff(below, axis=1) / sizes[:, None]
-    share[:, offsets[1:] - 1] = 0.0
-    return share, offsets
+
+    def __init__(self, scores, codes, sizes, bins, sample_weight=None):
+        edges, self.offsets = stacked_edges(bins)
+        self.n_edges = edges.shape[0]
+        self.sizes = sizes
+        self._last_edges = self.offsets + bins
+        edge_order = np.argsort(edges)  # ties (equal edges of different m) get equal counts
+        score_order = np.argsort(scores)
+        score_order = score_order[np.argsort(codes[score_order], kind="stable")]  # by group
+        self._position = np.searchsorted(edges[edge_order], scores[score_order], side="right")
+        self._weights = None if sample_weight is None else sample_weight[score_order]
+        self._rank = np.empty_like(edge_order)
+        self._rank[edge_order] = np.arange(self.n_edges)
+        self._starts = np.concatenate(
+            [[0], np.cumsum(np.bincount(codes, minlength=sizes.shape[0]))]
+        )
+
+    def row(self, g):
+        """Proportions of group ``g`` in every bin of every bin count, stacked."""
+        rows = slice(self._starts[g], self._starts[g + 1])
+        below_sorted = np.cumsum(
+            np.bincount(
+                self._position[rows],
+                weights=None if self._weights is None else self._weights[rows],
+                minlength=self.n_edges + 1,
+            )
+        )
+        below = below_sorted[self._rank].astype(np.float64)
+        below[self._last_edges] = self.sizes[g]
+        share = np.diff(below)
+        share /= self.sizes[g]
+        share[self.offsets[1:] - 1] = 0.0
+        return share
+
+
+def _exact_size(size):
+    """An int for integral sizes (bit parity with maddlib), else the float total weight."""
+    size = float(size)
+    return int(size) if size.is_integer() else size

@@ -94,3 +94,111 @@ def quantile_at(sorted_values, weights, levels):
     total = cumulative[-1]
     index = np.searchsorted(cumulative, levels * total - QUANTILE_RTOL * total, side="left")
     return sorted_values[np.minimum(index, len(sorted_values) - 1)]
+
+
+def sorted_segments(values, codes, n_codes, weights):
+    """Rows sorted by ``(code, value)``: each code's values sorted, in one contiguous segment.
+
+    One sort by value, then a stable sort by code: O(n log n) for all codes together.
+
+    Returns
+    -------
+    sorted_values, sorted_weights : ndarray of shape (n_rows,)
+    bounds : ndarray of shape (n_codes + 1,)
+        Segment ``c`` is ``[bounds[c], bounds[c + 1])``.
+    """
+    order = np.argsort(values)  # ties in any order: see w1_parts
+    order = order[np.argsort(codes[order], kind="stable")]
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_codes))])
+    return values[order], weights[order], bounds
+
+
+def merge_sorted(values0, weights0, values1, weights1):
+    """Merge two sorted weighted samples into ``(values, weights0, weights1)`` aligned rows.
+
+    Each row carries its weight in sample 0 or 1 and zero in the other, as
+    :func:`w1_parts_sorted` and :func:`ks_parts_sorted` expect. The stable sort of two sorted
+    runs is a linear merge.
+    """
+    values = np.concatenate([values0, values1])
+    order = np.argsort(values, kind="stable")
+    zeros0, zeros1 = np.zeros_like(weights1), np.zeros_like(weights0)
+    return (
+        values[order],
+        np.concatenate([weights0, zeros0])[order],
+        np.concatenate([zeros1, weights1])[order],
+    )
+
+
+def quantile_envelopes(sorted_values, weights, n_levels):
+    """Bounds of the quantile function on each of ``n_levels`` equal slices of (0, 1].
+
+    On the slice ``(k / L, (k + 1) / L]`` the lower quantile ``Q`` is non-decreasing, so it
+    lies between ``Q(k / L)`` (the minimum for k = 0) and ``Q((k + 1) / L)``.
+
+    Returns
+    -------
+    low, high : ndarray of shape (n_levels,)
+    """
+    levels = np.arange(1, n_levels + 1) / n_levels
+    high = quantile_at(sorted_values, weights, levels)
+    low = np.concatenate([[sorted_values[0]], high[:-1]])
+    return low, high
+
+
+def w1_upper_bounds(low, high, first, second):
+    """Upper bounds of W1 between the samples ``first[i]`` and ``second[i]``.
+
+    ``W1 = integral over (0, 1] of |Q_a(u) - Q_b(u)| du``; on each slice of
+    :func:`quantile_envelopes` the integrand is at most ``max(high_a - low_b, high_b - low_a)``.
+
+    Parameters
+    ----------
+    low, high : ndarray of shape (n_samples, n_levels)
+        Envelopes of every sample.
+    first, second : ndarray of int of shape (n_pairs,)
+
+    Returns
+    -------
+    ndarray of shape (n_pairs,)
+    """
+    gap = np.maximum(high[first] - low[second], high[second] - low[first])
+    return gap.mean(axis=1)
+
+
+def ks_upper_bounds(cdf_at_grid, first, second):
+    """Upper bounds of the KS distance between ``first[i]`` and ``second[i]``.
+
+    ``cdf_at_grid`` holds each sample's ECDF at a grid ``t_0 < ... < t_L`` running from the
+    smallest to the largest value of all samples. For ``t`` in ``[t_k, t_{k+1})`` the ECDFs are
+    non-decreasing, so ``F_a(t) - F_b(t) <= F_a(t_{k+1}) - F_b(t_k)``; outside the grid both
+    ECDFs are 0 (below) or 1 (above).
+    """
+    a, b = cdf_at_grid[first], cdf_at_grid[second]
+    gap = np.maximum(a[:, 1:] - b[:, :-1], b[:, 1:] - a[:, :-1])
+    return np.maximum(gap.max(axis=1), 0.0)
+
+
+def power_of_two_scale(values):
+    """A power of two ``s`` such that ``s * values`` lies in [-1, 1], or 1.0 for moderate values.
+
+    Scaling by a power of two is exact in floating point (barring underflow), so sums and
+    differences of scores of magnitude near the float64 limit (1.8e308) can be formed on the
+    scaled values without overflow and scaled back. Values below 2**500 are left unscaled, so
+    the results on ordinary data are bit for bit those of the unscaled formulas.
+    """
+    peak = float(np.max(np.abs(values))) if values.size else 0.0
+    if peak < 2.0**500:
+        return 1.0
+    return float(2.0 ** -np.frexp(peak)[1])
+
+
+def unscale(result, scale, what):
+    """``result / scale``, refusing results beyond the float64 range with a clear error."""
+    result = np.asarray(result, dtype=np.float64) / scale
+    if not np.isfinite(result).all():
+        raise ValueError(
+            f"The {what} exceeds the largest float64 value (about 1.8e308) and cannot be "
+            "represented; divide the scores by a constant first (the statistic scales with it)."
+        )
+    return result

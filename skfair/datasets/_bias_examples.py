@@ -1,4 +1,4 @@
-"""The synthetic models of Miroshnikov et al. (arXiv:2011.03156), Sections 3-4 (spec §11)."""
+"""The synthetic models of Miroshnikov et al. (arXiv:2011.03156), Sections 3-4."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from skfair._compat import Interval, Real, StrOptions, validate_params
 
 # M6 coefficients a = (10, -4, 16, 1, -3) / 20 (paper Sect. 4.4).
 _M6_SHIFT = np.array([10.0, -4.0, 16.0, 1.0, -3.0]) / 20.0
-# The paper's N(m, s) leaves s undecided (erratum E8): the std reproduces M1's reported
-# P(Y=0 | G=1) = 0.36, the variance reproduces M6's betas; M2-M5 follow M1 (decision D6).
+# The paper's N(m, s) does not say whether s is a standard deviation or a variance: the std
+# reproduces M1's reported P(Y=0 | G=1) = 0.36 (the variance gives 0.329), the variance
+# reproduces M6's reported coefficients (beta_1 0.088 against the paper's 0.0860; the std
+# gives 0.131). Nothing decides M2-M5; they follow M1.
 _DEFAULT_SCALE = {
     "M1": "std",
     "M2": "std",
@@ -91,7 +93,7 @@ def make_bias_example(
     normal_scale : {"std", "var"}, default=None
         Whether the second argument of N(m, s) is the standard deviation or the variance.
         None picks the convention that reproduces the paper: the variance for M6, the std
-        otherwise (the paper does not say; spec erratum E8).
+        otherwise (the paper does not say which; see Notes).
     mu : float, default=5.0
         The location mu.
     tau, sigma : float, default=0.7, 1.0
@@ -105,6 +107,20 @@ def make_bias_example(
         ``data`` (n_samples, n_features), ``target`` (Y), ``sensitive`` (G), ``score`` (the
         true f(X)), ``score_function`` (picklable callable f), ``favorable`` ("lower"),
         ``privileged_group`` (0), ``feature_names`` and ``DESCR``.
+
+    Notes
+    -----
+    The paper writes N(m, s) without saying whether s is a standard deviation or a variance.
+    With the standard deviation, M1 gives the reported P(Y=0 | G=1) = 0.36 (0.362; the
+    variance gives 0.329); with the variance, M6 gives the reported coefficients (beta_1 =
+    0.088 against 0.0860; the standard deviation gives 0.131). Nothing in the text decides
+    M2-M5, which follow M1. ``normal_scale`` forces either convention.
+
+    References
+    ----------
+    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
+       fairness interpretability framework for machine learning models", Machine Learning,
+       2022 (arXiv:2011.03156), Sections 3-4.
 
     Examples
     --------

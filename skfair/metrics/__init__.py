@@ -1,27 +1,47 @@
 """Group disparity metrics and scikit-learn scorers.
 
-Comparing groups
-----------------
-Every group metric of this module follows the same rules.
+Conventions shared by every metric of this module:
 
-- Without ``privileged_group`` a disparity is unsigned: the largest gap between any two
-  groups (``max - min`` of the per-group values; ratios ``min / max``), as in fairlearn.
-- With ``privileged_group`` it is signed, disadvantaged minus privileged (ratios
-  disadvantaged over privileged), as in aif360. ``privileged_group`` names one group or
-  several (their samples are pooled into the privileged side).
-- With more than two groups, ``disadvantaged="pooled"`` (the default) pools every other
-  sample into one disadvantaged side and compares it with the privileged side; this
-  reproduces aif360, whose metrics compare the privileged with the unprivileged samples.
+- **Signed or unsigned.** With ``privileged_group`` a disparity is signed. The label,
+  stability and uncertainty metrics report ``measure(disadvantaged) - measure(privileged)``
+  (ratios ``disadvantaged / privileged``), as aif360; the score-distribution metrics
+  (:func:`wasserstein_bias`, :func:`ks_bias`, :func:`quantile_bias`,
+  :func:`classifier_bias`) keep the orientation of their paper, positive when the privileged
+  group is favoured. ``privileged_group`` may name several groups, whose samples are pooled
+  into the privileged side. Without ``privileged_group`` a disparity is unsigned: the largest
+  gap between any two groups (ratios ``min / max``), as fairlearn.
+- **More than two groups against a privileged group.** ``disadvantaged="pooled"`` (the
+  default of every metric with ``privileged_group``) pools every sample outside the
+  privileged group(s) into one disadvantaged side, which reproduces aif360.
   ``disadvantaged="each"`` compares every other group on its own with the privileged side
   and reports the comparison furthest from parity (the largest absolute difference, sign
-  kept; the ratio with the smallest ``min(r, 1 / r)``); score-distribution metrics
-  combine the compared pairs with their ``agg`` instead. Pooling answers "are the
-  non-privileged treated worse on average?"; ``"each"`` shows a small group treated much
-  worse than the others, which pooling dilutes. Metrics that combine several rates
-  (equalized odds, average odds) combine them group by group before the furthest is kept.
+  kept; the ratio with the smallest ``min(r, 1 / r)``); the score-distribution metrics
+  combine those pairs with their ``agg``. Pooling answers "are the others treated worse on
+  average?"; ``"each"`` shows a small group treated much worse than the rest, which pooling
+  dilutes. Metrics that combine several rates (equalized odds, average odds) combine them
+  group by group before the furthest group is kept.
+- **A single group.** With one group in the sensitive features there is nothing to compare:
+  every group metric returns its "no disparity" value (0.0, or 1.0 for a ratio) and warns
+  with scikit-learn's :class:`~sklearn.exceptions.UndefinedMetricWarning` (a subclass of
+  ``UserWarning``), so that a cross-validation fold holding one group is not silently scored
+  as perfectly fair. Scorers propagate the warning. A ``privileged_group`` covering every
+  group raises instead (the signed difference has no disadvantaged side).
+- **Undefined rates.** A group whose rate has an empty denominator (e.g. no positives for a
+  true positive rate) is left out of an unsigned comparison with the same warning class.
+- **The word ``agg``** names three different combinations, each documented with its
+  function:
 
-:class:`MetricTable` applies the same rules to several metrics at once, with bootstrap
-intervals for every value and aggregate.
+  * :func:`equalized_odds_difference` ``agg={"worst_case", "mean"}`` combines its two
+    error-rate gaps (false positive and false negative rates) into one number;
+  * :func:`wasserstein_bias`, :func:`ks_bias`, :func:`quantile_bias`,
+    :func:`classifier_bias` ``agg={"worst_case", "mean", "weighted"}`` combine the compared
+    *pairs of groups and classes of y_true* (largest in magnitude, plain mean, mean weighted
+    by the pair's total weight);
+  * :func:`madd` and :func:`madd_bandwidth_search` ``agg={"worst_case", "mean"}`` combine
+    the compared *pairs of groups* (largest pairwise MADD or their mean).
+
+:class:`MetricTable` applies the same conventions to several metrics at once, from one count
+table, with bootstrap intervals for every value and aggregate.
 """
 
 from skfair.metrics._classification import (

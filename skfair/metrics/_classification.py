@@ -1,6 +1,6 @@
 """Group disparities of hard predictions (binary and multi-class).
 
-Binary-label metrics (spec §5.2) compare a base measure -- selection rate, true/false
+Binary-label metrics compare a base measure -- selection rate, true/false
 positive/negative rate, accuracy -- between groups. They share one count table per group,
 ``[tn, fp, fn, tp]`` from one ``np.bincount`` over the joint group codes, and a formula from
 :mod:`skfair._stats._aggregate`:
@@ -10,9 +10,11 @@ positive/negative rate, accuracy -- between groups. They share one count table p
 - ``privileged_group=None``: the largest gap between any two groups, ``max - min`` (ratios:
   ``min / max``).
 
-Multi-class metrics (spec §5.3, seed 004 Eq. 4.1) compare each group with the whole
-population, class by class: ``U_DP`` and ``U_EO``. Continuous outputs are binned at quantile
-cut-offs of ``y_true``.
+Multi-class metrics compare each group with the whole population, class by class: ``U_DP``
+and ``U_EO``, the multi-class demographic parity (Calders, Kamiran and Pechenizkiy, 2009) and
+equalized odds (Hardt, Price and Srebro, 2016) unfairness in the form of Denis, Elie, Hebiri
+and Hu, "Fairness guarantee in multi-class classification" (arXiv:2109.13642, 2021).
+Continuous outputs are binned at quantile cut-offs of ``y_true``.
 """
 
 from __future__ import annotations
@@ -23,27 +25,58 @@ import warnings
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
+from skfair._compat import (
+    SENSITIVE_FEATURES_CONSTRAINT,
+    Integral,
+    Real,
+    StrOptions,
+    validate_params,
+)
 from skfair._groups import factorize_groups
 from skfair._stats._aggregate import (
+    DISADVANTAGED,
     furthest_from_parity,
     rate_difference,
     rate_ratio,
     signed_gaps,
+    warn_single_group,
 )
-from skfair._stats._counts import FN, FP, TN, TP, confusion_table
+from skfair._stats._counts import FN, FP, TN, TP, confusion_table, rescale_weights
 from skfair._validation import (
     binarize,
     check_groups,
+    check_label_pair,
     check_labels,
     check_lengths,
     check_scores,
     check_weights,
 )
 
+_BINARY_CONSTRAINTS = {
+    "y_true": ["array-like", None],
+    "y_pred": ["array-like"],
+    "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
+    "privileged_group": "no_validation",
+    "disadvantaged": [StrOptions(set(DISADVANTAGED))],
+    "pos_label": [Real, str, "boolean", None],
+    "sample_weight": ["array-like", None],
+}
+_MULTICLASS_CONSTRAINTS = {
+    "y_true": ["array-like", None],
+    "y_pred": ["array-like"],
+    "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
+    # Values below 2 get their own message in _bin_outputs.
+    "bins": [Integral, "array-like"],
+    "labels": ["array-like", None],
+    "sample_weight": ["array-like", None],
+}
+_VALIDATE = {"prefer_skip_nested_validation": True}
+
 # ----------------------------------------------------------------------------------------------
 # binary-label metrics
 
 
+@validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def statistical_parity_difference(
     y_true,
     y_pred,
@@ -110,6 +143,7 @@ def statistical_parity_difference(
     )
 
 
+@validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def disparate_impact_ratio(
     y_true,
     y_pred,
@@ -166,6 +200,7 @@ def disparate_impact_ratio(
     )
 
 
+@validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def true_positive_rate_difference(
     y_true,
     y_pred,
@@ -219,6 +254,7 @@ def true_positive_rate_difference(
     )
 
 
+@validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def false_negative_rate_difference(
     y_true,
     y_pred,
@@ -271,6 +307,7 @@ def false_negative_rate_difference(
     )
 
 
+@validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def false_positive_rate_difference(
     y_true,
     y_pred,
@@ -324,6 +361,7 @@ def false_positive_rate_difference(
     )
 
 
+@validate_params({**_BINARY_CONSTRAINTS, "agg": [StrOptions({"worst_case", "mean"})]}, **_VALIDATE)
 def equalized_odds_difference(
     y_true,
     y_pred,
@@ -382,8 +420,6 @@ def equalized_odds_difference(
     >>> equalized_odds_difference(y_true, y_pred, sensitive_features=g, agg="mean")
     0.25
     """
-    if agg not in ("worst_case", "mean"):
-        raise ValueError(f"agg must be 'worst_case' or 'mean', got {agg!r}.")
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     if privileged_group is None:
         # Unsigned, D_FNR == D_TPR, so the FNR serves both forms.
@@ -409,6 +445,7 @@ def equalized_odds_difference(
     return float(furthest_from_parity(combined))
 
 
+@validate_params({k: v for k, v in _BINARY_CONSTRAINTS.items() if k != "pos_label"}, **_VALIDATE)
 def accuracy_difference(
     y_true,
     y_pred,
@@ -500,8 +537,10 @@ def _check_inputs(y_true, y_pred, sensitive_features, sample_weight, *, needs_y_
     y_pred = check_labels(y_pred, "y_pred")
     # Metrics of y_pred alone ignore y_true beyond its length.
     y_true = check_labels(y_true, "y_true") if needs_y_true else None
+    if y_true is not None:
+        check_label_pair(y_true, y_pred)
     groups = check_groups(sensitive_features, n_samples)
-    return y_true, y_pred, groups, check_weights(sample_weight, n_samples)
+    return y_true, y_pred, groups, rescale_weights(check_weights(sample_weight, n_samples))
 
 
 def _binary_confusion(
@@ -516,13 +555,14 @@ def _binary_confusion(
 
 
 # ----------------------------------------------------------------------------------------------
-# multi-class and binned continuous outputs (seed 004, §4.1)
+# multi-class and binned continuous outputs
 
 
+@validate_params(_MULTICLASS_CONSTRAINTS, **_VALIDATE)
 def demographic_parity_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
 ):
-    """Multi-class demographic-parity unfairness ``U_DP`` (seed 004, §4.1.1).
+    """Multi-class demographic-parity unfairness ``U_DP``.
 
     ``U_DP = max_{a, k} |P(y_pred = k | A = a) - P(y_pred = k)|``: each group is compared with
     the whole population, class by class. The value is in [0, 1]; 0 means exactly fair.
@@ -555,6 +595,13 @@ def demographic_parity_unfairness(
     -------
     float
 
+    References
+    ----------
+    .. [1] C. Denis, R. Elie, M. Hebiri and F. Hu, "Fairness guarantee in multi-class
+       classification", arXiv:2109.13642, 2021.
+    .. [2] M. Hardt, E. Price and N. Srebro, "Equality of opportunity in supervised
+       learning", NeurIPS 2016.
+
     Examples
     --------
     >>> from skfair.metrics import demographic_parity_unfairness
@@ -575,15 +622,17 @@ def demographic_parity_unfairness(
     return _max_gap_to_population(counts[:, None, :], groups, strata=None)
 
 
+@validate_params(_MULTICLASS_CONSTRAINTS, **_VALIDATE)
 def equalized_odds_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
 ):
-    """Multi-class equalized-odds unfairness ``U_EO`` (seed 004, Eq. 4.1).
+    """Multi-class equalized-odds unfairness ``U_EO``.
 
     ``U_EO = max_{a, k, k'} |P(y_pred = k | y_true = k', A = a) - P(y_pred = k | y_true = k')|``
-    with conditional frequencies (the formula of the seed, not its R code, which uses joint
-    frequencies). Cells where group ``a`` has no sample with ``y_true = k'`` are undefined and
-    skipped with a warning; NaN if all are. The value is in [0, 1]; 0 means exactly fair.
+    with conditional frequencies (joint frequencies ``P(y_pred = k, y_true = k' | A = a)``
+    would not vanish for a perfect predictor when the groups' label distributions differ).
+    Cells where group ``a`` has no sample with ``y_true = k'`` are undefined and skipped with
+    a warning; NaN if all are. The value is in [0, 1]; 0 means exactly fair.
 
     Parameters
     ----------
@@ -603,6 +652,13 @@ def equalized_odds_unfairness(
     Returns
     -------
     float
+
+    References
+    ----------
+    .. [1] C. Denis, R. Elie, M. Hebiri and F. Hu, "Fairness guarantee in multi-class
+       classification", arXiv:2109.13642, 2021.
+    .. [2] M. Hardt, E. Price and N. Srebro, "Equality of opportunity in supervised
+       learning", NeurIPS 2016.
 
     Examples
     --------
@@ -635,11 +691,7 @@ def _max_gap_to_population(counts, groups, *, strata):
     with no weight are skipped, with a warning when the population has weight there.
     """
     if groups.n_groups < 2:
-        warnings.warn(
-            f"Only one group ({groups.labels}) is present in the sensitive features; it equals "
-            "the population, so the unfairness is 0.",
-            UserWarning,
-        )
+        warn_single_group(groups, reported="no unfairness (0.0): the group is the population")
         return 0.0
     population = counts.sum(axis=0)
     group_totals = counts.sum(axis=2)
@@ -678,7 +730,7 @@ def _check_multiclass_inputs(
         sample_weight=sample_weight,
     )
     groups = check_groups(sensitive_features, n_samples)
-    sample_weight = check_weights(sample_weight, n_samples)
+    sample_weight = rescale_weights(check_weights(sample_weight, n_samples))
     arrays = [np.asarray(y) for y in (y_true, y_pred) if y is not None]
     continuous = any(
         y.dtype.kind in "biuf" and type_of_target(y) in ("continuous", "continuous-multioutput")
@@ -718,7 +770,7 @@ def _class_indices(y_true, y_pred, labels):
 
 
 def _bin_outputs(y_true, y_pred, bins):
-    """Bin indices of y_true (or None) and y_pred at cut-offs of y_true (spec §5.3); the bins."""
+    """Bin indices of y_true (or None) and y_pred at cut-offs of y_true; the bins."""
     y_pred = check_scores(y_pred, "y_pred")
     y_true = None if y_true is None else check_scores(y_true, "y_true")
     if isinstance(bins, numbers.Integral):
@@ -728,6 +780,17 @@ def _bin_outputs(y_true, y_pred, bins):
         # Linear interpolation: numpy's default and R's quantile() type 7 (the seed's cut-offs).
         cutoffs = np.quantile(reference, np.linspace(0, 1, bins + 1))
         distinct = np.unique(cutoffs)
+        if distinct.size < 3:
+            # One bin would put every output in the same class: "fair" by construction.
+            source = "y_pred" if y_true is None else "y_true"
+            raise ValueError(
+                f"The quantile cut-offs of {source} collapse to {distinct.tolist()}, a single "
+                f"bin: {source} takes {np.unique(reference).size} distinct value(s), so every "
+                "output would fall in one class and the unfairness would be 0 whatever the "
+                "scores. For class labels in y_true and scores in y_pred, threshold the "
+                "scores into labels first (e.g. y_pred > 0.5); otherwise pass explicit "
+                "cut-offs with bins=[c_0, ..., c_K]."
+            )
         if distinct.size < cutoffs.size:
             warnings.warn(
                 f"Quantile cut-offs {cutoffs.tolist()} repeat (ties in the data); the repeated "
@@ -742,7 +805,8 @@ def _bin_outputs(y_true, y_pred, bins):
                 f"bins must be at least two strictly increasing cut-offs, got {cutoffs.tolist()}."
             )
     # Right-closed bins (c_{k-1}, c_k] as in R's cut(); the first bin holds c_0 and everything
-    # below, the last everything above c_K, so every value gets a bin (spec §5.3, erratum E2).
+    # below, the last everything above c_K, so every value gets a bin (R's cut() would give NA
+    # to the minimum c_0 and to values outside (c_0, c_K], and drop them cell by cell).
     inner = cutoffs[1:-1]
     edges = [-np.inf, *inner.tolist(), np.inf]
     classes = [f"({low:.6g}, {high:.6g}]" for low, high in zip(edges[:-1], edges[1:], strict=True)]

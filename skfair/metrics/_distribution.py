@@ -7,34 +7,58 @@ part (quantile levels where the privileged group G=0 sits on the favourable side
 threshold (statistical-parity) bias ``sign * (F_1(t) - F_0(t))``, which is a finite sum for
 empirical distributions, so every value here is exact (no grid).
 
-Each metric is built in two steps (DESIGN.md): the sufficient statistics of a compared pair are
-its rows sorted by score with their weights (one global sort, then a mask per pair), and a small
-formula turns them into the statistic.
+Each metric is built in two steps: the sufficient statistics are the scores of every compared
+side (a group, or the pooled privileged groups, within a class of y_true when conditioning)
+sorted once with their weights (:mod:`skfair._stats._sorted`), and a small formula turns a pair
+of sides into the statistic.
 
-Orientation (decision D1 of the spec, a deliberate exception to "disadvantaged minus
-privileged"): with ``privileged_group`` the results are signed and *positive means the
-privileged group is favoured*, so ``net`` has the opposite sign of the statistical parity
-difference. Without ``privileged_group`` the results are unsigned: each pair is oriented so that
-its net part is >= 0 (D2).
+Orientation, a deliberate exception to the "disadvantaged minus privileged" rule of the label
+metrics, so that the paper's G=0 keeps its role: with ``privileged_group`` the results are
+signed and *positive means the privileged group is favoured*, so ``net`` has the opposite sign
+of the statistical parity difference. Without ``privileged_group`` the results are unsigned:
+each pair is oriented so that its net part is >= 0.
+
+Cost: with ``privileged_group``, G - 1 pairs; without, G (G - 1) / 2 pairs. The worst case
+visits them in decreasing order of an upper bound and stops when no pair can beat the best
+found (usually a few exact pairs); ``agg="mean"`` and ``"weighted"`` evaluate every pair, each
+in O(n_a + n_b) on the pre-sorted groups, O(G n) in all.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
-from skfair._compat import Interval, Real, StrOptions, validate_params
-from skfair._stats._aggregate import DISADVANTAGED, aggregate, disadvantaged_sides
+from skfair._compat import (
+    SENSITIVE_FEATURES_CONSTRAINT,
+    Interval,
+    Real,
+    StrOptions,
+    validate_params,
+)
+from skfair._stats._aggregate import (
+    DISADVANTAGED,
+    aggregate,
+    disadvantaged_sides,
+    warn_single_group,
+)
+from skfair._stats._counts import rescale_weights
 from skfair._stats._sorted import (
     FAVORABLE_SIGN,
     cdf_at,
     ks_parts_sorted,
+    ks_upper_bounds,
+    merge_sorted,
+    power_of_two_scale,
     quantile_at,
+    quantile_envelopes,
+    sorted_segments,
+    unscale,
     w1_parts_sorted,
+    w1_upper_bounds,
 )
 from skfair._validation import check_groups, check_lengths, check_scores, check_weights
 
@@ -42,21 +66,47 @@ _AGGREGATIONS = {"worst_case", "mean", "weighted"}
 
 
 # --------------------------------------------------------------------------------------------
-# Kernels on one compared pair (spec §5.1, §5.3)
+# Compared sides and pairs: sufficient statistics
 
-
-# --------------------------------------------------------------------------------------------
-# Compared pairs: sufficient statistics
+# Slices of (0, 1] (W1) or thresholds (KS) of the bounds that prune the worst pair.
+_BOUND_LEVELS = 32
+# Pairs whose bounds are evaluated at once (memory: pairs x levels floats per array).
+_BOUND_CHUNK = 1 << 15
+# Relative slack on an upper bound before it rules a pair out (rounding of the bound).
+_BOUND_RTOL = 1e-9
 
 
 @dataclass(frozen=True)
-class _Pair:
-    """Rows of two compared groups within one cell, sorted by score."""
+class _Comparison:
+    """Every compared side sorted by score once, and the compared pairs of sides.
 
-    values: np.ndarray  # sorted scores
-    weights0: np.ndarray  # weight of each row in the group playing G=0, else 0
-    weights1: np.ndarray  # weight of each row in the group playing G=1, else 0
-    size: float  # combined weight, for agg="weighted"
+    A side is one group, or the pooled privileged groups, within one cell (one class of
+    ``y_true`` when conditioning). Its scores, multiplied by the power of two ``scale``, are
+    the segment ``[bounds[s], bounds[s + 1])`` of ``values``. Pair ``i`` compares side
+    ``first[i]`` (the paper's G=0) with side ``second[i]`` (G=1).
+    """
+
+    values: np.ndarray
+    weights: np.ndarray
+    bounds: np.ndarray
+    totals: np.ndarray  # total weight of each side
+    first: np.ndarray
+    second: np.ndarray
+    scale: float
+    signed: bool
+
+    def side(self, s):
+        start, stop = self.bounds[s], self.bounds[s + 1]
+        return self.values[start:stop], self.weights[start:stop]
+
+    def pair(self, i):
+        """Rows of pair ``i`` merged by score: ``(values, weights0, weights1)``."""
+        return merge_sorted(*self.side(self.first[i]), *self.side(self.second[i]))
+
+    @property
+    def sizes(self):
+        """Combined weight of each pair, for agg="weighted"."""
+        return self.totals[self.first] + self.totals[self.second]
 
 
 def _compared_pairs(
@@ -69,69 +119,81 @@ def _compared_pairs(
     sign,
     disadvantaged="pooled",
 ):
-    """Build the compared pairs (spec D2-D4) and tell whether results are signed."""
+    """The sorted sides and compared pairs, or None for a single group (after a warning).
+
+    With ``privileged_group`` the other groups, pooled or each on its own (``disadvantaged``),
+    are compared with the pooled privileged groups (signed); without, every pair of groups
+    (unsigned, the group favoured on average plays G=0 so that the net part is >= 0). With
+    ``condition_on_y``, within each class of y_true.
+    """
     y_score = check_scores(y_score)
     n_samples = check_lengths(
         y_score=y_score, y_true=y_true if condition_on_y else None, sample_weight=sample_weight
     )
     groups = check_groups(sensitive_features, n_samples)
-    weights = check_weights(sample_weight, n_samples)
+    weights = rescale_weights(check_weights(sample_weight, n_samples))
     weights = np.ones(n_samples) if weights is None else weights
+    cell_names, cell_codes = _cells(y_true, condition_on_y, n_samples)
     signed = privileged_group is not None
-
+    sides = disadvantaged_sides(groups, privileged_group, disadvantaged) if signed else None
+    if groups.n_groups < 2:
+        warn_single_group(groups)
+        return None
     if signed:
-        privileged, compared = disadvantaged_sides(groups, privileged_group, disadvantaged)
-        sides = [(privileged, side) for side in compared]
+        privileged, compared = sides
+        # Unit 0 pools the privileged groups; each compared side (every other group pooled,
+        # or each other group) is a unit of its own.
+        unit_of_group = np.zeros(groups.n_groups, dtype=np.intp)
+        for unit, side in enumerate(compared, start=1):
+            unit_of_group[side] = unit
+        members = [np.flatnonzero(privileged), *(np.flatnonzero(side) for side in compared)]
+        first_unit = np.zeros(len(members) - 1, dtype=np.intp)
+        second_unit = np.arange(1, len(members))
     else:
-        one_hot = np.eye(groups.n_groups, dtype=bool)
-        sides = [(one_hot[a], one_hot[b]) for a, b in combinations(range(groups.n_groups), 2)]
+        unit_of_group = np.arange(groups.n_groups)
+        members = [[g] for g in range(groups.n_groups)]
+        first_unit, second_unit = np.triu_indices(groups.n_groups, k=1)
+    n_units = len(members)
+    scale = power_of_two_scale(y_score)
+    side_codes = cell_codes * n_units + unit_of_group[groups.codes]
+    n_sides = len(cell_names) * n_units
+    values, sorted_weights, bounds = sorted_segments(y_score * scale, side_codes, n_sides, weights)
+    counts = np.diff(bounds)
+    segment = np.repeat(np.arange(n_sides), counts)
+    totals = np.bincount(segment, weights=sorted_weights, minlength=n_sides)
+    sums = np.bincount(segment, weights=sorted_weights * values, minlength=n_sides)
 
-    order = np.argsort(y_score)  # ties in any order: see _w1_parts
-    sorted_scores = y_score[order]
-    sorted_codes = groups.codes[order]
-    sorted_weights = weights[order]
-    labels = groups.labels
-    pairs = []
-    for cell_name, cell in _cells(y_true, condition_on_y, order):
-        for side0, side1 in sides:
-            in0 = side0[sorted_codes] & cell
-            in1 = side1[sorted_codes] & cell
-            weight0 = sorted_weights[in0].sum()
-            weight1 = sorted_weights[in1].sum()
-            if not (in0.any() and in1.any()):
-                missing = [labels[g] for g in np.flatnonzero(side0 if not in0.any() else side1)]
-                warnings.warn(
-                    f"Group {missing} has no rows with y_true == {cell_name!r}; that cell is "
-                    "skipped.",
-                    UserWarning,
-                    stacklevel=4,
-                )
-                continue
-            if weight0 == 0 or weight1 == 0:
-                raise ValueError(
-                    "A compared group has zero total sample_weight; its score distribution is "
-                    "undefined. Give each group positive weight."
-                )
-            keep = in0 | in1
-            weights0 = np.where(in0, sorted_weights, 0.0)
-            weights1 = np.where(in1, sorted_weights, 0.0)
-            values = sorted_scores
-            if not keep.all():
-                weights0, weights1, values = weights0[keep], weights1[keep], values[keep]
-            if not signed:
-                # D2: the group favoured on average plays G=0, so the net part is >= 0.
-                mean_gap = values @ weights0 / weight0 - values @ weights1 / weight1
-                if sign * mean_gap < 0:
-                    weights0, weights1 = weights1, weights0
-            pairs.append(_Pair(values, weights0, weights1, weight0 + weight1))
-    return pairs, signed, groups.n_groups
+    cell = np.repeat(np.arange(len(cell_names)), first_unit.size)
+    first = cell * n_units + np.tile(first_unit, len(cell_names))
+    second = cell * n_units + np.tile(second_unit, len(cell_names))
+    present = (counts[first] > 0) & (counts[second] > 0)
+    for i in np.flatnonzero(~present):
+        empty_unit = (first[i] if counts[first[i]] == 0 else second[i]) % n_units
+        missing = [groups.labels[g] for g in members[empty_unit]]
+        warnings.warn(
+            f"Group {missing} has no rows with y_true == {cell_names[cell[i]]!r}; that cell is "
+            "skipped.",
+            UserWarning,
+            stacklevel=4,
+        )
+    first, second = first[present], second[present]
+    if ((totals[first] == 0) | (totals[second] == 0)).any():
+        raise ValueError(
+            "A compared group has zero total sample_weight; its score distribution is "
+            "undefined. Give each group positive weight."
+        )
+    if not signed:
+        # The group favoured on average plays G=0, so the net part is >= 0.
+        means = np.divide(sums, totals, out=np.zeros(n_sides), where=totals > 0)
+        swap = sign * (means[first] - means[second]) < 0
+        first, second = np.where(swap, second, first), np.where(swap, first, second)
+    return _Comparison(values, sorted_weights, bounds, totals, first, second, scale, signed)
 
 
-def _cells(y_true, condition_on_y, order):
-    """Yield ``(class, mask over the sorted rows)``: one cell, or one per class of y_true."""
+def _cells(y_true, condition_on_y, n_samples):
+    """Names of the cells and the cell of each sample: one cell, or one per class of y_true."""
     if not condition_on_y:
-        yield None, np.ones(order.shape[0], dtype=bool)
-        return
+        return [None], np.zeros(n_samples, dtype=np.intp)
     if y_true is None:
         raise ValueError("condition_on_y=True needs y_true (the class labels to condition on).")
     y_true = np.asarray(y_true)
@@ -144,9 +206,62 @@ def _cells(y_true, condition_on_y, order):
             f"{target_type!r}. Bin a continuous target first (e.g. with np.digitize)."
         )
     classes, codes = np.unique(y_true, return_inverse=True)
-    sorted_codes = codes.reshape(-1)[order]
-    for k, label in enumerate(classes.tolist()):
-        yield label, sorted_codes == k
+    return classes.tolist(), codes.reshape(-1).astype(np.intp, copy=False)
+
+
+def _pair_values(comparison, evaluate, upper_bounds, agg):
+    """Per-pair values of ``evaluate(i)`` (shape (n_pairs, ...)), or the worst one alone.
+
+    For an unsigned worst case the pairs are visited in decreasing order of an upper bound of
+    their value and the visit stops as soon as no remaining pair can beat the best value found:
+    with G groups the G (G - 1) / 2 pairs usually cost a few exact evaluations. Otherwise every
+    pair is evaluated, each in O(n_a + n_b) on the pre-sorted sides: O(G n) in all.
+    """
+    n_pairs = comparison.first.size
+    if agg != "worst_case" or comparison.signed or n_pairs < 3:
+        return np.array([evaluate(i) for i in range(n_pairs)]).reshape(n_pairs, -1)
+    upper = np.concatenate(
+        [
+            upper_bounds(
+                comparison.first[lo : lo + _BOUND_CHUNK], comparison.second[lo : lo + _BOUND_CHUNK]
+            )
+            for lo in range(0, n_pairs, _BOUND_CHUNK)
+        ]
+    )
+    best = None
+    for i in np.argsort(-upper, kind="stable"):
+        if best is not None and upper[i] * (1 + _BOUND_RTOL) < best:
+            break
+        value = float(evaluate(i))
+        best = value if best is None else max(best, value)
+    return np.array([[best]])
+
+
+def _w1_upper_bounds(comparison):
+    n_sides = comparison.bounds.size - 1
+    low = np.zeros((n_sides, _BOUND_LEVELS))
+    high = np.zeros((n_sides, _BOUND_LEVELS))
+    for s in np.unique(np.concatenate([comparison.first, comparison.second])):
+        low[s], high[s] = quantile_envelopes(*comparison.side(s), _BOUND_LEVELS)
+    return lambda first, second: w1_upper_bounds(low, high, first, second)
+
+
+def _ks_upper_bounds(comparison):
+    n_sides = comparison.bounds.size - 1
+    grid = np.quantile(comparison.values, np.linspace(0, 1, _BOUND_LEVELS + 1), method="lower")
+    cdf = np.zeros((n_sides, grid.size))
+    for s in np.unique(np.concatenate([comparison.first, comparison.second])):
+        cdf[s] = cdf_at(*comparison.side(s), grid)
+    return lambda first, second: ks_upper_bounds(cdf, first, second)
+
+
+def _side_table(comparison, function, points):
+    """``function(values, weights, points)`` of every side, shape (n_sides, n_points)."""
+    n_sides = comparison.bounds.size - 1
+    table = np.zeros((n_sides, points.size))
+    for s in np.unique(np.concatenate([comparison.first, comparison.second])):
+        table[s] = function(*comparison.side(s), points)
+    return table
 
 
 def _scalar_or_array(result, like):
@@ -157,7 +272,7 @@ def _scalar_or_array(result, like):
 _COMMON_CONSTRAINTS = {
     "y_true": ["array-like", None],
     "y_score": ["array-like"],
-    "sensitive_features": ["array-like", dict],
+    "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
     "favorable": [StrOptions({"higher", "lower"})],
     "privileged_group": "no_validation",
     "disadvantaged": [StrOptions(set(DISADVANTAGED))],
@@ -246,7 +361,7 @@ def wasserstein_bias(
     -0.1667
     """
     sign = FAVORABLE_SIGN[favorable]
-    pairs, signed, n_groups = _compared_pairs(
+    comparison = _compared_pairs(
         y_true,
         y_score,
         sensitive_features,
@@ -256,19 +371,23 @@ def wasserstein_bias(
         sign,
         disadvantaged,
     )
-    if n_groups < 2:
+    if comparison is None:
         return 0.0
-    parts = np.array([w1_parts_sorted(p.values, p.weights0, p.weights1, sign) for p in pairs])
-    parts = parts.reshape(-1, 2)
-    positive, negative = parts[:, 0], parts[:, 1]
-    per_pair = {
-        "total": positive + negative,
-        "positive": positive,
-        "negative": negative,
-        "net": positive - negative,
-    }[part]
-    sizes = np.array([p.size for p in pairs])
-    return float(aggregate(per_pair, agg, sizes=sizes, signed=signed and part == "net"))
+
+    def evaluate(i):
+        positive, negative = w1_parts_sorted(*comparison.pair(i), sign)
+        return {
+            "total": positive + negative,
+            "positive": positive,
+            "negative": negative,
+            "net": positive - negative,
+        }[part]
+
+    per_pair = _pair_values(comparison, evaluate, _w1_upper_bounds(comparison), agg)
+    result = aggregate(
+        per_pair, agg, sizes=comparison.sizes, signed=comparison.signed and part == "net"
+    )
+    return float(unscale(result, comparison.scale, "Wasserstein-1 distance")[0])
 
 
 @validate_params(
@@ -337,7 +456,7 @@ def ks_bias(
             "'total', 'positive' or 'negative', or wasserstein_bias(part='net')."
         )
     sign = FAVORABLE_SIGN[favorable]
-    pairs, _, n_groups = _compared_pairs(
+    comparison = _compared_pairs(
         y_true,
         y_score,
         sensitive_features,
@@ -347,17 +466,15 @@ def ks_bias(
         sign,
         disadvantaged,
     )
-    if n_groups < 2:
+    if comparison is None:
         return 0.0
-    parts = np.array([ks_parts_sorted(p.values, p.weights0, p.weights1, sign) for p in pairs])
-    parts = parts.reshape(-1, 2)
-    per_pair = {
-        "total": parts.max(axis=1),
-        "positive": parts[:, 0],
-        "negative": parts[:, 1],
-    }[part]
-    sizes = np.array([p.size for p in pairs])
-    return float(aggregate(per_pair, agg, sizes=sizes, signed=False))
+
+    def evaluate(i):
+        positive, negative = ks_parts_sorted(*comparison.pair(i), sign)
+        return {"total": max(positive, negative), "positive": positive, "negative": negative}[part]
+
+    per_pair = _pair_values(comparison, evaluate, _ks_upper_bounds(comparison), agg)
+    return float(aggregate(per_pair, agg, sizes=comparison.sizes, signed=False)[0])
 
 
 @validate_params(
@@ -423,7 +540,7 @@ def quantile_bias(
     """
     levels = _check_levels(p)
     sign = FAVORABLE_SIGN[favorable]
-    pairs, signed, n_groups = _compared_pairs(
+    comparison = _compared_pairs(
         y_true,
         y_score,
         sensitive_features,
@@ -433,22 +550,19 @@ def quantile_bias(
         sign,
         disadvantaged,
     )
-    if n_groups < 2:
+    if comparison is None:
         return _scalar_or_array(np.zeros_like(levels), p)
-    per_pair = np.array(
-        [
-            sign
-            * (
-                quantile_at(pr.values[pr.weights0 > 0], pr.weights0[pr.weights0 > 0], levels)
-                - quantile_at(pr.values[pr.weights1 > 0], pr.weights1[pr.weights1 > 0], levels)
-            )
-            for pr in pairs
-        ]
-    ).reshape(-1, levels.shape[0])
-    if not signed:
+    quantiles = _side_table(comparison, _positive_weight_quantiles, levels)
+    per_pair = sign * (quantiles[comparison.first] - quantiles[comparison.second])
+    if not comparison.signed:
         per_pair = np.abs(per_pair)
-    sizes = np.array([pr.size for pr in pairs])
-    return _scalar_or_array(aggregate(per_pair, agg, sizes=sizes, signed=signed), p)
+    result = aggregate(per_pair, agg, sizes=comparison.sizes, signed=comparison.signed)
+    return _scalar_or_array(unscale(result, comparison.scale, "quantile gap"), p)
+
+
+def _positive_weight_quantiles(values, weights, levels):
+    keep = weights > 0
+    return quantile_at(values[keep], weights[keep], levels)
 
 
 @validate_params(
@@ -472,7 +586,7 @@ def classifier_bias(
 
     ``sign * (F_1(t) - F_0(t))``: with ``favorable="higher"`` this is the selection rate of the
     privileged group G=0 minus that of the other group, i.e. ``-statistical_parity_difference``
-    (positive = privileged favoured, spec D1). Integrated over all thresholds it gives the net
+    (positive = privileged favoured). Integrated over all thresholds it gives the net
     W1 bias, and its positive and negative parts integrate to the positive and negative W1 bias
     (Theorem 3.2).
 
@@ -516,7 +630,7 @@ def classifier_bias(
     if thresholds.ndim != 1 or not np.isfinite(thresholds).all():
         raise ValueError("threshold must be a finite float or a 1-D array of finite floats.")
     sign = FAVORABLE_SIGN[favorable]
-    pairs, signed, n_groups = _compared_pairs(
+    comparison = _compared_pairs(
         y_true,
         y_score,
         sensitive_features,
@@ -526,22 +640,15 @@ def classifier_bias(
         sign,
         disadvantaged,
     )
-    if n_groups < 2:
+    if comparison is None:
         return _scalar_or_array(np.zeros_like(thresholds), threshold)
-    per_pair = np.array(
-        [
-            sign
-            * (
-                cdf_at(pr.values, pr.weights1, thresholds)
-                - cdf_at(pr.values, pr.weights0, thresholds)
-            )
-            for pr in pairs
-        ]
-    ).reshape(-1, thresholds.shape[0])
-    if not signed:
+    # The scores were multiplied by a power of two; so are the thresholds (exactly).
+    cdf = _side_table(comparison, cdf_at, thresholds * comparison.scale)
+    per_pair = sign * (cdf[comparison.second] - cdf[comparison.first])
+    if not comparison.signed:
         per_pair = np.abs(per_pair)
-    sizes = np.array([pr.size for pr in pairs])
-    return _scalar_or_array(aggregate(per_pair, agg, sizes=sizes, signed=signed), threshold)
+    result = aggregate(per_pair, agg, sizes=comparison.sizes, signed=comparison.signed)
+    return _scalar_or_array(result, threshold)
 
 
 def _check_levels(p):

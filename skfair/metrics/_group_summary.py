@@ -5,9 +5,31 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import Bunch
 
+from skfair._compat import (
+    SENSITIVE_FEATURES_CONSTRAINT,
+    Integral,
+    Interval,
+    Real,
+    validate_params,
+)
 from skfair.metrics._metric_table import MetricTable, _canonical_name, _import_pandas
 
 
+@validate_params(
+    {
+        "y_true": ["array-like", None],
+        "y_pred": ["array-like"],
+        "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
+        "metric": [str, callable],
+        "n_boot": [Interval(Integral, 0, None, closed="left")],
+        "ci": [Interval(Real, 0, 1, closed="neither")],
+        "random_state": ["random_state"],
+        "sample_weight": ["array-like", None],
+        "pos_label": [Real, str, "boolean", None],
+        "as_frame": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def group_summary(
     y_true,
     y_pred,
@@ -28,10 +50,10 @@ def group_summary(
     metrics, control features and aggregates). The bootstrap is stratified by group: each
     replicate resamples every group with replacement at its own size, so a group's interval
     reflects its own sample size. For the named rates the replicates are drawn from the
-    per-group count tables (a multinomial draw per group, no pass over the samples; with
-    ``sample_weight`` each drawn sample carries the mean weight of its cell); callables are
-    evaluated on resampled rows. Replicates in which a value is undefined are left out of its
-    interval.
+    per-group count tables (a multinomial draw per group, no pass over the samples); with
+    weights, from the per-group counts of each distinct (cell, weight) class, which gives the
+    same distribution as resampling the rows. Callables are evaluated on resampled rows.
+    Replicates in which a value is undefined are left out of its interval.
 
     Parameters
     ----------

@@ -20,27 +20,35 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils import Bunch
 
-from skfair._compat import Interval, StrOptions, validate_params
+from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, Interval, StrOptions, validate_params
 from skfair._groups import check_n_groups
-from skfair._stats._aggregate import aggregate
+from skfair._stats._aggregate import aggregate, warn_single_group
+from skfair._stats._counts import rescale_weights
 from skfair._stats._histograms import (
+    SweptHistograms,
     bins_from_bandwidths,
     group_histograms,
     h_sup,
-    swept_proportions,
 )
-from skfair._validation import check_groups, check_lengths, check_scores
+from skfair._validation import check_groups, check_lengths, check_scores, check_weights
 
 # Below this group size MADD is dominated by sampling noise (Section 4.4: the error is still
 # about 0.08 at n = 403).
 _SMALL_GROUP = 50
+# Largest histogram table MADD allocates: 2**27 float64 cells, 1 GiB (groups x bins for a
+# fixed bin count; one group's row of the sweep, the bin counts of the grid summed, for
+# bandwidth="auto"). Beyond it a parameter (bins, bandwidth, bandwidths) is refused.
+_MAX_TABLE_CELLS = 1 << 27
+# The sweep keeps every group's row when they fit in 2**25 cells (256 MiB), else builds the
+# rows pair by pair.
+_CACHED_SWEEP_CELLS = 1 << 25
 # Rows of the (start, end) variance triangle evaluated at once by the interval search.
-_SEARCH_CHUNK_ELEMENTS = 1 << 20
+_SEARCH_BLOCK_ROWS = 32
 
 _COMMON_CONSTRAINTS = {
     "y_true": ["array-like", None],
     "y_score": ["array-like"],
-    "sensitive_features": ["array-like", dict],
+    "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
     "agg": [StrOptions({"worst_case", "mean"})],
     "bandwidths": [Interval(Integral, 1, None, closed="left"), "array-like"],
     "percent": [Interval(Real, 0, None, closed="neither")],
@@ -48,6 +56,7 @@ _COMMON_CONSTRAINTS = {
     "min_interval_length": [Interval(Real, 0, None, closed="neither"), None],
     "bin_rule": [StrOptions({"exact", "floor"})],
     "n_jobs": [Integral, None],
+    "sample_weight": ["array-like", None],
 }
 
 
@@ -73,6 +82,7 @@ def madd(
     min_interval_length=None,
     bin_rule="exact",
     n_jobs=None,
+    sample_weight=None,
 ):
     """Model Absolute Density Distance between the groups' score distributions.
 
@@ -109,6 +119,9 @@ def madd(
         with a 1e-12 relative slack, so ``h = 1 / m`` gives ``m`` bins; ``"floor"`` is the float
         ``floor(1 / h)`` of maddlib, which gives ``m - 1`` bins for ``h = 1/93``, ``1/99``, ...
         (70 of the ``m <= 999``), for bit parity with it.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the samples in their group's histogram; integer weights act as repeated
+        rows (also in ``h_sup``, which then uses each group's total weight as its size).
 
     Returns
     -------
@@ -137,8 +150,12 @@ def madd(
     >>> round(madd(y, y_score, sensitive_features=group), 3)  # stable MADD, Algorithm 1
     1.196
     """
-    scores, groups = _check_inputs(y_true, y_score, sensitive_features)
-    sizes = groups.counts()
+    scores, groups = _check_inputs(y_true, y_score, sensitive_features, min_groups=1)
+    weights = _check_madd_weights(sample_weight, scores)
+    if groups.n_groups < 2:
+        warn_single_group(groups)
+        return 0.0
+    sizes = groups.counts(weights)
     _warn_small_groups(sizes)
     if bins is None and bandwidth == "auto":
         result = _bandwidth_search(
@@ -151,6 +168,7 @@ def madd(
             agg=agg,
             bin_rule=bin_rule,
             n_jobs=n_jobs,
+            sample_weight=weights,
         )
         return result.value
     if bins is not None and bandwidth != "auto":
@@ -161,15 +179,16 @@ def madd(
     if isinstance(bandwidth, (bool, np.bool_)):
         raise ValueError("bandwidth must be 'auto' or a real number in (0, 1], got a bool.")
     n_bins = int(bins) if bins is not None else int(bins_from_bandwidths(bandwidth, bin_rule))
+    _check_table_size(groups.n_groups, n_bins, "bins" if bins is not None else "bandwidth")
     if n_bins > sizes.min():
         warnings.warn(
-            f"MADD with {n_bins} bins exceeds the size of the smallest group ({sizes.min()}): "
-            "most bins hold at most one sample, so the value mostly reflects sampling noise. "
-            "Use bandwidth='auto' or fewer bins.",
+            f"MADD with {n_bins} bins exceeds the size of the smallest group "
+            f"({sizes.min():g}): most bins hold at most one sample, so the value mostly "
+            "reflects sampling noise. Use bandwidth='auto' or fewer bins.",
             UserWarning,
             stacklevel=2,
         )
-    proportions = group_histograms(scores, groups.codes, groups.n_groups, n_bins)
+    proportions = group_histograms(scores, groups.codes, groups.n_groups, n_bins, weights)
     proportions = proportions / sizes[:, None]
     pair_values = [
         float(np.abs(proportions[g] - proportions[k]).sum())
@@ -191,6 +210,7 @@ def madd_bandwidth_search(
     agg="worst_case",
     bin_rule="exact",
     n_jobs=None,
+    sample_weight=None,
 ):
     """Optimal-bandwidth interval of MADD (the paper's Algorithm 1) and the stable MADD.
 
@@ -240,6 +260,9 @@ def madd_bandwidth_search(
         its integer bin counts and ignores this.
     n_jobs : int, default=None
         Pairs of groups searched in parallel with joblib (only useful for many groups).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the samples in their group's histograms; integer weights act as repeated
+        rows, and ``h_sup`` uses each group's total weight as its size.
 
     Returns
     -------
@@ -283,7 +306,8 @@ def madd_bandwidth_search(
     (0.0737, 1.196, (25, 121))
     """
     scores, groups = _check_inputs(y_true, y_score, sensitive_features)
-    _warn_small_groups(groups.counts())
+    weights = _check_madd_weights(sample_weight, scores)
+    _warn_small_groups(groups.counts(weights))
     return _bandwidth_search(
         scores,
         groups,
@@ -294,6 +318,7 @@ def madd_bandwidth_search(
         agg=agg,
         bin_rule=bin_rule,
         n_jobs=n_jobs,
+        sample_weight=weights,
     )
 
 
@@ -301,8 +326,8 @@ def madd_bandwidth_search(
 # private helpers
 
 
-def _check_inputs(y_true, y_score, sensitive_features):
-    """Positive-class scores as float64 in [0, 1] and the factorised groups (>= 2)."""
+def _check_inputs(y_true, y_score, sensitive_features, *, min_groups=2):
+    """Positive-class scores as float64 in [0, 1] and the factorised groups."""
     array = np.asarray(y_score)
     if array.ndim == 2 and array.shape[1] == 2:
         array = array[:, 1]  # predict_proba output: the positive class
@@ -316,23 +341,47 @@ def _check_inputs(y_true, y_score, sensitive_features):
         raise ValueError("y_score is empty; MADD needs scores of at least two groups.")
     check_lengths(y_true=y_true, y_score=scores, sensitive_features=sensitive_features)
     groups = check_groups(sensitive_features, scores.shape[0])
-    check_n_groups(groups, what="MADD")
+    check_n_groups(groups, minimum=min_groups, what="MADD")
     return scores, groups
+
+
+def _check_madd_weights(sample_weight, scores):
+    """Checked weights (None stays None); every group's histogram is normalised by its own
+    total weight, so only their ratios within a group matter."""
+    if sample_weight is None:
+        return None
+    check_lengths(y_score=scores, sample_weight=sample_weight)
+    return rescale_weights(check_weights(sample_weight, scores.shape[0]))
+
+
+def _check_table_size(n_groups, cells_per_group, parameter):
+    """Refuse bin counts whose per-group tables would exceed ``_MAX_TABLE_CELLS``."""
+    cells = n_groups * cells_per_group
+    if cells > _MAX_TABLE_CELLS:
+        raise ValueError(
+            f"{parameter} asks for {cells:.3g} histogram cells (groups x bins, or the bin "
+            f"counts of the sweep summed), more than the {_MAX_TABLE_CELLS:.3g} (1 GiB) MADD "
+            "allows. MADD with more bins than samples per group measures sampling noise: use "
+            "fewer bins, a larger "
+            "bandwidth, or fewer bandwidths (the default grid is 1000)."
+        )
 
 
 def _warn_small_groups(sizes):
     if sizes.min() < _SMALL_GROUP:
         warnings.warn(
-            f"The smallest group has {sizes.min()} samples (< {_SMALL_GROUP}): MADD is then "
+            f"The smallest group has {sizes.min():g} samples (< {_SMALL_GROUP}): MADD is then "
             "dominated by sampling noise.",
             UserWarning,
             stacklevel=3,
         )
 
 
-def _bandwidth_grid(bandwidths, bin_rule):
-    """The ascending bandwidth grid and its integer bin counts."""
+def _bandwidth_grid(bandwidths, bin_rule, n_groups):
+    """The ascending bandwidth grid and its integer bin counts (of a bounded table size)."""
     if isinstance(bandwidths, Integral):
+        n_max = int(bandwidths)
+        _check_table_size(1, n_max * (n_max + 3) // 2, "bandwidths")
         bins = np.arange(int(bandwidths), 0, -1, dtype=np.intp)
         return 1.0 / bins, bins
     grid = np.asarray(bandwidths, dtype=np.float64)
@@ -345,7 +394,9 @@ def _bandwidth_grid(bandwidths, bin_rule):
             "bandwidths must be strictly increasing (ascending, no duplicates); sort the grid "
             "with np.unique first."
         )
-    return grid, bins_from_bandwidths(grid, bin_rule)
+    bins = bins_from_bandwidths(grid, bin_rule)
+    _check_table_size(1, int(np.sum(bins + 1)), "bandwidths")
+    return grid, bins
 
 
 def _stable_interval(h, v, min_interval_length, min_points):
@@ -369,21 +420,27 @@ def _stable_interval(h, v, min_interval_length, min_points):
             f"least min_points + 1 = {min_points + 1} points. Use more bandwidths, a smaller "
             "percent or min_interval_length, or a smaller min_points."
         )
-    chunk = max(1, _SEARCH_CHUNK_ELEMENTS // n_points)
     best = (np.inf, -1, -1)
-    for lo in range(0, starts.size, chunk):
-        rows, row_first_end = starts[lo : lo + chunk], first_end[lo : lo + chunk]
-        # Columns j >= rows[0] only; entries j < i are zeroed so that each row's cumulative
-        # sums start at its own i.
+    # Blocks of consecutive starts: each block computes the columns j >= its first start, so
+    # the work is about the triangle j >= i, not the square.
+    for lo in range(0, starts.size, _SEARCH_BLOCK_ROWS):
+        rows = starts[lo : lo + _SEARCH_BLOCK_ROWS]
+        row_first_end = first_end[lo : lo + _SEARCH_BLOCK_ROWS]
+        # Entries j < i are zeroed so that each row's cumulative sums start at its own i.
         columns = np.arange(rows[0], n_points)
-        length = columns[None, :] - rows[:, None] + 1
+        length = (columns[None, :] - rows[:, None] + 1).astype(np.float64)
         shifted = v[None, rows[0] :] - v[rows, None]
-        shifted[length < 1] = 0.0
-        length = np.maximum(length, 1)
-        mean = np.cumsum(shifted, axis=1) / length
-        variance = np.cumsum(shifted * shifted, axis=1) / length - mean * mean
+        np.copyto(shifted, 0.0, where=length < 1)
+        np.maximum(length, 1.0, out=length)
+        mean = np.cumsum(shifted, axis=1)
+        np.divide(mean, length, out=mean)
+        np.multiply(shifted, shifted, out=shifted)
+        variance = np.cumsum(shifted, axis=1, out=shifted)
+        np.divide(variance, length, out=variance)
+        np.multiply(mean, mean, out=mean)
+        np.subtract(variance, mean, out=variance)
         np.maximum(variance, 0.0, out=variance)
-        variance[columns[None, :] < row_first_end[:, None]] = np.inf
+        np.copyto(variance, np.inf, where=columns[None, :] < row_first_end[:, None])
         flat = int(np.argmin(variance))  # row-major: first in scan order
         row, end = divmod(flat, columns.shape[0])
         if variance[row, end] < best[0]:
@@ -411,41 +468,65 @@ def _pair_search(
         madd_curve=curve,
         h_sup=support,
         min_interval_length=length,
-        group_sizes=dict(zip(labels, (int(n) for n in sizes), strict=True)),
+        group_sizes=dict(zip(labels, (_size(n) for n in sizes), strict=True)),
         bin_rule=bin_rule,
         groups=tuple(labels),
     )
 
 
 def _bandwidth_search(
-    scores, groups, *, bandwidths, percent, min_points, min_interval_length, agg, bin_rule, n_jobs
+    scores,
+    groups,
+    *,
+    bandwidths,
+    percent,
+    min_points,
+    min_interval_length,
+    agg,
+    bin_rule,
+    n_jobs,
+    sample_weight=None,
 ):
-    h, bins = _bandwidth_grid(bandwidths, bin_rule)
-    sizes = groups.counts()
-    proportions, offsets = swept_proportions(scores, groups.codes, sizes, bins)
+    h, bins = _bandwidth_grid(bandwidths, bin_rule, groups.n_groups)
+    sizes = groups.counts(sample_weight)
+    sweep = SweptHistograms(scores, groups.codes, sizes, bins, sample_weight)
     labels = groups.labels
-    pairs = list(combinations(range(groups.n_groups), 2))
-    pair_results = Parallel(n_jobs=n_jobs)(
-        delayed(_pair_search)(
-            h,
-            bins,
-            (proportions[g], proportions[k]),
-            offsets,
-            (sizes[g], sizes[k]),
-            (labels[g], labels[k]),
-            min_interval_length,
-            percent,
-            min_points,
-            bin_rule,
-        )
-        for g, k in pairs
-    )
+    # Rows of all groups when they fit in _CACHED_SWEEP_CELLS, otherwise built per pair: the
+    # memory stays bounded for any number of groups, at the cost of rebuilding the second
+    # group's row for each pair (O(n_edges), small next to the interval search).
+    cache_all = groups.n_groups * sweep.n_edges <= _CACHED_SWEEP_CELLS
+    cached = [sweep.row(g) for g in range(groups.n_groups)] if cache_all else None
+
+    def pair_tasks():
+        for g in range(groups.n_groups):
+            row_g = cached[g] if cache_all else sweep.row(g)
+            for k in range(g + 1, groups.n_groups):
+                row_k = cached[k] if cache_all else sweep.row(k)
+                yield delayed(_pair_search)(
+                    h,
+                    bins,
+                    (row_g, row_k),
+                    sweep.offsets,
+                    (sizes[g], sizes[k]),
+                    (labels[g], labels[k]),
+                    min_interval_length,
+                    percent,
+                    min_points,
+                    bin_rule,
+                )
+
+    pair_results = Parallel(n_jobs=n_jobs)(pair_tasks())
     values = [pair.value for pair in pair_results]
     worst = pair_results[int(np.argmax(values))]
     result = Bunch(**worst)
     del result["groups"]
     result.value = float(aggregate(values, agg))
-    result.group_sizes = dict(zip(labels, (int(n) for n in sizes), strict=True))
+    result.group_sizes = dict(zip(labels, (_size(n) for n in sizes), strict=True))
     result.pairs = pair_results
     result.worst_pair = worst.groups
     return result
+
+
+def _size(size):
+    """A group size for the result: an int count, or the float total weight."""
+    return int(size) if float(size).is_integer() else float(size)

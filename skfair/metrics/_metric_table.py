@@ -20,7 +20,7 @@ from sklearn.utils import check_random_state
 
 from skfair._groups import factorize_groups, privileged_mask
 from skfair._stats._aggregate import DISADVANTAGED, furthest_from_parity
-from skfair._stats._counts import FN, FP, TN, TP, confusion_table
+from skfair._stats._counts import FN, FP, TN, TP, confusion_table, rescale_weights
 from skfair._validation import (
     binarize,
     check_labels,
@@ -216,8 +216,9 @@ None, default=None
     The bootstrap is stratified by group (and stratum): each replicate redraws every group at
     its own size. For the named rates the replicate of a group is a multinomial draw from the
     group's cell counts, so no pass over the samples is made and the result does not depend on
-    how the data were partitioned; with ``sample_weight`` every drawn sample carries the mean
-    weight of its cell. Callables are evaluated on resampled rows. Replicates in which a value
+    how the data were partitioned; with ``sample_weight``, a multinomial draw over the
+    group's distinct (weight, cell) classes, which has the distribution of resampled rows.
+    Callables are evaluated on resampled rows. Replicates in which a value
     is undefined are left out of its interval.
 
     References
@@ -288,7 +289,7 @@ None, default=None
         self._control = (
             None if control_features is None else _control_encoding(control_features, n_samples)
         )
-        weights = check_weights(sample_weight, n_samples)
+        weights = rescale_weights(check_weights(sample_weight, n_samples))
         n_strata = 1 if self._control is None else self._control.n_groups
         n_groups = self._sensitive.n_groups
         codes = self._sensitive.codes
@@ -340,22 +341,26 @@ None, default=None
         else:
             y_true_positive, y_pred_positive = None, np.zeros(y_pred.shape[0], dtype=bool)
         n_correctness = 2 if needs_correctness else 1
+        # Cell of each sample within its group: [tn, fp, fn, tp], after "wrong" or "right".
+        cell = y_pred_positive.astype(np.intp)
+        if y_true_positive is not None:
+            cell += 2 * y_true_positive
+        split = cells
         if needs_correctness:
             # Split each group by correctness: a finer code for the same count table.
             correct = np.asarray(y_true == y_pred, dtype=np.intp)
-            cells = SimpleNamespace(codes=cells.codes * 2 + correct, n_groups=cells.n_groups * 2)
+            cell += 4 * correct
+            split = SimpleNamespace(codes=cells.codes * 2 + correct, n_groups=cells.n_groups * 2)
         shape = (*self._shape, n_correctness * 4)
-        table = confusion_table(cells, y_true_positive, y_pred_positive, weights).reshape(shape)
+        table = confusion_table(split, y_true_positive, y_pred_positive, weights).reshape(shape)
         masks = {name: _rate_masks(name, n_correctness) for name in set(rate_names)}
         values = {name: self._rate_values(table, *masks[name]) for name in masks}
         if not self.n_boot:
             return values, {}
-        counts = (
-            table
-            if weights is None
-            else confusion_table(cells, y_true_positive, y_pred_positive).reshape(shape)
-        )
-        tables = _multinomial_tables(table, counts, self.n_boot, rng)
+        # Groups are redrawn whole: the correctness split is a cell, not a stratum.
+        tables = _bootstrap_tables(
+            table.reshape(cells.n_groups, shape[-1]), cells, cell, weights, self.n_boot, rng
+        ).reshape(self.n_boot, *shape)
         replicates = {name: self._rate_values(tables, *masks[name]) for name in masks}
         return values, replicates
 
@@ -749,20 +754,52 @@ def _check_label_inputs(y_true, y_pred, rate_names):
     return y_true, y_pred
 
 
-def _multinomial_tables(table, counts, n_boot, rng):
-    """Bootstrap replicates of the per-group count tables, shape (n_boot, *table.shape).
+def _bootstrap_tables(table, groups, cell, sample_weight, n_boot, rng):
+    """Count tables (n_boot, n_groups, n_cells) of a bootstrap stratified by group.
 
-    Resampling the ``n`` samples of a group with replacement draws its cell counts from a
+    ``table`` (n_groups, n_cells) holds the weighted counts, ``cell`` the cell of each sample.
+
+    Resampling the ``n_g`` rows of a group with replacement draws its cell counts from a
     multinomial with the group's cell frequencies: no pass over the samples is needed. With
-    weights, each drawn sample carries the mean weight of its cell.
+    weights, rows only matter through how many times each (weight, cell) class is drawn (rows
+    of one class are exchangeable), so each group draws one multinomial over its distinct
+    weights x the cells, and a class drawn k times adds k times its weight to its cell: the
+    same distribution as resampling the rows.
     """
-    replicates = np.zeros((n_boot, *table.shape))
-    mean_weight = _ratio(table, counts)
-    for s, g in zip(*np.nonzero(counts.sum(-1) > 0), strict=True):
-        row = counts[s, g]
-        n = int(round(row.sum()))
-        draws = rng.multinomial(n, row / row.sum(), size=n_boot)
-        replicates[:, s, g] = draws * np.nan_to_num(mean_weight[s, g])
+    if sample_weight is None:
+        replicates = np.zeros((n_boot, *table.shape))
+        for g in np.flatnonzero(table.sum(axis=1) > 0):
+            row = table[g]
+            replicates[:, g] = rng.multinomial(int(round(row.sum())), row / row.sum(), size=n_boot)
+        return replicates
+    n_cells = table.shape[1]
+    weight_values, weight_codes = np.unique(sample_weight, return_inverse=True)
+    n_weights = weight_values.size
+    keys, class_sizes = np.unique(
+        (groups.codes.astype(np.int64) * n_weights + weight_codes) * n_cells + cell,
+        return_counts=True,
+    )
+    # One row per (group, distinct weight) present, one column per cell.
+    group_weight, row = np.unique(keys // n_cells, return_inverse=True)
+    sizes = np.zeros((group_weight.size, n_cells), dtype=np.int64)
+    sizes[row, keys % n_cells] = class_sizes
+    row_weight = weight_values[group_weight % n_weights]
+    bounds = np.searchsorted(group_weight // n_weights, np.arange(groups.n_groups + 1))
+    replicates = np.zeros((n_boot, groups.n_groups, n_cells))
+    for g in range(groups.n_groups):
+        group_sizes = sizes[bounds[g] : bounds[g + 1]]
+        if not group_sizes.size:
+            continue
+        weights = row_weight[bounds[g] : bounds[g + 1]]
+        n_rows = int(group_sizes.sum())
+        # Replicates per call, so that a block of draws holds about 2**22 numbers.
+        block = max(1, (1 << 22) // group_sizes.size)
+        for low in range(0, n_boot, block):
+            draws = rng.multinomial(
+                n_rows, group_sizes.ravel() / n_rows, size=min(block, n_boot - low)
+            )
+            draws = draws.reshape(draws.shape[0], *group_sizes.shape)
+            replicates[low : low + draws.shape[0], g] = np.einsum("bkc,k->bc", draws, weights)
     return replicates
 
 

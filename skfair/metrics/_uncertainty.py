@@ -1,7 +1,7 @@
 """Stability and uncertainty of an ensemble's predictions, per sample and across groups.
 
-The definitions are Virny's ("Disparity Performance Dimensions", Virny 0.6.0, seed 001 of the
-integration spec). For an ensemble of B members and a sample x, with p_b the class
+The definitions are Virny's ("Disparity Performance Dimensions" in the documentation of the
+Virny library, version 0.6.0). For an ensemble of B members and a sample x, with p_b the class
 probabilities of member b and H the Shannon entropy in bits:
 
 - label stability  LS(x)    = (K f_mode(x) - 1) / (K - 1), where f_mode is the largest fraction
@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
 from skfair._stats._aggregate import group_mean_difference
+from skfair._stats._counts import rescale_weights
 from skfair._stats._votes import entropy, label_stability_from_codes
-from skfair._validation import check_groups, check_lengths, check_weights
+from skfair._validation import check_groups, check_label_values, check_lengths, check_weights
 
 # Tolerance on the sum of a member's class probabilities.
 _PROBA_SUM_TOL = 1e-6
@@ -40,10 +42,20 @@ _MEMBER_HINT = (
 )
 
 
+_VALIDATE = {"prefer_skip_nested_validation": True}
+_DIFFERENCE_CONSTRAINTS = {
+    "y_true": ["array-like", None],
+    "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
+    "privileged_group": "no_validation",
+    "sample_weight": ["array-like", None],
+}
+
+
 # --------------------------------------------------------------------------------------------
 # per-sample measures
 
 
+@validate_params({"y_pred": ["array-like"], "labels": ["array-like", None]}, **_VALIDATE)
 def label_stability(y_pred, *, labels=None):
     """Label stability of each sample across the members of an ensemble.
 
@@ -78,6 +90,7 @@ def label_stability(y_pred, *, labels=None):
     return label_stability_from_codes(codes, n_classes)
 
 
+@validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
 def aleatoric_uncertainty(y_proba):
     """Aleatoric (data) uncertainty of each sample: the members' mean entropy, in bits.
 
@@ -105,6 +118,7 @@ def aleatoric_uncertainty(y_proba):
     return entropy(_check_member_proba(y_proba)).mean(axis=0)
 
 
+@validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
 def epistemic_uncertainty(y_proba):
     """Epistemic (model) uncertainty of each sample, in bits.
 
@@ -138,6 +152,10 @@ def epistemic_uncertainty(y_proba):
 # group disparities
 
 
+@validate_params(
+    {**_DIFFERENCE_CONSTRAINTS, "y_pred": ["array-like"], "labels": ["array-like", None]},
+    **_VALIDATE,
+)
 def label_stability_difference(
     y_true,
     y_pred,
@@ -203,6 +221,7 @@ def label_stability_difference(
     )
 
 
+@validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
 def epistemic_uncertainty_difference(
     y_true,
     y_proba,
@@ -263,6 +282,7 @@ def epistemic_uncertainty_difference(
     )
 
 
+@validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
 def aleatoric_uncertainty_difference(
     y_true,
     y_proba,
@@ -349,8 +369,7 @@ def _member_label_codes(y_pred, labels):
             "(n_estimators, n_samples). For probabilities take each member's argmax, or use "
             "BootstrapEnsemble.predict_members."
         )
-    if y_pred.dtype.kind == "f" and np.isnan(y_pred).any():
-        raise ValueError("y_pred has NaN values.")
+    check_label_values(y_pred, "y_pred")
     if y_pred.dtype.kind == "f" and not np.array_equal(y_pred, np.round(y_pred)):
         raise ValueError(
             "y_pred holds non-integer floats (probabilities?); label stability needs the class "
@@ -409,4 +428,5 @@ def _check_group_inputs(values, y_true, sensitive_features, sample_weight):
     check_lengths(
         **{"y_true": y_true, "the member outputs (axis 1)": values, "sample_weight": sample_weight}
     )
-    return check_groups(sensitive_features, n_samples), check_weights(sample_weight, n_samples)
+    weights = rescale_weights(check_weights(sample_weight, n_samples))
+    return check_groups(sensitive_features, n_samples), weights

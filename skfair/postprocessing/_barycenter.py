@@ -17,18 +17,12 @@ sum and a ``searchsorted``:
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
-from skfair._base import _RepairInputMixin, _SkfairEstimatorMixin, warn_no_sensitive_features
-from skfair._compat import Interval, StrOptions, _fit_context
-from skfair._groups import factorize_groups
-from skfair._validation import check_weights
+from skfair._compat import Interval, StrOptions
+from skfair.postprocessing._base import _BaseRepair
 
 # Cells with fewer calibration rows than this get a warning: their maps are noisy.
 _SMALL_CELL = 10
@@ -38,13 +32,15 @@ _SMALL_CELL = 10
 # of the number of cells.
 _CELL_LOOP = 16
 
-# Random streams derived from the fitted seed (spec §3.7): one for the in-sample path, a fresh
-# one for every transform call (so repeated calls agree), one for the calibration jitter.
-_IN_SAMPLE, _TRANSFORM, _JITTER = 0, 1, 2
+# The uses of random numbers, each its own stream of the fitted seed (with the column and the
+# step of the chain): the order of tied calibration rows and the random partial repair of the
+# in-sample path, the calibration jitter, and at transform the level across an atom, the
+# random partial repair and the query jitter.
+_TIE_ORDER, _IN_SAMPLE_MIX, _FIT_JITTER, _ATOM_LEVEL, _MIX, _JITTER = range(6)
 
 
 class _Barycenter:
-    """Barycenter map of the cells of one stratum, for one column (spec §3.1-3.2).
+    """Barycenter map of the cells of one stratum, for one column.
 
     Attributes
     ----------
@@ -84,7 +80,7 @@ class _Barycenter:
 
         if weights is None:
             # Levels (k+1)/n_b by division: equal rationals of different cells give equal
-            # doubles, which the in-sample KS bound needs (spec §3.3).
+            # doubles, which the in-sample KS bound needs.
             if n_cells <= _CELL_LOOP:
                 level = np.concatenate([np.arange(1, count + 1) / count for count in counts])
             else:
@@ -118,7 +114,7 @@ class _Barycenter:
         np.cumsum(event_step[event_order], out=self.quantiles[1:])
         del event_step
         self.quantiles[1:] += self.quantiles[0]
-        # Σ p_b can differ from 1 by an ulp: keep Q̄ inside the calibration range (§3.6).
+        # Σ p_b can differ from 1 by an ulp: keep Q̄ inside the calibration range.
         np.clip(self.quantiles, first.min(), last.max(), out=self.quantiles)
         self.fair = self._barycenter_at_steps(event_order, slot, starts)
         del event_order, level, slot
@@ -148,8 +144,9 @@ class _Barycenter:
         """Q̄(u) for levels ``u`` in [0, 1]."""
         return self.quantiles[np.searchsorted(self.levels, u, side="left")]
 
-    def in_sample(self, rng):
-        """Repaired calibration values, rows in input order (spec §3.3)."""
+    def in_sample(self, draws, stream):
+        """Repaired calibration values, rows in input order; the draws of ``stream`` (a
+        :class:`RowRandom` of the calibration rows of the map) order rows inside tie blocks."""
         fair = self.fair[self.slot]
         rows = self.order
         tied = self.values[1:] == self.values[:-1]
@@ -159,14 +156,18 @@ class _Barycenter:
             # rows, not to sorted positions, so the result does not depend on how the sort
             # ordered the tied rows.
             block = np.cumsum(np.concatenate([[True], ~tied]))
-            draws = rng.random(rows.shape[0])
-            rows = rows[np.lexsort((draws[rows], block))]
+            rows = rows[np.lexsort((draws.uniform(*stream)[rows], block))]
         out = np.empty_like(fair)
         out[rows] = fair
         return out
 
-    def transform(self, values, cells, *, randomized, rng):
-        """Repaired values of queries ``values`` in cells ``cells`` (spec §3.2)."""
+    def transform(self, values, cells, *, draws=None, stream=()):
+        """Repaired values of queries ``values`` in cells ``cells``.
+
+        A query equal to a calibration value of its cell takes a level drawn uniformly inside
+        that value's step when ``draws`` (a :class:`RowRandom` of the queries) is given, and
+        the top of the step otherwise.
+        """
         n_cells = self.starts.shape[0] - 1
         if self.keys is None:
             order, bounds = _sort_by_cell(values, cells, n_cells)
@@ -182,13 +183,12 @@ class _Barycenter:
             out[order] = self.fair[slot]
             return out
         upper += query_cells[hit]
-        if randomized:
+        if draws is not None:
             lower = self.cumulative[slot[hit]]
-            draws = np.empty(lower.shape[0])
-            # Draws follow the row order of the batch, not the sorted order.
-            draws[np.argsort(order[hit], kind="stable")] = rng.random(lower.shape[0])
+            # each row's own draw, whatever its position in the sorted order
+            level = draws[order[hit]].uniform(*stream)
             fair = self.fair[slot]
-            fair[hit] = self.barycenter_quantile(lower + draws * (self.cumulative[upper] - lower))
+            fair[hit] = self.barycenter_quantile(lower + level * (self.cumulative[upper] - lower))
         else:
             slot[hit] = upper
             fair = self.fair[slot]
@@ -225,18 +225,40 @@ class _Barycenter:
         return below, hit, np.searchsorted(self.keys, keys[hit], side="right")
 
     def dispersion(self, weights):
-        """U_W2 = Σ_b p_b W2²(ν_b, ν̄) = Σ_b p_b ∫Q_b² − ∫Q̄², in O(n) (spec §3.1)."""
+        """U_W2 = Σ_b p_b W2²(ν_b, ν̄) = Σ_b p_b ∫Q_b² − ∫Q̄², in O(n).
+
+        Computed on values centred and divided by their largest deviation, so that squares
+        of outputs of any finite magnitude neither overflow nor lose the difference; the
+        result is scaled back, and is inf (with a warning) only when it exceeds the float
+        range itself.
+        """
         sorted_weights = None if weights is None else weights[self.order]
-        center = np.average(self.values, weights=sorted_weights)
-        mean_square = np.average((self.values - center) ** 2, weights=sorted_weights)
+        # the mean of values halved cannot overflow; doubled back it is the mean
+        center = 2.0 * np.average(self.values / 2.0, weights=sorted_weights)
+        scale = max(np.max(np.abs(self.values / 2.0 - center / 2.0)), np.finfo(float).tiny)
+        mean_square = np.average(
+            ((self.values / 2.0 - center / 2.0) / scale) ** 2, weights=sorted_weights
+        )
         widths = np.diff(np.concatenate([[0.0], self.levels, [1.0]]))
         # elementwise products and numpy sums, not BLAS (threaded, slow on a loaded machine)
-        return max(mean_square - np.sum(widths * (self.quantiles - center) ** 2), 0.0)
+        barycenter_square = np.sum(widths * ((self.quantiles / 2.0 - center / 2.0) / scale) ** 2)
+        scaled = max(mean_square - barycenter_square, 0.0)
+        with np.errstate(over="ignore"):
+            dispersion = scaled * (2.0 * scale) * (2.0 * scale)
+        if np.isinf(dispersion):
+            warnings.warn(
+                "The barycentric dispersion of outputs of this magnitude exceeds the float64 "
+                "range; w2_dispersion_ is inf. Rescale the outputs (e.g. divide by 1e100) to "
+                "get a finite value; the repair itself is not affected.",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        return dispersion
 
 
 class _Step:
     """One step of the conditional chain: the cells of attribute j within the strata of the
-    attributes after it (spec §3.5); the joint shortcut is one step with one stratum."""
+    attributes after it; the joint shortcut is one step with one stratum."""
 
     def __init__(self, group_attribute_codes, attribute, epsilon):
         self.epsilon = epsilon
@@ -264,10 +286,10 @@ class _Step:
         self.n_cells = np.bincount(pair_stratum).tolist()
 
 
-class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, BaseEstimator):
+class BarycenterRepair(_BaseRepair):
     """Repair scores towards the Wasserstein barycenter of the groups.
 
-    Each column of ``S`` (a score, a probability or a regression output) is mapped, within the
+    Each column of ``X`` (a score, a probability or a regression output) is mapped, within the
     sample's group ``a``, to ``fair(y) = Σ_b p_b Q_b(F_a(y))``: the optimal transport map from
     the group's output law to the W2 barycenter of all groups' laws. That is the predictor
     closest in squared loss to the original among those satisfying strong demographic parity
@@ -300,26 +322,34 @@ class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixi
         A group (or a combination of attribute values) not seen at fit raises a ValueError
         naming it, or with ``"identity"`` its rows are returned unchanged with a warning.
     random_state : int, RandomState instance, Generator or None, default=None
-        Seeds the tie-breaking, the random repair and the jitter. One seed is drawn at fit;
-        every ``transform`` call restarts from it, so repeated calls give identical output.
+        Seeds the tie-breaking, the random repair and the jitter. One seed is drawn from it at
+        fit, and every random number is a function of that seed and the row's position, so
+        repeated ``transform`` calls give identical output for any ``random_state`` (None
+        included).
     sensitive_column : str, int or list, default=None
-        Column(s) of ``S`` holding the sensitive attribute(s) instead of passing
+        Column(s) of ``X`` holding the sensitive attribute(s) instead of passing
         ``sensitive_features=``: they are read and removed, so the output (and
         ``get_feature_names_out``) has the other columns only. Giving both raises.
 
     Attributes
     ----------
     n_features_in_ : int
-        Number of columns of ``S``.
+        Number of columns of ``X``.
     feature_names_in_ : ndarray of str
-        Column names of ``S``, when it has string column names.
+        Column names of ``X``, when it has string column names.
+    groups_ : list
+        Label of each group: a value for one attribute, a tuple of values for several;
+        ``[None]`` when fitted without sensitive features.
     categories_ : list of ndarray
-        Sorted values of each sensitive attribute.
+        Sorted values of each sensitive attribute (empty without sensitive features).
     n_groups_ : int
         Number of groups (observed combinations of attribute values); 1 when fitted without
         sensitive features.
     group_counts_ : ndarray of shape (n_groups_,)
         Calibration rows per group.
+    sensitive_feature_names_in_ : ndarray of str
+        Names of the sensitive attributes seen at fit, when they had names (DataFrame
+        columns, dict keys, a named Series); ``transform`` matches attributes by these names.
     w2_dispersion_ : ndarray of shape (n_features_in_,)
         Barycentric dispersion ``U_W2 = Σ_a p_a W2²(ν_a, ν̄)`` of each column over the groups:
         the mean squared change of the full repair, the price of fairness of Le Gouic et al.
@@ -342,13 +372,14 @@ class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixi
 
     **In-sample vs out-of-sample.** ``fit_transform`` repairs the calibration rows by their
     ranks: the pairwise Kolmogorov-Smirnov distance between repaired groups is below
-    ``1 / min(n_a, n_b)``, also for discrete scores. ``fit(S).transform(S)`` instead draws a
+    ``1 / min(n_a, n_b)``, also for discrete scores. ``fit(X).transform(X)`` instead draws a
     level inside each row's step, like for new data, and differs from ``fit_transform`` on
     purpose (as for scikit-learn's ``TargetEncoder``).
 
-    **Batch independence.** The output of a row depends only on the row and the fitted state,
-    except when its value equals a calibration value of its group (or in random mode): those
-    rows use random draws taken in batch order, so they agree across batches in distribution.
+    **Batch independence.** The output of a row depends only on the row, its position in the
+    data and the fitted state: the random numbers of a row (a value equal to a calibration
+    value of its group, random mode, jitter) are keyed on the fitted seed and the row's
+    position, not drawn in batch order.
 
     Outputs stay within the range of the calibration values; probabilities stay in [0, 1]
     without clipping.
@@ -371,17 +402,12 @@ class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixi
     (array([0.25, 0.3 , 0.35]), array([0.25, 0.3 , 0.35]))
     """
 
-    __metadata_request__fit = {"sensitive_features": True}
-    __metadata_request__transform = {"sensitive_features": True}
-
     _parameter_constraints: dict = {
+        **_BaseRepair._parameter_constraints,
         "epsilon": [Interval(Real, 0, 1, closed="both"), "array-like"],
         "mode": [StrOptions({"geometric", "random"})],
         "ties": [StrOptions({"randomized", "none", "jitter"})],
         "jitter": [Interval(Real, 0, None, closed="left")],
-        "handle_unknown": [StrOptions({"error", "identity"})],
-        "random_state": ["random_state", np.random.Generator],
-        "sensitive_column": [str, Integral, list, tuple, None],
     }
 
     def __init__(
@@ -403,128 +429,15 @@ class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixi
         self.random_state = random_state
         self.sensitive_column = sensitive_column
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, S, y=None, *, sensitive_features=None, sample_weight=None):
-        """Fit the barycenter maps on calibration outputs.
+    def _fit_identity(self, X, y):
+        _check_epsilon(self.epsilon, None)
+        self.w2_dispersion_ = np.zeros(X.shape[1])
+        self.sequential_ = False
 
-        Parameters
-        ----------
-        S : array-like of shape (n_samples, n_outputs)
-            Calibration scores or regression outputs; each column is repaired on its own.
-        y : None
-            Ignored.
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), \
-                dict or DataFrame, default=None
-            Sensitive attribute(s). None means one group: the repair is the identity.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the calibration rows; rows of weight 0 do not enter the maps.
-
-        Returns
-        -------
-        self : BarycenterRepair
-        """
-        self._fit(S, sensitive_features, sample_weight, in_sample=False)
-        return self
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit_transform(self, S, y=None, *, sensitive_features=None, sample_weight=None):
-        """Fit, and repair the calibration rows exactly (the in-sample path).
-
-        Rows are mapped by their rank in their group, with random order inside ties, so the
-        repaired groups are equal up to one atom: pairwise KS < ``1 / min(n_a, n_b)``. This
-        differs on purpose from ``fit(S).transform(S)`` (see Notes of the class).
-
-        Parameters
-        ----------
-        S : array-like of shape (n_samples, n_outputs)
-            Calibration scores or regression outputs.
-        y : None
-            Ignored.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s). None means one group: the repair is the identity.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the calibration rows.
-
-        Returns
-        -------
-        S_repaired : ndarray of shape (n_samples, n_outputs)
-        """
-        return self._fit(S, sensitive_features, sample_weight, in_sample=True)
-
-    def transform(self, S, *, sensitive_features=None):
-        """Repair new outputs with the fitted maps.
-
-        Parameters
-        ----------
-        S : array-like of shape (n_samples, n_outputs)
-            Scores or regression outputs, the same columns as at fit.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s) of the rows; DataFrame and dict columns are matched by
-            name. Required when the repair was fitted with sensitive features.
-
-        Returns
-        -------
-        S_repaired : ndarray of shape (n_samples, n_outputs)
-        """
-        check_is_fitted(self)
-        S, sensitive_features = self._split_input(
-            S, sensitive_features, reset=False, ensure_all_finite=False
-        )
-        _check_finite(S)
-        if self._groups is None:
-            return S.copy()
-        if sensitive_features is None:
-            raise ValueError(
-                f"{type(self).__name__} was fitted with sensitive features, so transform needs "
-                "them: pass sensitive_features=, or set sensitive_column= (here or on the "
-                "RepairedClassifier / RepairedRegressor wrappers)."
-            )
-        unknown = "error" if self.handle_unknown == "error" else "ignore"
-        codes = self._groups.encode(
-            sensitive_features, n_samples=S.shape[0], handle_unknown=unknown
-        )
-        known = codes >= 0
-        if known.all():
-            known = slice(None)
-        else:  # rows of unseen groups are returned unchanged
-            _warn_unknown(sensitive_features, ~known)
-            codes = codes[known]
-        out = np.empty_like(S) if isinstance(known, slice) else S.copy()
-        if codes.shape[0]:
-            for column in range(S.shape[1]):
-                rng = _stream(self._seed, _TRANSFORM, column)
-                out[known, column] = self._transform_column(S[known, column], codes, column, rng)
-        return out
-
-    def _fit(self, S, sensitive_features, sample_weight, *, in_sample):
-        S, sensitive_features = self._split_input(
-            S, sensitive_features, reset=True, ensure_all_finite=False
-        )
-        _check_finite(S)
-        n_samples = S.shape[0]
-        weights = check_weights(sample_weight, n_samples)
-        self._seed = _draw_seed(self.random_state)
-        if sensitive_features is None:
-            warn_no_sensitive_features(self)
-            _check_epsilon(self.epsilon, None)
-            self._groups = None
-            self.categories_ = []
-            self.n_groups_ = 1
-            self.group_counts_ = np.array([n_samples])
-            self.w2_dispersion_ = np.zeros(S.shape[1])
-            self.sequential_ = False
-            return S.copy() if in_sample else None
-
-        groups = factorize_groups(sensitive_features, n_samples=n_samples)
+    def _fit_maps(self, X, y, groups, sample_weight, draws, *, in_sample):
         epsilons = _check_epsilon(self.epsilon, groups.n_attributes)
-        positive = None if weights is None else weights > 0
-        self.group_counts_ = _check_group_weights(groups, weights)
-        # The per-sample codes are not needed after fit; transform encodes new samples.
-        self._groups = replace(
-            groups, codes=groups.codes[:0], attribute_codes=groups.attribute_codes[:0]
-        )
-        self.categories_ = list(groups.attribute_labels)
-        self.n_groups_ = groups.n_groups
+        positive = None if sample_weight is None else sample_weight > 0
+        _warn_small_groups(groups)
         self.sequential_ = groups.n_attributes > 1 and any(e > 0 for e in epsilons)
         if self.sequential_:
             self._steps = [
@@ -534,13 +447,13 @@ class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixi
             self._steps = [_Step(groups.group_attribute_codes, None, epsilons[-1])]
 
         if self.ties == "none":
-            _warn_ties(S, groups.codes)
+            _warn_ties(X, groups.codes)
         self._maps = []
-        self.w2_dispersion_ = np.empty(S.shape[1])
-        out = np.empty_like(S) if in_sample else None
-        for column in range(S.shape[1]):
+        self.w2_dispersion_ = np.empty(X.shape[1])
+        out = np.empty_like(X) if in_sample else None
+        for column in range(X.shape[1]):
             maps, repaired, dispersion = self._fit_column(
-                S[:, column], groups.codes, weights, positive, column, in_sample
+                X[:, column], groups.codes, sample_weight, positive, column, draws, in_sample
             )
             self._maps.append(maps)
             self.w2_dispersion_[column] = dispersion
@@ -548,10 +461,17 @@ class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixi
                 out[:, column] = repaired
         return out
 
-    def _fit_column(self, values, codes, weights, positive, column, in_sample):
-        """Fit one column through the steps; return the maps, the in-sample output, U_W2."""
-        in_sample_rng = _stream(self._seed, _IN_SAMPLE, column)
-        jitter_rng = _stream(self._seed, _JITTER, column)
+    def _apply_maps(self, X, codes, draws):
+        out = np.empty_like(X)
+        for column in range(X.shape[1]):
+            out[:, column] = self._transform_column(X[:, column], codes, column, draws)
+        return out
+
+    def _fit_column(self, values, codes, weights, positive, column, draws, in_sample):
+        """Fit one column through the steps; return the maps, the in-sample output, U_W2.
+
+        ``draws`` holds the random numbers of the calibration rows.
+        """
         fitted = slice(None) if positive is None else positive
         if self.sequential_:
             # U_W2 of the joint cells on the original column: the price of full fairness.
@@ -572,9 +492,8 @@ class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixi
                 fitted_rows = _positive_rows(rows, positive)
                 stratum_values = values[fitted_rows]
                 if self.ties == "jitter":
-                    stratum_values = stratum_values + jitter_rng.uniform(
-                        -self.jitter, self.jitter, stratum_values.shape[0]
-                    )
+                    noise = draws[fitted_rows].uniform(_FIT_JITTER, column, position)
+                    stratum_values = stratum_values + self.jitter * (2.0 * noise - 1.0)
                 stratum_weights = _subset(weights, fitted_rows)
                 barycenter = _Barycenter(
                     stratum_values,
@@ -586,32 +505,53 @@ class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixi
                 if not self.sequential_:
                     dispersion = barycenter.dispersion(stratum_weights)
                 if keep:
-                    repaired[fitted_rows] = barycenter.in_sample(in_sample_rng)
+                    repaired[fitted_rows] = barycenter.in_sample(
+                        draws[fitted_rows], (_TIE_ORDER, column, position)
+                    )
                 del barycenter.slot, barycenter.order
                 step_maps.append(barycenter)
                 if keep and positive is not None and not positive[rows].all():
                     # Zero-weight rows are not in the map; they follow the transform path.
                     other = _positive_rows(rows, ~positive)
                     repaired[other] = self._apply(
-                        barycenter, values[other], step.cell_of_group[codes[other]], jitter_rng
+                        barycenter,
+                        values[other],
+                        step.cell_of_group[codes[other]],
+                        draws[other],
+                        (column, position),
                     )
             column_maps.append(step_maps)
             if keep:
-                # The next step is fitted on these partially repaired outputs (spec §2.5).
-                values = _mix(values, repaired, step.epsilon, self.mode, in_sample_rng)
+                # The next step is fitted on these partially repaired outputs.
+                values = _mix(
+                    values,
+                    repaired,
+                    step.epsilon,
+                    self.mode,
+                    draws,
+                    (_IN_SAMPLE_MIX, column, position),
+                )
         return column_maps, (values if in_sample else None), dispersion
 
-    def _apply(self, barycenter, values, cells, rng):
+    def _apply(self, barycenter, values, cells, draws, key):
+        """The map of one step applied to queries; ``key`` is ``(column, step)``."""
         if self.ties == "jitter":
-            values = values + rng.uniform(-self.jitter, self.jitter, values.shape[0])
-        return barycenter.transform(values, cells, randomized=self.ties == "randomized", rng=rng)
+            values = values + self.jitter * (2.0 * draws.uniform(_JITTER, *key) - 1.0)
+        randomized = self.ties == "randomized"
+        return barycenter.transform(
+            values, cells, draws=draws if randomized else None, stream=(_ATOM_LEVEL, *key)
+        )
 
-    def _transform_column(self, values, codes, column, rng):
-        for step, step_maps in zip(self._steps, self._maps[column]):
+    def _transform_column(self, values, codes, column, draws):
+        for position, (step, step_maps) in enumerate(zip(self._steps, self._maps[column])):
             repaired = None
             for stratum, rows in _strata(step, codes):
                 fair = self._apply(
-                    step_maps[stratum], values[rows], step.cell_of_group[codes[rows]], rng
+                    step_maps[stratum],
+                    values[rows],
+                    step.cell_of_group[codes[rows]],
+                    draws[rows],
+                    (column, position),
                 )
                 if isinstance(rows, slice):
                     repaired = fair
@@ -619,13 +559,10 @@ class BarycenterRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixi
                 if repaired is None:
                     repaired = np.empty_like(values)
                 repaired[rows] = fair
-            values = _mix(values, repaired, step.epsilon, self.mode, rng)
+            values = _mix(
+                values, repaired, step.epsilon, self.mode, draws, (_MIX, column, position)
+            )
         return values
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        return tags
 
 
 # --------------------------------------------------------------------------------------------
@@ -659,14 +596,15 @@ def _subset(weights, rows):
     return None if weights is None else weights[rows]
 
 
-def _mix(original, fair, epsilon, mode, rng):
-    """Partial repair (spec §3.4): exact at both ends, never outside [y, fair]."""
+def _mix(original, fair, epsilon, mode, draws, stream):
+    """Partial repair: exact at both ends, never outside [y, fair]. In random mode each row
+    is repaired when its draw of ``stream`` is below ``1 - epsilon``."""
     if epsilon == 0:
         return fair
     if epsilon == 1:
         return original
     if mode == "random":
-        return np.where(rng.random(original.shape[0]) < 1 - epsilon, fair, original)
+        return np.where(draws.uniform(*stream) < 1 - epsilon, fair, original)
     out = (1 - epsilon) * fair + epsilon * original
     # (1-ε)·fair + ε·y can overshoot [y, fair] by an ulp; a probability must stay <= 1.
     return np.clip(out, np.minimum(original, fair), np.maximum(original, fair), out=out)
@@ -726,17 +664,6 @@ def _small_ints(codes, n_codes):
     return codes
 
 
-def _stream(seed, purpose, column):
-    return np.random.default_rng(np.random.SeedSequence([seed, purpose, column]))
-
-
-def _draw_seed(random_state):
-    """One 63-bit seed from ``random_state`` (int: deterministic; None: fresh entropy)."""
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(np.iinfo(np.int64).max))
-    return int(check_random_state(random_state).randint(np.iinfo(np.int64).max))
-
-
 def _check_epsilon(epsilon, n_attributes):
     """One epsilon per attribute, each a number in [0, 1] (not a bool)."""
     scalar = np.ndim(epsilon) == 0
@@ -761,58 +688,28 @@ def _check_epsilon(epsilon, n_attributes):
     return values.tolist()
 
 
-def _check_finite(S):
-    finite = np.isfinite(S)
-    if not finite.all():
-        bad = (~finite).sum(axis=0)
-        column = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"Input contains NaN or inf: {int(bad[column])} value(s) in column {column}. "
-            "Scores must be finite; nothing is dropped silently."
-        )
-
-
-def _check_group_weights(groups, weights):
-    """Raise for groups of zero total weight, warn for small ones; return the group counts."""
-    counts = groups.counts()
-    totals = counts if weights is None else groups.counts(weights)
-    empty = np.flatnonzero(totals <= 0)
-    if empty.size:
-        labels = [groups.labels[g] for g in empty[:10]]
-        raise ValueError(f"Groups {labels} have a total sample_weight of zero.")
-    small = np.flatnonzero(counts < _SMALL_CELL)
+def _warn_small_groups(groups):
+    """Warn for groups with fewer than ``_SMALL_CELL`` calibration rows."""
+    small = np.flatnonzero(groups.counts() < _SMALL_CELL)
     if small.size:
         labels = [groups.labels[g] for g in small[:10]]
         warnings.warn(
             f"Groups {labels} have fewer than {_SMALL_CELL} calibration rows: maps estimated "
             "from fewer than 10 rows are noisy.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
-    return counts
 
 
-def _warn_ties(S, codes):
-    for column in range(S.shape[1]):
-        order = np.lexsort((S[:, column], codes))
-        values, sorted_codes = S[order, column], codes[order]
+def _warn_ties(X, codes):
+    for column in range(X.shape[1]):
+        order = np.lexsort((X[:, column], codes))
+        values, sorted_codes = X[order, column], codes[order]
         if ((values[1:] == values[:-1]) & (sorted_codes[1:] == sorted_codes[:-1])).any():
             warnings.warn(
                 f"Column {column} has ties within a group: with ties='none' tied rows share one "
                 "output and the repair is not exact; use ties='randomized'.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
             return
-
-
-def _warn_unknown(sensitive_features, unknown):
-    groups = factorize_groups(sensitive_features)
-    labels = np.unique(groups.codes[unknown])
-    names = [groups.labels[g] for g in labels[:10]]
-    warnings.warn(
-        f"{int(unknown.sum())} row(s) belong to groups not seen at fit {names} "
-        f"(of {groups.names}); they are returned unchanged (handle_unknown='identity').",
-        UserWarning,
-        stacklevel=3,
-    )

@@ -18,26 +18,28 @@ from itertools import combinations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import column_or_1d
 
-from skfair._base import _RepairInputMixin, _SkfairEstimatorMixin, warn_no_sensitive_features
-from skfair._compat import Interval, StrOptions, _fit_context
-from skfair._stats._histograms import group_histograms as _group_histograms
+from skfair._compat import Interval, StrOptions
 from skfair._stats._histograms import h_sup as _h_sup
-from skfair._validation import check_groups
+from skfair.postprocessing._base import _BaseRepair
 
 # bins="auto" is floor(1 / (0.1 h_sup)) per pair of groups: 135 bins for 10^4 / 10^4 and 40
 # for 217 / 313, the paper's two settings (Sections 6.3.1 and 6.3.2).
 _AUTO_BINS_FRACTION = 0.1
 
+# The uses of random numbers, each its own stream of the fitted seed (with the column): the
+# order of tied calibration rows, and the level of a new score across an atom.
+_TIE_ORDER, _ATOM_LEVEL = range(2)
 
-class MADDRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, BaseEstimator):
+
+class MADDRepair(_BaseRepair):
     """Partial repair of score distributions towards the population (MADD post-processing).
 
     Each group's CDF of scores is moved towards the population CDF,
-    ``C_g = (1 - lam) F_g + lam F`` with ``F = sum_g (n_g / n) F_g``, and a score ``p`` of
+    ``C_g = (1 - lam) F_g + lam F`` with ``F = sum_g (W_g / W) F_g`` (``W_g`` the number, or
+    total weight, of group g's calibration rows), and a score ``p`` of
     group g is mapped to ``C_g^{-1}(F_g(p))`` through the generalised inverse (Verger et al.,
     JEDM 2024, eqs. 7-8). Since ``C_g - C_h = (1 - lam) (F_g - F_h)``, every pairwise MADD
     shrinks by the factor ``1 - lam`` as n grows (Section 6.4). ``lam = 0`` is exactly the
@@ -67,12 +69,17 @@ class MADDRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, Bas
         gives the paper's 135 bins for two groups of 10,000.
     agg : {"worst_case", "mean"}, default="worst_case"
         Aggregation of the pairwise MADDs in the objective when there are more than two groups.
-    random_state : int, RandomState instance or None, default=None
+    handle_unknown : {"error", "identity"}, default="error"
+        A group (or a combination of attribute values) not seen at fit raises a ValueError
+        naming it, or with ``"identity"`` its rows are returned unchanged with a warning.
+    random_state : int, RandomState instance, Generator or None, default=None
         Used for tied scores only: the order of tied calibration scores, and the level drawn
-        across an atom for a new score equal to a tied calibration value. One draw per row, in
-        row order.
+        across an atom for a new score equal to a tied calibration value. One seed is drawn
+        from it at fit, and every random number is a function of that seed and the row's
+        position, so repeated ``transform`` calls give identical output for any
+        ``random_state`` (None included).
     sensitive_column : str, int or list, default=None
-        Column(s) of ``S`` holding the sensitive attribute(s) instead of passing
+        Column(s) of ``X`` holding the sensitive attribute(s) instead of passing
         ``sensitive_features=``: they are read and removed, so the output (and
         ``get_feature_names_out``) has the other columns only. Giving both raises.
 
@@ -91,10 +98,19 @@ class MADDRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, Bas
     bins_ : ndarray of shape (n_pairs,)
         Bins of the objective's MADD for each pair of groups (pairs in ``groups_`` order).
     groups_ : list
-        Group labels seen at fit (one unnamed group without sensitive features).
-    group_sizes_ : dict
-        Number of calibration rows of each group.
+        Label of each group: a value for one attribute, a tuple of values for several;
+        ``[None]`` when fitted without sensitive features.
+    categories_ : list of ndarray
+        Sorted values of each sensitive attribute (empty without sensitive features).
+    n_groups_ : int
+        Number of groups; 1 when fitted without sensitive features.
+    group_counts_ : ndarray of shape (n_groups_,)
+        Calibration rows per group.
+    sensitive_feature_names_in_ : ndarray of str
+        Names of the sensitive attributes seen at fit, when they had names (DataFrame
+        columns, dict keys, a named Series); ``transform`` matches attributes by these names.
     n_features_in_ : int
+        Number of columns of ``X``.
     feature_names_in_ : ndarray of str
         Defined when the input has string column names.
 
@@ -128,6 +144,15 @@ class MADDRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, Bas
     data MADD levels off at the sampling-noise floor of the bins, so in-sample optimism should
     be kept in mind when reading ``fairness_loss_``.
 
+    **Sample weights.** With ``sample_weight`` each group's CDF steps by the row's weight
+    instead of 1: weights are scaled to mean 1 within the group, so the level of the k-th
+    smallest score is (its cumulative scaled weight) ``/ (n_g + 1)``, the group shares of the
+    population CDF are the groups' total weights, and the ``lam="auto"`` objective counts
+    rows by weight. Unit weights give the unweighted repair exactly, and the result does not
+    depend on the scale of the weights. Integer weights are close to, not exactly, repeated
+    rows: the CDF's anchors at 0 and 1 count as one row of average weight. Rows of weight 0
+    do not enter the fit; ``fit_transform`` repairs them like new scores.
+
     Without sensitive features all rows form one group and the repair is the identity (with a
     warning); scores are then not required to lie in [0, 1].
 
@@ -146,26 +171,25 @@ class MADDRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, Bas
     """
 
     _parameter_constraints: dict = {
+        **_BaseRepair._parameter_constraints,
         "lam": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="both")],
         "theta": [Interval(Real, 0, 1, closed="both")],
         "threshold": [Interval(Real, 0, 1, closed="both")],
         "n_lambdas": [Interval(Integral, 2, None, closed="left")],
         "bins": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
         "agg": [StrOptions({"worst_case", "mean"})],
-        "random_state": ["random_state"],
-        "sensitive_column": [str, Integral, list, tuple, None],
     }
-    __metadata_request__fit = {"sensitive_features": True}
-    __metadata_request__transform = {"sensitive_features": True}
 
     def __init__(
         self,
         lam="auto",
         theta=0.5,
+        *,
         threshold=0.5,
         n_lambdas=1000,
         bins="auto",
         agg="worst_case",
+        handle_unknown="error",
         random_state=None,
         sensitive_column=None,
     ):
@@ -175,90 +199,66 @@ class MADDRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, Bas
         self.n_lambdas = n_lambdas
         self.bins = bins
         self.agg = agg
+        self.handle_unknown = handle_unknown
         self.random_state = random_state
         self.sensitive_column = sensitive_column
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, S, y=None, *, sensitive_features=None):
-        """Fit the per-group CDFs of each column and, with ``lam="auto"``, choose ``lam``.
+    def _fit_identity(self, X, y):
+        self.lambdas_ = np.linspace(0.0, 1.0, self.n_lambdas)
+        self.bins_ = np.empty(0, dtype=np.intp)
+        self.lambda_ = np.full(X.shape[1], 0.0 if self.lam == "auto" else float(self.lam))
+        self._cdfs = None
 
-        Parameters
-        ----------
-        S : array-like of shape (n_samples, n_features)
-            Calibration scores in [0, 1], e.g. ``predict_proba(X)[:, [1]]``.
-        y : array-like of shape (n_samples,), default=None
-            Binary labels (0/1 or bool), needed by ``lam="auto"``; ignored otherwise.
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-            Group membership (2-D: intersectional groups). None: one group, the identity.
+    def _fit_maps(self, X, y, groups, sample_weight, draws, *, in_sample):
+        """Fit the CDFs and, with ``lam="auto"``, choose ``lam``; the in-sample path gives
+        row i of group g the level of its rank in the group (ties ordered at random).
 
-        Returns
-        -------
-        self : MADDRepair
+        Rows of weight 0 do not enter the CDFs nor the objective; in the in-sample path they
+        are repaired like new scores.
         """
-        self._fit(S, y, sensitive_features)
-        return self
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit_transform(self, S, y=None, *, sensitive_features=None):
-        """Fit, then repair the calibration rows themselves (the in-sample path).
-
-        Row ``i`` of group g takes the level ``r_i / (n_g + 1)`` of its rank ``r_i`` in the
-        group (ties ordered at random); on tie-free data this equals
-        ``fit(S, ...).transform(S, ...)``, and with ties it splits each atom in the mixture
-        proportions exactly. The ``lam="auto"`` curves are computed on these outputs.
-
-        Parameters
-        ----------
-        S : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,), default=None
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-
-        Returns
-        -------
-        S_repaired : ndarray of shape (n_samples, n_features)
-        """
-        scores, codes, ranks = self._fit(S, y, sensitive_features)
+        if groups.n_groups < 2:
+            # one group is its own population: the repair is the identity
+            self._fit_identity(X, y)
+            return X.copy() if in_sample else None
+        labels = _check_binary_labels(y, X.shape[0]) if self.lam == "auto" else None
+        fitted = None
+        if sample_weight is not None and not (sample_weight > 0).all():
+            fitted = np.flatnonzero(sample_weight > 0)
+            _check_unit_interval(X)
+        scores, codes, weights, fitted_draws = (
+            (X, groups.codes, sample_weight, draws)
+            if fitted is None
+            else (X[fitted], groups.codes[fitted], sample_weight[fitted], draws[fitted])
+        )
+        sizes = np.bincount(codes, minlength=groups.n_groups)
+        _check_calibration(scores, sizes, self.groups_)
+        self.lambdas_ = np.linspace(0.0, 1.0, self.n_lambdas)
+        self.bins_ = self._pair_bins(sizes)
+        orders, ranks = _in_group_ranks(scores, codes, sizes, fitted_draws)
+        self._cdfs = [
+            _fit_cdfs(scores[:, column], codes, sizes, weights, orders[column])
+            for column in range(scores.shape[1])
+        ]
+        if self.lam == "auto":
+            labels = labels if fitted is None else labels[fitted]
+            self._search_lambda(scores, codes, sizes, orders, labels, weights)
+        else:
+            self.lambda_ = np.full(scores.shape[1], float(self.lam))
+        if not in_sample:
+            return None
         repaired = scores.copy()
-        if codes is None:
-            return repaired
-        sizes = np.bincount(codes, minlength=len(self.groups_))
-        levels = [ranks[:, column] / (sizes[codes] + 1) for column in range(scores.shape[1])]
         for column, lam in enumerate(self.lambda_):
             if lam > 0:
-                repaired[:, column] = _repair_column(self._cdfs[column], lam, levels[column], codes)
-        return repaired
+                cdfs = self._cdfs[column]
+                levels = _rank_levels(cdfs, ranks[:, column], codes)
+                repaired[:, column] = _repair_column(cdfs, lam, levels, codes)
+        if fitted is None:
+            return repaired
+        out = self._apply_maps(X, groups.codes, draws)  # zero-weight rows: as new scores
+        out[fitted] = repaired
+        return out
 
-    def _fit(self, S, y, sensitive_features):
-        """Fit; return the scores, group codes and in-group ranks (ties ordered at random)."""
-        scores, sensitive_features = self._split_input(S, sensitive_features, reset=True)
-        n_samples, n_columns = scores.shape
-        self.lambdas_ = np.linspace(0.0, 1.0, self.n_lambdas)
-        if sensitive_features is None:
-            warn_no_sensitive_features(self)
-        groups = None if sensitive_features is None else check_groups(sensitive_features, n_samples)
-        self._groups = groups
-        if groups is None or groups.n_groups < 2:
-            self.groups_ = [None] if groups is None else groups.labels
-            self.group_sizes_ = dict(zip(self.groups_, [n_samples], strict=True))
-            self.bins_ = np.empty(0, dtype=np.intp)
-            self.lambda_ = np.full(n_columns, 0.0 if self.lam == "auto" else float(self.lam))
-            self._cdfs = None
-            return scores, None, None
-        codes = groups.codes
-        sizes = groups.counts()
-        self.groups_ = groups.labels
-        self.group_sizes_ = {label: int(n) for label, n in zip(self.groups_, sizes, strict=True)}
-        _check_calibration(scores, sizes, self.groups_)
-        self.bins_ = self._pair_bins(sizes)
-        orders, ranks = _in_group_ranks(scores, codes, sizes, _generator(self.random_state))
-        self._cdfs = [_fit_cdfs(scores[:, column], codes, sizes) for column in range(n_columns)]
-        if self.lam == "auto":
-            self._search_lambda(scores, codes, sizes, orders, _check_binary_labels(y, n_samples))
-        else:
-            self.lambda_ = np.full(n_columns, float(self.lam))
-        return scores, codes, ranks
-
-    def _search_lambda(self, scores, codes, sizes, orders, labels):
+    def _search_lambda(self, scores, codes, sizes, orders, labels, sample_weight):
         """Set ``lambda_`` and the curves of the objective (eqs. 9-10) on the grid."""
         terms = [
             _objective_terms(
@@ -272,6 +272,7 @@ class MADDRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, Bas
                 self.bins_,
                 self.threshold,
                 self.agg,
+                sample_weight,
             )
             for column in range(scores.shape[1])
         ]
@@ -282,43 +283,18 @@ class MADDRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, Bas
         self.objective_min_ = self.objective_[best, np.arange(scores.shape[1])]
         self.lambda_ = self.lambdas_[best]
 
-    def transform(self, S, *, sensitive_features=None):
-        """Repair new scores with the CDFs fitted on the calibration data.
-
-        Parameters
-        ----------
-        S : array-like of shape (n_samples, n_features)
-            Scores in [0, 1].
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-            Group of each row; every group must have been seen at fit.
-
-        Returns
-        -------
-        S_repaired : ndarray of shape (n_samples, n_features)
-            Same shape and row order as ``S``. Columns with ``lambda_ == 0`` are returned
-            unchanged, bit for bit.
-        """
-        check_is_fitted(self)
-        scores, sensitive_features = self._split_input(S, sensitive_features, reset=False)
-        repaired = scores.copy()
+    def _apply_maps(self, X, codes, draws):
+        """Repair new scores with the stored CDFs; columns with ``lambda_ == 0`` are returned
+        unchanged, bit for bit."""
+        repaired = X.copy()
         if self._cdfs is None:
-            if self._groups is not None and sensitive_features is not None:
-                self._groups.encode(sensitive_features, n_samples=scores.shape[0])
             return repaired
-        if sensitive_features is None:
-            raise ValueError(
-                f"{type(self).__name__} was fitted on groups {self.groups_}; pass "
-                "sensitive_features= to transform (or set sensitive_column=), or fit without "
-                "sensitive features for the identity."
-            )
-        codes = self._groups.encode(sensitive_features, n_samples=scores.shape[0])
-        _check_unit_interval(scores)
-        rng = _generator(self.random_state)
+        _check_unit_interval(X)
         for column, lam in enumerate(self.lambda_):
-            noise = rng.random(scores.shape[0])
             if lam > 0:
                 cdfs = self._cdfs[column]
-                levels = _transform_levels(cdfs, scores[:, column], codes, noise)
+                noise = draws.uniform(_ATOM_LEVEL, column)
+                levels = _transform_levels(cdfs, X[:, column], codes, noise)
                 repaired[:, column] = _repair_column(cdfs, lam, levels, codes)
         return repaired
 
@@ -336,17 +312,17 @@ class MADDRepair(_SkfairEstimatorMixin, _RepairInputMixin, TransformerMixin, Bas
 # private helpers
 
 
-def _in_group_ranks(scores, codes, sizes, rng):
+def _in_group_ranks(scores, codes, sizes, draws):
     """Per column: the row order by (group, score) and each row's rank (1..n_g) in its group.
 
-    Ties are ordered by a random key drawn per row, in row order.
+    Ties are ordered by each row's random draw (``draws``, keyed on the row).
     """
     n_samples = scores.shape[0]
     group_start = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     ranks = np.empty(scores.shape, dtype=np.intp)
     orders = []
     for column in range(scores.shape[1]):
-        order = np.lexsort((rng.random(n_samples), scores[:, column], codes))
+        order = np.lexsort((draws.uniform(_TIE_ORDER, column), scores[:, column], codes))
         ranks[order, column] = np.arange(n_samples) - group_start[codes[order]] + 1
         orders.append(order)
     return orders, ranks
@@ -357,12 +333,18 @@ class _GroupCDFs:
     """Interpolated empirical CDFs of one score column, per group.
 
     ``knots[g]`` is ``[0, sorted scores of g, 1]``; the CDF of g takes level ``k / (n_g + 1)``
-    at knot k and is linear in between (right-continuous: the last level at tied knots).
+    at knot k (with weights, ``levels[g][k]``: the cumulative weight scaled to mean 1, over
+    ``n_g + 1``) and is linear in between (right-continuous: the last level at tied knots).
+    ``ranked_weight[g]`` is the cumulative weight of g's rows in rank order (0 first), and
+    ``ranked_level[g]`` the in-sample level of each rank.
     ``grid`` holds 0, 1 and every calibration score; all CDFs are linear between consecutive
     grid points, so their values and left limits there describe the mixtures completely.
     """
 
     knots: tuple
+    levels: tuple
+    ranked_weight: tuple
+    ranked_level: tuple
     weights: np.ndarray
     grid: np.ndarray
     cdf: np.ndarray
@@ -371,17 +353,47 @@ class _GroupCDFs:
     population_left: np.ndarray
 
 
-def _fit_cdfs(scores, codes, sizes):
-    """The per-group CDFs of one column, and their values on the merged grid."""
+def _fit_cdfs(scores, codes, sizes, sample_weight, ranked_order):
+    """The per-group CDFs of one column, and their values on the merged grid.
+
+    ``ranked_order`` sorts the rows by (group, score, random tie key): the in-sample order.
+    The CDF itself takes tied rows in row order, so that it does not depend on the draws.
+    """
     order = np.lexsort((scores, codes))
-    per_group = np.split(scores[order], np.cumsum(sizes)[:-1])
+    bounds = np.cumsum(sizes)[:-1]
+    per_group = np.split(scores[order], bounds)
     knots = tuple(np.concatenate(([0.0], x, [1.0])) for x in per_group)
-    weights = sizes / sizes.sum()
+    if sample_weight is None:
+        totals = sizes.astype(np.float64)
+        levels = (None,) * sizes.shape[0]
+        ranked_weight = tuple(np.arange(n + 1, dtype=np.float64) for n in sizes)
+        ranked_level = tuple(np.arange(1, n + 1) / (n + 1) for n in sizes)
+    else:
+        totals = np.bincount(codes, weights=sample_weight, minlength=sizes.shape[0])
+        scaled = sample_weight * (sizes / totals)[codes]  # mean 1 within each group
+        levels = tuple(
+            np.concatenate(([0.0], np.cumsum(w) / (n + 1), [1.0]))
+            for w, n in zip(np.split(scaled[order], bounds), sizes, strict=True)
+        )
+        ranked_weight = tuple(
+            np.concatenate(([0.0], np.cumsum(w)))
+            for w in np.split(sample_weight[ranked_order], bounds)
+        )
+        ranked_level = tuple(
+            np.cumsum(w) / (n + 1)
+            for w, n in zip(np.split(scaled[ranked_order], bounds), sizes, strict=True)
+        )
+    weights = totals / totals.sum()
     grid = np.unique(np.concatenate(([0.0, 1.0], scores)))
-    cdf = np.stack([_cdf_levels(k, grid, "right") for k in knots])
-    cdf_left = np.stack([_cdf_levels(k, grid, "left") for k in knots])
+    cdf = np.stack([_cdf_levels(k, grid, "right", v) for k, v in zip(knots, levels, strict=True)])
+    cdf_left = np.stack(
+        [_cdf_levels(k, grid, "left", v) for k, v in zip(knots, levels, strict=True)]
+    )
     return _GroupCDFs(
         knots=knots,
+        levels=levels,
+        ranked_weight=ranked_weight,
+        ranked_level=ranked_level,
         weights=weights,
         grid=grid,
         cdf=cdf,
@@ -399,8 +411,11 @@ def _population(weights, group_levels):
     return total
 
 
-def _cdf_levels(knots, points, side):
-    """The interpolated CDF at ``points`` (``side="left"``: its left limits)."""
+def _cdf_levels(knots, points, side, levels=None):
+    """The interpolated CDF at ``points`` (``side="left"``: its left limits).
+
+    ``levels`` are the CDF's values at the knots; None means ``k / (len(knots) - 1)``.
+    """
     n_levels = knots.shape[0] - 1
     below = np.searchsorted(knots, points, side="left")  # first knot >= point
     upto = np.searchsorted(knots, points, side="right") - 1  # last knot <= point
@@ -409,7 +424,10 @@ def _cdf_levels(knots, points, side):
     span = knots[lower + 1] - knots[lower]
     fraction = np.divide(points - knots[lower], span, out=np.zeros_like(points), where=~on_knot)
     level_on_knot = upto if side == "right" else below
-    return np.where(on_knot, level_on_knot, lower + fraction) / n_levels
+    if levels is None:
+        return np.where(on_knot, level_on_knot, lower + fraction) / n_levels
+    between = levels[lower] + fraction * (levels[lower + 1] - levels[lower])
+    return np.where(on_knot, levels[level_on_knot], between)
 
 
 def _transform_levels(cdfs, scores, codes, noise):
@@ -420,7 +438,7 @@ def _transform_levels(cdfs, scores, codes, noise):
     atom's c ranks; elsewhere the interpolated CDF.
     """
     levels = np.empty_like(scores)
-    for group, knots in enumerate(cdfs.knots):
+    for group, (knots, knot_levels) in enumerate(zip(cdfs.knots, cdfs.levels, strict=True)):
         rows = np.flatnonzero(codes == group)
         calibration = knots[1:-1]
         n_levels = knots.shape[0] - 1
@@ -428,11 +446,27 @@ def _transform_levels(cdfs, scores, codes, noise):
         lo = np.searchsorted(calibration, p, side="left")
         hi = np.searchsorted(calibration, p, side="right")
         tied = hi - lo
-        level = _cdf_levels(knots, p, "right")
-        level = np.where(tied == 1, hi / n_levels, level)
+        level = _cdf_levels(knots, p, "right", knot_levels)
         atom = tied >= 2
-        level[atom] = (lo[atom] + 1) / n_levels + noise[rows[atom]] * (tied[atom] - 1) / n_levels
+        if knot_levels is None:
+            level = np.where(tied == 1, hi / n_levels, level)
+            level[atom] = (lo[atom] + 1) / n_levels + noise[rows[atom]] * (
+                tied[atom] - 1
+            ) / n_levels
+        else:
+            # uniform between the levels of the atom's first and last calibration rows
+            first, last = knot_levels[lo[atom] + 1], knot_levels[hi[atom]]
+            level[atom] = first + noise[rows[atom]] * (last - first)
         levels[rows] = level
+    return levels
+
+
+def _rank_levels(cdfs, ranks, codes):
+    """In-sample level of each calibration row from its rank in its group."""
+    levels = np.empty(ranks.shape[0])
+    for group, ranked_level in enumerate(cdfs.ranked_level):
+        rows = np.flatnonzero(codes == group)
+        levels[rows] = ranked_level[ranks[rows] - 1]
     return levels
 
 
@@ -471,64 +505,108 @@ def _mixture_quantile(cdfs, group, lam, levels):
     return np.clip(np.where(on_atom, grid[point], interpolated), 0.0, 1.0)
 
 
-def _objective_terms(cdfs, scores, codes, labels, order, sizes, lambdas, pair_bins, threshold, agg):
+def _objective_terms(
+    cdfs, scores, codes, labels, order, sizes, lambdas, pair_bins, threshold, agg, sample_weight
+):
     """Accuracy loss and MADD / 2 of the in-sample repaired scores at every ``lam``.
 
-    Group g's in-sample outputs are ``C_g^{-1}(k / (n_g + 1))``, k = 1..n_g, and ``C_g`` is
-    strictly increasing, so the number of outputs below an edge ``e`` is the number of levels
-    below ``C_g(e-)``: one ``searchsorted`` per group gives every histogram and every count of
-    predicted negatives, for all ``lam`` at once. ``order`` sorts the rows by group, then rank
-    (the in-sample order, ties at random). Row ``lam = 0`` is computed from the raw scores.
+    Group g's in-sample outputs are ``C_g^{-1}(L_k)`` for the levels ``L_k`` of its ranks
+    (``k / (n_g + 1)`` unweighted), and ``C_g`` is strictly increasing, so the number of
+    outputs below an edge ``e`` is the number of levels below ``C_g(e-)``: one vectorised count
+    gives every histogram and every count of predicted negatives, for all ``lam`` and groups
+    at once. ``order`` sorts the rows by group, then rank (the in-sample order, ties at
+    random); rows count by their weight. Row ``lam = 0`` is computed from the raw scores.
+
+    The histograms of a group depend on the pair only through its number of bins, so they are
+    computed once per distinct number of bins (few, as bins="auto" varies slowly with the group
+    sizes), and each pair only adds up an absolute difference: O(G n_lambdas bins) per distinct
+    number of bins plus O(G² n_lambdas bins) for the pairs, instead of O(G³ ...).
     """
     n_groups = sizes.shape[0]
-    levels = [np.arange(1, n + 1) / (n + 1) for n in sizes]
     weight = lambdas[:, None]
 
     def outputs_below(points):
         """Count of each group's in-sample outputs below each point, (n_groups, n_lam, n_pts)."""
-        group_left = [_cdf_levels(knots, points, "left") for knots in cdfs.knots]
-        population_left = _population(cdfs.weights, group_left)
-        return [
-            np.searchsorted(levels[g], (1 - weight) * group_left[g] + weight * population_left)
-            for g in range(n_groups)
+        group_left = [
+            _cdf_levels(knots, points, "left", levels)
+            for knots, levels in zip(cdfs.knots, cdfs.levels, strict=True)
         ]
+        population_left = _population(cdfs.weights, group_left)
+        targets = np.stack(
+            [(1 - weight) * group_left[g] + weight * population_left for g in range(n_groups)]
+        )
+        if sample_weight is None:
+            return _levels_below(targets, sizes)
+        return np.stack(
+            [np.searchsorted(cdfs.ranked_level[g], targets[g]) for g in range(n_groups)]
+        )
 
     # Accuracy: the first c_g rows of group g (in rank order) are predicted negative.
-    ranked_labels = labels[order]
+    row_weight = np.ones(labels.shape[0]) if sample_weight is None else sample_weight
+    ranked_positive = (row_weight * labels)[order]
     group_start = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     negatives = outputs_below(np.array([float(threshold)]))
     errors = np.zeros(lambdas.shape[0])
     for g in range(n_groups):
-        group_labels = ranked_labels[group_start[g] : group_start[g] + sizes[g]]
-        positives_before = np.concatenate(([0], np.cumsum(group_labels)))
-        c = negatives[g][:, 0]
+        positive = ranked_positive[group_start[g] : group_start[g] + sizes[g]]
+        positives_before = np.concatenate(([0.0], np.cumsum(positive)))
+        weight_before = cdfs.ranked_weight[g]
+        c = negatives[g, :, 0]
         errors += (
-            positives_before[c] + (sizes[g] - c) - (positives_before[-1] - positives_before[c])
+            positives_before[c]
+            + (weight_before[-1] - weight_before[c])
+            - (positives_before[-1] - positives_before[c])
         )
-    accuracy_loss = errors / sizes.sum()
-    accuracy_loss[0] = np.mean(labels != (scores >= threshold))
+    accuracy_loss = errors / row_weight.sum()
+    accuracy_loss[0] = np.average(labels != (scores >= threshold), weights=sample_weight)
 
-    n_lambdas = lambdas.shape[0]
-    pair_losses = []
-    for (g, k), n_bins in zip(combinations(range(n_groups), 2), pair_bins, strict=True):
-        below = outputs_below(np.linspace(0.0, 1.0, n_bins + 1)[1:-1])
-        shares = [
-            np.diff(
-                np.column_stack(
-                    (np.zeros(n_lambdas, dtype=np.intp), below[h], np.full(n_lambdas, sizes[h]))
+    totals = np.array([w[-1] for w in cdfs.ranked_weight])
+    pairs = np.array(list(combinations(range(n_groups), 2)), dtype=np.intp).reshape(-1, 2)
+    pair_losses = np.empty((lambdas.shape[0], pairs.shape[0]))
+    for n_bins in np.unique(pair_bins):
+        edges = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+        below = outputs_below(edges)
+        shares = []
+        raw = []
+        for g in range(n_groups):
+            weight_before = cdfs.ranked_weight[g]
+            cumulative = np.concatenate(
+                (
+                    np.zeros((lambdas.shape[0], 1)),
+                    weight_before[below[g]],
+                    np.full((lambdas.shape[0], 1), totals[g]),
                 ),
                 axis=1,
             )
-            / sizes[h]
-            for h in (g, k)
-        ]
-        distance = np.abs(shares[0] - shares[1]).sum(axis=1)
-        raw = _group_histograms(scores, codes, n_groups, int(n_bins))
-        distance[0] = np.abs(raw[g] / sizes[g] - raw[k] / sizes[k]).sum()
-        pair_losses.append(distance / 2)
-    pair_losses = np.column_stack(pair_losses)
+            shares.append(np.diff(cumulative, axis=1) / totals[g])
+            # the raw scores: as np.histogram, a score is in bin k iff e_k <= p < e_{k+1}
+            raw_below = np.searchsorted(cdfs.knots[g][1:-1], edges, side="left")
+            raw.append(
+                np.diff(np.concatenate(([0.0], weight_before[raw_below], [totals[g]]))) / totals[g]
+            )
+        for p in np.flatnonzero(pair_bins == n_bins):
+            g, k = pairs[p]
+            distance = np.abs(shares[g] - shares[k]).sum(axis=1)
+            distance[0] = np.abs(raw[g] - raw[k]).sum()
+            pair_losses[:, p] = distance / 2
     fairness_loss = pair_losses.max(axis=1) if agg == "worst_case" else pair_losses.mean(axis=1)
     return accuracy_loss, fairness_loss
+
+
+def _levels_below(targets, sizes):
+    """``#{k in 1..n_g : k / (n_g + 1) < t}`` for every target ``t`` of group g (axis 0).
+
+    The same count as ``searchsorted(np.arange(1, n_g + 1) / (n_g + 1), t)``, in O(1) per
+    target: the estimate ``ceil(t (n_g + 1)) - 1`` is off by at most one from rounding, and
+    one comparison with the rounded levels on either side corrects it.
+    """
+    shape = (-1,) + (1,) * (targets.ndim - 1)
+    n = sizes.reshape(shape).astype(np.float64)
+    denominator = n + 1
+    count = np.clip(np.ceil(targets * denominator) - 1, 0, n)
+    count += (count < n) & ((count + 1) / denominator < targets)
+    count -= (count > 0) & (count / denominator >= targets)
+    return count.astype(np.intp)
 
 
 def _check_calibration(scores, sizes, labels):
@@ -556,11 +634,11 @@ def _check_binary_labels(y, n_samples):
     if y is None:
         raise ValueError(
             "MADDRepair(lam='auto') chooses lam from the accuracy of the repaired scores and "
-            "needs the labels: call fit(S, y, sensitive_features=...), or set lam to a float."
+            "needs the labels: call fit(X, y, sensitive_features=...), or set lam to a float."
         )
     y = column_or_1d(y)
     if y.shape[0] != n_samples:
-        raise ValueError(f"Inconsistent numbers of samples: S has {n_samples}, y has {y.shape[0]}.")
+        raise ValueError(f"Inconsistent numbers of samples: X has {n_samples}, y has {y.shape[0]}.")
     if type_of_target(y, input_name="y") not in ("binary",) or not set(np.unique(y).tolist()) <= {
         0,
         1,
@@ -570,9 +648,3 @@ def _check_binary_labels(y, n_samples):
             f"{np.unique(y)[:5].tolist()}. Encode the positive class as 1."
         )
     return y.astype(np.int64)
-
-
-def _generator(random_state):
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
-    return np.random.default_rng(random_state)

@@ -1,4 +1,4 @@
-"""Tests of the group disparities of hard predictions (spec §5.2, §5.3, §5.5, §7)."""
+"""Tests of the group disparities of hard predictions against oracles and hand-computed examples."""
 
 import warnings
 
@@ -30,7 +30,7 @@ BINARY_DIFFERENCES = [
 ]
 
 # ----------------------------------------------------------------------------------------------
-# independent oracle: per-group rates with a pandas groupby, written from the §5.2 definitions
+# independent oracle: per-group rates with a pandas groupby, written from the definitions
 
 
 def oracle_rates(y_true, y_pred, groups, weights):
@@ -103,7 +103,7 @@ def quiet(metric, *args, **kwargs):
 
 
 # ----------------------------------------------------------------------------------------------
-# reference values of spec §5.5
+# hand-computed reference examples: R1 (binary, two groups), R2 (three classes), R3 (continuous)
 
 R1_Y_TRUE = [1, 0, 1, 0, 1, 0]
 R1_Y_PRED = [1, 0, 0, 0, 1, 0]  # the soft vote of the R1 ensemble
@@ -123,7 +123,7 @@ R1_GROUPS = ["d", "d", "d", "p", "p", "p"]
         (equalized_odds_difference, {"agg": "mean"}, 0.25),
     ],
 )
-def test_r1_signed(metric, kwargs, expected):
+def test_signed_differences_of_the_binary_example(metric, kwargs, expected):
     value = metric(
         R1_Y_TRUE, R1_Y_PRED, sensitive_features=R1_GROUPS, privileged_group="p", **kwargs
     )
@@ -132,7 +132,7 @@ def test_r1_signed(metric, kwargs, expected):
 
 
 @pytest.mark.parametrize("agg, expected", [("worst_case", 0.5), ("mean", 0.25)])
-def test_r1_unsigned_equalized_odds(agg, expected):
+def test_unsigned_equalized_odds_of_the_binary_example(agg, expected):
     value = equalized_odds_difference(R1_Y_TRUE, R1_Y_PRED, sensitive_features=R1_GROUPS, agg=agg)
     assert value == pytest.approx(expected, abs=1e-12)
 
@@ -142,7 +142,7 @@ R2_Y_PRED = [0, 1, 1, 1, 2, 0, 0, 0, 1, 1, 2, 2]
 R2_GROUPS = ["a"] * 6 + ["b"] * 6
 
 
-def test_r2_discrete_multiclass():
+def test_multiclass_unfairness_of_the_three_class_example():
     assert demographic_parity_unfairness(
         R2_Y_TRUE, R2_Y_PRED, sensitive_features=R2_GROUPS
     ) == pytest.approx(1 / 12, abs=1e-12)
@@ -154,8 +154,9 @@ def test_r2_discrete_multiclass():
     ) == pytest.approx(1 / 3, abs=1e-12)
 
 
-def test_r2_perfect_predictor():
-    # The seed's joint-frequency R code would give 1/12 for U_EO here (erratum E1).
+def test_perfect_predictor_has_zero_multiclass_unfairness():
+    # Joint frequencies P(y_pred = k, y_true = k' | a) instead of conditional ones would give
+    # 1/12 for U_EO here.
     assert equalized_odds_unfairness(
         R2_Y_TRUE, R2_Y_TRUE, sensitive_features=R2_GROUPS
     ) == pytest.approx(0.0, abs=1e-12)
@@ -171,7 +172,7 @@ def r3_data():
     return y_true, y_pred, groups
 
 
-def test_r3_continuous_binned():
+def test_continuous_outputs_binned_at_quantiles_of_y_true():
     y_true, y_pred, groups = r3_data()
     np.testing.assert_allclose(
         np.quantile(y_true, np.linspace(0, 1, 6)), [1, 2.8, 4.6, 6.4, 8.2, 10]
@@ -184,7 +185,7 @@ def test_r3_continuous_binned():
     )
 
 
-def test_r3_explicit_bins_equal_quantile_bins():
+def test_explicit_cutoffs_equal_the_quantile_cutoffs():
     y_true, y_pred, groups = r3_data()
     cutoffs = [1, 2.8, 4.6, 6.4, 8.2, 10]
     assert equalized_odds_unfairness(
@@ -369,7 +370,7 @@ def test_signed_metrics_match_oracle(data, weighted):
 
 
 def multiclass_oracle(y_true, y_pred, groups, weights):
-    """U_DP and U_EO by brute force over groups and classes (seed 004, Eq. 4.1)."""
+    """U_DP and U_EO by brute force over groups and classes (their definitions)."""
     frame = pd.DataFrame({"a": groups, "y": y_true, "p": y_pred, "w": weights})
     classes = sorted(set(frame["y"]) | set(frame["p"]))
     u_dp, u_eo = 0.0, 0.0
@@ -414,7 +415,7 @@ def test_multiclass_match_oracle(data):
 
 
 # ----------------------------------------------------------------------------------------------
-# properties (spec §7)
+# properties
 
 
 @settings(max_examples=40, deadline=None)
@@ -546,7 +547,7 @@ def test_bounds(data):
 
 
 def test_closed_form_data_generating_process():
-    # Y ~ U{0..K-1} independent of A; Y_hat = Y w.p. 1 - eps_a, else U{0..K-1} (spec §5.3).
+    # Y ~ U{0..K-1} independent of A; Y_hat = Y w.p. 1 - eps_a, else U{0..K-1}.
     rng = np.random.default_rng(0)
     n, k = 400_000, 4
     eps, shares = np.array([0.1, 0.3, 0.6]), np.array([0.5, 0.3, 0.2])
@@ -731,7 +732,7 @@ def test_y_true_required_where_used():
 
 
 def test_bad_agg_raises():
-    with pytest.raises(ValueError, match="agg must be"):
+    with pytest.raises(ValueError, match="The .agg. parameter of equalized_odds_difference"):
         equalized_odds_difference([1, 0], [1, 0], sensitive_features=["a", "b"], agg="max")
 
 
@@ -846,3 +847,44 @@ def test_continuous_u_dp_without_y_true_uses_quantiles_of_y_pred():
     ) == demographic_parity_unfairness(
         None, y_pred, sensitive_features=groups, bins=np.quantile(y_true, np.linspace(0, 1, 6))
     )
+
+
+@pytest.mark.parametrize("metric", [demographic_parity_unfairness, equalized_odds_unfairness])
+def test_binary_y_true_with_continuous_scores_raises(metric):
+    # Quantile cut-offs of a 0/1 y_true collapse to one bin: every score would land in the
+    # same class and the metric would report 0.0 ("fair") for a 0.4 gap in scores.
+    rng = np.random.default_rng(0)
+    y_true = rng.integers(0, 2, 400)
+    groups = np.repeat(["a", "b"], 200)
+    scores = np.clip(rng.uniform(0, 0.6, 400) + 0.4 * (groups == "a"), 0, 1)
+    with pytest.raises(ValueError, match="collapse.*threshold the scores"):
+        metric(y_true, scores, sensitive_features=groups)
+    # Thresholded scores or explicit cut-offs measure the gap.
+    assert metric(y_true, (scores > 0.5).astype(int), sensitive_features=groups) > 0.2
+    assert metric(y_true, scores, sensitive_features=groups, bins=[0, 0.5, 1]) > 0.2
+
+
+def test_single_group_warns_with_the_library_wide_class():
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    from skfair.metrics import label_stability_difference
+
+    y = [1, 0, 1, 1]
+    for metric in (*BINARY_DIFFERENCES, demographic_parity_unfairness, equalized_odds_unfairness):
+        with pytest.warns(UndefinedMetricWarning, match="Only one group"):
+            assert metric(y, y[::-1], sensitive_features=["a"] * 4) == 0.0
+    with pytest.warns(UndefinedMetricWarning, match="Only one group"):
+        assert disparate_impact_ratio(y, y, sensitive_features=["a"] * 4) == 1.0
+    with pytest.warns(UndefinedMetricWarning, match="Only one group"):
+        assert label_stability_difference(None, [y, y], sensitive_features=["a"] * 4) == 0.0
+
+
+def test_weights_near_the_float64_limit_give_the_unweighted_value():
+    y_true = np.array([1, 0, 1, 1, 0, 1, 0, 0])
+    y_pred = np.array([1, 1, 0, 1, 0, 1, 1, 0])
+    groups = ["a"] * 4 + ["b"] * 4
+    huge = np.full(8, 1e308)
+    for metric in (*BINARY_DIFFERENCES, demographic_parity_unfairness, equalized_odds_unfairness):
+        expected = metric(y_true, y_pred, sensitive_features=groups)
+        got = metric(y_true, y_pred, sensitive_features=groups, sample_weight=huge)
+        assert got == pytest.approx(expected, rel=1e-12)

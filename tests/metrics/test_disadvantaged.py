@@ -191,7 +191,12 @@ def test_metric_table_applies_the_same_rule():
 
 def test_unknown_rule_raises():
     y_true, y_pred, groups = make_data()
-    with pytest.raises(ValueError, match="disadvantaged must be one of"):
-        statistical_parity_difference(
-            y_true, y_pred, sensitive_features=groups, privileged_group="p", disadvantaged="all"
+    for metric in (statistical_parity_difference, average_odds_difference):
+        with pytest.raises(ValueError, match="disadvantaged"):
+            metric(
+                y_true, y_pred, sensitive_features=groups, privileged_group="p", disadvantaged="all"
+            )
+    with pytest.raises(ValueError, match="disadvantaged"):
+        conditional_demographic_disparity(
+            None, y_pred, sensitive_features=groups, privileged_group="p", disadvantaged="all"
         )

@@ -7,7 +7,8 @@ from skfair._groups import factorize_groups
 from skfair._stats._aggregate import group_mean_difference, rate_difference, rate_ratio
 from skfair._stats._counts import confusion_table
 
-# Spec §5.5 R1: per-sample label stability and aleatoric uncertainty, dis = samples 0-2.
+# Hand-computed example R1: per-sample label stability and aleatoric uncertainty, dis =
+# samples 0-2.
 R1_GROUPS = factorize_groups(["d", "d", "d", "p", "p", "p"])
 R1_STABILITY = np.array([1, 0, 0.5, 1, 1, 1])
 R1_ALEATORIC = np.array([0.760791, 0.926121, 0.795925, 0, 0.209046, 0.899397])

@@ -1,4 +1,4 @@
-"""Tests of the distribution-level bias metrics against independent oracles (spec §15.1)."""
+"""Tests of the distribution-level bias metrics against scipy and closed forms."""
 
 import numpy as np
 import pytest
@@ -103,7 +103,7 @@ def test_theorem_3_2_integrated_quantile_bias(seed):
     """positive == ∫ max(0, quantile_bias(p)) dp on the merged breakpoints (unweighted)."""
     scores, groups, _ = _two_groups(seed, n0=12, n1=18, weighted=False)
     n0, n1 = (groups == "priv").sum(), (groups == "prot").sum()
-    # Breakpoints i/n0 and j/n1 on the common integer grid n0*n1 (spec §5.2).
+    # Breakpoints i/n0 and j/n1 on the common integer grid n0*n1.
     grid = np.unique(np.concatenate([np.arange(n0 + 1) * n1, np.arange(n1 + 1) * n0]))
     levels = grid / (n0 * n1)
     gap = quantile_bias(
@@ -176,7 +176,7 @@ def test_quantile_bias_matches_numpy_inverted_cdf(seed):
 
 
 def test_classifier_bias_is_minus_statistical_parity_difference():
-    """Spec §15.1 item 10, with statistical parity computed by an independent formula."""
+    """classifier_bias is minus the statistical parity difference, computed independently."""
     scores, groups, _ = _two_groups(3, weighted=False)
     for threshold in (-0.5, 0.0, 0.2, 1.1):
         selected = scores > threshold
@@ -448,3 +448,108 @@ def test_edge_cases():
 def test_bad_inputs_raise(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# --------------------------------------------------------------------------------------------
+# Many groups: the worst pair found by bounds equals the brute-force maximum over all pairs
+
+
+def _many_groups(seed, n_groups, weighted):
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, n_groups, 40 * n_groups)
+    shift = rng.normal(0.0, 0.3, n_groups)
+    scores = np.round(rng.normal(shift[groups], rng.uniform(0.5, 2.0, n_groups)[groups]), 2)
+    weights = rng.uniform(0.1, 3.0, groups.size) if weighted else None
+    return scores, groups, weights
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("metric", [wasserstein_bias, ks_bias])
+def test_worst_pair_of_many_groups_equals_brute_force(seed, weighted, metric):
+    scores, groups, weights = _many_groups(seed, 12, weighted)
+    labels = np.unique(groups)
+    for part in ("total", "positive", "negative") + (
+        ("net",) if metric is wasserstein_bias else ()
+    ):
+        brute = max(
+            metric(
+                None,
+                scores[np.isin(groups, [a, b])],
+                sensitive_features=groups[np.isin(groups, [a, b])],
+                part=part,
+                sample_weight=None if weights is None else weights[np.isin(groups, [a, b])],
+            )
+            for i, a in enumerate(labels)
+            for b in labels[i + 1 :]
+        )
+        got = metric(None, scores, sensitive_features=groups, part=part, sample_weight=weights)
+        assert got == pytest.approx(brute, rel=1e-12, abs=1e-15)
+
+
+def test_w1_of_every_pair_matches_scipy_with_many_groups():
+    scores, groups, weights = _many_groups(7, 9, weighted=True)
+    labels = np.unique(groups)
+    expected = np.mean(
+        [
+            wasserstein_distance(
+                scores[groups == a], scores[groups == b], weights[groups == a], weights[groups == b]
+            )
+            for i, a in enumerate(labels)
+            for b in labels[i + 1 :]
+        ]
+    )
+    got = wasserstein_bias(
+        None, scores, sensitive_features=groups, sample_weight=weights, agg="mean"
+    )
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+# --------------------------------------------------------------------------------------------
+# Extreme magnitudes and single groups
+
+
+@pytest.mark.parametrize("magnitude", [1e200, 1e307, 1.7e308])
+def test_w1_at_extreme_magnitudes_scales_exactly(magnitude):
+    scores, groups, weights = _two_groups(0)
+    scores = scores / np.abs(scores).max()  # in [-1, 1], so scores * magnitude is finite
+    unit = wasserstein_bias(
+        None, scores, sensitive_features=groups, part="net", sample_weight=weights
+    )
+    big = wasserstein_bias(
+        None, scores * magnitude, sensitive_features=groups, part="net", sample_weight=weights
+    )
+    assert np.isfinite(big)
+    assert big == pytest.approx(unit * magnitude, rel=1e-12)
+    for part in ("total", "positive", "negative"):
+        assert wasserstein_bias(
+            None, scores * magnitude, sensitive_features=groups, part=part
+        ) == pytest.approx(
+            wasserstein_bias(None, scores, sensitive_features=groups, part=part) * magnitude,
+            rel=1e-12,
+        )
+
+
+def test_w1_beyond_float64_range_raises():
+    scores = np.array([-1.7e308, -1.6e308, 1.7e308, 1.6e308])
+    with pytest.raises(ValueError, match="largest float64"):
+        wasserstein_bias(None, scores, sensitive_features=[0, 0, 1, 1])
+    with pytest.raises(ValueError, match="largest float64"):
+        quantile_bias(None, scores, sensitive_features=[0, 0, 1, 1])
+
+
+def test_huge_weights_give_the_unweighted_value():
+    scores, groups, _ = _two_groups(3)
+    weights = np.full(scores.size, 1e308)
+    for metric in (wasserstein_bias, ks_bias, quantile_bias, classifier_bias):
+        expected = metric(None, scores, sensitive_features=groups)
+        got = metric(None, scores, sensitive_features=groups, sample_weight=weights)
+        assert got == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("metric", [wasserstein_bias, ks_bias, quantile_bias, classifier_bias])
+def test_single_group_warns_undefined_metric(metric):
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    with pytest.warns(UndefinedMetricWarning, match="Only one group"):
+        assert metric(None, [0.1, 0.5, 0.3], sensitive_features=["a"] * 3) == 0.0

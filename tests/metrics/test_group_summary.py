@@ -207,7 +207,7 @@ def test_bad_arguments():
         group_summary(y, y, sensitive_features=groups, metric="f1")
     with pytest.raises(ValueError, match="n_boot"):
         group_summary(y, y, sensitive_features=groups, n_boot=-1)
-    with pytest.raises(ValueError, match="ci must be"):
+    with pytest.raises(ValueError, match="The .ci. parameter of group_summary must be"):
         group_summary(y, y, sensitive_features=groups, ci=95)
     with pytest.raises(TypeError, match="no metric keyword"):
         group_summary(y, y, sensitive_features=groups, zero_division=0)
@@ -268,3 +268,36 @@ def test_undefined_replicates_of_a_callable_are_left_out():
     )
     assert summary.value[1] == 1.0
     assert summary.ci_low[1] == 1.0 and summary.ci_high[1] == 1.0
+
+
+@pytest.mark.parametrize("metric", ["selection_rate", "true_positive_rate", "accuracy"])
+def test_unit_weights_give_the_unweighted_bootstrap(metric):
+    # Rows of one (cell, weight) class are exchangeable: with unit weights the weighted
+    # bootstrap draws the same multinomials as the unweighted one, so the intervals agree.
+    y_true, y_pred, groups = make_data(600, seed=3)
+    kwargs = dict(sensitive_features=groups, metric=metric, n_boot=200, random_state=7)
+    plain = group_summary(y_true, y_pred, **kwargs)
+    weighted = group_summary(y_true, y_pred, sample_weight=np.ones(600), **kwargs)
+    np.testing.assert_allclose(weighted.ci_low, plain.ci_low, rtol=1e-12)
+    np.testing.assert_allclose(weighted.ci_high, plain.ci_high, rtol=1e-12)
+
+
+def test_integer_weights_bootstrap_matches_repeated_rows_in_distribution():
+    # Weight 2 on a row is not a repeated row for the bootstrap (the row is drawn as one), but
+    # the interval of a rate must still cover its value and shrink like the row count.
+    y_true, y_pred, groups = make_data(3000, seed=4)
+    weights = np.random.default_rng(0).integers(1, 4, 3000).astype(float)
+    summary = group_summary(
+        y_true,
+        y_pred,
+        sensitive_features=groups,
+        metric="accuracy",
+        n_boot=400,
+        random_state=0,
+        sample_weight=weights,
+    )
+    assert ((summary.ci_low <= summary.value) & (summary.value <= summary.ci_high)).all()
+    p, n_g = summary.value, summary.count
+    np.testing.assert_allclose(
+        summary.ci_high - summary.ci_low, 2 * 1.96 * np.sqrt(p * (1 - p) / n_g), rtol=0.3
+    )

@@ -1,4 +1,4 @@
-"""MADD and its optimal-bandwidth search (spec madd.md, property tests 1-23)."""
+"""MADD and its optimal-bandwidth search: oracles (np.histogram, brute force) and properties."""
 
 import warnings
 from itertools import combinations
@@ -9,13 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
+from sklearn.exceptions import UndefinedMetricWarning
 
 from skfair._stats._histograms import h_sup
 from skfair.datasets import make_madd_simulation
 from skfair.metrics import madd, madd_bandwidth_search
 from skfair.metrics._madd import _stable_interval
 
-# True L1 distance between the simulation's two densities (spec section 6, quadrature).
+# True L1 distance between the simulation's two densities (numerical quadrature).
 TRUE_DISTANCE = 1.1953
 
 
@@ -224,8 +225,13 @@ def test_validation(kwargs, y_score, match):
 
 
 def test_validation_groups_and_lengths():
+    # One group is no disparity, with the library-wide warning (madd_bandwidth_search, which
+    # describes pairs of groups, still refuses it).
+    for kwargs in ({"bins": 3}, {}):
+        with pytest.warns(UndefinedMetricWarning, match="Only one group"):
+            assert madd(None, [0.1, 0.2, 0.3], sensitive_features=["a", "a", "a"], **kwargs) == 0
     with pytest.raises(ValueError, match="at least 2 groups"):
-        madd(None, [0.1, 0.2, 0.3], sensitive_features=["a", "a", "a"], bins=3)
+        madd_bandwidth_search(None, [0.1, 0.2, 0.3], sensitive_features=["a", "a", "a"])
     with pytest.raises(ValueError, match="missing|NaN|None"):
         madd(None, [0.1, 0.2, 0.3], sensitive_features=["a", None, "b"], bins=3)
     with pytest.raises(ValueError, match="Inconsistent"):
@@ -448,3 +454,72 @@ def test_import_does_not_load_matplotlib():
         "assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Parameters that would allocate huge tables are refused before allocating
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"bins": 10**9}, "bins asks for"),
+        ({"bandwidth": 1e-12}, "bandwidth asks for"),
+        ({"bandwidths": 10**5}, "bandwidths asks for"),
+        ({"bandwidths": np.linspace(1e-9, 1e-6, 50)}, "bandwidths asks for"),
+    ],
+)
+def test_huge_tables_are_refused(kwargs, match):
+    scores, groups = two_groups([0.1, 0.2, 0.3], [0.5, 0.6, 0.7])
+    with pytest.raises(ValueError, match=match):
+        madd(None, scores, sensitive_features=groups, **kwargs)
+
+
+# --------------------------------------------------------------------------------------------
+# sample_weight: integer weights equal repeated rows
+
+
+@pytest.mark.parametrize("kwargs", [{"bins": 7}, {"bandwidth": 0.05}, {}])
+def test_integer_weights_equal_repeated_rows(simulation, kwargs):
+    y_score, group, _ = simulation
+    rng = np.random.default_rng(0)
+    keep = rng.permutation(y_score.size)[:3000]  # both groups
+    y_score, group = y_score[keep], group[keep]
+    assert np.unique(group).size == 2
+    weights = rng.integers(0, 4, y_score.size)
+    weighted = madd(None, y_score, sensitive_features=group, sample_weight=weights, **kwargs)
+    repeated = madd(
+        None,
+        np.repeat(y_score, weights),
+        sensitive_features=np.repeat(group, weights),
+        **kwargs,
+    )
+    assert weighted == pytest.approx(repeated, rel=1e-12, abs=1e-15)
+
+
+def test_weighted_histogram_oracle():
+    rng = np.random.default_rng(1)
+    scores = rng.uniform(size=400)
+    groups = rng.integers(0, 2, 400)
+    weights = rng.uniform(0.1, 5.0, 400)
+    expected = 0.0
+    hist = [
+        np.histogram(scores[groups == g], bins=9, range=(0, 1), weights=weights[groups == g])[0]
+        for g in (0, 1)
+    ]
+    expected = np.abs(hist[0] / hist[0].sum() - hist[1] / hist[1].sum()).sum()
+    got = madd(None, scores, sensitive_features=groups, bins=9, sample_weight=weights)
+    assert got == pytest.approx(expected, rel=1e-12)
+    search = madd_bandwidth_search(
+        None,
+        scores,
+        sensitive_features=groups,
+        sample_weight=weights,
+        bandwidths=100,
+        min_points=5,
+    )
+    curve_at_9 = search.madd_curve[search.bins == 9][0]
+    assert curve_at_9 == pytest.approx(expected, rel=1e-12)
+    assert search.h_sup == pytest.approx(
+        h_sup(weights[groups == 0].sum(), weights[groups == 1].sum()), rel=1e-15
+    )

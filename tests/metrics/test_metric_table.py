@@ -316,6 +316,29 @@ def test_bootstrap_intervals_bracket_values_and_are_reproducible():
     assert low[1] <= table.difference()[1] <= high[1]
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_accuracy_interval_redraws_whole_groups(weighted):
+    # Accuracy splits each group's cells by correctness; the bootstrap must redraw the
+    # group as a whole (the split is a cell, not a stratum), or the interval collapses.
+    y_true, y_pred, groups, _ = make_data(4000, seed=5)
+    weights = np.full(4000, 2.0) if weighted else None
+    table = MetricTable(
+        ["accuracy", "tpr"],
+        y_true,
+        y_pred,
+        sensitive_features=groups,
+        sample_weight=weights,
+        n_boot=1000,
+        random_state=0,
+        as_frame=False,
+    )
+    low, high = table.confidence_interval("by_group")
+    p, n = table.by_group[:, 0], table.counts
+    np.testing.assert_allclose(
+        high[:, 0] - low[:, 0], 2 * 1.96 * np.sqrt(p * (1 - p) / n), rtol=0.2
+    )
+
+
 def test_bootstrap_of_rates_does_not_depend_on_row_order():
     # Draws come from the count table, so any partitioning or order of rows gives the same.
     y_true, y_pred, groups, _ = make_data(1000)

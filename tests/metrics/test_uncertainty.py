@@ -1,4 +1,4 @@
-"""Stability and uncertainty per sample and across groups (Virny's definitions, spec §5.4)."""
+"""Stability and uncertainty per sample and across groups (Virny's definitions)."""
 
 import math
 import warnings
@@ -18,7 +18,7 @@ from skfair.metrics import (
     label_stability_difference,
 )
 
-# Spec §5.5 R1: B = 4 members (columns of the table), 6 samples; samples 0-2 are dis.
+# Hand-computed example R1: B = 4 members (columns of the table), 6 samples; samples 0-2 are dis.
 R1_PROBA = np.array(
     [
         [0.9, 0.8, 0.7, 0.6],
@@ -49,13 +49,13 @@ def _binary_entropy(p):
 # R1 reference values
 
 
-def test_r1_per_sample_values():
+def test_per_sample_values_of_the_example():
     np.testing.assert_allclose(label_stability(_virny_labels(R1_PROBA)), R1_LS, atol=1e-6)
     np.testing.assert_allclose(aleatoric_uncertainty(R1_PROBA), R1_ALEATORIC, atol=1e-6)
     np.testing.assert_allclose(epistemic_uncertainty(R1_PROBA), R1_EPISTEMIC, atol=1e-6)
 
 
-def test_r1_signed_differences():
+def test_signed_differences_of_the_example():
     kwargs = dict(sensitive_features=R1_GROUPS, privileged_group="p")
     labels = _virny_labels(R1_PROBA)
     assert label_stability_difference(R1_Y_TRUE, labels, **kwargs) == pytest.approx(-0.5, abs=1e-6)
@@ -65,14 +65,14 @@ def test_r1_signed_differences():
     assert epistemic_uncertainty_difference(R1_Y_TRUE, R1_PROBA, **kwargs) == pytest.approx(
         0.069088, abs=1e-6
     )
-    # Overall uncertainty = aleatoric + epistemic (spec: 0.527219).
+    # Overall uncertainty = aleatoric + epistemic (by hand: 0.527219).
     overall = aleatoric_uncertainty_difference(
         None, R1_PROBA, **kwargs
     ) + epistemic_uncertainty_difference(None, R1_PROBA, **kwargs)
     assert overall == pytest.approx(0.527219, abs=1e-6)
 
 
-def test_r1_unsigned_values_are_absolute_values():
+def test_unsigned_differences_are_absolute_values():
     labels = _virny_labels(R1_PROBA)
     assert label_stability_difference(None, labels, sensitive_features=R1_GROUPS) == (
         pytest.approx(0.5, abs=1e-6)
@@ -85,7 +85,7 @@ def test_r1_unsigned_values_are_absolute_values():
     )
 
 
-def test_r1_three_dimensional_layout_and_argmax_labels():
+def test_three_dimensional_layout_and_argmax_labels():
     # The (B, n, K) layout of BootstrapEnsemble.predict_proba_members gives the same values,
     # and argmax over [p0, p1] breaks the tie of sample 2 (p = 0.5) towards class 0.
     proba = np.stack([1 - R1_PROBA, R1_PROBA], axis=-1)

@@ -1,4 +1,5 @@
-"""MADDRepair (spec madd.md, section 5 and property tests 24-35)."""
+"""MADDRepair: the MADD post-processing of Verger et al. (JEDM 2024, Section 6) with exact
+CDFs; properties against madd(), closed forms and materialised outputs."""
 
 import pickle
 import warnings
@@ -33,7 +34,7 @@ def simulation():
 
 @pytest.fixture(scope="module")
 def atoms():
-    """Three-atom scores (spec 5.5): a decision tree's kind of output."""
+    """Three-atom scores: a decision tree's kind of output."""
     rng = np.random.default_rng(2024)
     values = np.array([0.2, 0.5, 0.8])
     group0 = rng.choice(values, 5000, p=[0.5, 0.3, 0.2])
@@ -275,7 +276,7 @@ def test_lambda_search_reproduces_paper_simulation(simulation):
     assert repair.accuracy_loss_[0, 0] == pytest.approx(0.361, abs=0.01)
     assert repair.accuracy_loss_[-1, 0] == pytest.approx(0.390, abs=0.01)
     assert repair.fairness_loss_[0, 0] == pytest.approx(0.598, abs=0.01)
-    # Exact maps (spec 5.4-5.5): in-sample MADD reaches 0 at lam = 1, so lam* = 1 and the
+    # Exact maps: in-sample MADD reaches 0 at lam = 1, so lam* = 1 and the
     # objective minimum is 0.195 (maddlib's binned CDFs stop at 0.063: lam* 0.970, 0.226).
     assert repair.fairness_loss_[-1, 0] == 0.0
     assert repair.lambda_[0] == 1.0
@@ -438,3 +439,134 @@ def test_random_inputs_with_ties_and_bounds(data, n0, n1, decimals, lam):
     before = madd(None, scores, sensitive_features=groups, bins=5)
     after = madd(None, in_sample, sensitive_features=groups, bins=5)
     assert after <= before + 5 * (1 / n0 + 1 / n1) + 1e-12
+
+
+# --- sample weights -------------------------------------------------------------------------
+
+
+def test_unit_weights_are_the_unweighted_repair_bit_for_bit(atoms):
+    scores, groups, y = atoms
+    plain = MADDRepair(n_lambdas=60, random_state=1)
+    weighted = clone(plain)
+    np.testing.assert_array_equal(
+        weighted.fit_transform(scores, y, sensitive_features=groups, sample_weight=np.ones(10_000)),
+        plain.fit_transform(scores, y, sensitive_features=groups),
+    )
+    for curve in ("objective_", "accuracy_loss_", "fairness_loss_", "lambda_"):
+        np.testing.assert_array_equal(getattr(weighted, curve), getattr(plain, curve))
+    queries = np.array([[0.2], [0.35], [0.5], [0.8], [0.9]])
+    query_groups = np.array([0, 1, 1, 0, 1])
+    np.testing.assert_array_equal(
+        weighted.transform(queries, sensitive_features=query_groups),
+        plain.transform(queries, sensitive_features=query_groups),
+    )
+
+
+def test_weights_do_not_depend_on_their_scale():
+    rng = np.random.default_rng(12)
+    scores = rng.beta(2, 3, 3000)
+    groups = rng.integers(0, 3, 3000)
+    y = (rng.random(3000) < scores).astype(int)
+    weights = rng.gamma(2.0, size=3000)
+    fits = [
+        MADDRepair(n_lambdas=80, random_state=0).fit(
+            scores[:, None], y, sensitive_features=groups, sample_weight=scale * weights
+        )
+        for scale in (1.0, 1e-3, 250.0)
+    ]
+    queries = rng.random(500)[:, None]
+    query_groups = rng.integers(0, 3, 500)
+    reference = fits[0].transform(queries, sensitive_features=query_groups)
+    for other in fits[1:]:
+        np.testing.assert_allclose(other.objective_, fits[0].objective_, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            other.transform(queries, sensitive_features=query_groups), reference, atol=1e-12
+        )
+
+
+def test_weighted_lambda_curves_match_materialised_outputs():
+    # oracle: weighted error rate and weighted np.histogram of the in-sample outputs
+    rng = np.random.default_rng(13)
+    scores = np.round(np.r_[rng.beta(2, 4, 1500), rng.beta(4, 2, 1000)], 3)
+    groups = np.repeat([0, 1], [1500, 1000])
+    y = (rng.random(2500) < scores).astype(int)
+    weights = rng.integers(1, 5, 2500) * 0.5
+    repair = MADDRepair(n_lambdas=11, bins=20, random_state=2).fit(
+        scores[:, None], y, sensitive_features=groups, sample_weight=weights
+    )
+
+    def oracle(out):
+        error = np.average(y != (out >= 0.5), weights=weights)
+        shares = [
+            np.histogram(out[groups == g], bins=20, range=(0, 1), weights=weights[groups == g])[0]
+            / weights[groups == g].sum()
+            for g in (0, 1)
+        ]
+        return error, np.abs(shares[0] - shares[1]).sum() / 2
+
+    for index in (0, 3, 7, 10):
+        lam = repair.lambdas_[index]
+        out = MADDRepair(lam=lam, random_state=2).fit_transform(
+            scores[:, None], sensitive_features=groups, sample_weight=weights
+        )[:, 0]
+        error, fairness = oracle(out)
+        assert repair.accuracy_loss_[index, 0] == pytest.approx(error, abs=1e-12)
+        assert repair.fairness_loss_[index, 0] == pytest.approx(fairness, abs=1e-12)
+
+
+def test_full_weighted_repair_gives_every_group_the_weighted_population_law():
+    rng = np.random.default_rng(14)
+    scores = np.r_[rng.beta(2, 5, 4000), rng.beta(5, 2, 4000)]
+    groups = np.repeat([0, 1], 4000)
+    # group 1's rows weigh three times as much: the population leans towards its scores
+    weights = np.where(groups == 1, 3.0, 1.0) * rng.uniform(0.5, 1.5, 8000)
+    out = MADDRepair(lam=1.0).fit_transform(
+        scores[:, None], sensitive_features=groups, sample_weight=weights
+    )[:, 0]
+    grid = np.linspace(0.05, 0.95, 19)
+
+    def weighted_cdf(values, w):
+        return np.array([w[values <= t].sum() for t in grid]) / w.sum()
+
+    population = weighted_cdf(scores, weights)
+    for g in (0, 1):
+        rows = groups == g
+        np.testing.assert_allclose(weighted_cdf(out[rows], weights[rows]), population, atol=0.01)
+
+
+def test_zero_weight_rows_do_not_enter_the_fit():
+    rng = np.random.default_rng(15)
+    scores = rng.beta(2, 3, 3000)
+    groups = rng.integers(0, 2, 3000)
+    y = (rng.random(3000) < scores).astype(int)
+    weights = rng.uniform(0.5, 2.0, 3000)
+    weights[::7] = 0.0
+    kept = weights > 0
+    weighted = MADDRepair(n_lambdas=50, random_state=0).fit(
+        scores[:, None], y, sensitive_features=groups, sample_weight=weights
+    )
+    dropped = MADDRepair(n_lambdas=50, random_state=0).fit(
+        scores[kept, None], y[kept], sensitive_features=groups[kept], sample_weight=weights[kept]
+    )
+    np.testing.assert_allclose(weighted.objective_, dropped.objective_, rtol=0, atol=1e-12)
+    queries = rng.random(200)[:, None]
+    query_groups = rng.integers(0, 2, 200)
+    np.testing.assert_allclose(
+        weighted.transform(queries, sensitive_features=query_groups),
+        dropped.transform(queries, sensitive_features=query_groups),
+        rtol=0,
+        atol=1e-12,
+    )
+    # in-sample, a zero-weight row is repaired like a new score
+    in_sample = MADDRepair(lam=0.7, random_state=0).fit_transform(
+        scores[:, None], sensitive_features=groups, sample_weight=weights
+    )
+    fitted = MADDRepair(lam=0.7, random_state=0).fit(
+        scores[kept, None], sensitive_features=groups[kept], sample_weight=weights[kept]
+    )
+    np.testing.assert_allclose(
+        in_sample[~kept],
+        fitted.transform(scores[~kept, None], sensitive_features=groups[~kept]),
+        rtol=0,
+        atol=1e-12,
+    )

@@ -1,0 +1,340 @@
+"""The base of the repair transformers: everything but the maps.
+
+A repair maps each column of model outputs, within each group of the sensitive features, by
+a map fitted on calibration outputs. :class:`_BaseRepair` owns what every repair shares --
+input validation in both sensitive-feature modes, the no-group path, unseen groups, sample
+weights, random numbers and the fitted group attributes -- and a subclass implements only its
+maps, in the shape of imbalanced-learn's ``SamplerMixin`` (the public method validates, the
+private one works):
+
+- ``_fit_maps(X, y, groups, sample_weight, draws, *, in_sample)`` fits the maps from the
+  validated float outputs ``X``, the :class:`~skfair._groups.GroupEncoding` of the
+  calibration rows, the checked weights (or None) and the calibration rows' random draws;
+  with ``in_sample`` it returns the repaired calibration outputs;
+- ``_fit_identity(X, y)`` sets the subclass's fitted attributes when there is no group to
+  repair (fitted without sensitive features);
+- ``_apply_maps(X, codes, draws)`` repairs new outputs of known groups.
+
+``transform`` is a pure function of the fitted object, the rows and their global positions
+(``_transform(X, sensitive_features, row_offset)``), so that a block of a larger array is
+repaired exactly as inside the whole array.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from skfair._base import _SkfairEstimatorMixin, resolve_sensitive, warn_no_sensitive_features
+from skfair._compat import StrOptions, _check_feature_names_in, _fit_context, validate_data
+from skfair._groups import factorize_groups, sensitive_column_positions
+from skfair._validation import check_weights
+
+# SplitMix64 (Steele, Lea & Flood 2014): the increment of the counter and the output mix.
+_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
+
+
+class RowRandom:
+    """Uniform random numbers keyed on a seed, a stream and each row's global position.
+
+    ``uniform(*stream)`` returns one draw in [0, 1) per row: the SplitMix64 generator's
+    output at the row's position in a sequence whose start is derived from
+    ``(seed, *stream)``. A row's draw therefore does not depend on the other rows of the
+    batch, on their order or on how the data are split into blocks, and the same call always
+    returns the same numbers. ``stream`` names what the numbers are for (a purpose, a column,
+    a step), so that different uses get independent numbers.
+    """
+
+    def __init__(self, seed, rows):
+        self.seed = seed
+        self.rows = rows
+
+    def __getitem__(self, index):
+        """The draws of a subset of the rows."""
+        return RowRandom(self.seed, self.rows[index])
+
+    def __len__(self):
+        return self.rows.shape[0]
+
+    def uniform(self, *stream):
+        start = np.random.SeedSequence([self.seed, *stream]).generate_state(1, np.uint64)
+        with np.errstate(over="ignore"):
+            state = (self.rows.astype(np.uint64) + np.uint64(1)) * _GOLDEN_GAMMA + start
+            state ^= state >> np.uint64(30)
+            state *= _MIX_1
+            state ^= state >> np.uint64(27)
+            state *= _MIX_2
+            state ^= state >> np.uint64(31)
+        return (state >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+
+def draw_seed(random_state):
+    """One 63-bit seed from ``random_state``: an int gives always the same seed, None fresh
+    entropy, a RandomState or a Generator the next number of its stream."""
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(np.iinfo(np.int64).max))
+    return int(check_random_state(random_state).randint(np.iinfo(np.int64).max))
+
+
+class _BaseRepair(_SkfairEstimatorMixin, TransformerMixin, BaseEstimator):
+    """Fit, transform and fit_transform of a repair; subclasses implement the maps.
+
+    **Sensitive features.** They come as ``sensitive_features=`` or, with
+    ``sensitive_column`` set, as columns of the input, which are read and removed before
+    validation (they may be strings): the output and ``get_feature_names_out`` then have the
+    remaining columns only, while ``n_features_in_`` and ``feature_names_in_`` describe the
+    input as given. Named sensitive features (DataFrame columns, dict keys, a named Series)
+    are matched by name at transform, and renamed ones are refused. Without sensitive
+    features every row is in one group and the repair is the identity (with a warning).
+
+    **Randomness.** One seed is drawn from ``random_state`` at fit; every random number
+    (the order of tied calibration outputs, a level drawn across an atom, the random partial
+    repair, jitter) is then a function of that seed and the row's position only
+    (:class:`RowRandom`). Repeated ``transform`` calls thus return the same output for any
+    ``random_state``, None and RandomState instances included, and a row's output does not
+    depend on the other rows of the batch.
+    """
+
+    __metadata_request__fit = {"sensitive_features": True}
+    __metadata_request__transform = {"sensitive_features": True}
+
+    _parameter_constraints: dict = {
+        "handle_unknown": [StrOptions({"error", "identity"})],
+        "random_state": ["random_state", np.random.Generator],
+        "sensitive_column": [str, Integral, list, tuple, None],
+    }
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, *, sensitive_features=None, sample_weight=None):
+        """Fit the maps of each group on calibration outputs.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_outputs)
+            Calibration outputs (scores, probabilities, regression outputs); each column is
+            repaired on its own. With ``sensitive_column`` it holds the sensitive column(s).
+        y : array-like of shape (n_samples,), default=None
+            Labels, used by repairs that choose their strength from accuracy; else ignored.
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), \
+                dict or DataFrame, default=None
+            Sensitive attribute(s); several attributes give intersectional groups. None (and
+            no ``sensitive_column``) means one group: the repair is the identity.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the calibration rows.
+
+        Returns
+        -------
+        self : object
+            The fitted repair.
+        """
+        self._fit(X, y, sensitive_features, sample_weight, in_sample=False)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y=None, *, sensitive_features=None, sample_weight=None):
+        """Fit, and repair the calibration rows themselves (the in-sample path).
+
+        Calibration rows are repaired by their rank in their group (tied rows in random
+        order), which can differ on purpose from ``fit(X).transform(X)`` where a row equal
+        to a calibration value gets a level drawn across its atom, like new data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_outputs)
+            Calibration outputs.
+        y : array-like of shape (n_samples,), default=None
+            Labels, used by repairs that choose their strength from accuracy; else ignored.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s). None means one group: the repair is the identity.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the calibration rows.
+
+        Returns
+        -------
+        X_repaired : ndarray of shape (n_samples, n_outputs)
+        """
+        return self._fit(X, y, sensitive_features, sample_weight, in_sample=True)
+
+    def transform(self, X, *, sensitive_features=None):
+        """Repair new outputs with the fitted maps.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_outputs)
+            Outputs with the columns seen at fit.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s) of the rows; named ones are matched by name. Required when
+            the repair was fitted with sensitive features.
+
+        Returns
+        -------
+        X_repaired : ndarray of shape (n_samples, n_outputs)
+            Same shape and row order as ``X``.
+        """
+        return self._transform(X, sensitive_features, row_offset=0)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output columns: the input's, without the sensitive columns.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Input feature names; defaults to ``feature_names_in_`` or ``x0, x1, ...``.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str
+        """
+        check_is_fitted(self, "n_features_in_")
+        names = _check_feature_names_in(self, input_features)
+        if self.sensitive_column is None:
+            return names
+        known = getattr(self, "feature_names_in_", None)
+        positions = sensitive_column_positions(
+            self.sensitive_column, len(names), None if known is None else list(known)
+        )
+        return np.delete(names, positions)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+    # ----------------------------------------------------------------------------------------
+    # the shared work
+
+    def _fit(self, X, y, sensitive_features, sample_weight, *, in_sample):
+        X, sensitive_features = self._split_input(X, sensitive_features, reset=True)
+        n_samples = X.shape[0]
+        weights = check_weights(sample_weight, n_samples)
+        if weights is not None and weights[0] > 0 and (weights == weights[0]).all():
+            # equal weights are no weights (the repairs do not depend on the weights' scale):
+            # the unweighted path gives the same maps, bit for bit
+            weights = None
+        self._seed = draw_seed(self.random_state)
+        if sensitive_features is None:
+            warn_no_sensitive_features(self)
+            self._groups = None
+            self.groups_ = [None]
+            self.categories_ = []
+            self.n_groups_ = 1
+            self.group_counts_ = np.array([n_samples])
+            self._fit_identity(X, y)
+            return X.copy() if in_sample else None
+        groups = factorize_groups(sensitive_features, n_samples=n_samples)
+        if weights is not None:
+            _check_group_weights(groups, weights)
+        # The per-sample codes are not needed after fit; transform encodes new samples.
+        self._groups = replace(
+            groups, codes=groups.codes[:0], attribute_codes=groups.attribute_codes[:0]
+        )
+        self.groups_ = groups.labels
+        self.categories_ = list(groups.attribute_labels)
+        self.n_groups_ = groups.n_groups
+        self.group_counts_ = groups.counts()
+        if groups.named:
+            self.sensitive_feature_names_in_ = np.asarray(groups.names, dtype=object)
+        elif hasattr(self, "sensitive_feature_names_in_"):
+            del self.sensitive_feature_names_in_
+        draws = RowRandom(self._seed, np.arange(n_samples))
+        return self._fit_maps(X, y, groups, weights, draws, in_sample=in_sample)
+
+    def _transform(self, X, sensitive_features, *, row_offset):
+        """Repair ``X``, whose first row is at position ``row_offset`` of the whole data."""
+        check_is_fitted(self, "n_groups_")
+        X, sensitive_features = self._split_input(X, sensitive_features, reset=False)
+        if self._groups is None:
+            return X.copy()
+        if sensitive_features is None:
+            raise ValueError(
+                f"{type(self).__name__} was fitted with sensitive features {self.groups_}, so "
+                "transform needs them: pass sensitive_features=, or set sensitive_column= (here "
+                "or on the RepairedClassifier / RepairedRegressor wrappers)."
+            )
+        codes = self._groups.encode(
+            sensitive_features,
+            n_samples=X.shape[0],
+            handle_unknown="error" if self.handle_unknown == "error" else "ignore",
+        )
+        draws = RowRandom(self._seed, np.arange(row_offset, row_offset + X.shape[0]))
+        known = codes >= 0
+        if known.all():
+            return self._apply_maps(X, codes, draws)
+        # rows of groups unseen at fit are returned unchanged
+        _warn_unknown(sensitive_features, ~known, type(self).__name__)
+        out = X.copy()
+        if known.any():
+            out[known] = self._apply_maps(X[known], codes[known], draws[known])
+        return out
+
+    def _split_input(self, X, sensitive_features, *, reset):
+        """``(X as finite float array without the sensitive columns, sensitive values)``."""
+        if self.sensitive_column is None:
+            X = validate_data(self, X, dtype=np.float64, reset=reset, ensure_all_finite=False)
+        else:
+            validate_data(self, X, skip_check_array=True, reset=reset)
+            sensitive_features, rest = resolve_sensitive(
+                X, sensitive_features, self.sensitive_column
+            )
+            if rest.shape[1] == 0:
+                raise ValueError(
+                    f"sensitive_column={self.sensitive_column!r} leaves no column to repair; "
+                    "the input needs at least one output column besides the sensitive ones."
+                )
+            X = check_array(rest, dtype=np.float64, ensure_all_finite=False)
+        _check_finite(X)
+        return X, sensitive_features
+
+    # ----------------------------------------------------------------------------------------
+    # what a repair implements
+
+    def _fit_maps(self, X, y, groups, sample_weight, draws, *, in_sample):
+        raise NotImplementedError
+
+    def _fit_identity(self, X, y):
+        raise NotImplementedError
+
+    def _apply_maps(self, X, codes, draws):
+        raise NotImplementedError
+
+
+def _check_finite(X):
+    finite = np.isfinite(X)
+    if not finite.all():
+        bad = (~finite).sum(axis=0)
+        column = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"Input contains NaN or inf: {int(bad[column])} value(s) in column {column}. "
+            "Outputs must be finite; nothing is dropped silently."
+        )
+
+
+def _check_group_weights(groups, weights):
+    """Raise for groups whose calibration rows all have weight zero."""
+    empty = np.flatnonzero(groups.counts(weights) <= 0)
+    if empty.size:
+        labels = [groups.labels[g] for g in empty[:10]]
+        raise ValueError(
+            f"Groups {labels} have a total sample_weight of zero: no calibration row of theirs "
+            "enters the maps. Give them positive weights or leave them out of the data."
+        )
+
+
+def _warn_unknown(sensitive_features, unknown, owner):
+    groups = factorize_groups(sensitive_features)
+    labels = np.unique(groups.codes[unknown])
+    names = [groups.labels[g] for g in labels[:10]]
+    warnings.warn(
+        f"{int(unknown.sum())} row(s) belong to groups not seen at fit {names} "
+        f"(of {groups.names}); {owner} returns them unchanged (handle_unknown='identity').",
+        UserWarning,
+        stacklevel=4,
+    )
