@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_array
 
+from skfair._compat import Integral, Interval, Real, validate_params
 from skfair._validation import binarize, check_labels, check_lengths, check_weights
 
 
+@validate_params(
+    {
+        "X": ["array-like"],
+        "y_true": ["array-like", None],
+        "y_pred": ["array-like"],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "pos_label": [Real, str, "boolean", None],
+        "sample_weight": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def consistency_score(X, y_true, y_pred, *, n_neighbors=5, pos_label=None, sample_weight=None):
     """Consistency of the predictions of similar samples (Zemel et al. 2013).
 
@@ -61,12 +71,6 @@ def consistency_score(X, y_true, y_pred, *, n_neighbors=5, pos_label=None, sampl
     >>> consistency_score(X, None, [1, 1, 0, 0, 0, 0], n_neighbors=3)
     0.7777777777777778
     """
-    if (
-        not isinstance(n_neighbors, numbers.Integral)
-        or isinstance(n_neighbors, bool)
-        or n_neighbors < 1
-    ):
-        raise ValueError(f"n_neighbors must be a positive integer, got {n_neighbors!r}.")
     n_samples = check_lengths(X=X, y_true=y_true, y_pred=y_pred, sample_weight=sample_weight)
     X = check_array(X, input_name="X")
     if n_neighbors > n_samples:

@@ -7,13 +7,21 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
 from skfair._groups import factorize_groups
 from skfair._stats._aggregate import disadvantaged_sides, furthest_from_parity
 from skfair._stats._counts import FP, TN, confusion_table
 from skfair._validation import binarize
-from skfair.metrics._classification import _check_inputs
+from skfair.metrics._classification import _BINARY_CONSTRAINTS, _check_inputs
 
 
+@validate_params(
+    {
+        **_BINARY_CONSTRAINTS,
+        "control_features": [*SENSITIVE_FEATURES_CONSTRAINT, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def conditional_demographic_disparity(
     y_true,
     y_pred,

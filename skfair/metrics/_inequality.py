@@ -16,6 +16,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, Real, validate_params
 from skfair._groups import privileged_mask
 from skfair._stats._counts import FN, FP, TN, TP, confusion_table
 from skfair._validation import binarize, check_labels, check_lengths, check_weights
@@ -54,6 +55,19 @@ def _benefit_masses(table):
 
 
 _BENEFITS = np.array([0.0, 1.0, 2.0])
+_INDIVIDUAL_CONSTRAINTS = {
+    "y_true": ["array-like"],
+    "y_pred": ["array-like"],
+    "alpha": [Real],
+    "pos_label": [Real, str, "boolean", None],
+    "sample_weight": ["array-like", None],
+}
+_BETWEEN_CONSTRAINTS = {
+    **_INDIVIDUAL_CONSTRAINTS,
+    "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
+    "privileged_group": "no_validation",
+}
+_VALIDATE = {"prefer_skip_nested_validation": True}
 
 
 def _check_alpha(alpha):
@@ -75,6 +89,7 @@ def _population_table(y_true, y_pred, pos_label, sample_weight):
     return confusion_table(one_group, y_true_positive, y_pred_positive, weights)[0]
 
 
+@validate_params(_INDIVIDUAL_CONSTRAINTS, **_VALIDATE)
 def generalized_entropy_index(y_true, y_pred, *, alpha=2, pos_label=None, sample_weight=None):
     """Generalized entropy index of the individual benefits ``y_pred - y_true + 1``.
 
@@ -130,6 +145,7 @@ def generalized_entropy_index(y_true, y_pred, *, alpha=2, pos_label=None, sample
     return _generalized_entropy(_BENEFITS, _benefit_masses(table), alpha)
 
 
+@validate_params(_INDIVIDUAL_CONSTRAINTS, **_VALIDATE)
 def theil_index(y_true, y_pred, *, pos_label=None, sample_weight=None):
     """Theil index of the individual benefits: :func:`generalized_entropy_index` at ``alpha = 1``.
 
@@ -168,6 +184,7 @@ def theil_index(y_true, y_pred, *, pos_label=None, sample_weight=None):
     )
 
 
+@validate_params(_INDIVIDUAL_CONSTRAINTS, **_VALIDATE)
 def coefficient_of_variation(y_true, y_pred, *, pos_label=None, sample_weight=None):
     """Coefficient of variation of the individual benefits, ``sqrt(2 GE(2)) = std / mean``.
 
@@ -211,6 +228,7 @@ def coefficient_of_variation(y_true, y_pred, *, pos_label=None, sample_weight=No
     )
 
 
+@validate_params(_BETWEEN_CONSTRAINTS, **_VALIDATE)
 def between_group_generalized_entropy_index(
     y_true,
     y_pred,
@@ -275,6 +293,7 @@ def between_group_generalized_entropy_index(
     return _generalized_entropy(group_means, weights[present], alpha)
 
 
+@validate_params(_BETWEEN_CONSTRAINTS, **_VALIDATE)
 def between_group_theil_index(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
 ):
@@ -321,6 +340,7 @@ def between_group_theil_index(
     )
 
 
+@validate_params(_BETWEEN_CONSTRAINTS, **_VALIDATE)
 def between_group_coefficient_of_variation(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
 ):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from skfair._compat import StrOptions, validate_params
 from skfair._stats._aggregate import (
     furthest_from_parity,
     rate_difference,
@@ -18,6 +19,7 @@ from skfair._stats._aggregate import (
 )
 from skfair._stats._counts import FN, FP, TN
 from skfair.metrics._classification import (
+    _BINARY_CONSTRAINTS,
     _binary_confusion,
     _false_positive,
     _true_positive,
@@ -61,6 +63,7 @@ def _fpr_tpr_gaps(
     return gaps
 
 
+@validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def average_odds_difference(
     y_true,
     y_pred,
@@ -137,6 +140,7 @@ def average_odds_difference(
     return float(furthest_from_parity((fpr + tpr) / 2))
 
 
+@validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def average_abs_odds_difference(
     y_true,
     y_pred,
@@ -203,6 +207,7 @@ def average_abs_odds_difference(
     return float(furthest_from_parity((abs(fpr) + abs(tpr)) / 2))
 
 
+@validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def true_negative_rate_difference(
     y_true,
     y_pred,
@@ -260,6 +265,7 @@ def true_negative_rate_difference(
     )
 
 
+@validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def true_positive_rate_ratio(
     y_true,
     y_pred,
@@ -316,6 +322,7 @@ def true_positive_rate_ratio(
     )
 
 
+@validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def false_positive_rate_ratio(
     y_true,
     y_pred,
@@ -372,6 +379,7 @@ def false_positive_rate_ratio(
     )
 
 
+@validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def error_rate_ratio(
     y_true,
     y_pred,
@@ -425,6 +433,10 @@ def error_rate_ratio(
     )
 
 
+@validate_params(
+    {**_BINARY_CONSTRAINTS, "agg": [StrOptions(set(_AGGREGATIONS))]},
+    prefer_skip_nested_validation=True,
+)
 def equalized_odds_ratio(
     y_true,
     y_pred,

@@ -9,9 +9,10 @@ with the library's disparity rules (:mod:`skfair.metrics`).
 
 from __future__ import annotations
 
+from skfair._compat import validate_params
 from skfair._stats._aggregate import rate_difference
 from skfair._stats._counts import FN, FP, TN, TP
-from skfair.metrics._classification import _binary_confusion
+from skfair.metrics._classification import _BINARY_CONSTRAINTS, _binary_confusion
 
 
 def _positive_predictive(table):
@@ -30,6 +31,7 @@ def _false_omission(table):
     return table[:, FN], table[:, TN] + table[:, FN]
 
 
+@validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def positive_predictive_value_difference(
     y_true,
     y_pred,
@@ -95,6 +97,7 @@ def positive_predictive_value_difference(
     )
 
 
+@validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def false_discovery_rate_difference(
     y_true,
     y_pred,
@@ -160,6 +163,7 @@ def false_discovery_rate_difference(
     )
 
 
+@validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def negative_predictive_value_difference(
     y_true,
     y_pred,
@@ -225,6 +229,7 @@ def negative_predictive_value_difference(
     )
 
 
+@validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def false_omission_rate_difference(
     y_true,
     y_pred,
