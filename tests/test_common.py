@@ -20,6 +20,7 @@ REQUIRED_ARGUMENTS = {
     "RepairedRegressor": lambda cls: cls(LinearRegression(), BarycenterRepair()),
     "BiasExplainer": lambda cls: cls(LogisticRegression()),
     "BootstrapEnsemble": lambda cls: cls(LogisticRegression(), n_estimators=3),
+    "GroupThresholdClassifier": lambda cls: cls(LogisticRegression()),
 }
 
 
@@ -50,6 +51,7 @@ def test_every_subpackage_exports_what_design_requires():
         "RepairedRegressor",
         "BiasExplainer",
         "BootstrapEnsemble",
+        "GroupThresholdClassifier",
     }
     assert expected <= set(ESTIMATORS)
     assert set(skfair.postprocessing.__all__) >= {"BarycenterRepair", "MADDRepair"}

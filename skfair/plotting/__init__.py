@@ -9,9 +9,13 @@ from skfair.plotting._madd import (
 from skfair.plotting._repair import (
     RepairDisplay,
 )
+from skfair.plotting._thresholds import (
+    GroupThresholdDisplay,
+)
 
 __all__ = [
     "BiasExplanationDisplay",
+    "GroupThresholdDisplay",
     "MADDDisplay",
     "RepairDisplay",
 ]

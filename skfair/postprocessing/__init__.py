@@ -10,9 +10,13 @@ from skfair.postprocessing._repaired import (
     RepairedClassifier,
     RepairedRegressor,
 )
+from skfair.postprocessing._thresholds import (
+    GroupThresholdClassifier,
+)
 
 __all__ = [
     "BarycenterRepair",
+    "GroupThresholdClassifier",
     "MADDRepair",
     "RepairedClassifier",
     "RepairedRegressor",

@@ -1,0 +1,211 @@
+"""The optimal group-specific randomised thresholds as a linear program (pure functions).
+
+Every group's operating point ``(FPR, TPR)`` ranges over the convex region under the upper hull
+of its ROC curve and above the diagonal; every supported objective and every parity constraint
+is linear in these points (Hardt, Price & Srebro 2016, Section 4). The program has
+``2 * n_groups + 4`` variables and one row per hull segment; HiGHS solves it exactly (up to
+its feasibility tolerance, set to 1e-10).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix
+
+from skfair.postprocessing._roc_hull import (
+    hull_halfplanes,
+    point_on_hull,
+    rate_rule,
+    roc_points,
+    upper_hull,
+)
+
+CONSTRAINTS = (
+    "demographic_parity",
+    "equalized_odds",
+    "true_positive_rate_parity",
+    "false_positive_rate_parity",
+    "true_negative_rate_parity",
+    "false_negative_rate_parity",
+)
+OBJECTIVES = ("accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate")
+
+# Which rates each constraint equalises: "selection" (selection rate), "tpr" or "fpr". Parity of
+# FNR = 1 - TPR is parity of TPR, and TNR = 1 - FPR likewise, with the same gap.
+_CONSTRAINED = {
+    "demographic_parity": ("selection",),
+    "equalized_odds": ("tpr", "fpr"),
+    "true_positive_rate_parity": ("tpr",),
+    "false_negative_rate_parity": ("tpr",),
+    "false_positive_rate_parity": ("fpr",),
+    "true_negative_rate_parity": ("fpr",),
+}
+
+
+@dataclass(frozen=True)
+class GroupRule:
+    """A monotone randomised threshold rule: P(positive) is ``probabilities[0]`` for scores
+    ``>= upper``, ``probabilities[1]`` in ``[lower, upper)`` and ``probabilities[2]`` below."""
+
+    upper: float
+    lower: float
+    probabilities: tuple
+
+
+@dataclass(frozen=True)
+class GroupGeometry:
+    """What the program needs of one group: its weights and its hull (None for one class)."""
+
+    positive: float
+    negative: float
+    hull: tuple | None
+    blocks: tuple
+
+
+def group_geometry(blocks, g):
+    """The weights and hull vertices of group ``g`` of a :class:`ScoreBlocks`."""
+    scores, positive, negative = blocks.group(g)
+    weight_pos, weight_neg = float(positive.sum()), float(negative.sum())
+    hull = upper_hull(scores, positive, negative) if weight_pos > 0 and weight_neg > 0 else None
+    return GroupGeometry(weight_pos, weight_neg, hull, (scores, positive, negative))
+
+
+def solve_thresholds(geometries, constraint, objective, tolerance):
+    """Optimal operating points ``(fpr, tpr)`` per group (arrays of shape (n_groups,)).
+
+    A rate of a group with no sample of the class it conditions on is undefined: it is left
+    out of the constraint and free in the program (reported as NaN).
+    """
+    n_groups = len(geometries)
+    pos = np.array([geo.positive for geo in geometries])
+    neg = np.array([geo.negative for geo in geometries])
+    total = pos.sum() + neg.sum()
+    x_index, y_index = np.arange(n_groups), n_groups + np.arange(n_groups)
+    n_variables = 2 * n_groups + 4
+    cost = np.zeros(n_variables)  # minimised: minus the objective's linear part
+    if objective == "accuracy":
+        cost[y_index], cost[x_index] = -pos / total, neg / total
+    elif objective == "balanced_accuracy":
+        cost[y_index], cost[x_index] = -0.5 * pos / pos.sum(), 0.5 * neg / neg.sum()
+    elif objective == "true_positive_rate":
+        cost[y_index] = -pos / pos.sum()
+    else:  # true_negative_rate
+        cost[x_index] = neg / neg.sum()
+
+    rows, cols, values, bounds = [], [], [], []
+
+    def add_row(columns, coefficients, bound):
+        rows.extend([len(bounds)] * len(columns))
+        cols.extend(columns)
+        values.extend(coefficients)
+        bounds.append(bound)
+
+    for g, geo in enumerate(geometries):
+        if geo.hull is None:
+            continue
+        a, b, c = hull_halfplanes(geo.hull[0], geo.hull[1])
+        first = len(bounds)
+        rows.extend(np.repeat(np.arange(first, first + len(c)), 2).tolist())
+        cols.extend([x_index[g], y_index[g]] * len(c))
+        values.extend(np.column_stack([a, b]).ravel().tolist())
+        bounds.extend(c.tolist())
+        add_row([x_index[g], y_index[g]], [1.0, -1.0], 0.0)  # on or above the diagonal
+
+    for pair, rate in enumerate(_CONSTRAINED[constraint]):
+        lo, hi = 2 * n_groups + 2 * pair, 2 * n_groups + 2 * pair + 1
+        for g in range(n_groups):
+            columns, coefficients = _rate_terms(rate, g, pos[g], neg[g], x_index, y_index)
+            if columns is None:
+                continue
+            add_row([*columns, hi], [*coefficients, -1.0], 0.0)
+            add_row([*columns, lo], [-v for v in coefficients] + [1.0], 0.0)
+        add_row([hi, lo], [1.0, -1.0], float(tolerance))
+
+    matrix = coo_matrix((values, (rows, cols)), shape=(len(bounds), n_variables)).tocsr()
+    result = linprog(
+        cost,
+        A_ub=matrix,
+        b_ub=np.asarray(bounds),
+        bounds=[(0.0, 1.0)] * n_variables,
+        method="highs-ds",
+        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
+    )
+    if result.status != 0:  # pragma: no cover - the all-negative point is always feasible
+        raise RuntimeError(f"The threshold linear program failed: {result.message}")
+    return result.x[x_index], result.x[y_index]
+
+
+def _rate_terms(rate, g, pos, neg, x_index, y_index):
+    """Linear terms of a group's rate in the program's variables, or None when undefined."""
+    if rate == "tpr":
+        return ([y_index[g]], [1.0]) if pos > 0 else (None, None)
+    if rate == "fpr":
+        return ([x_index[g]], [1.0]) if neg > 0 else (None, None)
+    share = pos / (pos + neg)
+    return [y_index[g], x_index[g]], [share, 1.0 - share]
+
+
+def group_rule(geometry, fpr, tpr):
+    """The monotone randomised rule reaching ``(fpr, tpr)`` for one group.
+
+    A point above the diagonal and under the hull mixes the hull point at the same FPR (a
+    randomised threshold) with the score-blind coin of bias ``fpr``, whose operating point is
+    ``(fpr, fpr)``; the mixture is again a monotone step function of the score.
+    """
+    scores, positive, negative = geometry.blocks
+    if geometry.hull is None:
+        # One class only: its rate is reached by a randomised threshold on its own scores.
+        defined_rate, weights = (tpr, positive) if geometry.positive > 0 else (fpr, negative)
+        upper, lower, weight = rate_rule(scores, weights, float(np.clip(defined_rate, 0, 1)))
+        return GroupRule(upper, lower, (1.0, weight, 0.0))
+    x = float(np.clip(fpr, 0.0, 1.0))
+    upper, lower, weight, y_hull = point_on_hull(*geometry.hull, x)
+    y = float(np.clip(tpr, x, y_hull))
+    mix = _snap((y - x) / (y_hull - x)) if y_hull > x else 1.0
+    coin = (1.0 - mix) * x
+    return GroupRule(upper, lower, (mix + coin, mix * _snap(weight) + coin, coin))
+
+
+def _snap(probability):
+    """A probability within 1e-12 of 0 or 1 (solver round-off) is taken as exactly that."""
+    if probability < 1e-12:
+        return 0.0
+    return 1.0 if probability > 1.0 - 1e-12 else probability
+
+
+def rule_rates(geometry, rule):
+    """Expected (FPR, TPR) of ``rule`` on a group's blocks (NaN where undefined)."""
+    scores, positive, negative = geometry.blocks
+    # Scores decrease: the rule's three levels cover three consecutive runs of blocks.
+    cuts = np.searchsorted(-scores, [-rule.upper, -rule.lower], side="right")
+    levels = np.asarray(rule.probabilities)
+
+    def expected(weights, total):
+        if total <= 0:
+            return np.nan
+        cumulative = np.concatenate([[0.0], np.cumsum(weights)])
+        runs = np.diff(np.r_[0.0, cumulative[cuts], cumulative[-1]])
+        return float(levels @ runs / total)
+
+    return expected(negative, geometry.negative), expected(positive, geometry.positive)
+
+
+def full_roc(geometry):
+    """The group's full weighted ROC curve (``fpr``, ``tpr``), for display."""
+    _, positive, negative = geometry.blocks
+    return roc_points(positive, negative)
+
+
+def constraint_gap(constraint, rates):
+    """Largest difference of the constrained rate(s) between two groups (NaN rates ignored)."""
+    names = {"selection": "selection_rate", "tpr": "true_positive_rate"}
+    gaps = [0.0]
+    for rate in _CONSTRAINED[constraint]:
+        values = rates[names.get(rate, "false_positive_rate")]
+        values = values[~np.isnan(values)]
+        if values.size:
+            gaps.append(float(values.max() - values.min()))
+    return max(gaps)
