@@ -23,6 +23,7 @@ from skfair._stats._aggregate import DISADVANTAGED, furthest_from_parity
 from skfair._stats._counts import FN, FP, TN, TP, confusion_table, rescale_weights
 from skfair._validation import (
     binarize,
+    check_label_pair,
     check_labels,
     check_lengths,
     check_weights,
@@ -751,6 +752,8 @@ def _check_label_inputs(y_true, y_pred, rate_names):
         )
     y_pred = check_labels(y_pred, "y_pred")
     y_true = check_labels(y_true, "y_true") if needs_y_true else None
+    if y_true is not None:
+        check_label_pair(y_true, y_pred)
     return y_true, y_pred
 
 
