@@ -24,7 +24,13 @@ from sklearn.utils import Bunch, check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
-from skfair._compat import HasMethods, Interval, StrOptions, _fit_context
+from skfair._compat import (
+    SENSITIVE_COLUMN_CONSTRAINT,
+    HasMethods,
+    Interval,
+    StrOptions,
+    _fit_context,
+)
 from skfair._groups import privileged_mask, split_sensitive_column
 from skfair._response import ScoreReader
 from skfair._stats._sorted import FAVORABLE_SIGN as _FAVORABLE_SIGN
@@ -295,7 +301,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
-        "sensitive_column": "no_validation",
+        "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
         "drop_sensitive": ["boolean"],
     }
 

@@ -17,6 +17,15 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import Bunch
 
+from skfair._compat import (
+    SENSITIVE_FEATURES_CONSTRAINT,
+    HasMethods,
+    Integral,
+    Interval,
+    Real,
+    StrOptions,
+    validate_params,
+)
 from skfair._dask import check_in_memory
 from skfair._groups import factorize_groups
 from skfair._validation import check_lengths, check_weights
@@ -29,10 +38,35 @@ from skfair.neighbors._other_group import OtherGroupSearch, check_points, other_
 from skfair.neighbors._projections import draw_projections
 
 _VERSIONS = ("max", "avg")
-_METHODS = ("exact", "approx", "bruteforce")
-_LABEL_ENCODINGS = ("ordinal", "onehot")
+_POSITIVE_INT = Interval(Integral, 1, None, closed="left")
+_DETAILS_CONSTRAINTS = {
+    "X": ["array-like"],
+    "y_true": ["array-like"],
+    "y_pred": ["array-like"],
+    "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
+    "method": [StrOptions({"exact", "approx", "bruteforce"})],
+    "scale": [StrOptions({"minmax"}), HasMethods("transform"), None],
+    "label_encoding": [StrOptions({"ordinal", "onehot"})],
+    "m1": [_POSITIVE_INT],
+    "m2": [_POSITIVE_INT, None],
+    "n_e": [_POSITIVE_INT],
+    "random_state": ["random_state"],
+    "eps": [Interval(Real, 0, None, closed="neither"), None],
+    "base": [Interval(Real, 0, None, closed="neither")],
+    "sample_weight": ["array-like", None],
+    "n_jobs": [Integral, None],
+    "verbose": ["verbose"],
+}
 
 
+@validate_params(
+    {
+        **_DETAILS_CONSTRAINTS,
+        "version": [StrOptions(set(_VERSIONS))],
+        "return_details": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def hfm(
     X,
     y_true,
@@ -118,7 +152,6 @@ n_jobs, verbose
     >>> round(hfm(X, y, [1, 0, 0, 1, 1, 1], sensitive_features=sex), 4)
     0.4771
     """
-    _check_option(version, _VERSIONS, "version")
     details = _hfm_details(
         X,
         y_true,
@@ -143,6 +176,7 @@ n_jobs, verbose
     return details
 
 
+@validate_params(_DETAILS_CONSTRAINTS, prefer_skip_nested_validation=True)
 def hfm_details(
     X,
     y_true,
@@ -266,7 +300,6 @@ def hfm_details(
 
 
 def _search(method, m1, m2, n_e, random_state, n_jobs, verbose):
-    _check_option(method, _METHODS, "method")
     return OtherGroupSearch(
         method=method,
         m1=m1,
@@ -296,7 +329,6 @@ def _hfm_details(
     both)."""
     hint = 'Run hfm(..., method="approx") on a sample, e.g. ddf.sample(frac=0.01).compute().'
     check_in_memory("hfm", X, y_true, y_pred, sensitive_features, hint=hint)
-    _check_option(label_encoding, _LABEL_ENCODINGS, "label_encoding")
     n = check_lengths(X=X, y_true=y_true, y_pred=y_pred)
     if n < 2:
         raise ValueError(f"hfm needs at least 2 samples, got {n}.")
@@ -432,8 +464,3 @@ def _log_ratio(D_f, D, eps, base, *, warn=False):
         return np.inf
     # log10 directly for the default base, so log10(1 + df_prev) reproduces it to the ulp.
     return float(np.log10(ratio)) if base == 10 else float(np.log(ratio) / np.log(base))
-
-
-def _check_option(value, options, name):
-    if not isinstance(value, str) or value not in options:
-        raise ValueError(f"{name} must be one of {list(options)}, got {value!r}.")

@@ -5,16 +5,38 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skfair._compat import (
+    SENSITIVE_FEATURES_CONSTRAINT,
+    Integral,
+    Interval,
+    StrOptions,
+    validate_params,
+)
 from skfair._groups import factorize_groups
 from skfair.neighbors._approx import approx_other_group
 from skfair.neighbors._block_tree import BlockTreeSearch
 from skfair.neighbors._bruteforce import bruteforce_other_group
 from skfair.neighbors._kd_tree import kd_tree_other_group, kd_tree_pilot_seconds
 from skfair.neighbors._projection_sort import projection_sort_other_group
-from skfair.neighbors._projections import _check_positive_int, default_m2, draw_projections
+from skfair.neighbors._projections import default_m2, draw_projections
 
 _METHODS = ("exact", "approx", "bruteforce", "exact_bruteforce")
 _ALGORITHMS = ("auto", "kd_tree", "block_tree", "projection")
+_POSITIVE_INT = Interval(Integral, 1, None, closed="left")
+_SEARCH_CONSTRAINTS = {
+    "X": ["array-like"],
+    "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
+    "method": [StrOptions(set(_METHODS))],
+    "algorithm": [StrOptions(set(_ALGORITHMS))],
+    "m1": [_POSITIVE_INT],
+    "m2": [_POSITIVE_INT, None],
+    "n_e": [_POSITIVE_INT],
+    "projections": ["array-like", None],
+    "random_state": ["random_state"],
+    "chunk_size": [_POSITIVE_INT, None],
+    "n_jobs": [Integral, None],
+    "verbose": ["verbose"],
+}
 # The engine of ``algorithm="auto"`` (see ``_choose_exact_engine``). Up to this many
 # coordinates the KD-tree won on every kind of data measured (latent, one-hot tabular and
 # uniform, n = 3*10^4 to 10^5), so no pilot is run.
@@ -27,6 +49,10 @@ _PILOT_ANCHORS = 128
 _PILOT_LEAVES = 8
 
 
+@validate_params(
+    {**_SEARCH_CONSTRAINTS, "return_index": ["boolean"]},
+    prefer_skip_nested_validation=True,
+)
 def nearest_other_group(
     X,
     *,
@@ -140,6 +166,7 @@ def nearest_other_group(
     return (dist, index) if return_index else dist
 
 
+@validate_params(_SEARCH_CONSTRAINTS, prefer_skip_nested_validation=True)
 def other_group_distance(
     X,
     *,
@@ -242,7 +269,7 @@ def other_group_codes(Z, attribute_codes, n_groups, search=None, *, weights=None
     :func:`skfair.metrics.hfm` to share projections between its runs.
     """
     search = OtherGroupSearch() if search is None else search
-    method, algorithm = _check_method(search.method, search.algorithm)
+    method, algorithm = _resolve_method(search.method, search.algorithm)
     n, n_features = Z.shape
     ZT = np.ascontiguousarray(Z.T)
     n_attributes = attribute_codes.shape[1]
@@ -250,7 +277,6 @@ def other_group_codes(Z, attribute_codes, n_groups, search=None, *, weights=None
     start = time.perf_counter()
     if method == "approx":
         m2 = default_m2(n) if search.m2 is None else search.m2
-        _check_positive_int(m2, "m2")
         projections = _check_projections(
             search.projections, n_features, search.m1, search.n_e, search.random_state
         )
@@ -375,11 +401,8 @@ def max_coordinate(n_features):
     return float(np.sqrt(np.finfo(np.float64).max / (256.0 * n_features)))
 
 
-def _check_method(method, algorithm):
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {list(_METHODS[:3])}, got {method!r}.")
-    if algorithm not in _ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {list(_ALGORITHMS)}, got {algorithm!r}.")
+def _resolve_method(method, algorithm):
+    """The method behind an alias; raise when ``algorithm`` does not apply to ``method``."""
     method = "bruteforce" if method == "exact_bruteforce" else method
     if algorithm != "auto" and method != "exact":
         raise ValueError(

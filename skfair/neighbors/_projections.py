@@ -3,7 +3,20 @@
 import numpy as np
 from sklearn.utils import check_random_state
 
+from skfair._compat import Integral, Interval, validate_params
 
+_POSITIVE_INT = Interval(Integral, 1, None, closed="left")
+
+
+@validate_params(
+    {
+        "n_features": [_POSITIVE_INT],
+        "m1": [_POSITIVE_INT],
+        "n_e": [_POSITIVE_INT],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def draw_projections(n_features, *, m1=25, n_e=2, random_state=None):
     """Draw ``m1`` sets of ``n_e`` orthonormal projection directions (paper, footnote 5).
 
@@ -40,9 +53,6 @@ def draw_projections(n_features, *, m1=25, n_e=2, random_state=None):
     >>> bool(np.allclose(W[0] @ W[0].T, np.eye(2)))
     True
     """
-    _check_positive_int(m1, "m1")
-    _check_positive_int(n_e, "n_e")
-    _check_positive_int(n_features, "n_features")
     rng = check_random_state(random_state)
     n_e = min(n_e, n_features)
     projections = np.empty((m1, n_e, n_features))
@@ -67,8 +77,3 @@ def default_m2(n_samples):
     [5, 6, 9, 8, 8]
     """
     return max(1, len(str(int(n_samples) ** 2 - 1)))
-
-
-def _check_positive_int(value, name):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}.")

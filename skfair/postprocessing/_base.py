@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import replace
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -32,7 +31,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from skfair._base import resolve_sensitive, warn_no_sensitive_features
-from skfair._compat import StrOptions, _check_feature_names_in, _fit_context, validate_data
+from skfair._compat import (
+    SENSITIVE_COLUMN_CONSTRAINT,
+    StrOptions,
+    _check_feature_names_in,
+    _fit_context,
+    validate_data,
+)
 from skfair._dask import check_in_memory
 from skfair._dask._repairs import IN_SAMPLE_ON_DASK, fit_from_table, transform_blocks, uses_dask
 from skfair._groups import factorize_groups, sensitive_column_positions
@@ -111,7 +116,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "handle_unknown": [StrOptions({"error", "identity"})],
         "random_state": ["random_state", np.random.Generator],
-        "sensitive_column": [str, Integral, list, tuple, None],
+        "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
     }
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from inspect import signature
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import (
@@ -37,6 +37,7 @@ from skfair._base import (
     warn_no_sensitive_features,
 )
 from skfair._compat import (
+    SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
     StrOptions,
     _fit_context,
@@ -62,7 +63,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit"])],
         "repair": [HasMethods(["fit", "transform"])],
-        "sensitive_column": [str, Integral, list, tuple, None],
+        "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
         "drop_sensitive": ["boolean"],
         "cv": ["cv_object", None],
     }

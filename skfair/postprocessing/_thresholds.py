@@ -27,6 +27,7 @@ from sklearn.utils.validation import (
 
 from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
 from skfair._compat import (
+    SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
     Interval,
     StrOptions,
@@ -214,7 +215,7 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         "response_method": [StrOptions({"auto", "predict_proba", "decision_function"})],
         "pos_label": [Real, str, "boolean", None],
         "cv": ["cv_object"],
-        "sensitive_column": [str, Integral, list, tuple, None],
+        "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
         "drop_sensitive": ["boolean"],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],

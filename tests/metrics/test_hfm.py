@@ -280,12 +280,14 @@ def test_table_iii_log10_relation(df_prev, df, tolerance):
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"version": "mean"}, "version must be one of"),
-        ({"method": "fast"}, "method must be one of"),
-        ({"label_encoding": "binary"}, "label_encoding must be one of"),
-        ({"scale": "standard"}, "scale must be"),
-        ({"method": "approx", "m1": 0}, "m1 must be"),
-        ({"method": "approx", "m2": 0}, "m2 must be"),
+        ({"version": "mean"}, "'version' parameter of hfm must be"),
+        ({"method": "fast"}, "'method' parameter of hfm must be"),
+        ({"label_encoding": "binary"}, "'label_encoding' parameter of hfm must be"),
+        ({"scale": "standard"}, "'scale' parameter of hfm must be"),
+        ({"method": "approx", "m1": 0}, "'m1' parameter of hfm must be"),
+        ({"method": "approx", "m2": 0}, "'m2' parameter of hfm must be"),
+        ({"eps": 0.0}, "'eps' parameter of hfm must be"),
+        ({"base": -2}, "'base' parameter of hfm must be"),
     ],
 )
 def test_parameter_errors(kwargs, match):

@@ -487,11 +487,12 @@ def test_no_sentinel_values():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"method": "fast"}, "method must be one of"),
-        ({"algorithm": "ball_tree"}, "algorithm must be one of"),
+        ({"method": "fast"}, "'method' parameter of nearest_other_group must be"),
+        ({"algorithm": "ball_tree"}, "'algorithm' parameter of nearest_other_group must be"),
         ({"method": "approx", "algorithm": "kd_tree"}, "selects an engine"),
-        ({"method": "approx", "m1": 0}, "m1 must be"),
-        ({"method": "approx", "m2": 0}, "m2 must be"),
+        ({"method": "approx", "m1": 0}, "'m1' parameter of nearest_other_group must be"),
+        ({"method": "approx", "m2": 0}, "'m2' parameter of nearest_other_group must be"),
+        ({"chunk_size": 0}, "'chunk_size' parameter of nearest_other_group must be"),
         ({"method": "approx", "projections": np.ones((2, 2, 5))}, "projections must have"),
     ],
 )
