@@ -355,7 +355,7 @@ def _hfm_details(
             f"Sensitive attribute {name!r} has a single value in the data passed; it is "
             "skipped (NaN in by_attribute) and HFM uses the other attributes.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     Z_true = check_points(np.hstack([label_true, features])[kept])
     Z_pred = check_points(np.hstack([label_pred, features])[kept])
@@ -450,7 +450,7 @@ def _log_ratio(D_f, D, eps, base, *, warn=False):
                 warnings.warn(
                     f"D_f = 0 < D = {D:.6g}: the model merges the groups completely; hfm is -inf.",
                     UndefinedMetricWarning,
-                    stacklevel=4,
+                    stacklevel=5,
                 )
             return -np.inf
     if np.isinf(ratio):
@@ -459,7 +459,7 @@ def _log_ratio(D_f, D, eps, base, *, warn=False):
                 f"D = 0 < D_f = {D_f:.6g}: the groups coincide in the data but not in the "
                 "model's view; hfm is +inf.",
                 UndefinedMetricWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
         return np.inf
     # log10 directly for the default base, so log10(1 + df_prev) reproduces it to the ulp.

@@ -28,7 +28,14 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils.metadata_routing import MetadataRequest, get_routing_for_object
 
 from skfair._base import resolve_sensitive
-from skfair._compat import _routing_enabled
+from skfair._compat import (
+    SENSITIVE_COLUMN_CONSTRAINT,
+    Interval,
+    Real,
+    StrOptions,
+    _routing_enabled,
+    validate_params,
+)
 from skfair._response import SCORE_METHODS, get_response_values
 from skfair._validation import check_groups, check_lengths
 from skfair.metrics._classification import (
@@ -308,6 +315,16 @@ def _as_tuple(response_method):
     return (response_method,) if isinstance(response_method, str) else tuple(response_method)
 
 
+@validate_params(
+    {
+        "metric": [callable],
+        "response_method": [str, list, tuple, None],
+        "greater_is_better": ["boolean"],
+        "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
+        "needs_X": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def make_fairness_scorer(
     metric,
     *,
@@ -426,6 +443,7 @@ def _check_metric_keywords(metric, kwargs, needs_X):
         )
 
 
+@validate_params({"name": [StrOptions(set(_BUILTIN))]}, prefer_skip_nested_validation=True)
 def get_fairness_scorer(name, **overrides):
     """Return a ready scorer for the skfair metric called ``name``.
 
@@ -444,11 +462,17 @@ def get_fairness_scorer(name, **overrides):
     make_fairness_scorer(statistical_parity_difference, response_method='predict', \
 sensitive_column='sex')
     """
-    if name not in _BUILTIN:
-        raise ValueError(f"Unknown fairness scorer {name!r}; available: {sorted(_BUILTIN)}.")
     return make_fairness_scorer(_BUILTIN[name].metric, **overrides)
 
 
+@validate_params(
+    {
+        "bound": [Interval(Real, 0, None, closed="left")],
+        "fairness": [str],
+        "performance": [str],
+    },
+    prefer_skip_nested_validation=True,
+)
 def most_accurate_within(bound, *, fairness, performance):
     """A callable ``refit`` for ``GridSearchCV``: the best performer whose unfairness is small.
 

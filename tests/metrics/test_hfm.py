@@ -561,3 +561,27 @@ def test_huge_coordinates_without_scaling_raise_clearly():
     X, y, y_pred, S = make_data(37, n=40)
     with pytest.raises(ValueError, match="squared distances would overflow"):
         hfm(X * 1e160, y, y_pred, sensitive_features=S, scale=None)
+
+
+def test_warnings_point_at_the_caller():
+    # hfm and hfm_details are wrapped by validate_params: the warnings must still name the
+    # line that called them, not a frame inside skfair or scikit-learn.
+    X = np.array([[0.0], [0.2], [0.4], [0.6]])
+    y = np.array([0, 0, 1, 1])
+    single = np.column_stack([[0, 1, 0, 1], [5, 5, 5, 5]])
+    with pytest.warns(UserWarning, match="single value") as record:
+        hfm(X, y, y, sensitive_features=single)
+    assert record[0].filename == __file__
+    X_leak = np.column_stack([X[:, 0], [0.0, 1.0, 0.0, 1.0]])
+    with pytest.warns(UserWarning) as record:
+        hfm_details(X_leak, y, y, sensitive_features=np.array([0, 1, 0, 1]))
+    assert {r.filename for r in record} == {__file__}
+    with pytest.warns(UndefinedMetricWarning) as record:
+        # Pairs of identical rows in different groups: only the true labels tell them apart.
+        hfm(
+            [[0.0], [0.0], [1.0], [1.0]],
+            [0, 1, 0, 1],
+            [0, 0, 0, 0],
+            sensitive_features=[0, 1, 0, 1],
+        )
+    assert record[0].filename == __file__

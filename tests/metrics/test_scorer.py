@@ -365,7 +365,7 @@ def test_pickle_repr_and_set_score_request_without_routing():
     assert repr(pickle.loads(pickle.dumps(scorer))) == repr(scorer)
     with pytest.raises(RuntimeError, match="metadata routing"):
         scorer.set_score_request(sensitive_features=True)
-    with pytest.raises(ValueError, match="Unknown fairness scorer"):
+    with pytest.raises(ValueError, match="'name' parameter of get_fairness_scorer must be"):
         get_fairness_scorer("nope")
 
 
@@ -393,3 +393,30 @@ def test_score_metric_scorer_uses_probabilities(data):
     scores = model.predict_proba(X)[:, 1]
     expected = wasserstein_distance(scores[sex == "female"], scores[sex == "male"])
     assert scorer(model, X, y) == pytest.approx(-expected, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("build", "match"),
+    [
+        (lambda: make_fairness_scorer("accuracy"), "'metric' parameter of make_fairness_scorer"),
+        (
+            lambda: make_fairness_scorer(accuracy_score, sensitive_column=1.5),
+            "'sensitive_column' parameter of make_fairness_scorer",
+        ),
+        (
+            lambda: make_fairness_scorer(accuracy_score, greater_is_better="yes"),
+            "'greater_is_better' parameter of make_fairness_scorer",
+        ),
+        (
+            lambda: most_accurate_within(-0.1, fairness="spd", performance="acc"),
+            "'bound' parameter of most_accurate_within",
+        ),
+        (
+            lambda: most_accurate_within(0.1, fairness=["spd"], performance="acc"),
+            "'fairness' parameter of most_accurate_within",
+        ),
+    ],
+)
+def test_builder_parameter_errors_name_the_parameter(build, match):
+    with pytest.raises(ValueError, match=match):
+        build()
