@@ -26,10 +26,12 @@ from sklearn.utils.validation import check_is_fitted
 from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
 from skfair._compat import (
     SENSITIVE_COLUMN_CONSTRAINT,
+    SENSITIVE_FEATURES_CONSTRAINT,
     HasMethods,
     Interval,
     StrOptions,
     _fit_context,
+    validate_params,
 )
 from skfair._groups import privileged_mask, split_sensitive_column
 from skfair._response import ScoreReader
@@ -781,6 +783,17 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
         return explanations
 
 
+@validate_params(
+    {
+        "estimator": BiasExplainer._parameter_constraints["estimator"],
+        "X": ["array-like"],
+        "y": ["array-like", None],
+        "sensitive_features": [*SENSITIVE_FEATURES_CONSTRAINT, None],
+        "sample_weight": ["array-like", None],
+    },
+    # False: the BiasExplainer built from **params must still validate them.
+    prefer_skip_nested_validation=False,
+)
 def explain_bias(estimator, X, y=None, *, sensitive_features=None, sample_weight=None, **params):
     """Functional form of :class:`BiasExplainer`.
 

@@ -443,7 +443,8 @@ def _check_metric_keywords(metric, kwargs, needs_X):
         )
 
 
-@validate_params({"name": [StrOptions(set(_BUILTIN))]}, prefer_skip_nested_validation=True)
+# False: make_fairness_scorer must still validate the **overrides passed on to it.
+@validate_params({"name": [StrOptions(set(_BUILTIN))]}, prefer_skip_nested_validation=False)
 def get_fairness_scorer(name, **overrides):
     """Return a ready scorer for the skfair metric called ``name``.
 

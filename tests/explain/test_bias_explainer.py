@@ -636,6 +636,23 @@ def test_explain_bias_function(data):
     assert sum(result.explanations.shapley_net) == pytest.approx(result.bias.net, abs=1e-10)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"sensitive_features": 3.0}, "'sensitive_features' parameter of explain_bias"),
+        ({"sample_weight": 1.0}, "'sample_weight' parameter of explain_bias"),
+        # The BiasExplainer built from **params still validates them.
+        ({"method": "lime"}, "'method' parameter of explain_bias"),
+        ({"sensitive_column": 1.5}, "'sensitive_column' parameter of explain_bias"),
+    ],
+)
+def test_explain_bias_parameter_errors_name_the_parameter(data, kwargs, match):
+    X, group = data
+    kwargs = {"sensitive_features": group, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        explain_bias(ScoreStub(_sigmoid_of_weighted_sum), X, **kwargs)
+
+
 def _dummy_explainer():
     model = DummyClassifier().fit(np.zeros((4, 2)), [0, 1, 0, 1])
     return BiasExplainer(FrozenEstimator(model), n_background=5)

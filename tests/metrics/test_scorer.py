@@ -408,6 +408,10 @@ def test_score_metric_scorer_uses_probabilities(data):
             "'greater_is_better' parameter of make_fairness_scorer",
         ),
         (
+            lambda: get_fairness_scorer("statistical_parity_difference", sensitive_column=1.5),
+            "'sensitive_column' parameter of get_fairness_scorer",
+        ),
+        (
             lambda: most_accurate_within(-0.1, fairness="spd", performance="acc"),
             "'bound' parameter of most_accurate_within",
         ),
