@@ -43,6 +43,8 @@ _MAX_TABLE_CELLS = 1 << 27
 # The sweep keeps every group's row when they fit in 2**25 cells (256 MiB), else builds the
 # rows pair by pair.
 _CACHED_SWEEP_CELLS = 1 << 25
+# More pairs of groups than this make the per-pair bandwidth search slow enough to warn about.
+_MANY_PAIRS = 190  # 20 groups
 # Rows of the (start, end) variance triangle evaluated at once by the interval search.
 _SEARCH_BLOCK_ROWS = 32
 
@@ -262,7 +264,9 @@ def madd_bandwidth_search(
         Bin counts of an explicit ``bandwidths`` array; see :func:`madd`. An int grid carries
         its integer bin counts and ignores this.
     n_jobs : int, default=None
-        Pairs of groups searched in parallel with joblib (only useful for many groups).
+        Pairs of groups searched in parallel with joblib (only useful for many groups). Each
+        pair has its own search, so the time grows with the square of the number of groups;
+        above 20 groups a UserWarning says so before the search starts.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the samples in their group's histograms; integer weights act as repeated
         rows, and ``h_sup`` uses each group's total weight as its size.
@@ -492,6 +496,18 @@ def _bandwidth_search(
     sample_weight=None,
 ):
     h, bins = _bandwidth_grid(bandwidths, bin_rule, groups.n_groups)
+    n_pairs = groups.n_groups * (groups.n_groups - 1) // 2
+    if n_pairs > _MANY_PAIRS:
+        # Each pair has its own stable interval (h_sup depends on the pair's sizes), so the
+        # search cannot be shared: say what it costs before spending it.
+        warnings.warn(
+            f"The bandwidth search runs once per pair of groups: {groups.n_groups} groups make "
+            f"{n_pairs} pairs, and the time grows with their number (100 groups at 20,000 rows "
+            "take minutes). Pass a fixed bandwidth= (or bins=), fewer "
+            "bandwidths, coarser groups, or n_jobs to run pairs in parallel.",
+            UserWarning,
+            stacklevel=3,
+        )
     sizes = groups.counts(sample_weight)
     sweep = SweptHistograms(scores, groups.codes, sizes, bins, sample_weight)
     labels = groups.labels

@@ -522,3 +522,19 @@ def test_weighted_histogram_oracle():
     assert search.h_sup == pytest.approx(
         h_sup(weights[groups == 0].sum(), weights[groups == 1].sum()), rel=1e-15
     )
+
+
+def test_bandwidth_search_over_many_groups_warns_of_its_cost():
+    """Every pair of groups has its own search: above 20 groups the quadratic cost is announced
+    (and the search still runs and returns the worst pair)."""
+    rng = np.random.default_rng(0)
+    groups = np.repeat(np.arange(21), 300)
+    scores = rng.beta(2, 3, groups.size)
+    with pytest.warns(UserWarning, match="21 groups make 210 pairs"):
+        result = madd_bandwidth_search(None, scores, sensitive_features=groups, bandwidths=100)
+    assert len(result.pairs) == 210
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        madd_bandwidth_search(
+            None, scores[groups < 20], sensitive_features=groups[groups < 20], bandwidths=100
+        )
