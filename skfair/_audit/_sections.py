@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 
-from skfair._audit._context import _match
+from skfair._audit._context import _match, score_reader
 from skfair._audit._report import (
     Estimate,
     Fields,
@@ -27,6 +27,7 @@ from skfair._audit._report import (
     Table,
 )
 from skfair._groups import factorize_groups
+from skfair._response import auto_threshold
 from skfair.ensemble import BootstrapEnsemble
 from skfair.metrics import (
     accuracy_difference,
@@ -60,7 +61,7 @@ def summary_section(context):
         f"{y.shape[0]:,} evaluation rows, accuracy {np.mean(y == y_pred):.3f}, "
         f"base rate {y.mean():.3f}, selection rate {y_pred.mean():.3f}"
     )
-    if context.y_score is None:
+    if context.y_score is None and "scores" not in entries:
         entries["scores"] = "none: the model has neither predict_proba nor decision_function"
     return Section(
         blocks=[Fields(entries)],
@@ -413,7 +414,7 @@ def repair_section(context):
         return Section(message="n/a: the model gives no scores to repair.")
     from skfair.postprocessing import BarycenterRepair
 
-    threshold = 0.5 if hasattr(context.model, "predict_proba") else 0.0
+    threshold = auto_threshold(score_reader(context.model, context.positive_label).method)
     cells = factorize_groups(dict(context.sensitive)).codes
     rng = np.random.default_rng(context.random_state)
     # Alternate the two halves inside each cell (in random order), so both halves hold every

@@ -19,7 +19,7 @@ def _context():
     )
     y = (X[:, 0] + X[:, 1] + rng.normal(size=n) > 0.5).astype(int)
     model = LogisticRegression().fit(X, y)
-    y_pred, y_score = _predict(model, X, positive_label=1)
+    y_pred, y_score, _ = _predict(model, X, positive_label=1)
     return AuditContext(
         model=model,
         X_test=X,
