@@ -65,6 +65,9 @@ class AuditContext:
     row_ids : ndarray of shape (n_test,) or None
         Position of each evaluation row among the data rows of its file (0 for the first row
         after the header); None means ``0, 1, ...``.
+    model_positive_label : object or None
+        The model's class for the favourable outcome when it is not ``positive_label`` (the
+        plain model trained on a csv file predicts 0/1); None means ``positive_label``.
     shown_sections : tuple of str
         Names of the sections of this report (set when they are computed), so that a note
         refers only to sections that are shown.
@@ -85,7 +88,14 @@ class AuditContext:
     random_state: int = 0
     feature_names: list | None = None
     row_ids: np.ndarray | None = None
+    model_positive_label: object = None
     shown_sections: tuple = ()
+
+    def favourable_class(self):
+        """The model's class for the favourable outcome (1 in ``y_test``)."""
+        return (
+            self.positive_label if self.model_positive_label is None else self.model_positive_label
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -309,6 +319,7 @@ def csv_context(
         random_state=random_state,
         feature_names=feature_names,
         row_ids=test_rows,
+        model_positive_label=1,
     )
 
 
