@@ -261,10 +261,12 @@ def _threshold_figures(data):
     from skfair._audit._sections import _take
     from skfair.plotting import GroupThresholdDisplay
 
+    common = " (one point, common to every group)" if data["constraint"] == "equalized_odds" else ""
     for name, (classifier, rows) in data.get("classifiers", {}).items():
         yield (
             f"{name}: ROC curve of each group on the half of the evaluation rows its thresholds "
-            "were chosen on, upper hulls (dashed) and the chosen operating points",
+            f"were chosen on, upper hulls (dashed) and the operating points chosen for "
+            f"{data['constraint']}{common}",
             partial(
                 GroupThresholdDisplay.from_estimator,
                 classifier,

@@ -577,6 +577,7 @@ def thresholds_section(context):
         blocks=[table],
         notes=notes,
         data={
+            "constraint": THRESHOLD_CONSTRAINT,
             "classifiers": fitted,
             "decisions": decisions,
             "X": context.X_test,
