@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skfair._frames import as_supported_frame
+
 # Integer columns whose range is at most this many times the sample count are factorised with
 # a lookup table (one bincount) instead of a sort.
 _LOOKUP_RANGE_FACTOR = 4
@@ -285,6 +287,7 @@ def split_sensitive_column(X, sensitive_column):
     ``sensitive_column`` is a column name (needs a DataFrame), an integer index, or a list of
     either. A list gives 2-D sensitive features (intersectional groups downstream).
     """
+    X = as_supported_frame(X)
     is_frame = hasattr(X, "iloc") and hasattr(X, "columns")
     if not is_frame:
         X = np.asarray(X) if not hasattr(X, "shape") else X
@@ -366,6 +369,7 @@ def _label_key(label):
 def _as_columns(sensitive_features, n_samples):
     """Split the input into 1-D columns, their names, whether it was 1-D and whether the
     names came with the input."""
+    sensitive_features = as_supported_frame(sensitive_features)
     if sensitive_features is None:
         raise ValueError(
             "sensitive_features is None. Pass the sensitive attribute(s) as a 1-D array, a 2-D "

@@ -32,6 +32,7 @@ from skfair._compat import (
     StrOptions,
     validate_params,
 )
+from skfair._dask import dask_dispatch
 from skfair._groups import factorize_groups
 from skfair._stats._aggregate import rate_difference, rate_ratio, warn_single_group
 from skfair._stats._counts import FN, FP, TN, TP, confusion_table, rescale_weights
@@ -68,6 +69,7 @@ _VALIDATE = {"prefer_skip_nested_validation": True}
 # binary-label metrics
 
 
+@dask_dispatch()
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def statistical_parity_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
@@ -118,6 +120,7 @@ def statistical_parity_difference(
     return rate_difference(*_selection(table), groups, privileged_group, measure="selection rate")
 
 
+@dask_dispatch()
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def disparate_impact_ratio(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
@@ -158,6 +161,7 @@ def disparate_impact_ratio(
     return rate_ratio(*_selection(table), groups, privileged_group, measure="selection rate")
 
 
+@dask_dispatch()
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def true_positive_rate_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
@@ -197,6 +201,7 @@ def true_positive_rate_difference(
     )
 
 
+@dask_dispatch()
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def false_negative_rate_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
@@ -235,6 +240,7 @@ def false_negative_rate_difference(
     )
 
 
+@dask_dispatch()
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def false_positive_rate_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
@@ -274,6 +280,7 @@ def false_positive_rate_difference(
     )
 
 
+@dask_dispatch()
 @validate_params({**_BINARY_CONSTRAINTS, "agg": [StrOptions({"worst_case", "mean"})]}, **_VALIDATE)
 def equalized_odds_difference(
     y_true,
@@ -339,6 +346,7 @@ def equalized_odds_difference(
     return fnr_gap
 
 
+@dask_dispatch()
 @validate_params({k: v for k, v in _BINARY_CONSTRAINTS.items() if k != "pos_label"}, **_VALIDATE)
 def accuracy_difference(
     y_true, y_pred, *, sensitive_features, privileged_group=None, sample_weight=None
@@ -437,6 +445,7 @@ def _binary_confusion(
 # multi-class and binned continuous outputs
 
 
+@dask_dispatch("binned")
 @validate_params(_MULTICLASS_CONSTRAINTS, **_VALIDATE)
 def demographic_parity_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
@@ -501,6 +510,7 @@ def demographic_parity_unfairness(
     return _max_gap_to_population(counts[:, None, :], groups, strata=None)
 
 
+@dask_dispatch("binned")
 @validate_params(_MULTICLASS_CONSTRAINTS, **_VALIDATE)
 def equalized_odds_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None

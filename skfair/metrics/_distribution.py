@@ -39,6 +39,7 @@ from skfair._compat import (
     StrOptions,
     validate_params,
 )
+from skfair._dask import dask_dispatch
 from skfair._groups import privileged_mask
 from skfair._stats._aggregate import aggregate, warn_single_group
 from skfair._stats._counts import rescale_weights
@@ -270,6 +271,7 @@ _COMMON_CONSTRAINTS = {
 # Public metrics
 
 
+@dask_dispatch(resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "part": [StrOptions({"total", "positive", "negative", "net"})]},
     prefer_skip_nested_validation=True,
@@ -361,6 +363,7 @@ def wasserstein_bias(
     return float(unscale(result, comparison.scale, "Wasserstein-1 distance")[0])
 
 
+@dask_dispatch(resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "part": [StrOptions({"total", "positive", "negative", "net"})]},
     prefer_skip_nested_validation=True,
@@ -436,6 +439,7 @@ def ks_bias(
     return float(aggregate(per_pair, agg, sizes=comparison.sizes, signed=False)[0])
 
 
+@dask_dispatch(resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "p": [Interval(Real, 0, 1, closed="right"), "array-like"]},
     prefer_skip_nested_validation=True,
@@ -512,6 +516,7 @@ def _positive_weight_quantiles(values, weights, levels):
     return quantile_at(values[keep], weights[keep], levels)
 
 
+@dask_dispatch(resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "threshold": [Real, "array-like"]},
     prefer_skip_nested_validation=True,

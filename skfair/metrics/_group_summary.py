@@ -12,6 +12,7 @@ from skfair._compat import (
     Real,
     validate_params,
 )
+from skfair._dask import dask_dispatch
 from skfair._stats._counts import FN, FP, TN, TP
 from skfair._validation import binarize, check_groups, check_lengths, check_weights
 from skfair.metrics._classification import _check_inputs
@@ -35,6 +36,7 @@ _ALIASES = {
 }
 
 
+@dask_dispatch("summary")
 @validate_params(
     {
         "y_true": ["array-like", None],

@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import Bunch
 
+from skfair._dask import check_in_memory
 from skfair._groups import factorize_groups
 from skfair._validation import check_labels, check_lengths
 from skfair.neighbors._other_group import check_points, other_group_codes
@@ -136,6 +137,8 @@ def hfm(
     >>> round(details.D, 4), round(details.D_f, 4), round(details.hfm, 4)
     (0.2, 0.6, 0.4771)
     """
+    hint = 'Run hfm(..., method="approx") on a sample, e.g. ddf.sample(frac=0.01).compute().'
+    check_in_memory("hfm", X, y_true, y_pred, sensitive_features, hint=hint)
     _check_option(version, _VERSIONS, "version")
     _check_option(method, _METHODS, "method")
     _check_option(label_encoding, _LABEL_ENCODINGS, "label_encoding")

@@ -21,6 +21,7 @@ from joblib import Parallel, delayed
 from sklearn.utils import Bunch
 
 from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, Interval, StrOptions, validate_params
+from skfair._dask import dask_dispatch
 from skfair._groups import check_n_groups
 from skfair._stats._aggregate import aggregate, warn_single_group
 from skfair._stats._counts import rescale_weights
@@ -60,6 +61,7 @@ _COMMON_CONSTRAINTS = {
 }
 
 
+@dask_dispatch("madd")
 @validate_params(
     {
         **_COMMON_CONSTRAINTS,
@@ -197,6 +199,7 @@ def madd(
     return float(aggregate(pair_values, agg))
 
 
+@dask_dispatch("madd")
 @validate_params(_COMMON_CONSTRAINTS, prefer_skip_nested_validation=True)
 def madd_bandwidth_search(
     y_true,

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
+from skfair._dask import dask_dispatch
 from skfair._stats._aggregate import group_mean_difference
 from skfair._stats._counts import rescale_weights
 from skfair._stats._votes import entropy, label_stability_from_codes
@@ -152,6 +153,7 @@ def epistemic_uncertainty(y_proba):
 # group disparities
 
 
+@dask_dispatch("members")
 @validate_params(
     {**_DIFFERENCE_CONSTRAINTS, "y_pred": ["array-like"], "labels": ["array-like", None]},
     **_VALIDATE,
@@ -209,6 +211,7 @@ def label_stability_difference(
     )
 
 
+@dask_dispatch("members")
 @validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
 def epistemic_uncertainty_difference(
     y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
@@ -259,6 +262,7 @@ def epistemic_uncertainty_difference(
     )
 
 
+@dask_dispatch("members")
 @validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
 def aleatoric_uncertainty_difference(
     y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None

@@ -33,6 +33,8 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from skfair._base import resolve_sensitive, warn_no_sensitive_features
 from skfair._compat import StrOptions, _check_feature_names_in, _fit_context, validate_data
+from skfair._dask import check_in_memory
+from skfair._dask._repairs import IN_SAMPLE_ON_DASK, fit_from_table, transform_blocks, uses_dask
 from skfair._groups import factorize_groups, sensitive_column_positions
 from skfair._validation import check_weights
 
@@ -135,6 +137,8 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
         self : object
             The fitted repair.
         """
+        if uses_dask(X, y, sensitive_features, sample_weight):
+            return fit_from_table(self, X, y, sensitive_features, sample_weight)
         self._fit(X, y, sensitive_features, sample_weight, in_sample=False)
         return self
 
@@ -161,6 +165,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
         -------
         X_repaired : ndarray of shape (n_samples, n_outputs)
         """
+        check_in_memory("fit_transform", X, sensitive_features, hint=IN_SAMPLE_ON_DASK)
         return self._fit(X, y, sensitive_features, sample_weight, in_sample=True)
 
     def transform(self, X, *, sensitive_features=None):
@@ -179,6 +184,8 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
         X_repaired : ndarray of shape (n_samples, n_outputs)
             Same shape and row order as ``X``.
         """
+        if uses_dask(X, sensitive_features):
+            return transform_blocks(self, X, sensitive_features)
         return self._transform(X, sensitive_features, row_offset=0)
 
     def get_feature_names_out(self, input_features=None):

@@ -43,6 +43,7 @@ from skfair._compat import (
     _routing_enabled,
     process_routing,
 )
+from skfair._dask._repairs import predict_blocks, uses_dask
 from skfair._response import (
     DECISION_METHODS,
     auto_threshold,
@@ -335,6 +336,8 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         -------
         y_pred : ndarray of shape (n_samples,)
         """
+        if uses_dask(X, sensitive_features):
+            return predict_blocks(self, "predict", X, sensitive_features)
         repaired = self._repaired(X, sensitive_features)
         if repaired.shape[1] == 1:
             threshold = (
@@ -360,6 +363,8 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         -------
         proba : ndarray of shape (n_samples, n_classes)
         """
+        if uses_dask(X, sensitive_features):
+            return predict_blocks(self, "predict_proba", X, sensitive_features)
         repaired = self._repaired(X, sensitive_features)
         if repaired.shape[1] == 1:
             return np.column_stack([1 - repaired[:, 0], repaired[:, 0]])
@@ -380,6 +385,8 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         -------
         decision : ndarray of shape (n_samples,) or (n_samples, n_classes)
         """
+        if uses_dask(X, sensitive_features):
+            return predict_blocks(self, "decision_function", X, sensitive_features)
         repaired = self._repaired(X, sensitive_features)
         return repaired[:, 0] if repaired.shape[1] == 1 else repaired
 
@@ -482,6 +489,8 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         -------
         y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         """
+        if uses_dask(X, sensitive_features):
+            return predict_blocks(self, "predict", X, sensitive_features)
         repaired = self._repaired(X, sensitive_features)
         return repaired[:, 0] if self._one_output else repaired
 

@@ -1,0 +1,37 @@
+"""Dask fixtures: the synchronous scheduler for unit tests, one LocalCluster per session."""
+
+import pytest
+
+dask = pytest.importorskip("dask", reason="dask is in the test extra")
+
+
+@pytest.fixture(autouse=True)
+def synchronous_scheduler(request):
+    """Unit tests run on the synchronous scheduler unless they ask for the cluster."""
+    if "cluster_client" in request.fixturenames:
+        yield
+        return
+    with dask.config.set(scheduler="synchronous"):
+        yield
+
+
+@pytest.fixture(scope="session")
+def cluster():
+    from distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as local_cluster:
+        yield local_cluster
+
+
+@pytest.fixture
+def cluster_client(cluster):
+    from distributed import Client
+
+    with Client(cluster) as client:
+        yield client
