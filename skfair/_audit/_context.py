@@ -44,8 +44,9 @@ class AuditContext:
     y_pred : ndarray of shape (n_test,), dtype int
         The model's predictions, 0/1.
     y_score : ndarray of shape (n_test,) or None
-        Score of the favourable class (``predict_proba`` column, else ``decision_function``);
-        None when the model has neither.
+        Score of the favourable class (``predict_proba`` column, else ``decision_function``,
+        read by :func:`score_reader` with scikit-learn's rules); None when the model gives no
+        such score, the reason then being ``description["scores"]``.
     sensitive : dict of str to ndarray of shape (n_test,)
         Group label of each evaluation row, per sensitive attribute, in command-line order.
     privileged : dict of str to str
