@@ -1,9 +1,13 @@
-"""Benchmark of skfair.neighbors / skfair.metrics.hfm (spec hfm.md §8).
+"""Benchmark of skfair.neighbors / skfair.metrics.hfm.
 
-Compares, on the spec's data-generating processes (latent, tabular-like, uniform):
+Compares, on three seeded data-generating processes (``make_data``: latent 3-factor,
+tabular-like with one-hot blocks, uniform):
 
-* ``method="exact"`` (its automatic engine: KD-tree below 32 features, block tree from 32 on)
-  and ``method="approx"`` (searchsorted AcceleDist with blocked Gram products);
+* ``method="exact"`` (its automatic engine: KD-tree up to 16 coordinates, otherwise the
+  KD-tree or the block tree, whichever a pilot measures as cheaper) and ``method="approx"``
+  (searchsorted AcceleDist with blocked Gram products);
+* what a user would write instead, scipy's ``cKDTree`` (one tree per group, ``query`` with
+  ``workers=1`` and ``2``), on the same query (``--vs-ckdtree``);
 * the chunked brute-force oracle, timed on a random subset of anchors against the full
   complements and scaled by n / subset (its cost is exactly linear in the anchors);
 * the authors' reference implementation eustomaqua/ApproxBias (numba-jitted), run in a
@@ -15,6 +19,7 @@ Run::
 
     SKFAIR_APPROXBIAS_SRC=benchmarks/_peers/approxbias \\
         nice -n 10 python benchmarks/bench_hfm.py [--quick]
+    python benchmarks/bench_hfm.py --vs-ckdtree
 
 Times are seconds, best of ``--repeat`` runs; "scaled" entries were timed with fewer
 repetitions (m1) or anchors and scaled linearly, as documented per column.
@@ -45,7 +50,7 @@ N_E = 2  # the paper's n_e (the reference's ExtendDist default is 3; we pass 2 t
 
 
 # --------------------------------------------------------------------------------------------
-# data (spec §8.1)
+# data
 
 
 def make_data(kind, n, p, seed=0):
@@ -276,6 +281,72 @@ def scaling(repeat):
             )
 
 
+def ckdtree_other_group(Z, codes, workers, anchor_rows=None):
+    """What a user would write with scipy: one cKDTree per group (default options), queried
+    for the nearest neighbour (k=1) of every point of the other groups; only ``anchor_rows``
+    (if given) are queried. Returns the distances of the queried rows, and the seconds spent
+    building the trees and querying them."""
+    from scipy.spatial import cKDTree
+
+    n = codes.size
+    rows = np.arange(n) if anchor_rows is None else anchor_rows
+    dist = np.full(n, np.inf)
+    build = query = 0.0
+    for group in np.unique(codes):
+        start = time.perf_counter()
+        tree = cKDTree(Z[codes == group])
+        built = time.perf_counter()
+        queried = rows[codes[rows] != group]
+        found, _ = tree.query(Z[queried], workers=workers)
+        dist[queried] = np.minimum(dist[queried], found)
+        build += built - start
+        query += time.perf_counter() - built
+    return dist[rows], build, query
+
+
+def versus_ckdtree(configs, n, budget, jobs_list=(1, 2)):
+    """``nearest_other_group(method="exact")`` against ``cKDTree.query`` on the same query
+    (SA1: two groups 70/30, points [y, x]), with each of ``jobs_list`` threads / workers, one
+    run each, back to back. A cKDTree run whose pilot on 200 anchors predicts more than ``budget``
+    seconds is timed on 2,000 random anchors: its build time plus its query time scaled by
+    n / 2,000 (marked "extrapolated"; the query cost is linear in the anchors)."""
+    from skfair.neighbors import nearest_other_group
+
+    print(
+        "| data | n | p | "
+        + " | ".join(
+            f"skfair exact, n_jobs={jobs} | cKDTree, workers={jobs} | ratio" for jobs in jobs_list
+        )
+        + " |"
+    )
+    print("|---|---|---|" + "---|---|---|" * len(jobs_list))
+    for kind, p in configs:
+        X, y, _, A = make_data(kind, n, p)
+        Z, codes = points(X, y), A[:, 0]
+        cells = []
+        for jobs in jobs_list:
+            start = time.perf_counter()
+            ours = nearest_other_group(Z, sensitive_features=codes, n_jobs=jobs)
+            ours_s = time.perf_counter() - start
+            rng = np.random.default_rng(0)
+            pilot = np.sort(rng.choice(n, 200, replace=False))
+            _, build, query = ckdtree_other_group(Z, codes, jobs, pilot)
+            if build + query * n / pilot.size > budget:
+                sample = np.sort(rng.choice(n, 2_000, replace=False))
+                theirs, build, query = ckdtree_other_group(Z, codes, jobs, sample)
+                theirs_s = build + query * n / sample.size
+                label = " (extrapolated)"
+                assert np.allclose(theirs, ours[sample], rtol=1e-12, atol=0)
+            else:
+                start = time.perf_counter()
+                theirs, _, _ = ckdtree_other_group(Z, codes, jobs)
+                theirs_s = time.perf_counter() - start
+                label = ""
+                assert np.allclose(theirs, ours, rtol=1e-12, atol=0)
+            cells.append(f"{ours_s:.2f} | {theirs_s:.2f}{label} | **{theirs_s / ours_s:.2f}×**")
+        print(f"| {kind} | {n:,} | {p} | " + " | ".join(cells) + " |", flush=True)
+
+
 def run_reference(source, Zy, Zf, A, w, m1, m2, exact):
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "data.npz")
@@ -407,7 +478,7 @@ def _agree_max(row):
 def markdown(rows):
     """The tables of benchmarks/RESULTS.md from the JSON rows."""
     lines = [
-        "Exact (auto engine: KD-tree for p = 10, block tree for p = 50) vs the tiled brute "
+        "Exact (auto engine) vs the tiled brute "
         "force, one attribute and one label run (seconds; brute force extrapolated from 2,000 "
         "random anchors):",
         "",
@@ -528,6 +599,21 @@ def main():
         help="only end-to-end approx runs, skfair and the reference alternately (needs it)",
     )
     parser.add_argument(
+        "--vs-ckdtree",
+        nargs="*",
+        default=None,
+        metavar="KIND:P",
+        help="only the exact engine against scipy's cKDTree at n = 10^5 (default: latent, "
+        "tabular and uniform at p = 10 and 50)",
+    )
+    parser.add_argument(
+        "--jobs",
+        nargs="+",
+        type=int,
+        default=[1, 2],
+        help="n_jobs / workers of the --vs-ckdtree columns",
+    )
+    parser.add_argument(
         "--markdown", default=None, help="print the tables for the JSON lines in this file"
     )
     parser.add_argument("--repeat", type=int, default=2)
@@ -542,6 +628,12 @@ def main():
         print("SKFAIR_APPROXBIAS_SRC is not set: reference columns skipped.", file=sys.stderr)
     if args.scaling:
         scaling(args.repeat)
+        return None
+    if args.vs_ckdtree is not None:
+        configs = [(kind, int(p)) for kind, p in (spec.split(":") for spec in args.vs_ckdtree)] or [
+            (kind, p) for kind in ("latent", "tabular", "uniform") for p in (10, 50)
+        ]
+        versus_ckdtree(configs, 100_000, budget=120, jobs_list=args.jobs)
         return None
     if args.interleaved_e2e:
         if source is None:

@@ -29,6 +29,7 @@ never reached. The hybrid row ``(x_S, b_{-S})`` reaches the leaf exactly when
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, partial
@@ -36,7 +37,9 @@ from math import factorial
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import is_classifier
 
+from skfair.explain import _tree_adapters as adapters
 from skfair.explain._shapley import shapley_weight_matrix
 
 # Above this many players on one leaf's path, x patterns are found with np.unique instead of a
@@ -97,7 +100,30 @@ def tree_score(estimator, response):
     GradientBoosting needs its default ``init`` (an init estimator adds a raw score that
     depends on x outside the trees). HistGradientBoosting's categorical splits are read
     with the model's own rule, after the model's own encoding of pandas categoricals.
+
+    Each model family has one adapter; the private attributes they need are read through
+    :mod:`skfair.explain._tree_adapters`. If scikit-learn has changed one of them, a warning
+    says so and None is returned: the explainer then takes its generic path (the same values,
+    from model evaluations on hybrid rows, only slower).
     """
+    adapter = _adapter(estimator)
+    if adapter is None:
+        return None
+    try:
+        return adapter(estimator, response.method, response.column)
+    except adapters.INTERNALS_CHANGED as exc:
+        warnings.warn(
+            f"The trees of {type(estimator).__name__} could not be read (scikit-learn's "
+            f"internal attributes have changed: {exc!r}); the explanation is computed from "
+            "model evaluations instead, with the same values but more slowly.",
+            UserWarning,
+            stacklevel=2,
+        )
+        return None
+
+
+def _adapter(estimator):
+    """The reader of ``estimator``'s model family, or None for an unsupported model."""
     from sklearn.ensemble import (
         ExtraTreesClassifier,
         ExtraTreesRegressor,
@@ -110,57 +136,62 @@ def tree_score(estimator, response):
     )
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-    method = response.method
-    if isinstance(estimator, (HistGradientBoostingClassifier, HistGradientBoostingRegressor)):
-        trees = _hist_trees(estimator)
-        baseline = float(estimator._baseline_prediction.ravel()[0])
-        inverse_link = estimator._loss.link.inverse
-        inputs = _hist_inputs(estimator)
-        if isinstance(estimator, HistGradientBoostingClassifier):
-            if len(estimator.classes_) != 2:
-                return None
-            if method == "decision_function":
-                return TreeScore(trees, baseline=baseline, **inputs)
-            if method == "predict_proba":
-                link = _class_probability(inverse_link, response.column)
-                return TreeScore(trees, link, baseline, **inputs)
-            return None
-        if method != "predict":
-            return None
-        if type(estimator._loss.link).__name__ == "IdentityLink":
-            return TreeScore(trees, baseline=baseline, **inputs)
-        return TreeScore(trees, inverse_link, baseline, **inputs)
-    if isinstance(estimator, (GradientBoostingClassifier, GradientBoostingRegressor)):
-        is_classifier = isinstance(estimator, GradientBoostingClassifier)
-        if not (estimator.init is None or estimator.init == "zero"):
-            return None  # an init estimator makes the baseline depend on x
-        if is_classifier and len(estimator.classes_) != 2:
-            return None
-        trees = [
-            _sklearn_tree(tree.tree_, None, estimator.learning_rate)
-            for tree in estimator.estimators_[:, 0]
-        ]
-        any_row = np.zeros((1, estimator.n_features_in_), dtype=np.float32)
-        baseline = float(estimator._raw_predict_init(any_row)[0, 0])
-        if method == ("decision_function" if is_classifier else "predict"):
-            return TreeScore(trees, baseline=baseline)
-        if is_classifier and method == "predict_proba":
-            link = _class_probability(estimator._loss.link.inverse, response.column)
-            return TreeScore(trees, link, baseline)
+    families = (
+        ((HistGradientBoostingClassifier, HistGradientBoostingRegressor), _hist_gradient_boosting),
+        ((GradientBoostingClassifier, GradientBoostingRegressor), _gradient_boosting),
+        ((DecisionTreeClassifier, RandomForestClassifier, ExtraTreesClassifier), _forest),
+        ((DecisionTreeRegressor, RandomForestRegressor, ExtraTreesRegressor), _forest),
+    )
+    for classes, adapter in families:
+        if isinstance(estimator, classes):
+            return adapter
+    return None
+
+
+def _hist_gradient_boosting(estimator, method, column):
+    classifier = is_classifier(estimator)
+    if classifier and len(estimator.classes_) != 2:
         return None
-    classifiers = (DecisionTreeClassifier, RandomForestClassifier, ExtraTreesClassifier)
-    regressors = (DecisionTreeRegressor, RandomForestRegressor, ExtraTreesRegressor)
-    if isinstance(estimator, classifiers):
-        if method != "predict_proba" or estimator.n_outputs_ != 1:
-            return None
-        column = response.column
-    elif isinstance(estimator, regressors):
-        if method != "predict" or estimator.n_outputs_ != 1:
-            return None
-        column = None
-    else:
+    if method not in (("decision_function", "predict_proba") if classifier else ("predict",)):
+        return None
+    trees = _hist_trees(estimator)
+    baseline = adapters.hist_baseline(estimator)
+    inputs = _hist_inputs(estimator)
+    if method == "predict_proba":
+        link = _class_probability(adapters.loss_inverse_link(estimator), column)
+        return TreeScore(trees, link, baseline, **inputs)
+    if classifier or adapters.loss_link_is_identity(estimator):
+        return TreeScore(trees, baseline=baseline, **inputs)
+    return TreeScore(trees, adapters.loss_inverse_link(estimator), baseline, **inputs)
+
+
+def _gradient_boosting(estimator, method, column):
+    classifier = is_classifier(estimator)
+    if not (estimator.init is None or estimator.init == "zero"):
+        return None  # an init estimator makes the baseline depend on x
+    if classifier and len(estimator.classes_) != 2:
+        return None
+    if method not in (("decision_function", "predict_proba") if classifier else ("predict",)):
+        return None
+    trees = [
+        _sklearn_tree(tree.tree_, None, estimator.learning_rate)
+        for tree in estimator.estimators_[:, 0]
+    ]
+    baseline = adapters.gradient_boosting_baseline(estimator)
+    if method == "predict_proba":
+        link = _class_probability(adapters.loss_inverse_link(estimator), column)
+        return TreeScore(trees, link, baseline)
+    return TreeScore(trees, baseline=baseline)
+
+
+def _forest(estimator, method, column):
+    """Single trees and bagged forests: the mean of the trees' leaf values (public
+    attributes only)."""
+    classifier = is_classifier(estimator)
+    if method != ("predict_proba" if classifier else "predict") or estimator.n_outputs_ != 1:
         return None
     members = getattr(estimator, "estimators_", [estimator])
+    column = column if classifier else None
     return TreeScore(
         [_sklearn_tree(member.tree_, column, 1.0 / len(members)) for member in members]
     )
@@ -181,9 +212,9 @@ def _class_probability(inverse_link, column):
 
 def _hist_trees(estimator):
     """The trees of a HistGradientBoosting model (one per iteration), categorical splits too."""
-    known_bitsets, known_index = estimator._bin_mapper.make_known_categories_bitsets()
+    known_bitsets, known_index = adapters.hist_known_category_bitsets(estimator)
     trees = []
-    for predictor in (predictors[0] for predictors in estimator._predictors):
+    for predictor in adapters.hist_predictors(estimator):
         nodes = predictor.nodes
         feature = nodes["feature_idx"].astype(np.intp)
         missing_go_to_left = nodes["missing_go_to_left"].astype(bool)
@@ -219,12 +250,13 @@ def _in_bitset(bitsets):
 
 def _hist_inputs(estimator):
     """The model's input preparation, for models that encode pandas categoricals themselves."""
-    if getattr(estimator, "_preprocessor", None) is None:
+    prepare = adapters.hist_input_preparation(estimator)
+    if prepare is None:
         return {}
     # The model's ColumnTransformer puts the encoded categorical columns first.
     is_categorical = np.asarray(estimator.is_categorical_, dtype=bool)
     input_column = np.concatenate([np.flatnonzero(is_categorical), np.flatnonzero(~is_categorical)])
-    return {"prepare": partial(estimator._preprocess_X, reset=False), "input_column": input_column}
+    return {"prepare": prepare, "input_column": input_column}
 
 
 def _sklearn_tree(tree, column, weight):
@@ -252,8 +284,8 @@ class TreeGame:
 
     Build it with :meth:`from_model`, which returns None when the model or the response is not
     supported (see :func:`tree_score`) or the inputs are not numeric. ``ends = (v(empty),
-    v(N; x))`` are the game's end values (spec §9.3), used as given by the coalition tables so
-    that Shapley values add up to them exactly.
+    v(N; x))`` are the game's end values as the generic path computes them, used as given by
+    the coalition tables so that Shapley values add up to them exactly.
     """
 
     def __init__(self, score, player_of, X, B, n_players, *, negate, ends, n_jobs):
@@ -470,7 +502,7 @@ def _table_task(score, leaves, X, codes_b, raw_constant, n_players, negate, ends
     )
     if negate:
         game = -game
-    game[:, 0], game[:, -1] = ends  # v(empty) and v(N) as the generic path defines them (§9.3)
+    game[:, 0], game[:, -1] = ends  # v(empty) and v(N) as the generic path defines them
     return game if weights is None else game @ weights
 
 

@@ -52,6 +52,7 @@ from skfair.metrics._group_summary import (
 )
 from skfair.metrics._hfm import (
     hfm,
+    hfm_details,
 )
 from skfair.metrics._madd import (
     madd,
@@ -87,6 +88,7 @@ __all__ = [
     "get_fairness_scorer",
     "group_summary",
     "hfm",
+    "hfm_details",
     "ks_bias",
     "label_stability",
     "label_stability_difference",

@@ -5,8 +5,12 @@ HFM compares how far apart the sensitive groups are in the data, ``D`` on the po
 ``x`` holds the min-max scaled non-sensitive features: ``hfm = log10(D_f / D)`` (Eq. 8). Both
 distances are maxima (Eqs. 4, 6) or means (Eqs. 5, 7) of the distance from each point to its
 nearest neighbour in another group, computed by :mod:`skfair.neighbors`.
+
+Like scikit-learn's ``silhouette_samples`` / ``silhouette_score``, :func:`hfm_details` returns
+everything (both versions, per attribute, per point) and :func:`hfm` the one number.
 """
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -15,8 +19,13 @@ from sklearn.utils import Bunch
 
 from skfair._dask import check_in_memory
 from skfair._groups import factorize_groups
-from skfair._validation import check_labels, check_lengths
-from skfair.neighbors._other_group import check_points, other_group_codes
+from skfair._validation import check_lengths, check_weights
+from skfair.metrics._hfm_features import (
+    encode_features,
+    label_coordinates,
+    warn_sensitive_columns,
+)
+from skfair.neighbors._other_group import OtherGroupSearch, check_points, other_group_codes
 from skfair.neighbors._projections import draw_projections
 
 _VERSIONS = ("max", "avg")
@@ -40,7 +49,9 @@ def hfm(
     random_state=None,
     eps=None,
     base=10,
+    sample_weight=None,
     n_jobs=None,
+    verbose=0,
     return_details=False,
 ):
     """Harmonic Fairness measure via Manifolds: extra group separation added by a classifier.
@@ -67,7 +78,106 @@ def hfm(
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
         One or several sensitive attributes with any number of values each.
     version : {"max", "avg"}, default="max"
-        Which value is returned; both are always computed (see ``return_details``).
+        Which value is returned; :func:`hfm_details` returns both.
+    method, scale, label_encoding, m1, m2, n_e, random_state, eps, base, sample_weight, \
+n_jobs, verbose
+        As in :func:`hfm_details`.
+    return_details : bool, default=False
+        Kept for callers written before :func:`hfm_details` existed: return its Bunch, with
+        the chosen version's ``hfm``, ``D`` and ``D_f`` added. Use :func:`hfm_details`.
+
+    Returns
+    -------
+    hfm : float
+
+    See Also
+    --------
+    hfm_details : Both versions, per attribute and per point.
+    skfair.neighbors.other_group_distance : The distances ``D`` on points given as they are.
+
+    Notes
+    -----
+    An attribute with a single observed value has no distance between groups: it is skipped
+    with a warning (NaN in the details' ``by_attribute``), which gives the same HFM as the
+    authors' exact code; if no attribute has two groups, a ValueError is raised.
+
+    References
+    ----------
+    Y. Bian, Y. Luo and P. Xu, "Approximating Discrimination Within Models When Faced With
+    Several Non-Binary Sensitive Attributes", arXiv:2408.06099, 2024.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfair.metrics import hfm
+    >>> X = np.array([[0.0], [0.2], [0.4], [0.6], [0.8], [1.0]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> sex = np.array(["f", "m", "f", "m", "f", "m"])
+    >>> hfm(X, y, y, sensitive_features=sex)
+    0.0
+    >>> round(hfm(X, y, [1, 0, 0, 1, 1, 1], sensitive_features=sex), 4)
+    0.4771
+    """
+    _check_option(version, _VERSIONS, "version")
+    details = _hfm_details(
+        X,
+        y_true,
+        y_pred,
+        sensitive_features,
+        scale=scale,
+        label_encoding=label_encoding,
+        eps=eps,
+        base=base,
+        sample_weight=sample_weight,
+        search=_search(method, m1, m2, n_e, random_state, n_jobs, verbose),
+        warn_version=version,
+    )
+    if not return_details:
+        return details[f"hfm_{version}"]
+    details.update(
+        hfm=details[f"hfm_{version}"],
+        version=version,
+        D=details[f"D_{version}"],
+        D_f=details[f"D_f_{version}"],
+    )
+    return details
+
+
+def hfm_details(
+    X,
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    method="exact",
+    scale="minmax",
+    label_encoding="ordinal",
+    m1=25,
+    m2=None,
+    n_e=2,
+    random_state=None,
+    eps=None,
+    base=10,
+    sample_weight=None,
+    n_jobs=None,
+    verbose=0,
+):
+    """HFM in both versions, per sensitive attribute, with the distances behind it.
+
+    Computes what :func:`hfm` summarises: the data's and the model's group distances ``D`` and
+    ``D_f`` in the maximal (Eqs. 4, 6) and the average version (Eqs. 5, 7), their ratio and
+    its logarithm (Eq. 8), for all attributes together and for each one, and (exact methods)
+    the per-point distance to the nearest point of another group.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        The **non-sensitive** features. A warning is raised when a column equals a sensitive
+        attribute (it would leak into the distance).
+    y_true, y_pred : array-like of shape (n_samples,)
+        True and predicted class labels (hard predictions). Continuous targets raise.
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        One or several sensitive attributes with any number of values each.
     method : {"exact", "approx", "bruteforce"}, default="exact"
         How the nearest other-group distances are found (:func:`skfair.neighbors.
         nearest_other_group`). ``"approx"`` is the paper's ApproxDist / ExtendDist
@@ -77,7 +187,8 @@ def hfm(
     scale : "minmax", None or a fitted transformer, default="minmax"
         ``"minmax"``: non-numeric columns are one-hot encoded, bool columns cast to 0/1, and
         every column is min-max scaled to [0, 1] on the data passed (constant columns become
-        0). None: ``X`` is used as given (numeric only). A fitted transformer (for instance a
+        0); missing values raise, and an encoding beyond 1 GiB is refused before it is built.
+        None: ``X`` is used as given (numeric only). A fitted transformer (for instance a
         ``MinMaxScaler`` fitted on the training fold, as in the paper) is applied with
         ``transform``.
     label_encoding : {"ordinal", "onehot"}, default="ordinal"
@@ -100,24 +211,28 @@ def hfm(
         code (``eps=1e-13``): zero denominators and ratios are replaced by ``eps``.
     base : float, default=10
         Base of the logarithm (the paper's tables use 10).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights: the average version is the weighted mean of the per-point distances.
+        Rows of zero weight are left out entirely (neither anchors nor neighbours), so
+        integer weights give the same result as repeating rows.
     n_jobs : int, default=None
         Threads for the neighbour searches.
-    return_details : bool, default=False
-        Return a :class:`~sklearn.utils.Bunch` with ``hfm``, ``D``, ``D_f``, both versions
-        (``hfm_max``, ``hfm_avg``, ``D_max``, ``D_avg``, ``D_f_max``, ``D_f_avg``, ``ratio_max``,
-        ``ratio_avg``; ``ratio - 1`` is the earlier df of Bian & Luo), ``attributes``,
-        ``by_attribute`` (a dict of per-attribute arrays), ``method``, ``m1``, ``m2``, ``n_e``
-        and, for the exact methods, the per-point distances ``delta_true`` and ``delta_pred``.
+    verbose : int, default=0
+        With a value above 0, print the neighbour engine used and the time of each search.
 
     Returns
     -------
-    hfm : float or Bunch
+    details : :class:`~sklearn.utils.Bunch`
+        ``hfm_max``, ``hfm_avg``; ``D_max``, ``D_avg`` (data), ``D_f_max``, ``D_f_avg``
+        (model); ``ratio_max``, ``ratio_avg`` (``ratio - 1`` is the earlier df of Bian & Luo);
+        ``attributes`` (names); ``by_attribute``, a dict of per-attribute arrays with the same
+        keys and ``n_groups``; ``method``, ``m1``, ``m2``, ``n_e`` (None where unused); and,
+        for the exact methods, ``delta_true`` and ``delta_pred`` of shape
+        (n_samples, n_attributes), the per-point distances (NaN for rows of zero weight).
 
-    Notes
-    -----
-    An attribute with a single observed value has no distance between groups: it is skipped
-    with a warning (NaN in ``by_attribute``), which gives the same HFM as the authors' exact
-    code; if no attribute has two groups, a ValueError is raised.
+    See Also
+    --------
+    hfm : The one number.
 
     References
     ----------
@@ -127,30 +242,76 @@ def hfm(
     Examples
     --------
     >>> import numpy as np
-    >>> from skfair.metrics import hfm
+    >>> from skfair.metrics import hfm_details
     >>> X = np.array([[0.0], [0.2], [0.4], [0.6], [0.8], [1.0]])
     >>> y = np.array([0, 0, 0, 1, 1, 1])
     >>> sex = np.array(["f", "m", "f", "m", "f", "m"])
-    >>> hfm(X, y, y, sensitive_features=sex)
-    0.0
-    >>> details = hfm(X, y, [1, 0, 0, 1, 1, 1], sensitive_features=sex, return_details=True)
-    >>> round(details.D, 4), round(details.D_f, 4), round(details.hfm, 4)
+    >>> details = hfm_details(X, y, [1, 0, 0, 1, 1, 1], sensitive_features=sex)
+    >>> round(details.D_max, 4), round(details.D_f_max, 4), round(details.hfm_max, 4)
     (0.2, 0.6, 0.4771)
     """
+    return _hfm_details(
+        X,
+        y_true,
+        y_pred,
+        sensitive_features,
+        scale=scale,
+        label_encoding=label_encoding,
+        eps=eps,
+        base=base,
+        sample_weight=sample_weight,
+        search=_search(method, m1, m2, n_e, random_state, n_jobs, verbose),
+        warn_version=None,
+    )
+
+
+def _search(method, m1, m2, n_e, random_state, n_jobs, verbose):
+    _check_option(method, _METHODS, "method")
+    return OtherGroupSearch(
+        method=method,
+        m1=m1,
+        m2=m2,
+        n_e=n_e,
+        random_state=random_state,
+        n_jobs=n_jobs,
+        verbose=verbose,
+    )
+
+
+def _hfm_details(
+    X,
+    y_true,
+    y_pred,
+    sensitive_features,
+    *,
+    scale,
+    label_encoding,
+    eps,
+    base,
+    sample_weight,
+    search,
+    warn_version,
+):
+    """The computation; ``warn_version`` names the version whose infinite value warns (None:
+    both)."""
     hint = 'Run hfm(..., method="approx") on a sample, e.g. ddf.sample(frac=0.01).compute().'
     check_in_memory("hfm", X, y_true, y_pred, sensitive_features, hint=hint)
-    _check_option(version, _VERSIONS, "version")
-    _check_option(method, _METHODS, "method")
     _check_option(label_encoding, _LABEL_ENCODINGS, "label_encoding")
     n = check_lengths(X=X, y_true=y_true, y_pred=y_pred)
     if n < 2:
         raise ValueError(f"hfm needs at least 2 samples, got {n}.")
+    weights = check_weights(sample_weight, n)
+    kept = np.arange(n) if weights is None else np.flatnonzero(weights > 0)
+    if kept.size < 2:
+        raise ValueError(f"hfm needs at least 2 rows of positive sample_weight, got {kept.size}.")
     groups = factorize_groups(sensitive_features, n_samples=n)
-    features, column_names = _encode_features(X, scale)
-    label_true, label_pred = _label_coordinates(y_true, y_pred, label_encoding)
-    _warn_sensitive_columns(X, column_names, groups)
+    # Rows of zero weight are left out entirely, from the scaling too.
+    features, column_names = encode_features(X, scale, None if kept.size == n else kept)
+    label_true, label_pred = label_coordinates(y_true, y_pred, label_encoding)
+    warn_sensitive_columns(X, column_names, groups)
 
-    n_groups = np.array([len(labels) for labels in groups.attribute_labels])
+    codes = groups.attribute_codes[kept]
+    n_groups = np.array([np.unique(codes[:, j]).size for j in range(codes.shape[1])])
     valid = n_groups >= 2
     if not valid.any():
         raise ValueError(
@@ -162,24 +323,28 @@ def hfm(
             f"Sensitive attribute {name!r} has a single value in the data passed; it is "
             "skipped (NaN in by_attribute) and HFM uses the other attributes.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    Z_true = check_points(np.hstack([label_true, features]))
-    Z_pred = check_points(np.hstack([label_pred, features]))
-    projections = None
-    if method == "approx":
+    Z_true = check_points(np.hstack([label_true, features])[kept])
+    Z_pred = check_points(np.hstack([label_pred, features])[kept])
+    if search.method == "approx":
         # One draw for D, D_f and every attribute (common random numbers): y_pred == y_true
         # then gives D_f == D bitwise, and the variance of D_f / D shrinks.
-        projections = draw_projections(Z_true.shape[1], m1=m1, n_e=n_e, random_state=random_state)
-    search = {
-        "method": method,
-        "m2": m2,
-        "projections": projections,
-        "n_jobs": n_jobs,
-    }
-    codes = groups.attribute_codes[:, valid]
-    found_true = other_group_codes(Z_true, codes, list(n_groups[valid]), **search)
-    found_pred = other_group_codes(Z_pred, codes, list(n_groups[valid]), **search)
+        projections = draw_projections(
+            Z_true.shape[1], m1=search.m1, n_e=search.n_e, random_state=search.random_state
+        )
+        search = dataclasses.replace(search, projections=projections)
+    # Codes compacted to the groups present among the kept rows, for the valid attributes.
+    valid_codes = np.column_stack(
+        [np.unique(codes[:, j], return_inverse=True)[1] for j in np.flatnonzero(valid)]
+    )
+    kept_weights = None if weights is None else weights[kept]
+    found_true = other_group_codes(
+        Z_true, valid_codes, list(n_groups[valid]), search, weights=kept_weights
+    )
+    found_pred = other_group_codes(
+        Z_pred, valid_codes, list(n_groups[valid]), search, weights=kept_weights
+    )
 
     by_attribute = {"n_groups": n_groups}
     for key, values in (
@@ -190,53 +355,40 @@ def hfm(
     ):
         by_attribute[key] = np.full(n_groups.size, np.nan)
         by_attribute[key][valid] = values
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        by_attribute["hfm_max"] = np.array(
+    for version in _VERSIONS:
+        by_attribute[f"hfm_{version}"] = np.array(
             [
                 _log_ratio(f, d, eps, base)
-                for f, d in zip(by_attribute["D_f_max"], by_attribute["D_max"], strict=True)
-            ]
-        )
-        by_attribute["hfm_avg"] = np.array(
-            [
-                _log_ratio(f, d, eps, base)
-                for f, d in zip(by_attribute["D_f_avg"], by_attribute["D_avg"], strict=True)
+                for f, d in zip(
+                    by_attribute[f"D_f_{version}"], by_attribute[f"D_{version}"], strict=True
+                )
             ]
         )
     # Eqs. (6)-(7): max and mean over the attributes; Eq. (8): the ratio of the aggregates
     # (so hfm_avg is not the mean of the per-attribute hfm_avg).
-    D_max, D_f_max = float(found_true.d_max.max()), float(found_pred.d_max.max())
-    D_avg, D_f_avg = float(found_true.d_avg.mean()), float(found_pred.d_avg.mean())
-    hfm_max = _log_ratio(D_f_max, D_max, eps, base, warn=version == "max")
-    hfm_avg = _log_ratio(D_f_avg, D_avg, eps, base, warn=version == "avg")
-    value = hfm_max if version == "max" else hfm_avg
-    if not return_details:
-        return value
-    details = Bunch(
-        hfm=value,
-        version=version,
-        D=D_max if version == "max" else D_avg,
-        D_f=D_f_max if version == "max" else D_f_avg,
-        hfm_max=hfm_max,
-        hfm_avg=hfm_avg,
-        D_max=D_max,
-        D_avg=D_avg,
-        D_f_max=D_f_max,
-        D_f_avg=D_f_avg,
-        ratio_max=_ratio(D_f_max, D_max, eps),
-        ratio_avg=_ratio(D_f_avg, D_avg, eps),
+    D = {"max": float(found_true.d_max.max()), "avg": float(found_true.d_avg.mean())}
+    D_f = {"max": float(found_pred.d_max.max()), "avg": float(found_pred.d_avg.mean())}
+    details = Bunch()
+    for version in _VERSIONS:
+        warn = warn_version is None or warn_version == version
+        details[f"hfm_{version}"] = _log_ratio(D_f[version], D[version], eps, base, warn=warn)
+    for version in _VERSIONS:
+        details[f"D_{version}"] = D[version]
+        details[f"D_f_{version}"] = D_f[version]
+        details[f"ratio_{version}"] = _ratio(D_f[version], D[version], eps)
+    approx = search.method == "approx"
+    details.update(
         attributes=list(groups.names),
         by_attribute=by_attribute,
-        method=method,
-        m1=m1 if method == "approx" else None,
+        method=search.method,
+        m1=search.m1 if approx else None,
         m2=found_true.m2,
-        n_e=projections.shape[1] if method == "approx" else None,
+        n_e=search.projections.shape[1] if approx else None,
     )
-    if method != "approx":
+    if not approx:
         for key, found in (("delta_true", found_true), ("delta_pred", found_pred)):
             delta = np.full((n, n_groups.size), np.nan)
-            delta[:, valid] = np.sqrt(found.sqdist)
+            delta[np.ix_(kept, np.flatnonzero(valid))] = np.sqrt(found.sqdist)
             details[key] = delta
     return details
 
@@ -253,7 +405,8 @@ def _ratio(D_f, D, eps):
 
 
 def _log_ratio(D_f, D, eps, base, *, warn=False):
-    """``log_base(D_f / D)`` with the zero cases of spec decision D14."""
+    """``log_base(D_f / D)``; 0/0 is 0, and a zero on one side gives an infinite value (or, with
+    ``eps``, the authors' replacement of zeros by ``eps``)."""
     if np.isnan(D_f) or np.isnan(D):
         return np.nan
     ratio = _ratio(D_f, D, eps)
@@ -265,7 +418,7 @@ def _log_ratio(D_f, D, eps, base, *, warn=False):
                 warnings.warn(
                     f"D_f = 0 < D = {D:.6g}: the model merges the groups completely; hfm is -inf.",
                     UndefinedMetricWarning,
-                    stacklevel=3,
+                    stacklevel=4,
                 )
             return -np.inf
     if np.isinf(ratio):
@@ -274,7 +427,7 @@ def _log_ratio(D_f, D, eps, base, *, warn=False):
                 f"D = 0 < D_f = {D_f:.6g}: the groups coincide in the data but not in the "
                 "model's view; hfm is +inf.",
                 UndefinedMetricWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         return np.inf
     # log10 directly for the default base, so log10(1 + df_prev) reproduces it to the ulp.
@@ -284,133 +437,3 @@ def _log_ratio(D_f, D, eps, base, *, warn=False):
 def _check_option(value, options, name):
     if not isinstance(value, str) or value not in options:
         raise ValueError(f"{name} must be one of {list(options)}, got {value!r}.")
-
-
-def _label_coordinates(y_true, y_pred, label_encoding):
-    """Label columns of ``Z_true`` and ``Z_pred`` from one code table (spec decision D4)."""
-    y_true = check_labels(y_true, "y_true")
-    y_pred = check_labels(y_pred, "y_pred")
-    try:
-        classes = np.unique(np.concatenate([y_true, y_pred]))
-    except TypeError as exc:
-        raise ValueError(
-            f"y_true and y_pred mix label types ({y_true.dtype}, {y_pred.dtype}); pass labels "
-            "of one type."
-        ) from exc
-    codes = [np.searchsorted(classes, y) for y in (y_true, y_pred)]
-    if label_encoding == "ordinal" or classes.size <= 2:
-        return [c[:, None].astype(np.float64) for c in codes]
-    eye = np.eye(classes.size) / np.sqrt(2.0)
-    return [eye[c] for c in codes]
-
-
-def _encode_features(X, scale):
-    """Numeric, scaled non-sensitive features and the name of each original column."""
-    if scale is not None and not isinstance(scale, str):
-        if not hasattr(scale, "transform"):
-            raise ValueError(
-                f"scale must be 'minmax', None or a fitted transformer, got {scale!r}."
-            )
-        return _numeric(scale.transform(X), _column_names(X)), _column_names(X)
-    if isinstance(scale, str) and scale != "minmax":
-        raise ValueError(f"scale must be 'minmax', None or a fitted transformer, got {scale!r}.")
-    names = _column_names(X)
-    if scale is None:
-        return _numeric(X, names), names
-    if hasattr(X, "columns") and hasattr(X, "iloc"):
-        blocks = [_encode_column(X.iloc[:, j], name) for j, name in enumerate(names)]
-    else:
-        array = np.asarray(X)
-        if array.ndim != 2:
-            raise ValueError(f"Expected 2D array for X, got {array.ndim}D. Reshape your data.")
-        if array.dtype.kind in "biuf":
-            blocks = [_min_max(_numeric(array, names))]
-        else:
-            blocks = [_encode_column(array[:, j], name) for j, name in enumerate(names)]
-    if not blocks:
-        return np.empty((_n_rows(X), 0)), names
-    return np.hstack(blocks), names
-
-
-def _encode_column(column, name):
-    values = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
-    dtype = getattr(column, "dtype", values.dtype)
-    is_category = getattr(dtype, "name", "") == "category"
-    if not is_category and values.dtype.kind == "O":
-        # An object column holding only numbers (as parsed from csv without pandas) is numeric.
-        inferred = np.asarray(values.tolist())
-        values = inferred if inferred.dtype.kind in "biuf" else values
-    if not is_category and values.dtype.kind in "biuf":
-        return _min_max(_numeric(values[:, None], [name]))
-    values = values.astype(object)
-    missing = np.array([v is None or v != v for v in values], dtype=bool)
-    if missing.any():
-        raise ValueError(
-            f"X column {name!r} has missing values (first at row {np.argmax(missing)}). Impute "
-            "them or drop those rows explicitly."
-        )
-    _, codes = np.unique(values.astype(str), return_inverse=True)
-    # One-hot indicators are already in [0, 1], as after the paper's encoding and scaling.
-    return np.eye(codes.max() + 1)[codes]
-
-
-def _numeric(X, names):
-    array = np.asarray(X)
-    if array.ndim != 2:
-        raise ValueError(f"Expected 2D array for X, got {array.ndim}D. Reshape your data.")
-    if array.dtype.kind not in "biuf":
-        raise ValueError(
-            f"X has non-numeric values (dtype {array.dtype}); with scale=None pass numeric "
-            "features, or use scale='minmax' to one-hot encode categorical columns."
-        )
-    array = array.astype(np.float64)
-    finite = np.isfinite(array)
-    if not finite.all():
-        row, column = np.argwhere(~finite)[0]
-        raise ValueError(
-            f"X column {names[column]!r} has NaN or infinite values (first at row {row})."
-        )
-    return array
-
-
-def _min_max(array):
-    low, high = array.min(axis=0), array.max(axis=0)
-    span = high - low
-    # Constant columns carry no information about distances: they become 0.
-    return (array - low) / np.where(span > 0, span, 1.0)
-
-
-def _column_names(X):
-    if hasattr(X, "columns"):
-        return [str(name) for name in X.columns]
-    shape = np.shape(X)
-    return [f"X[:, {j}]" for j in range(shape[1] if len(shape) == 2 else 0)]
-
-
-def _n_rows(X):
-    return np.shape(X)[0]
-
-
-def _warn_sensitive_columns(X, names, groups):
-    """Warn when a column of ``X`` is a relabelling of a sensitive attribute (it would leak)."""
-    is_frame = hasattr(X, "columns") and hasattr(X, "iloc")
-    array = None if is_frame else np.asarray(X)
-    for j in range(groups.n_attributes):
-        codes = groups.attribute_codes[:, j]
-        n_values = len(groups.attribute_labels[j])
-        if n_values < 2:
-            continue
-        order = np.argsort(codes, kind="stable")
-        first = order[np.searchsorted(codes[order], np.arange(n_values))]  # first row per value
-        for k, name in enumerate(names):
-            column = X.iloc[:, k].to_numpy() if is_frame else array[:, k]
-            representatives = column[first]
-            if np.all(column == representatives[codes]) and (
-                len(set(representatives.tolist())) == n_values
-            ):
-                warnings.warn(
-                    f"X column {name!r} equals sensitive attribute {groups.names[j]!r} up to "
-                    "relabelling; pass only the non-sensitive features to hfm.",
-                    UserWarning,
-                    stacklevel=3,
-                )

@@ -4,7 +4,7 @@ For one projection direction, the rows are sorted by their projection; each anch
 itself with at most ``m2`` other-group points on each side in that order (same-group points are
 skipped and do not count). The reference implementation finds them with an unbounded scan,
 O(n) per anchor in the worst case; here one ``searchsorted`` into the sorted positions of the
-anchor's complement finds them in O(log n), with the same candidate set (spec §3.3).
+anchor's complement finds them in O(log n), with the same candidate set.
 
 The candidates of consecutive rows overlap: a block of consecutive sorted rows is compared in
 one BLAS matrix product (Gram form) with the stretch of sorted rows that holds all their
@@ -29,7 +29,9 @@ _BLOCK_ROWS = 32
 _REACH_CAP = 8
 
 
-def approx_other_group(ZT, attribute_codes, n_groups, projections, m2, *, n_jobs=None):
+def approx_other_group(
+    ZT, attribute_codes, n_groups, projections, m2, *, weights=None, n_jobs=None
+):
     """Run AcceleDist for every projection and attribute, reducing as the results arrive.
 
     Parameters
@@ -39,11 +41,13 @@ def approx_other_group(ZT, attribute_codes, n_groups, projections, m2, *, n_jobs
     n_groups : sequence of int, one per attribute
     projections : ndarray of shape (m1, n_e, n_features), unit rows
     m2 : int
+    weights : ndarray of shape (n_samples,), default=None
+        Row weights of the sums (None: every row counts once).
 
     Returns
     -------
     paper_max, paper_sum : ndarray of shape (n_attributes,)
-        ``min`` over all projections of ``max_p d_min(p)`` and of ``sum_p d_min(p)`` (Algorithm
+        ``min`` over all projections of ``max_p d_min(p)`` and of ``sum_p w_p d_min(p)`` (Algorithm
         2, lines 6-8: the minimum of whole sums, not of per-point values).
     pointwise_sqdist, pointwise_index : ndarray of shape (n_samples, n_attributes)
         Per point, the smallest squared candidate distance over all projections and its row.
@@ -66,7 +70,8 @@ def approx_other_group(ZT, attribute_codes, n_groups, projections, m2, *, n_jobs
             for sqdist, index in repetition:  # one (n, n_attributes) pair per direction
                 distance = np.sqrt(sqdist)
                 paper_max = np.minimum(paper_max, distance.max(axis=0))
-                paper_sum = np.minimum(paper_sum, distance.sum(axis=0))
+                weighted = distance if weights is None else weights[:, None] * distance
+                paper_sum = np.minimum(paper_sum, weighted.sum(axis=0))
                 for a in range(n_attributes):
                     merge_best(
                         pointwise_sqdist[:, a], pointwise_index[:, a], sqdist[:, a], index[:, a]
@@ -95,7 +100,7 @@ def _one_repetition(ZT, centred, attribute_codes, n_groups, directions, m2):
     """AcceleDist (Algorithm 3) for each of the ``n_e`` orthonormal directions of one draw.
 
     The sort, the sorted copy of the rows and the matrix products serve every attribute and
-    group (spec §8.2, lever 1).
+    group.
     """
     n, n_attributes = attribute_codes.shape
     searched = [a for a in range(n_attributes) if n_groups[a] >= 2]

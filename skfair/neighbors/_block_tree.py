@@ -6,11 +6,13 @@ box in the principal coordinates does not rule out, nearest boxes first, in bloc
 product gives the squared distances in Gram form ``|a|^2 + |c|^2 - 2 a.c`` for all the
 attributes at once. The Gram form only *selects*: every candidate within a rounding tolerance
 of an anchor's smallest Gram value is re-evaluated with the kernel, which decides the value and,
-among exact ties, the smallest row, so the result is bit-identical to brute force (spec §3.1).
+among exact ties, the smallest row, so the result is bit-identical to brute force.
 
 In high dimension the KD-tree's per-point arithmetic is the bottleneck; here the arithmetic is
 one BLAS product per leaf, and the boxes prune on the few directions where the data spread.
 """
+
+import time
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -24,6 +26,10 @@ _LEAF_SIZE = 64
 _TREE_DIMS = 10
 # Leaves compared with an anchor leaf before its first bound; doubled while there is none.
 _FIRST_LEAVES = 8
+# Share of the leaves above which an anchor leaf is compared with every row at once.
+_ALL_LEAVES_SHARE = 0.5
+# Largest number of groups (one attribute) for which each group's complement is copied once.
+_MAX_COMPLEMENT_COPIES = 8
 _EPS = np.finfo(np.float64).eps
 
 
@@ -44,31 +50,74 @@ def block_tree_other_group(Z, ZT, attribute_codes, n_groups, *, n_jobs=None):
     sqdist, index : ndarray of shape (n_samples, n_attributes)
         ``inf`` and -1 for an attribute with a single group.
     """
-    n, n_features = Z.shape
-    n_attributes = attribute_codes.shape[1]
-    sqdist = np.full((n, n_attributes), np.inf)
-    index = np.full((n, n_attributes), -1, dtype=np.intp)
-    searched = np.flatnonzero(np.asarray(n_groups) >= 2)
-    if searched.size == 0:
+    return BlockTreeSearch(Z, ZT, attribute_codes, n_groups).run(n_jobs)
+
+
+class BlockTreeSearch:
+    """The block tree of one data set: built once, searched leaf by leaf.
+
+    :meth:`pilot` searches a few leaves and reports the time per leaf (the engine choice of
+    ``algorithm="auto"`` extrapolates it); :meth:`run` searches the leaves not yet searched
+    and returns the result.
+    """
+
+    def __init__(self, Z, ZT, attribute_codes, n_groups):
+        n, n_features = Z.shape
+        self.ZT = ZT
+        self.shape = (n, attribute_codes.shape[1])
+        self.searched = np.flatnonzero(np.asarray(n_groups) >= 2)
+        self.tree = None
+        if self.searched.size == 0:
+            return
+        # Many small products: BLAS threads would only contend (and stall under load).
+        with threadpool_limits(limits=1, user_api="blas"):
+            # Centring leaves every distance unchanged and keeps the Gram form's rounding
+            # small.
+            centred = Z - Z.mean(axis=0)
+            coords = centred @ _principal_axes(centred, min(n_features, _TREE_DIMS))
+            self.perm, starts = _leaf_partition(coords, _LEAF_SIZE)
+            self.tree = _LeafTree(
+                centred[self.perm],
+                coords[self.perm],
+                starts,
+                attribute_codes[self.perm][:, self.searched],
+            )
+        self.pending = np.ones(self.tree.sizes.size, dtype=bool)
+
+    @property
+    def n_leaves(self):
+        return 0 if self.tree is None else self.tree.sizes.size
+
+    def pilot(self, n_leaves, random_state=0):
+        """Search ``n_leaves`` leaves drawn at random; return the seconds per leaf."""
+        leaves = np.random.default_rng(random_state).choice(
+            self.n_leaves, size=min(n_leaves, self.n_leaves), replace=False
+        )
+        start = time.perf_counter()
+        with threadpool_limits(limits=1, user_api="blas"):
+            self.tree.search_leaves(leaves)
+        self.pending[leaves] = False
+        return (time.perf_counter() - start) / leaves.size
+
+    def run(self, n_jobs=None):
+        """Search the remaining leaves; return ``sqdist, index`` of shape (n, n_attributes)."""
+        sqdist = np.full(self.shape, np.inf)
+        index = np.full(self.shape, -1, dtype=np.intp)
+        if self.tree is None:
+            return sqdist, index
+        with threadpool_limits(limits=1, user_api="blas"):
+            anchor, candidate, attribute = self.tree.search(np.flatnonzero(self.pending), n_jobs)
+        self.pending[:] = False
+        # The kernel on the original rows decides: smallest value, then smallest row.
+        rows_a, rows_c = self.perm[anchor], self.perm[candidate]
+        value = paired_sqdist(self.ZT, rows_a, rows_c)
+        order = np.lexsort((rows_c, value, attribute, rows_a))
+        key = rows_a[order] * self.searched.size + attribute[order]
+        first = order[np.r_[True, key[1:] != key[:-1]]]
+        columns = self.searched[attribute[first]]
+        sqdist[rows_a[first], columns] = value[first]
+        index[rows_a[first], columns] = rows_c[first]
         return sqdist, index
-    # Centring leaves every distance unchanged and keeps the Gram form's rounding small.
-    centred = Z - Z.mean(axis=0)
-    coords = centred @ _principal_axes(centred, min(n_features, _TREE_DIMS))
-    perm, starts = _leaf_partition(coords, _LEAF_SIZE)
-    tree = _LeafTree(centred[perm], coords[perm], starts, attribute_codes[perm][:, searched])
-    # Many small products: BLAS threads would only contend (and stall under load).
-    with threadpool_limits(limits=1, user_api="blas"):
-        anchor, candidate, attribute = tree.search(n_jobs)
-    # The kernel on the original rows decides: smallest value, then smallest row.
-    rows_a, rows_c = perm[anchor], perm[candidate]
-    value = paired_sqdist(ZT, rows_a, rows_c)
-    order = np.lexsort((rows_c, value, attribute, rows_a))
-    key = rows_a[order] * searched.size + attribute[order]
-    first = order[np.r_[True, key[1:] != key[:-1]]]
-    columns = searched[attribute[first]]
-    sqdist[rows_a[first], columns] = value[first]
-    index[rows_a[first], columns] = rows_c[first]
-    return sqdist, index
 
 
 class _LeafTree:
@@ -94,16 +143,23 @@ class _LeafTree:
         self.box_margin = 64 * (n_features + 4) * _EPS * radius
         self.best = np.full(codes.shape, np.inf)
         self.found = []
+        # One attribute with few groups: the rows of each group's complement, gathered once, so
+        # that an anchor leaf compared with (almost) every row multiplies only by the rows of
+        # the other groups (0.42 of the products for a 70/30 split) and needs no mask.
+        self.complements = None
+        n_groups = int(codes.max()) + 1 if codes.size else 0
+        if codes.shape[1] == 1 and n_groups <= _MAX_COMPLEMENT_COPIES:
+            others = [np.flatnonzero(codes[:, 0] != g) for g in range(n_groups)]
+            self.complements = [(rows, self.candidate_rows[rows]) for rows in others]
 
-    def search(self, n_jobs=None):
-        """Every (anchor, candidate, attribute) within tolerance of the anchor's best, as sorted
-        positions."""
-        n_leaves = self.sizes.size
-        n_shares = min(n_leaves, max(1, effective_n_jobs(n_jobs)))
-        bounds = np.linspace(0, n_leaves, n_shares + 1).astype(np.intp)
+    def search(self, leaves, n_jobs=None):
+        """Search ``leaves``; then every (anchor, candidate, attribute) found so far within
+        tolerance of the anchor's best, as sorted positions."""
+        n_shares = min(leaves.size, max(1, effective_n_jobs(n_jobs)))
+        bounds = np.linspace(0, leaves.size, n_shares + 1).astype(np.intp)
         # Shares touch disjoint anchor rows of ``best``; list.append is atomic.
         Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(self._search_leaves)(first, last)
+            delayed(self.search_leaves)(leaves[first:last])
             for first, last in zip(bounds[:-1], bounds[1:], strict=True)
         )
         anchor, candidate, attribute, gram = (
@@ -113,8 +169,8 @@ class _LeafTree:
         keep = gram <= self.best[anchor, attribute] + self.tolerance
         return anchor[keep], candidate[keep], attribute[keep]
 
-    def _search_leaves(self, first, last):
-        for leaf in range(first, last):
+    def search_leaves(self, leaves):
+        for leaf in leaves:
             self._search_leaf(leaf)
 
     def _search_leaf(self, leaf):
@@ -139,31 +195,61 @@ class _LeafTree:
 
     def _evaluate(self, anchors, leaves):
         """Gram values of the anchor leaf against the candidate leaves, one matrix product."""
-        sizes = self.sizes[leaves]
-        offsets = np.repeat(self.starts[leaves] - np.cumsum(sizes) + sizes, sizes)
-        candidates = offsets + np.arange(offsets.size)
-        gram = self.anchor_rows[anchors] @ self.candidate_rows[candidates].T
-        rows = np.arange(gram.shape[0])
-        for a in range(self.codes.shape[1]):
+        most = leaves.size > _ALL_LEAVES_SHARE * self.sizes.size
+        if most and self.complements is not None:
+            # Anchors of each group against the rows of the other groups only.
+            positions = np.arange(anchors.start, anchors.stop)
+            codes = self.codes[positions, 0]
+            for group in np.unique(codes):
+                rows = positions[codes == group]
+                candidates, candidate_rows = self.complements[group]
+                gram = self.anchor_rows[rows] @ candidate_rows.T
+                self._record(rows, candidates, gram, 0)
+            return
+        if most:
+            # Most leaves: comparing with every row (some twice, which is harmless) avoids
+            # gathering the candidate rows, a copy as large as the data for every anchor leaf.
+            candidates = np.arange(self.candidate_rows.shape[0])
+            candidate_rows = self.candidate_rows
+        else:
+            sizes = self.sizes[leaves]
+            offsets = np.repeat(self.starts[leaves] - np.cumsum(sizes) + sizes, sizes)
+            candidates = offsets + np.arange(offsets.size)
+            candidate_rows = self.candidate_rows[candidates]
+        gram = self.anchor_rows[anchors] @ candidate_rows.T
+        rows = np.arange(anchors.start, anchors.stop)
+        n_attributes = self.codes.shape[1]
+        for a in range(n_attributes):
             codes = self.codes[:, a]
-            masked = np.where(codes[anchors, None] == codes[candidates], np.inf, gram)
-            column = np.argmin(masked, axis=1)
-            low = masked[rows, column]
-            best = np.minimum(self.best[anchors, a], low)
-            self.best[anchors, a] = best
-            limit = best + self.tolerance
-            near = low <= limit
-            # Other candidates within the tolerance (near-ties) are rare: look for them only
-            # in the rows whose second smallest value qualifies.
-            masked[rows, column] = np.inf
-            tied = np.flatnonzero(masked.min(axis=1) <= limit)
-            tied_row, tied_column = np.nonzero(masked[tied] <= limit[tied, None])
-            row = np.concatenate([rows[near], tied[tied_row]])
-            column = np.concatenate([column[near], tied_column])
-            gram_value = np.concatenate([low[near], masked[tied[tied_row], tied_column]])
-            self.found.append(
-                (anchors.start + row, candidates[column], np.full(row.size, a), gram_value)
-            )
+            same_group = codes[anchors, None] == codes[candidates]
+            if a == n_attributes - 1:
+                # The last attribute may mask the products in place.
+                np.putmask(gram, same_group, np.inf)
+                masked = gram
+            else:
+                masked = np.where(same_group, np.inf, gram)
+            self._record(rows, candidates, masked, a)
+
+    def _record(self, rows, candidates, masked, a):
+        """Update the anchors' best Gram values from ``masked`` (anchors ``rows`` x
+        ``candidates``, other-group entries only; overwritten) and keep every candidate within
+        tolerance of the best."""
+        local = np.arange(rows.size)
+        column = np.argmin(masked, axis=1)
+        low = masked[local, column]
+        best = np.minimum(self.best[rows, a], low)
+        self.best[rows, a] = best
+        limit = best + self.tolerance
+        near = low <= limit
+        # Other candidates within the tolerance (near-ties) are rare: look for them only in the
+        # rows whose second smallest value qualifies.
+        masked[local, column] = np.inf
+        tied = np.flatnonzero(masked.min(axis=1) <= limit)
+        tied_row, tied_column = np.nonzero(masked[tied] <= limit[tied, None])
+        row = np.concatenate([local[near], tied[tied_row]])
+        column = np.concatenate([column[near], tied_column])
+        gram_value = np.concatenate([low[near], masked[tied[tied_row], tied_column]])
+        self.found.append((rows[row], candidates[column], np.full(row.size, a), gram_value))
 
 
 def _principal_axes(centred, n_axes):

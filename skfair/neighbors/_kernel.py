@@ -2,7 +2,7 @@
 
 All methods (brute force, KD-tree, projection sort, approximation) report distances computed
 here, on the same coordinates, in the same order of operations, so that they agree bit for
-bit (spec §3.1). The Gram form ``|p|^2 + |q|^2 - 2 p.q`` is never used for a reported value:
+bit. The Gram form ``|p|^2 + |q|^2 - 2 p.q`` is never used for a reported value:
 it depends on the chunking and turns exact duplicates into values of about 1e-8.
 """
 
@@ -60,7 +60,7 @@ def project(ZT, w):
     """Projections ``<z_p, w>`` of all rows, accumulated coordinate by coordinate.
 
     A BLAS matrix-vector product may group the sum differently for different rows; this form
-    gives bitwise-identical projections to identical rows, so duplicates tie exactly (§3.2).
+    gives bitwise-identical projections to identical rows, so duplicates tie exactly.
     """
     acc = ZT[0] * w[0]
     for column, weight in zip(ZT[1:], w[1:], strict=True):

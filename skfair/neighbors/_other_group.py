@@ -1,22 +1,30 @@
 """Distance from every point to its nearest neighbour in a different group."""
 
+import time
+from dataclasses import dataclass
+
 import numpy as np
 
 from skfair._groups import factorize_groups
 from skfair.neighbors._approx import approx_other_group
-from skfair.neighbors._block_tree import block_tree_other_group
+from skfair.neighbors._block_tree import BlockTreeSearch
 from skfair.neighbors._bruteforce import bruteforce_other_group
-from skfair.neighbors._kd_tree import kd_tree_other_group
+from skfair.neighbors._kd_tree import kd_tree_other_group, kd_tree_pilot_seconds
 from skfair.neighbors._projection_sort import projection_sort_other_group
 from skfair.neighbors._projections import _check_positive_int, default_m2, draw_projections
 
 _METHODS = ("exact", "approx", "bruteforce", "exact_bruteforce")
 _ALGORITHMS = ("auto", "kd_tree", "block_tree", "projection")
-# From this many features on, "auto" uses the block tree: the KD-tree's per-point arithmetic
-# grows with the dimension while the block tree's matrix products stay BLAS-bound (at n = 10^5
-# on the spec's latent data the two break even near 20 features; the block tree is 5x faster at
-# 50).
+# The engine of ``algorithm="auto"`` (see ``_choose_exact_engine``). Up to this many
+# coordinates the KD-tree won on every kind of data measured (latent, one-hot tabular and
+# uniform, n = 3*10^4 to 10^5), so no pilot is run.
+_KD_TREE_MAX_FEATURES = 16
+# Below this many rows either engine takes well under a second: the old dimension rule decides.
+_PILOT_MIN_SAMPLES = 20_000
 _BLOCK_TREE_MIN_FEATURES = 32
+# Pilot sizes: anchors queried in the KD-trees, leaves (of 64 rows) searched in the block tree.
+_PILOT_ANCHORS = 128
+_PILOT_LEAVES = 8
 
 
 def nearest_other_group(
@@ -32,6 +40,7 @@ def nearest_other_group(
     random_state=None,
     chunk_size=None,
     n_jobs=None,
+    verbose=0,
     return_index=False,
 ):
     """Distance from each point to its nearest neighbour in a different group.
@@ -59,8 +68,8 @@ def nearest_other_group(
         Engine of ``method="exact"``: one KD-tree per group complement; a principal-axis tree
         whose leaves are compared in blocks with BLAS matrix products, then re-evaluated with
         the exact kernel (``"block_tree"``, for many features); or a projection sort that
-        stops each scan with the projection-gap bound. ``"auto"`` takes the KD-tree below 32
-        features and the block tree from 32 on.
+        stops each scan with the projection-gap bound. ``"auto"`` takes the KD-tree up to 16
+        coordinates and otherwise the engine a short pilot measures as cheaper (see Notes).
     m1 : int, default=25
         Number of projection repetitions (``method="approx"``).
     m2 : int, default=None
@@ -77,6 +86,9 @@ def nearest_other_group(
         32, which keeps a tile in a 2 MiB cache.
     n_jobs : int, default=None
         Threads for the KD-tree queries, the block tree and the projections.
+    verbose : int, default=0
+        With a value above 0, print the engine used (and, for ``algorithm="auto"`` on large
+        data, the pilot's cost estimates) and the time taken.
     return_index : bool, default=False
         Also return the row of the neighbour (the smallest row among exact ties; -1 if none).
 
@@ -87,6 +99,30 @@ def nearest_other_group(
     index : ndarray of int, same shape
         Only with ``return_index=True``.
 
+    Notes
+    -----
+    Every exact engine only *selects* candidates; the reported distance is recomputed with one
+    kernel (coordinates accumulated left to right), and among exactly tied candidates the
+    smallest row wins, so all exact engines and brute force agree bit for bit.
+
+    A KD-tree's query cost grows quickly with the intrinsic dimension of the data, which the
+    number of coordinates does not reveal: 50 features spanned by 3 latent factors are easy,
+    20 uniform ones are not. With ``algorithm="auto"`` on more than 16 coordinates and at least
+    20,000 points, both engines are timed on a pilot (8 random leaves of the block tree, whose
+    work is kept, and 128 random anchors in the KD-trees), extrapolated to all points, and the
+    cheaper one runs. Up to 16 coordinates the KD-tree won on every kind of data measured. The
+    choice depends on the machine's load, the result never does.
+
+    Coordinates must stay below about ``1e150 / sqrt(n_features)`` in absolute value, so that
+    squared distances cannot overflow; rescale larger data first (every distance scales with
+    it).
+
+    References
+    ----------
+    Y. Bian, Y. Luo and P. Xu, "Approximating Discrimination Within Models When Faced With
+    Several Non-Binary Sensitive Attributes", arXiv:2408.06099, 2024 (Eqs. 4-5; Algorithms 1-3
+    for ``method="approx"``).
+
     Examples
     --------
     >>> from skfair.neighbors import nearest_other_group
@@ -94,19 +130,10 @@ def nearest_other_group(
     >>> nearest_other_group(X, sensitive_features=["a", "b", "a", "b"])
     array([1., 1., 2., 4.])
     """
-    result = _other_group(
-        X,
-        sensitive_features,
-        method,
-        algorithm,
-        m1,
-        m2,
-        n_e,
-        projections,
-        random_state,
-        chunk_size,
-        n_jobs,
+    search = OtherGroupSearch(
+        method, algorithm, m1, m2, n_e, projections, random_state, chunk_size, n_jobs, verbose
     )
+    result = _other_group(X, sensitive_features, search)
     dist, index = np.sqrt(result.sqdist), result.index
     if result.one_dimensional:
         dist, index = dist[:, 0], index[:, 0]
@@ -126,6 +153,7 @@ def other_group_distance(
     random_state=None,
     chunk_size=None,
     n_jobs=None,
+    verbose=0,
 ):
     """Maximal and average distance between the groups of each sensitive attribute.
 
@@ -138,7 +166,7 @@ def other_group_distance(
     Parameters
     ----------
     X, sensitive_features, method, algorithm, m1, m2, n_e, projections, random_state, \
-chunk_size, n_jobs
+chunk_size, n_jobs, verbose
         As in :func:`nearest_other_group`.
 
     Returns
@@ -154,19 +182,10 @@ chunk_size, n_jobs
     >>> float(d_max), float(d_avg)
     (4.0, 2.0)
     """
-    result = _other_group(
-        X,
-        sensitive_features,
-        method,
-        algorithm,
-        m1,
-        m2,
-        n_e,
-        projections,
-        random_state,
-        chunk_size,
-        n_jobs,
+    search = OtherGroupSearch(
+        method, algorithm, m1, m2, n_e, projections, random_state, chunk_size, n_jobs, verbose
     )
+    result = _other_group(X, sensitive_features, search)
     d_max, d_avg = result.d_max, result.d_avg
     if result.one_dimensional:
         return float(d_max[0]), float(d_avg[0])
@@ -185,99 +204,135 @@ class _OtherGroupResult:
         self.m2 = m2
 
 
-def _other_group(
-    X,
-    sensitive_features,
-    method,
-    algorithm,
-    m1,
-    m2,
-    n_e,
-    projections,
-    random_state,
-    chunk_size,
-    n_jobs,
-):
+@dataclass(frozen=True)
+class OtherGroupSearch:
+    """How nearest other-group neighbours are searched: the settings, as one object.
+
+    The fields are the search parameters of :func:`nearest_other_group`; ``verbose > 0``
+    prints the engine chosen and the time taken.
+    """
+
+    method: str = "exact"
+    algorithm: str = "auto"
+    m1: int = 25
+    m2: int | None = None
+    n_e: int = 2
+    projections: object = None
+    random_state: object = None
+    chunk_size: int | None = None
+    n_jobs: int | None = None
+    verbose: int = 0
+
+
+def _other_group(X, sensitive_features, search):
     Z = check_points(X)
     groups = factorize_groups(sensitive_features, n_samples=Z.shape[0])
     n_groups = [len(labels) for labels in groups.attribute_labels]
-    result = other_group_codes(
-        Z,
-        groups.attribute_codes,
-        n_groups,
-        method=method,
-        algorithm=algorithm,
-        m1=m1,
-        m2=m2,
-        n_e=n_e,
-        projections=projections,
-        random_state=random_state,
-        chunk_size=chunk_size,
-        n_jobs=n_jobs,
-    )
+    result = other_group_codes(Z, groups.attribute_codes, n_groups, search)
     result.one_dimensional = groups.one_dimensional
     return result
 
 
-def other_group_codes(
-    Z,
-    attribute_codes,
-    n_groups,
-    *,
-    method="exact",
-    algorithm="auto",
-    m1=25,
-    m2=None,
-    n_e=2,
-    projections=None,
-    random_state=None,
-    chunk_size=None,
-    n_jobs=None,
-):
+def other_group_codes(Z, attribute_codes, n_groups, search=None, *, weights=None):
     """Core of the public functions on validated points and integer attribute codes.
 
     ``attribute_codes`` has shape (n_samples, n_attributes) with values in
-    ``range(n_groups[j])``. Used by :func:`skfair.metrics.hfm` to share projections between
-    its runs.
+    ``range(n_groups[j])``; ``search`` is an :class:`OtherGroupSearch` (None: the defaults).
+    ``weights`` (positive, one per row) weight the average distance. Used by
+    :func:`skfair.metrics.hfm` to share projections between its runs.
     """
-    method, algorithm = _check_method(method, algorithm)
+    search = OtherGroupSearch() if search is None else search
+    method, algorithm = _check_method(search.method, search.algorithm)
     n, n_features = Z.shape
     ZT = np.ascontiguousarray(Z.T)
     n_attributes = attribute_codes.shape[1]
+    total_weight = n if weights is None else weights.sum()
+    start = time.perf_counter()
     if method == "approx":
-        if m2 is None:
-            m2 = default_m2(n)
+        m2 = default_m2(n) if search.m2 is None else search.m2
         _check_positive_int(m2, "m2")
-        projections = _check_projections(projections, n_features, m1, n_e, random_state)
+        projections = _check_projections(
+            search.projections, n_features, search.m1, search.n_e, search.random_state
+        )
         paper_max, paper_sum, sqdist, index = approx_other_group(
-            ZT, attribute_codes, n_groups, projections, m2, n_jobs=n_jobs
+            ZT, attribute_codes, n_groups, projections, m2, weights=weights, n_jobs=search.n_jobs
         )
         d_max = np.where(np.isinf(paper_max), np.nan, paper_max)
-        d_avg = np.where(np.isinf(paper_sum), np.nan, paper_sum / n)
+        d_avg = np.where(np.isinf(paper_sum), np.nan, paper_sum / total_weight)
+        _report(search, f"approx (m1={projections.shape[0]}, m2={m2})", n, n_features, start)
         return _OtherGroupResult(sqdist, index, d_max, d_avg, False, m2)
+    block_tree = None
     if algorithm == "auto" and method == "exact":
-        algorithm = "block_tree" if n_features >= _BLOCK_TREE_MIN_FEATURES else "kd_tree"
+        algorithm, block_tree = _choose_exact_engine(Z, ZT, attribute_codes, n_groups, search)
     if method == "exact" and algorithm == "block_tree":
         # One matrix product per pair of leaves serves every attribute.
-        sqdist, index = block_tree_other_group(Z, ZT, attribute_codes, n_groups, n_jobs=n_jobs)
+        if block_tree is None:
+            block_tree = BlockTreeSearch(Z, ZT, attribute_codes, n_groups)
+        sqdist, index = block_tree.run(search.n_jobs)
     else:
         sqdist = np.empty((n, n_attributes))
         index = np.empty((n, n_attributes), dtype=np.intp)
         for a in range(n_attributes):
             codes = attribute_codes[:, a]
             if method == "bruteforce":
-                found = bruteforce_other_group(ZT, codes, n_groups[a], chunk_size=chunk_size)
+                found = bruteforce_other_group(ZT, codes, n_groups[a], chunk_size=search.chunk_size)
             elif algorithm == "projection":
                 found = projection_sort_other_group(Z, ZT, codes, n_groups[a])
             else:
-                found = kd_tree_other_group(Z, ZT, codes, n_groups[a], n_jobs=n_jobs)
+                found = kd_tree_other_group(Z, ZT, codes, n_groups[a], n_jobs=search.n_jobs)
             sqdist[:, a], index[:, a] = found
     delta = np.sqrt(sqdist)
     single = np.isinf(delta).any(axis=0)
     d_max = np.where(single, np.nan, delta.max(axis=0))
-    # Sum in row order so the value does not depend on the engine (spec §3.1).
-    d_avg = np.where(single, np.nan, np.sum(delta, axis=0) / n)
+    # Sum in row order so the value does not depend on the engine.
+    weighted = delta if weights is None else weights[:, None] * delta
+    d_avg = np.where(single, np.nan, np.sum(weighted, axis=0) / total_weight)
+    engine = "bruteforce" if method == "bruteforce" else f"exact ({algorithm})"
+    _report(search, engine, n, n_features, start)
     return _OtherGroupResult(sqdist, index, d_max, d_avg, False)
+
+
+def _report(search, engine, n, n_features, start):
+    if search.verbose > 0:
+        print(
+            f"[nearest_other_group] {engine}: {n} points, {n_features} coordinates, "
+            f"{time.perf_counter() - start:.2f} s",
+            flush=True,
+        )
+
+
+def _choose_exact_engine(Z, ZT, attribute_codes, n_groups, search):
+    """The exact engine with the smaller measured cost: ``("kd_tree" | "block_tree", tree)``.
+
+    A KD-tree's query cost grows quickly with the intrinsic dimension of the data, which the
+    number of features does not reveal (50 features on 3 latent factors are easy, 20 uniform
+    ones are not); the block tree's cost is closer to that of BLAS brute force. Both are
+    measured on a pilot: a few random leaves of the block tree (whose work is kept) and a few
+    random anchors in the KD-trees, each extrapolated to all rows. The engines give
+    bit-identical results, so the choice only affects the time.
+    """
+    n, n_features = Z.shape
+    if n_features <= _KD_TREE_MAX_FEATURES:
+        return "kd_tree", None
+    if n < _PILOT_MIN_SAMPLES:
+        return ("block_tree" if n_features >= _BLOCK_TREE_MIN_FEATURES else "kd_tree"), None
+    start = time.perf_counter()
+    block_tree = BlockTreeSearch(Z, ZT, attribute_codes, n_groups)
+    built = time.perf_counter() - start
+    block_seconds = built + block_tree.pilot(_PILOT_LEAVES) * block_tree.n_leaves
+    rows = np.random.default_rng(0).choice(n, size=_PILOT_ANCHORS, replace=False)
+    kd_seconds = kd_tree_pilot_seconds(
+        Z, ZT, attribute_codes, n_groups, np.sort(rows), budget=block_seconds
+    )
+    if search.verbose > 0:
+        print(
+            f"[nearest_other_group] pilot estimates (one thread): KD-tree {kd_seconds:.2f} s, "
+            f"block tree {block_seconds:.2f} s",
+            flush=True,
+        )
+    if kd_seconds < block_seconds:
+        return "kd_tree", None
+    return "block_tree", block_tree
 
 
 def check_points(X):
@@ -302,7 +357,22 @@ def check_points(X):
             f"X has NaN or infinite values, first in column {column} (row {row}). Impute or "
             "drop them explicitly."
         )
+    largest = np.abs(Z).max()
+    limit = max_coordinate(Z.shape[1])
+    if largest > limit:
+        raise ValueError(
+            f"X has coordinates up to {largest:.3g} in absolute value; squared distances "
+            f"would overflow beyond {limit:.3g} with {Z.shape[1]} coordinates. Divide X by a "
+            "common factor first (every distance scales with it)."
+        )
     return Z
+
+
+def max_coordinate(n_features):
+    """Largest absolute coordinate for which no squared distance, Gram product or projection
+    overflows: a squared difference is at most ``4 M^2`` per coordinate, summed over the
+    coordinates, with a 64-fold margin for the Gram form's intermediate terms."""
+    return float(np.sqrt(np.finfo(np.float64).max / (256.0 * n_features)))
 
 
 def _check_method(method, algorithm):

@@ -2,7 +2,7 @@
 
 For a unit vector ``w``, ``|<w, u> - <w, v>| <= |u - v|`` (Cauchy-Schwarz). Scanning outward
 from an anchor through the sorted positions of the other groups, a side can stop as soon as the
-projection gap exceeds the best distance found so far (spec §3.6 a). All anchors advance
+projection gap exceeds the best distance found so far. All anchors advance
 together in windows of doubling width, so there is no Python loop over samples.
 """
 
@@ -22,7 +22,7 @@ def projection_sort_other_group(Z, ZT, codes, n_groups):
     direction = _leading_direction(centred_T)
     g = project(centred_T, direction)
     # Floating-point slack of the bound: the projection of centred rows is accurate to a few
-    # ulps of the largest centred norm (spec §3.6 a).
+    # ulps of the largest centred norm.
     radius = np.sqrt(np.max(np.sum(centred_T * centred_T, axis=0)))
     slack = 8 * (n_features + 2) * np.finfo(np.float64).eps * radius
     order = np.argsort(g, kind="stable")

@@ -297,3 +297,61 @@ def test_game_tables_too_large_take_the_generic_path(data, monkeypatch):
     monkeypatch.setattr(_tree, "_MAX_TABLE_CELLS", 100)
     explainer = BiasExplainer(model, method="marginal", n_background=10, random_state=0)
     assert explainer.fit(X, sensitive_features=group).n_coalitions_ == 2**5 - 2
+
+
+@pytest.mark.parametrize(
+    ("make_model", "reader"),
+    [
+        (lambda: HistGradientBoostingClassifier(max_iter=5, random_state=0), "hist_baseline"),
+        (lambda: HistGradientBoostingClassifier(max_iter=5, random_state=0), "hist_predictors"),
+        (
+            lambda: HistGradientBoostingClassifier(max_iter=5, random_state=0),
+            "hist_known_category_bitsets",
+        ),
+        (lambda: HistGradientBoostingClassifier(max_iter=5, random_state=0), "loss_inverse_link"),
+        (
+            lambda: GradientBoostingClassifier(n_estimators=5, random_state=0),
+            "gradient_boosting_baseline",
+        ),
+    ],
+)
+def test_changed_private_attributes_fall_back_to_the_generic_path(
+    data, make_model, reader, monkeypatch
+):
+    # A scikit-learn release that renames a private attribute must not crash the explainer:
+    # it warns and computes the same values from model evaluations.
+    from skfair.explain import _tree_adapters
+
+    X, y, group = data
+    X = np.nan_to_num(X)
+    model = make_model().fit(X, y)
+    params = {"n_background": 10, "random_state": 0, "response_method": "predict_proba"}
+    tree = BiasExplainer(model, **params).fit(X, sensitive_features=group)
+
+    def renamed(estimator):
+        return estimator._attribute_removed_upstream
+
+    monkeypatch.setattr(_tree_adapters, reader, renamed)
+    with pytest.warns(UserWarning, match="could not be read.*_attribute_removed_upstream"):
+        fallback = BiasExplainer(model, **params).fit(X, sensitive_features=group)
+    assert tree.n_coalitions_ == 0 and fallback.n_coalitions_ > 0
+    np.testing.assert_allclose(fallback.attributions_, tree.attributions_, atol=1e-10)
+
+
+def test_forests_read_only_public_attributes(data, monkeypatch):
+    # The forest adapter needs no private attribute: with every private reader broken, a
+    # random forest still takes the tree path.
+    from skfair.explain import _tree_adapters
+
+    X, y, group = data
+    X = np.nan_to_num(X)
+    model = RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0).fit(X, y)
+    for name in dir(_tree_adapters):
+        if not name.startswith("_") and callable(getattr(_tree_adapters, name)):
+            monkeypatch.setattr(_tree_adapters, name, None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        explainer = BiasExplainer(
+            model, n_background=10, random_state=0, response_method="predict_proba"
+        ).fit(X, sensitive_features=group)
+    assert explainer.n_coalitions_ == 0

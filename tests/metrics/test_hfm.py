@@ -1,4 +1,4 @@
-"""Tests of skfair.metrics.hfm (spec §9, items 5, 14, 17-22, 24-25)."""
+"""Tests of skfair.metrics.hfm and hfm_details against the paper's equations written out."""
 
 import warnings
 
@@ -11,7 +11,7 @@ from scipy.spatial.distance import cdist
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.preprocessing import MinMaxScaler
 
-from skfair.metrics import hfm
+from skfair.metrics import hfm, hfm_details
 
 
 def delta_oracle(Z, s):
@@ -206,7 +206,7 @@ def test_sensitive_column_in_X_warns():
 
 
 # --------------------------------------------------------------------------------------------
-# zero and single-valued cases (decisions D13, D14)
+# zero distances and single-valued attributes
 
 
 def test_zero_distance_cases():
@@ -326,7 +326,7 @@ def test_object_array_with_numeric_columns():
 
 
 # --------------------------------------------------------------------------------------------
-# scorer (spec §9 item 23)
+# scorer
 
 
 def _scorer_data():
@@ -395,3 +395,167 @@ def test_scorer_in_grid_search_both_modes():
             params={"sensitive_features": sex},
         )
         assert np.all(result["test_hfm"] <= 0)
+
+
+# --------------------------------------------------------------------------------------------
+# hfm_details / hfm split, sample_weight, verbose
+
+
+def test_hfm_is_the_chosen_version_of_hfm_details():
+    X, y, y_pred, S = make_data(30)
+    details = hfm_details(X, y, y_pred, sensitive_features=S)
+    expected_max, expected_avg = hfm_oracle(X, y, y_pred, S)
+    assert details.hfm_max == pytest.approx(expected_max, abs=1e-12)
+    assert details.hfm_avg == pytest.approx(expected_avg, abs=1e-12)
+    assert hfm(X, y, y_pred, sensitive_features=S) == details.hfm_max
+    assert hfm(X, y, y_pred, sensitive_features=S, version="avg") == details.hfm_avg
+    assert isinstance(hfm(X, y, y_pred, sensitive_features=S), float)
+
+
+def test_integer_weights_equal_repeated_rows():
+    X, y, y_pred, S = make_data(31, n=80)
+    weights = np.random.default_rng(0).integers(0, 4, 80)
+    assert (weights == 0).any() and (weights > 1).any()
+    repeated = np.repeat(np.arange(80), weights)
+    for method in ("exact", "bruteforce"):
+        weighted = hfm_details(
+            X, y, y_pred, sensitive_features=S, sample_weight=weights, method=method
+        )
+        plain = hfm_details(
+            X[repeated],
+            y[repeated],
+            y_pred[repeated],
+            sensitive_features=S[repeated],
+            method=method,
+        )
+        for key in ("D_max", "D_avg", "D_f_max", "D_f_avg", "hfm_max", "hfm_avg"):
+            assert weighted[key] == pytest.approx(plain[key], rel=1e-12, abs=1e-15)
+        assert np.isnan(weighted.delta_true[weights == 0]).all()
+
+
+def test_weighted_average_against_an_oracle():
+    X, y, y_pred, S = make_data(32, n=60)
+    weights = np.random.default_rng(1).random(60)
+    details = hfm_details(X, y, y_pred, sensitive_features=S, sample_weight=weights)
+    span = X.max(0) - X.min(0)
+    Zy = np.column_stack([y, (X - X.min(0)) / span])
+    expected = np.mean([np.average(delta_oracle(Zy, S[:, j]), weights=weights) for j in (0, 1)])
+    assert details.D_avg == pytest.approx(expected, rel=1e-12)
+    unit = hfm_details(X, y, y_pred, sensitive_features=S, sample_weight=np.ones(60))
+    plain = hfm_details(X, y, y_pred, sensitive_features=S)
+    assert (unit.D_avg, unit.D_f_avg, unit.hfm_avg) == (plain.D_avg, plain.D_f_avg, plain.hfm_avg)
+
+
+def test_weighted_approx_is_an_upper_bound_and_ones_change_nothing():
+    X, y, y_pred, S = make_data(33, n=120)
+    weights = np.random.default_rng(2).random(120)
+    approx = hfm_details(
+        X,
+        y,
+        y_pred,
+        sensitive_features=S,
+        sample_weight=weights,
+        method="approx",
+        random_state=0,
+    )
+    exact = hfm_details(X, y, y_pred, sensitive_features=S, sample_weight=weights)
+    assert approx.D_avg >= exact.D_avg * (1 - 1e-12)
+    kwargs = {"sensitive_features": S, "method": "approx", "random_state": 0}
+    assert hfm_details(X, y, y_pred, sample_weight=np.ones(120), **kwargs).D_avg == (
+        hfm_details(X, y, y_pred, **kwargs).D_avg
+    )
+
+
+def test_sample_weight_errors():
+    X, y, y_pred, S = make_data(34, n=20)
+    with pytest.raises(ValueError, match="negative"):
+        hfm(X, y, y_pred, sensitive_features=S, sample_weight=-np.ones(20))
+    with pytest.raises(ValueError, match="positive sample_weight"):
+        hfm(X, y, y_pred, sensitive_features=S, sample_weight=np.r_[1.0, np.zeros(19)])
+
+
+def test_verbose_prints_the_engine(capsys):
+    X, y, y_pred, S = make_data(35, n=50)
+    hfm(X, y, y_pred, sensitive_features=S, verbose=1)
+    assert "exact (kd_tree)" in capsys.readouterr().out
+    hfm(X, y, y_pred, sensitive_features=S)
+    assert capsys.readouterr().out == ""
+
+
+# --------------------------------------------------------------------------------------------
+# hostile input
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pd.array([True, False, None, True] * 10, dtype="boolean"),
+        pd.array(["a", "b", None, "a"] * 10, dtype="string"),
+        pd.array([1, 2, None, 4] * 10, dtype="Int64"),
+    ],
+)
+def test_nullable_columns_with_na_raise_naming_the_column(column):
+    frame = pd.DataFrame({"x": np.arange(40.0), "nullable": column})
+    y = np.arange(40) % 2
+    with pytest.raises(ValueError, match="'nullable' has missing values"):
+        hfm(frame, y, y, sensitive_features=np.arange(40) % 3)
+
+
+def test_nullable_columns_without_na_equal_their_numpy_versions():
+    rng = np.random.default_rng(3)
+    flags, words = rng.random(40) < 0.5, rng.choice(["a", "b", "c"], 40)
+    y, y_pred, s = rng.integers(0, 2, 40), rng.integers(0, 2, 40), rng.integers(0, 2, 40)
+    nullable = pd.DataFrame(
+        {"flag": pd.array(flags, dtype="boolean"), "word": pd.array(words, dtype="string")}
+    )
+    plain = pd.DataFrame({"flag": flags, "word": words.astype(object)})
+    assert hfm(nullable, y, y_pred, sensitive_features=s) == hfm(
+        plain, y, y_pred, sensitive_features=s
+    )
+
+
+def test_identifier_like_column_is_refused_before_allocating(monkeypatch):
+    from skfair.metrics import _hfm_features
+
+    monkeypatch.setattr(_hfm_features, "_MAX_ENCODED_BYTES", 2**20)
+    n = 3000
+    frame = pd.DataFrame({"x": np.arange(n, dtype=float), "id": [f"id{i}" for i in range(n)]})
+    y = np.arange(n) % 2
+    with pytest.raises(ValueError, match="'id' alone has 3000 distinct values"):
+        hfm(frame, y, y, sensitive_features=np.arange(n) % 3)
+
+
+def test_one_hot_encoding_matches_indicators_of_many_levels():
+    rng = np.random.default_rng(4)
+    words = rng.choice([f"w{i}" for i in range(300)], 400)
+    levels = np.unique(words)
+    indicators = (words[:, None] == levels).astype(float)
+    y, s = rng.integers(0, 2, 400), rng.integers(0, 2, 400)
+    y_pred = np.where(rng.random(400) < 0.2, 1 - y, y)
+    frame = pd.DataFrame({"word": words})
+    assert hfm(frame, y, y_pred, sensitive_features=s) == hfm(
+        indicators, y, y_pred, sensitive_features=s, scale=None
+    )
+
+
+@pytest.mark.parametrize("magnitude", [1e155, 1e300, 1.7e308])
+def test_huge_coordinates_are_scaled_by_minmax(magnitude):
+    X, y, y_pred, S = make_data(36, n=40)
+    huge = X / np.abs(X).max() * magnitude
+    assert hfm(huge, y, y_pred, sensitive_features=S) == pytest.approx(
+        hfm(X, y, y_pred, sensitive_features=S), rel=1e-9
+    )
+
+
+def test_full_float_range_column_is_scaled_to_the_unit_interval():
+    from skfair.metrics._hfm_features import encode_features
+
+    X = np.array([[-1.7e308, 0.0], [0.0, 1.0], [1.7e308, 2.0]])
+    encoded, _ = encode_features(X, "minmax")
+    np.testing.assert_allclose(encoded, [[0, 0], [0.5, 0.5], [1, 1]], rtol=1e-15)
+
+
+def test_huge_coordinates_without_scaling_raise_clearly():
+    X, y, y_pred, S = make_data(37, n=40)
+    with pytest.raises(ValueError, match="squared distances would overflow"):
+        hfm(X * 1e160, y, y_pred, sensitive_features=S, scale=None)

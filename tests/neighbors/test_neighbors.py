@@ -1,4 +1,4 @@
-"""Tests of skfair.neighbors against independent oracles (spec §9)."""
+"""Tests of skfair.neighbors against independent oracles (scipy, brute force, invariances)."""
 
 import numpy as np
 import pytest
@@ -105,18 +105,23 @@ def test_block_tree_many_leaves_equals_bruteforce(d):
         np.testing.assert_array_equal(got[1], ref[1])
 
 
-@pytest.mark.parametrize("d", [31, 32])
-def test_auto_dispatch_by_dimension(d, monkeypatch):
-    from skfair.neighbors import _other_group
+def _spy_block_tree_runs(monkeypatch):
+    from skfair.neighbors import _block_tree
 
     calls = []
-    block_tree = _other_group.block_tree_other_group
+    run = _block_tree.BlockTreeSearch.run
 
-    def spy(*args, **kwargs):
-        calls.append(args)
-        return block_tree(*args, **kwargs)
+    def spy(self, *args, **kwargs):
+        calls.append(self)
+        return run(self, *args, **kwargs)
 
-    monkeypatch.setattr(_other_group, "block_tree_other_group", spy)
+    monkeypatch.setattr(_block_tree.BlockTreeSearch, "run", spy)
+    return calls
+
+
+@pytest.mark.parametrize("d", [16, 17, 31, 32])
+def test_auto_on_small_data_chooses_by_dimension(d, monkeypatch):
+    calls = _spy_block_tree_runs(monkeypatch)
     rng = np.random.default_rng(0)
     X, s = random_case(rng, 200, d, n_values=3, integer=True)
     auto = nearest_other_group(X, sensitive_features=s, return_index=True)
@@ -124,6 +129,50 @@ def test_auto_dispatch_by_dimension(d, monkeypatch):
     assert len(calls) == (d >= 32)
     np.testing.assert_array_equal(auto[0], ref[0])
     np.testing.assert_array_equal(auto[1], ref[1])
+
+
+@pytest.mark.parametrize("kd_estimate, uses_block_tree", [(0.0, False), (np.inf, True)])
+def test_auto_on_large_data_takes_the_engine_the_pilot_finds_cheaper(
+    kd_estimate, uses_block_tree, monkeypatch
+):
+    # The pilot's block-tree leaves are kept: the result stays bit-identical to brute force
+    # whichever engine the measured costs select.
+    from skfair.neighbors import _other_group
+
+    calls = _spy_block_tree_runs(monkeypatch)
+    monkeypatch.setattr(_other_group, "_PILOT_MIN_SAMPLES", 100)
+    monkeypatch.setattr(_other_group, "kd_tree_pilot_seconds", lambda *a, **k: kd_estimate)
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 3, (900, 20)).astype(float)
+    S = np.column_stack([rng.integers(0, 2, 900), rng.integers(0, 4, 900)])
+    auto = nearest_other_group(X, sensitive_features=S, return_index=True)
+    ref = nearest_other_group(X, sensitive_features=S, method="bruteforce", return_index=True)
+    assert len(calls) == uses_block_tree
+    np.testing.assert_array_equal(auto[0], ref[0])
+    np.testing.assert_array_equal(auto[1], ref[1])
+
+
+def test_kd_tree_pilot_stops_at_the_budget(monkeypatch):
+    from skfair.neighbors import _kd_tree
+
+    searched = []
+    search = _kd_tree.kd_tree_other_group
+
+    def spy(Z, ZT, codes, n_groups, **kwargs):
+        searched.append(n_groups)
+        return search(Z, ZT, codes, n_groups, **kwargs)
+
+    monkeypatch.setattr(_kd_tree, "kd_tree_other_group", spy)
+    rng = np.random.default_rng(0)
+    Z = rng.random((2000, 5))
+    codes = np.column_stack([rng.integers(0, 2, 2000), rng.integers(0, 3, 2000)])
+    rows = np.sort(rng.choice(2000, 50, replace=False))
+    ZT = np.ascontiguousarray(Z.T)
+    assert _kd_tree.kd_tree_pilot_seconds(Z, ZT, codes, [2, 3], rows) > 0
+    assert searched == [2, 3]
+    searched.clear()
+    assert _kd_tree.kd_tree_pilot_seconds(Z, ZT, codes, [2, 3], rows, budget=0.0) > 0
+    assert searched == [2]
 
 
 def test_bruteforce_tiles_keep_the_smallest_row_among_ties():
@@ -464,3 +513,39 @@ def test_input_errors():
         nearest_other_group(X, sensitive_features=[0, 1, 0, 1, 0])
     with pytest.raises(ValueError, match="missing"):
         nearest_other_group(X, sensitive_features=["a", None, "a", "b", "b", "a"])
+
+
+@pytest.mark.parametrize("method", ["exact", "approx", "bruteforce"])
+def test_coordinates_whose_squares_overflow_raise_clearly(method):
+    rng = np.random.default_rng(5)
+    X, s = random_case(rng, 50, 3)
+    with pytest.raises(ValueError, match="squared distances would overflow"):
+        nearest_other_group(X * 1e155, sensitive_features=s, method=method)
+
+
+@pytest.mark.parametrize("engine", EXACT)
+def test_coordinates_at_the_limit_stay_finite_and_exact(engine):
+    from skfair.neighbors._other_group import max_coordinate
+
+    rng = np.random.default_rng(6)
+    X, s = random_case(rng, 300, 4)
+    X = X / np.abs(X).max() * max_coordinate(4)
+    got = nearest_other_group(X, sensitive_features=s, return_index=True, **engine)
+    ref = nearest_other_group(X, sensitive_features=s, method="bruteforce", return_index=True)
+    assert np.isfinite(got[0]).all()
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+    d_max, d_avg = other_group_distance(X, sensitive_features=s, **engine)
+    assert np.isfinite(d_max) and np.isfinite(d_avg)
+
+
+def test_verbose_reports_the_pilot(monkeypatch, capsys):
+    from skfair.neighbors import _other_group
+
+    monkeypatch.setattr(_other_group, "_PILOT_MIN_SAMPLES", 100)
+    rng = np.random.default_rng(7)
+    X = rng.random((600, 20))
+    s = rng.integers(0, 2, 600)
+    nearest_other_group(X, sensitive_features=s, verbose=1)
+    out = capsys.readouterr().out
+    assert "pilot estimates" in out and "exact (" in out
