@@ -47,6 +47,8 @@ def check_groups(sensitive_features, n_samples):
 
 def check_labels(y, name):
     """Return ``y`` as a 1-D array of class labels; raise for continuous or multi-output input."""
+    if isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "biu":
+        return y  # integer labels: never missing, always binary or multiclass
     shape = np.shape(y)
     if len(shape) == 2 and shape[1] > 1:
         # Name the target type (e.g. predict_proba output) rather than only the shape.
@@ -167,7 +169,7 @@ def binarize(y_true, y_pred, pos_label):
     ``pos_label=None`` is inferred only for labels within {0, 1}, {-1, 1} or {False, True}.
     """
     present = [y for y in (y_true, y_pred) if y is not None]
-    labels = np.unique(np.concatenate([np.unique(y) for y in present]))
+    labels = np.unique(np.concatenate([_distinct(y) for y in present]))
     if pos_label is None:
         label_set = set(labels.tolist()) if labels.dtype.kind in "biuf" else None
         if label_set is not None and (label_set <= {0, 1} or label_set <= {-1, 1}):
@@ -186,6 +188,15 @@ def binarize(y_true, y_pred, pos_label):
     elif pos_label not in labels.tolist():
         raise ValueError(f"pos_label={pos_label!r} is not among the labels {labels.tolist()}.")
     return tuple(None if y is None else (y == pos_label) for y in (y_true, y_pred))
+
+
+def _distinct(y):
+    """Sorted distinct values; one bincount instead of a sort or hash for small-range ints."""
+    if y.dtype.kind in "iu" and y.size:
+        low, high = int(y.min()), int(y.max())
+        if high - low <= y.size:
+            return (np.flatnonzero(np.bincount(y - low)) + low).astype(y.dtype)
+    return np.unique(y)
 
 
 def check_scores(y_score, name="y_score", *, unit_interval=False):

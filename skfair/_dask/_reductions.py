@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from itertools import combinations
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
@@ -158,9 +159,23 @@ def _weighted_linear_quantiles(values, counts, levels):
 
 
 def summary_reduction(func, bound):
-    """``group_summary`` on the table; its bootstrap drawn as multinomials from the counts."""
-    from skfair._validation import binarize
-    from skfair.metrics._group_summary import _ALIASES, _RATES, _as_frame
+    """``group_summary`` on the table; its bootstrap drawn as multinomials from the counts.
+
+    The draws are :class:`~skfair.metrics.MetricTable`'s own (the same cells, the same
+    multinomial per group, the same percentile rule), made from the summed counts: the
+    interval equals the in-memory one for any partitioning.
+    """
+    from skfair._stats._counts import confusion_table
+    from skfair._validation import binarize, check_groups
+    from skfair.metrics._group_summary import _as_frame
+    from skfair.metrics._metric_table import (
+        _CORRECTNESS_RATES,
+        _NAMED_RATES,
+        NAMED_METRICS,
+        _bootstrap_tables,
+        _canonical_name,
+        _rate_masks,
+    )
 
     arguments = bound.arguments
     metric = arguments.get("metric", "selection_rate")
@@ -168,9 +183,8 @@ def summary_reduction(func, bound):
     if callable(metric):
         raise ValueError(
             "group_summary with a callable metric needs the samples themselves, which a dask "
-            "input does not bring into memory. Use a named rate "
-            f"({sorted([*_RATES, *_ALIASES])}), or compute the callable on a sample "
-            "(e.g. ddf.sample(frac=...).compute())."
+            f"input does not bring into memory. Use a named rate ({NAMED_METRICS}), or "
+            "compute the callable on a sample (e.g. ddf.sample(frac=...).compute())."
         )
     if arguments.get("sample_weight") is not None and n_boot:
         raise ValueError(
@@ -182,42 +196,58 @@ def summary_reduction(func, bound):
     arguments["n_boot"] = 0
     table = _reduce_arguments(bound)
     summary = func(*bound.args, **bound.kwargs)
-    from skfair._validation import check_groups
-
     groups = check_groups(arguments["sensitive_features"], table.n_rows)
-    summary.count = np.bincount(groups.codes, weights=table.count, minlength=groups.n_groups)
-    summary.count = summary.count.astype(np.int64)
+    summary.count = np.bincount(
+        groups.codes, weights=table.count, minlength=groups.n_groups
+    ).astype(np.int64)
     if n_boot:
-        name = _ALIASES.get(metric, metric)
-        y_true, y_pred = arguments.get("y_true"), arguments["y_pred"]
-        if name == "accuracy":
-            cells, n_cells = np.asarray(y_true == y_pred, dtype=np.intp), 2
-        else:
+        name = _canonical_name(metric)
+        y_true, y_pred = arguments.get("y_true"), np.asarray(arguments["y_pred"])
+        # The cells of MetricTable._named_rates for this one rate.
+        if name in _NAMED_RATES:
+            needs_y_true = _NAMED_RATES[name][0]
             y_true_positive, y_pred_positive = binarize(
-                y_true if _RATES[name][0] else None, y_pred, arguments.get("pos_label")
+                y_true if needs_y_true else None, y_pred, arguments.get("pos_label")
             )
-            cells, n_cells = y_pred_positive.astype(np.intp), 4
-            if y_true_positive is not None:
-                cells += 2 * y_true_positive
-        counts = np.bincount(
-            groups.codes * n_cells + cells, weights=table.count, minlength=groups.n_groups * n_cells
-        ).reshape(groups.n_groups, n_cells)
-        _, numerator_cells, denominator_cells = _RATES[name]
-        numerator = np.isin(np.arange(n_cells), numerator_cells)
-        denominator = np.isin(np.arange(n_cells), denominator_cells)
+        else:
+            y_true_positive, y_pred_positive = None, np.zeros(y_pred.shape[0], dtype=bool)
+        n_correctness = 2 if name in _CORRECTNESS_RATES else 1
+        cell = y_pred_positive.astype(np.intp)
+        if y_true_positive is not None:
+            cell += 2 * y_true_positive
+        split = groups
+        if n_correctness == 2:
+            correct = np.asarray(np.asarray(y_true) == y_pred, dtype=np.intp)
+            cell += 4 * correct
+            split = SimpleNamespace(codes=groups.codes * 2 + correct, n_groups=groups.n_groups * 2)
+        counts = confusion_table(split, y_true_positive, y_pred_positive, table.count)
+        counts = counts.reshape(groups.n_groups, n_correctness * 4)
         rng = check_random_state(arguments.get("random_state"))
-        replicates = np.empty((n_boot, groups.n_groups, n_cells))
-        for g, row in enumerate(counts):
-            replicates[:, g] = rng.multinomial(int(row.sum()), row / row.sum(), size=n_boot)
+        replicates = _bootstrap_tables(counts, groups, cell, None, n_boot, rng)
+        numerator, denominator = _rate_masks(name, n_correctness)
         with np.errstate(invalid="ignore", divide="ignore"):
-            rates = (replicates @ numerator) / (replicates @ denominator)
-        ci = arguments.get("ci", 0.95)
-        defined = ~np.isnan(rates)
-        for g in np.flatnonzero(defined.any(axis=0)):
-            summary.ci_low[g], summary.ci_high[g] = np.quantile(
-                rates[defined[:, g], g], [(1 - ci) / 2, (1 + ci) / 2]
+            rates = (replicates @ numerator.astype(np.float64)) / (
+                replicates @ denominator.astype(np.float64)
             )
-    return _as_frame(summary, groups) if as_frame else summary
+        ci = arguments.get("ci", 0.95)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            summary.ci_low, summary.ci_high = np.nanquantile(
+                rates, [(1 - ci) / 2, (1 + ci) / 2], axis=0
+            )
+    return _as_frame(summary, _SummaryLabels(groups)) if as_frame else summary
+
+
+class _SummaryLabels:
+    """The labels ``group_summary``'s frame needs, from the group encoding of the table."""
+
+    def __init__(self, groups):
+        self.groups, self._names = groups.labels, list(groups.names)
+
+    def _frame_index(self, pd, rows):
+        if len(self._names) == 1:
+            return pd.Index(self.groups, name=self._names[0])
+        return pd.MultiIndex.from_tuples(self.groups, names=self._names)
 
 
 # --------------------------------------------------------------------------------------------

@@ -10,8 +10,10 @@ Rules, the same for every skfair group metric:
 
 - :func:`rate_difference` and :func:`rate_ratio`: with ``privileged_group``, the signed
   ``rate(dis) - rate(priv)`` (ratio ``dis / priv``), where priv pools the samples of the
-  named group(s) and dis pools all the others; without it, the largest gap between any two
-  groups, ``max - min`` (ratio ``min / max``);
+  named group(s) and dis pools all the others (``disadvantaged="pooled"``), or each other
+  group compared on its own and the comparison furthest from parity kept
+  (``disadvantaged="each"``); without it, the largest gap between any two groups,
+  ``max - min`` (ratio ``min / max``);
 - :func:`group_mean_difference`: the same rules on the per-group weighted mean of a
   per-sample value (stability and uncertainty disparities);
 - :func:`aggregate`: several compared pairs or conditioning cells combined by their worst
@@ -29,11 +31,15 @@ from skfair._groups import privileged_mask
 from skfair._stats._counts import group_sums
 
 
-def rate_difference(numerator, denominator, groups, privileged_group=None, *, measure):
+def rate_difference(
+    numerator, denominator, groups, privileged_group=None, *, measure, disadvantaged="pooled"
+):
     """Disparity of the per-group rates ``numerator / denominator``.
 
     With ``privileged_group``: ``rate(dis) - rate(priv)`` where priv pools the groups named by
-    ``privileged_group`` and dis pools all the others. Without: ``max - min`` over the groups
+    ``privileged_group`` and dis pools all the others (``disadvantaged="pooled"``) or is each
+    other group in turn, keeping the largest ``|rate(dis) - rate(priv)|`` with its sign
+    (``disadvantaged="each"``). Without: ``max - min`` over the groups
     whose rate is defined (non-zero denominator). Undefined rates are left out with a
     UserWarning naming the groups; fewer than two defined rates give NaN. A single group gives
     0.0 with a warning (unsigned) or raises (signed).
@@ -47,14 +53,22 @@ def rate_difference(numerator, denominator, groups, privileged_group=None, *, me
     privileged_group : label, tuple or list of them, default=None
     measure : str
         Name of the rate, used in warnings ("true positive rate").
+    disadvantaged : {"pooled", "each"}, default="pooled"
 
     Returns
     -------
     float
     """
     if privileged_group is not None:
-        dis, priv = _pooled_rates(numerator, denominator, groups, privileged_group, measure)
-        return float(dis - priv)
+        gaps = signed_gaps(
+            numerator,
+            denominator,
+            groups,
+            privileged_group,
+            measure=measure,
+            disadvantaged=disadvantaged,
+        )
+        return float(furthest_from_parity(gaps))
     rates = _defined_rates(numerator, denominator, groups, measure)
     if rates is None:
         return 0.0
@@ -63,22 +77,26 @@ def rate_difference(numerator, denominator, groups, privileged_group=None, *, me
     return float(rates.max() - rates.min())
 
 
-def rate_ratio(numerator, denominator, groups, privileged_group=None, *, measure):
+def rate_ratio(
+    numerator, denominator, groups, privileged_group=None, *, measure, disadvantaged="pooled"
+):
     """Ratio of the per-group rates: ``dis / priv`` (signed) or ``min / max`` (unsigned).
 
-    Same conventions as :func:`rate_difference`; a zero denominator of the ratio gives NaN
-    with a warning, and a single group gives 1.0 with a warning.
+    Same conventions as :func:`rate_difference` (with ``disadvantaged="each"`` the ratio
+    furthest from 1, i.e. with the smallest ``min(r, 1 / r)``, is kept); a zero denominator of
+    the ratio gives NaN with a warning, and a single group gives 1.0 with a warning.
     """
     if privileged_group is not None:
-        dis, priv = _pooled_rates(numerator, denominator, groups, privileged_group, measure)
-        if priv == 0:
-            warnings.warn(
-                f"The {measure} of the privileged group(s) {privileged_group!r} is 0; the ratio "
-                "is undefined and NaN is returned.",
-                UserWarning,
-            )
-            return float("nan")
-        return float(dis / priv)
+        ratios = signed_gaps(
+            numerator,
+            denominator,
+            groups,
+            privileged_group,
+            measure=measure,
+            disadvantaged=disadvantaged,
+            ratio=True,
+        )
+        return float(furthest_from_parity(ratios, ratio=True))
     rates = _defined_rates(numerator, denominator, groups, measure)
     if rates is None:
         return 1.0
@@ -94,7 +112,13 @@ def rate_ratio(numerator, denominator, groups, privileged_group=None, *, measure
 
 
 def group_mean_difference(
-    values, groups, privileged_group=None, *, sample_weight=None, measure="mean"
+    values,
+    groups,
+    privileged_group=None,
+    *,
+    sample_weight=None,
+    measure="mean",
+    disadvantaged="pooled",
 ):
     """Gap between the per-group weighted means of a per-sample vector ``values``.
 
@@ -102,14 +126,92 @@ def group_mean_difference(
     the stability and uncertainty disparities.
     """
     numerator, denominator = group_sums(values, groups, sample_weight)
-    return rate_difference(numerator, denominator, groups, privileged_group, measure=measure)
+    return rate_difference(
+        numerator,
+        denominator,
+        groups,
+        privileged_group,
+        measure=measure,
+        disadvantaged=disadvantaged,
+    )
 
 
-def _pooled_rates(numerator, denominator, groups, privileged_group, measure):
-    """``(rate(dis), rate(priv))`` with the rows of each side pooled (NaN when undefined)."""
+DISADVANTAGED = ("pooled", "each")
+
+
+def disadvantaged_sides(groups, privileged_group, disadvantaged):
+    """``(privileged, [compared side, ...])`` as boolean masks over the groups.
+
+    ``disadvantaged="pooled"`` gives one compared side, every group not named by
+    ``privileged_group``; ``"each"`` gives one side per such group.
+    """
+    if disadvantaged not in DISADVANTAGED:
+        raise ValueError(
+            f"disadvantaged must be one of {DISADVANTAGED}, got {disadvantaged!r}: 'pooled' "
+            "compares the other groups together with the privileged group(s), 'each' compares "
+            "every other group on its own and keeps the comparison furthest from parity."
+        )
     is_privileged = privileged_mask(groups, privileged_group)
+    if disadvantaged == "pooled":
+        return is_privileged, [~is_privileged]
+    one_hot = np.eye(groups.n_groups, dtype=bool)
+    return is_privileged, [one_hot[g] for g in np.flatnonzero(~is_privileged)]
+
+
+def furthest_from_parity(values, *, ratio=False):
+    """The entry of ``values`` furthest from parity (0, or 1 for ratios) along the last axis.
+
+    The sign is kept; NaN entries are skipped (all NaN gives NaN); ties keep the first entry.
+    Leading axes (e.g. bootstrap replicates) are kept.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    defined = ~np.isnan(values)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        distance = np.abs(np.log(values) if ratio else values)
+    distance = np.where(defined, distance, -1.0)
+    pick = np.argmax(distance, axis=-1)[..., None]
+    furthest = np.take_along_axis(values, pick, axis=-1)[..., 0]
+    return np.where(defined.any(axis=-1), furthest, np.nan)
+
+
+def signed_gaps(
+    numerator,
+    denominator,
+    groups,
+    privileged_group,
+    *,
+    measure,
+    disadvantaged="pooled",
+    ratio=False,
+):
+    """``rate(dis) - rate(priv)`` (or ``/`` with ``ratio``) for every compared side.
+
+    One entry with ``disadvantaged="pooled"``, one per non-privileged group with ``"each"``;
+    NaN where a side's rate is undefined, and (with a warning) every ratio when the
+    privileged rate is 0. Metrics that combine several rates combine these arrays side by
+    side, then keep the side furthest from parity (:func:`furthest_from_parity`).
+    """
+    dis, priv = _side_rates(
+        numerator, denominator, groups, privileged_group, measure, disadvantaged
+    )
+    if not ratio:
+        return dis - priv
+    if priv == 0:
+        warnings.warn(
+            f"The {measure} of the privileged group(s) {privileged_group!r} is 0; the ratio "
+            "is undefined and NaN is returned.",
+            UserWarning,
+        )
+        return np.full(dis.shape, np.nan)
+    return dis / priv
+
+
+def _side_rates(numerator, denominator, groups, privileged_group, measure, disadvantaged):
+    """``(rates of the compared sides, rate of the privileged side)``, NaN when undefined."""
+    is_privileged, compared = disadvantaged_sides(groups, privileged_group, disadvantaged)
+    names = ["disadvantaged"] * len(compared) + ["privileged"]
     rates = []
-    for side, mask in (("disadvantaged", ~is_privileged), ("privileged", is_privileged)):
+    for side, mask in zip(names, [*compared, is_privileged], strict=True):
         total = denominator[mask].sum()
         if total == 0:
             members = [label for label, m in zip(groups.labels, mask, strict=True) if m]
@@ -121,7 +223,7 @@ def _pooled_rates(numerator, denominator, groups, privileged_group, measure):
             rates.append(float("nan"))
         else:
             rates.append(numerator[mask].sum() / total)
-    return rates
+    return np.array(rates[:-1]), rates[-1]
 
 
 def _defined_rates(numerator, denominator, groups, measure):

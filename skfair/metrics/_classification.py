@@ -34,7 +34,14 @@ from skfair._compat import (
 )
 from skfair._dask import dask_dispatch
 from skfair._groups import factorize_groups
-from skfair._stats._aggregate import rate_difference, rate_ratio, warn_single_group
+from skfair._stats._aggregate import (
+    DISADVANTAGED,
+    furthest_from_parity,
+    rate_difference,
+    rate_ratio,
+    signed_gaps,
+    warn_single_group,
+)
 from skfair._stats._counts import FN, FP, TN, TP, confusion_table, rescale_weights
 from skfair._validation import (
     binarize,
@@ -51,6 +58,7 @@ _BINARY_CONSTRAINTS = {
     "y_pred": ["array-like"],
     "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
     "privileged_group": "no_validation",
+    "disadvantaged": [StrOptions(set(DISADVANTAGED))],
     "pos_label": [Real, str, "boolean", None],
     "sample_weight": ["array-like", None],
 }
@@ -72,7 +80,14 @@ _VALIDATE = {"prefer_skip_nested_validation": True}
 @dask_dispatch()
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def statistical_parity_difference(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """Selection-rate disparity between groups.
 
@@ -91,6 +106,10 @@ def statistical_parity_difference(
     privileged_group : label, tuple of labels, or list of them, default=None
         Group(s) whose samples form the privileged side; every other sample is pooled into the
         disadvantaged side. A tuple gives one value per attribute for 2-D input.
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
         The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
         {False, True}.
@@ -117,13 +136,26 @@ def statistical_parity_difference(
     groups, table = _binary_confusion(
         y_true, y_pred, sensitive_features, pos_label, sample_weight, needs_y_true=False
     )
-    return rate_difference(*_selection(table), groups, privileged_group, measure="selection rate")
+    return rate_difference(
+        *_selection(table),
+        groups,
+        privileged_group,
+        measure="selection rate",
+        disadvantaged=disadvantaged,
+    )
 
 
 @dask_dispatch()
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def disparate_impact_ratio(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """Selection-rate ratio between groups.
 
@@ -139,6 +171,10 @@ def disparate_impact_ratio(
         Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -158,13 +194,26 @@ def disparate_impact_ratio(
     groups, table = _binary_confusion(
         y_true, y_pred, sensitive_features, pos_label, sample_weight, needs_y_true=False
     )
-    return rate_ratio(*_selection(table), groups, privileged_group, measure="selection rate")
+    return rate_ratio(
+        *_selection(table),
+        groups,
+        privileged_group,
+        measure="selection rate",
+        disadvantaged=disadvantaged,
+    )
 
 
 @dask_dispatch()
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def true_positive_rate_difference(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """True-positive-rate (recall, equal opportunity) disparity between groups.
 
@@ -179,6 +228,10 @@ def true_positive_rate_difference(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -197,14 +250,25 @@ def true_positive_rate_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_true_positive(table), groups, privileged_group, measure="true positive rate"
+        *_true_positive(table),
+        groups,
+        privileged_group,
+        measure="true positive rate",
+        disadvantaged=disadvantaged,
     )
 
 
 @dask_dispatch()
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def false_negative_rate_difference(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """False-negative-rate disparity between groups.
 
@@ -218,6 +282,10 @@ def false_negative_rate_difference(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -236,14 +304,25 @@ def false_negative_rate_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_false_negative(table), groups, privileged_group, measure="false negative rate"
+        *_false_negative(table),
+        groups,
+        privileged_group,
+        measure="false negative rate",
+        disadvantaged=disadvantaged,
     )
 
 
 @dask_dispatch()
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def false_positive_rate_difference(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    pos_label=None,
+    sample_weight=None,
 ):
     """False-positive-rate disparity between groups.
 
@@ -258,6 +337,10 @@ def false_positive_rate_difference(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
 
@@ -276,7 +359,11 @@ def false_positive_rate_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_false_positive(table), groups, privileged_group, measure="false positive rate"
+        *_false_positive(table),
+        groups,
+        privileged_group,
+        measure="false positive rate",
+        disadvantaged=disadvantaged,
     )
 
 
@@ -288,6 +375,7 @@ def equalized_odds_difference(
     *,
     sensitive_features,
     privileged_group=None,
+    disadvantaged="pooled",
     pos_label=None,
     sample_weight=None,
     agg="worst_case",
@@ -306,12 +394,20 @@ def equalized_odds_difference(
     An undefined component (no positives or no negatives) is left out of the worst case and
     makes the mean NaN.
 
+    The signed mean is not aif360's average odds difference: ``(ΔFPR + ΔFNR) / 2 = (ΔFPR -
+    ΔTPR) / 2`` here, ``(ΔFPR + ΔTPR) / 2`` in aif360 (:func:`average_odds_difference`), so
+    the TPR part enters with opposite signs; the unsigned means agree.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
     sample_weight : array-like of shape (n_samples,), default=None
     agg : {"worst_case", "mean"}, default="worst_case"
@@ -332,24 +428,40 @@ def equalized_odds_difference(
     0.25
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
-    # Unsigned, D_FNR == D_TPR, so the FNR serves both forms.
-    fpr_gap = rate_difference(
-        *_false_positive(table), groups, privileged_group, measure="false positive rate"
-    )
-    fnr_gap = rate_difference(
-        *_false_negative(table), groups, privileged_group, measure="false negative rate"
-    )
+    if privileged_group is None:
+        # Unsigned, D_FNR == D_TPR, so the FNR serves both forms.
+        fpr_gap = np.atleast_1d(
+            rate_difference(*_false_positive(table), groups, measure="false positive rate")
+        )
+        fnr_gap = np.atleast_1d(
+            rate_difference(*_false_negative(table), groups, measure="false negative rate")
+        )
+    else:
+        # One entry per compared side: the two gaps are combined side by side.
+        sides = {"privileged_group": privileged_group, "disadvantaged": disadvantaged}
+        fpr_gap = signed_gaps(
+            *_false_positive(table), groups, measure="false positive rate", **sides
+        )
+        fnr_gap = signed_gaps(
+            *_false_negative(table), groups, measure="false negative rate", **sides
+        )
     if agg == "mean":
-        return float((fpr_gap + fnr_gap) / 2)
-    if np.isnan(fnr_gap) or abs(fpr_gap) >= abs(fnr_gap):
-        return fpr_gap
-    return fnr_gap
+        combined = (fpr_gap + fnr_gap) / 2
+    else:
+        combined = np.where(np.isnan(fnr_gap) | (abs(fpr_gap) >= abs(fnr_gap)), fpr_gap, fnr_gap)
+    return float(furthest_from_parity(combined))
 
 
 @dask_dispatch()
 @validate_params({k: v for k, v in _BINARY_CONSTRAINTS.items() if k != "pos_label"}, **_VALIDATE)
 def accuracy_difference(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    sample_weight=None,
 ):
     """Accuracy disparity between groups, for any discrete labels.
 
@@ -363,6 +475,10 @@ def accuracy_difference(
     y_pred : array-like of shape (n_samples,)
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     privileged_group : label, tuple of labels, or list of them, default=None
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     sample_weight : array-like of shape (n_samples,), default=None
 
     Returns
@@ -388,7 +504,12 @@ def accuracy_difference(
         groups.codes * 2 + correct, weights=sample_weight, minlength=2 * groups.n_groups
     ).reshape(groups.n_groups, 2)
     return rate_difference(
-        table[:, 1], table.sum(axis=1), groups, privileged_group, measure="accuracy"
+        table[:, 1],
+        table.sum(axis=1),
+        groups,
+        privileged_group,
+        measure="accuracy",
+        disadvantaged=disadvantaged,
     )
 
 

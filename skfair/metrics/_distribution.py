@@ -40,8 +40,12 @@ from skfair._compat import (
     validate_params,
 )
 from skfair._dask import dask_dispatch
-from skfair._groups import privileged_mask
-from skfair._stats._aggregate import aggregate, warn_single_group
+from skfair._stats._aggregate import (
+    DISADVANTAGED,
+    aggregate,
+    disadvantaged_sides,
+    warn_single_group,
+)
 from skfair._stats._counts import rescale_weights
 from skfair._stats._sorted import (
     FAVORABLE_SIGN,
@@ -107,13 +111,21 @@ class _Comparison:
 
 
 def _compared_pairs(
-    y_true, y_score, sensitive_features, privileged_group, condition_on_y, sample_weight, sign
+    y_true,
+    y_score,
+    sensitive_features,
+    privileged_group,
+    condition_on_y,
+    sample_weight,
+    sign,
+    disadvantaged="pooled",
 ):
     """The sorted sides and compared pairs, or None for a single group (after a warning).
 
-    With ``privileged_group`` each other group is compared with the pooled privileged groups
-    (signed); without, every pair of groups (unsigned, the group favoured on average plays
-    G=0 so that the net part is >= 0). With ``condition_on_y``, within each class of y_true.
+    With ``privileged_group`` the other groups, pooled or each on its own (``disadvantaged``),
+    are compared with the pooled privileged groups (signed); without, every pair of groups
+    (unsigned, the group favoured on average plays G=0 so that the net part is >= 0). With
+    ``condition_on_y``, within each class of y_true.
     """
     y_score = check_scores(y_score)
     n_samples = check_lengths(
@@ -124,15 +136,18 @@ def _compared_pairs(
     weights = np.ones(n_samples) if weights is None else weights
     cell_names, cell_codes = _cells(y_true, condition_on_y, n_samples)
     signed = privileged_group is not None
-    privileged = privileged_mask(groups, privileged_group) if signed else None
+    sides = disadvantaged_sides(groups, privileged_group, disadvantaged) if signed else None
     if groups.n_groups < 2:
         warn_single_group(groups)
         return None
     if signed:
-        # Unit 0 pools the privileged groups; each other group is a unit of its own.
+        privileged, compared = sides
+        # Unit 0 pools the privileged groups; each compared side (every other group pooled,
+        # or each other group) is a unit of its own.
         unit_of_group = np.zeros(groups.n_groups, dtype=np.intp)
-        unit_of_group[~privileged] = np.arange(1, (~privileged).sum() + 1)
-        members = [np.flatnonzero(privileged), *([g] for g in np.flatnonzero(~privileged))]
+        for unit, side in enumerate(compared, start=1):
+            unit_of_group[side] = unit
+        members = [np.flatnonzero(privileged), *(np.flatnonzero(side) for side in compared)]
         first_unit = np.zeros(len(members) - 1, dtype=np.intp)
         second_unit = np.arange(1, len(members))
     else:
@@ -261,6 +276,7 @@ _COMMON_CONSTRAINTS = {
     "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
     "favorable": [StrOptions({"higher", "lower"})],
     "privileged_group": "no_validation",
+    "disadvantaged": [StrOptions(set(DISADVANTAGED))],
     "condition_on_y": ["boolean"],
     "agg": [StrOptions(_AGGREGATIONS)],
     "sample_weight": ["array-like", None],
@@ -284,6 +300,7 @@ def wasserstein_bias(
     favorable="higher",
     part="total",
     privileged_group=None,
+    disadvantaged="pooled",
     condition_on_y=False,
     agg="worst_case",
     sample_weight=None,
@@ -311,10 +328,15 @@ def wasserstein_bias(
         Which part of the bias to return.
     privileged_group : label or tuple of labels, default=None
         The paper's G=0. When given, results are signed (positive = privileged favoured) and
-        every other group is compared with it. When None, all pairs of groups are compared and
-        each pair is oriented so that its net part is >= 0 (the favoured group plays G=0).
+        the other groups are compared with it (see ``disadvantaged``). When None, all pairs
+        of groups are compared and each pair is oriented so that its net part is >= 0 (the
+        favoured group plays G=0).
         Note the sign: on two groups, ``net`` has the opposite sign of
         ``statistical_parity_difference`` (which is disadvantaged minus privileged).
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare their samples pooled with
+        the privileged group(s), or each other group on its own, the pairs then combined by
+        ``agg`` (see :mod:`skfair.metrics`).
     condition_on_y : bool, default=False
         Compare the groups within each class of ``y_true`` (the equalized-odds type, Def. 3.3).
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
@@ -342,7 +364,14 @@ def wasserstein_bias(
     """
     sign = FAVORABLE_SIGN[favorable]
     comparison = _compared_pairs(
-        y_true, y_score, sensitive_features, privileged_group, condition_on_y, sample_weight, sign
+        y_true,
+        y_score,
+        sensitive_features,
+        privileged_group,
+        condition_on_y,
+        sample_weight,
+        sign,
+        disadvantaged,
     )
     if comparison is None:
         return 0.0
@@ -376,6 +405,7 @@ def ks_bias(
     favorable="higher",
     part="total",
     privileged_group=None,
+    disadvantaged="pooled",
     condition_on_y=False,
     agg="worst_case",
     sample_weight=None,
@@ -402,6 +432,10 @@ def ks_bias(
         KS has no net part; ``"net"`` raises.
     privileged_group : label or tuple of labels, default=None
         The paper's G=0; see :func:`wasserstein_bias` for the orientation rules.
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare their samples pooled with
+        the privileged group(s), or each other group on its own, the pairs then combined by
+        ``agg`` (see :mod:`skfair.metrics`).
     condition_on_y : bool, default=False
         Compare the groups within each class of ``y_true``.
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
@@ -426,7 +460,14 @@ def ks_bias(
         )
     sign = FAVORABLE_SIGN[favorable]
     comparison = _compared_pairs(
-        y_true, y_score, sensitive_features, privileged_group, condition_on_y, sample_weight, sign
+        y_true,
+        y_score,
+        sensitive_features,
+        privileged_group,
+        condition_on_y,
+        sample_weight,
+        sign,
+        disadvantaged,
     )
     if comparison is None:
         return 0.0
@@ -452,6 +493,7 @@ def quantile_bias(
     p=0.5,
     favorable="higher",
     privileged_group=None,
+    disadvantaged="pooled",
     condition_on_y=False,
     agg="worst_case",
     sample_weight=None,
@@ -478,6 +520,10 @@ def quantile_bias(
     privileged_group : label or tuple of labels, default=None
         The paper's G=0. Without it the result is unsigned: the largest absolute gap (or the
         mean absolute gap) over pairs of groups.
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare their samples pooled with
+        the privileged group(s), or each other group on its own, the pairs then combined by
+        ``agg`` (see :mod:`skfair.metrics`).
     condition_on_y : bool, default=False
         Compare the groups within each class of ``y_true``.
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
@@ -499,7 +545,14 @@ def quantile_bias(
     levels = _check_levels(p)
     sign = FAVORABLE_SIGN[favorable]
     comparison = _compared_pairs(
-        y_true, y_score, sensitive_features, privileged_group, condition_on_y, sample_weight, sign
+        y_true,
+        y_score,
+        sensitive_features,
+        privileged_group,
+        condition_on_y,
+        sample_weight,
+        sign,
+        disadvantaged,
     )
     if comparison is None:
         return _scalar_or_array(np.zeros_like(levels), p)
@@ -529,6 +582,7 @@ def classifier_bias(
     threshold=0.5,
     favorable="higher",
     privileged_group=None,
+    disadvantaged="pooled",
     condition_on_y=False,
     agg="worst_case",
     sample_weight=None,
@@ -555,6 +609,10 @@ def classifier_bias(
         Whether higher scores are favourable.
     privileged_group : label or tuple of labels, default=None
         The paper's G=0. Without it the result is unsigned (absolute gaps over pairs).
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare their samples pooled with
+        the privileged group(s), or each other group on its own, the pairs then combined by
+        ``agg`` (see :mod:`skfair.metrics`).
     condition_on_y : bool, default=False
         Compare the groups within each class of ``y_true`` (equalized odds at t).
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
@@ -578,7 +636,14 @@ def classifier_bias(
         raise ValueError("threshold must be a finite float or a 1-D array of finite floats.")
     sign = FAVORABLE_SIGN[favorable]
     comparison = _compared_pairs(
-        y_true, y_score, sensitive_features, privileged_group, condition_on_y, sample_weight, sign
+        y_true,
+        y_score,
+        sensitive_features,
+        privileged_group,
+        condition_on_y,
+        sample_weight,
+        sign,
+        disadvantaged,
     )
     if comparison is None:
         return _scalar_or_array(np.zeros_like(thresholds), threshold)

@@ -42,9 +42,34 @@ from skfair.metrics._classification import (
     statistical_parity_difference,
     true_positive_rate_difference,
 )
+from skfair.metrics._consistency import consistency_score
+from skfair.metrics._demographic_disparity import conditional_demographic_disparity
 from skfair.metrics._distribution import classifier_bias, ks_bias, quantile_bias, wasserstein_bias
 from skfair.metrics._hfm import hfm
+from skfair.metrics._inequality import (
+    between_group_coefficient_of_variation,
+    between_group_generalized_entropy_index,
+    between_group_theil_index,
+    coefficient_of_variation,
+    generalized_entropy_index,
+    theil_index,
+)
 from skfair.metrics._madd import madd
+from skfair.metrics._odds import (
+    average_abs_odds_difference,
+    average_odds_difference,
+    equalized_odds_ratio,
+    error_rate_ratio,
+    false_positive_rate_ratio,
+    true_negative_rate_difference,
+    true_positive_rate_ratio,
+)
+from skfair.metrics._predictive import (
+    false_discovery_rate_difference,
+    false_omission_rate_difference,
+    negative_predictive_value_difference,
+    positive_predictive_value_difference,
+)
 from skfair.metrics._uncertainty import (
     aleatoric_uncertainty_difference,
     epistemic_uncertainty_difference,
@@ -82,6 +107,40 @@ _BUILTIN = {
     ),
     "true_positive_rate_difference": _Builtin(true_positive_rate_difference, _LABELS, "difference"),
     "accuracy_difference": _Builtin(accuracy_difference, _LABELS, "difference"),
+    "average_odds_difference": _Builtin(average_odds_difference, _LABELS, "difference"),
+    "average_abs_odds_difference": _Builtin(average_abs_odds_difference, _LABELS, "difference"),
+    "true_negative_rate_difference": _Builtin(true_negative_rate_difference, _LABELS, "difference"),
+    "positive_predictive_value_difference": _Builtin(
+        positive_predictive_value_difference, _LABELS, "difference"
+    ),
+    "false_discovery_rate_difference": _Builtin(
+        false_discovery_rate_difference, _LABELS, "difference"
+    ),
+    "false_omission_rate_difference": _Builtin(
+        false_omission_rate_difference, _LABELS, "difference"
+    ),
+    "negative_predictive_value_difference": _Builtin(
+        negative_predictive_value_difference, _LABELS, "difference"
+    ),
+    "equalized_odds_ratio": _Builtin(equalized_odds_ratio, _LABELS, "ratio"),
+    "true_positive_rate_ratio": _Builtin(true_positive_rate_ratio, _LABELS, "ratio"),
+    "false_positive_rate_ratio": _Builtin(false_positive_rate_ratio, _LABELS, "ratio"),
+    "error_rate_ratio": _Builtin(error_rate_ratio, _LABELS, "ratio"),
+    "generalized_entropy_index": _Builtin(generalized_entropy_index, _LABELS, "loss"),
+    "theil_index": _Builtin(theil_index, _LABELS, "loss"),
+    "coefficient_of_variation": _Builtin(coefficient_of_variation, _LABELS, "loss"),
+    "between_group_generalized_entropy_index": _Builtin(
+        between_group_generalized_entropy_index, _LABELS, "loss"
+    ),
+    "between_group_theil_index": _Builtin(between_group_theil_index, _LABELS, "loss"),
+    "between_group_coefficient_of_variation": _Builtin(
+        between_group_coefficient_of_variation, _LABELS, "loss"
+    ),
+    "conditional_demographic_disparity": _Builtin(
+        conditional_demographic_disparity, _LABELS, "difference"
+    ),
+    # Consistency is 1 at best and in [0, 1]: the "ratio" loss 1 - min(c, 1/c) is 1 - c.
+    "consistency_score": _Builtin(consistency_score, _LABELS, "ratio", needs_X=True),
     "demographic_parity_unfairness": _Builtin(demographic_parity_unfairness, _LABELS, "loss"),
     "equalized_odds_unfairness": _Builtin(equalized_odds_unfairness, _LABELS, "loss"),
     # Signed parts (net, classifier and quantile bias) are scored by magnitude; total, positive

@@ -159,7 +159,14 @@ def epistemic_uncertainty(y_proba):
     **_VALIDATE,
 )
 def label_stability_difference(
-    y_true, y_pred, *, sensitive_features, privileged_group=None, labels=None, sample_weight=None
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    labels=None,
+    sample_weight=None,
 ):
     """Difference in mean label stability between groups (Virny's Label_Stability_Difference).
 
@@ -181,6 +188,10 @@ def label_stability_difference(
         Group membership; 2-D input gives intersectional groups.
     privileged_group : value, tuple or list of them, default=None
         The privileged group(s). None compares every pair of groups.
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     labels : array-like of shape (n_classes,), default=None
         The classes, see :func:`label_stability`.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -208,13 +219,20 @@ def label_stability_difference(
         privileged_group,
         sample_weight=sample_weight,
         measure="mean label stability",
+        disadvantaged=disadvantaged,
     )
 
 
 @dask_dispatch("members")
 @validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
 def epistemic_uncertainty_difference(
-    y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
+    y_true,
+    y_proba,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    sample_weight=None,
 ):
     """Difference in mean epistemic uncertainty between groups (Virny's definition).
 
@@ -236,6 +254,10 @@ def epistemic_uncertainty_difference(
         Group membership; 2-D input gives intersectional groups.
     privileged_group : value, tuple or list of them, default=None
         The privileged group(s). None compares every pair of groups.
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
 
@@ -259,13 +281,20 @@ def epistemic_uncertainty_difference(
         privileged_group,
         sample_weight=sample_weight,
         measure="mean epistemic uncertainty",
+        disadvantaged=disadvantaged,
     )
 
 
 @dask_dispatch("members")
 @validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
 def aleatoric_uncertainty_difference(
-    y_true, y_proba, *, sensitive_features, privileged_group=None, sample_weight=None
+    y_true,
+    y_proba,
+    *,
+    sensitive_features,
+    privileged_group=None,
+    disadvantaged="pooled",
+    sample_weight=None,
 ):
     """Difference in mean aleatoric uncertainty between groups (Virny's definition).
 
@@ -286,6 +315,10 @@ def aleatoric_uncertainty_difference(
         Group membership; 2-D input gives intersectional groups.
     privileged_group : value, tuple or list of them, default=None
         The privileged group(s). None compares every pair of groups.
+    disadvantaged : {"pooled", "each"}, default="pooled"
+        With ``privileged_group`` and several other groups: compare them pooled with the
+        privileged group(s), or each on its own and keep the comparison furthest from parity
+        (see :mod:`skfair.metrics`).
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
 
@@ -309,6 +342,7 @@ def aleatoric_uncertainty_difference(
         privileged_group,
         sample_weight=sample_weight,
         measure="mean aleatoric uncertainty",
+        disadvantaged=disadvantaged,
     )
 
 

@@ -251,7 +251,23 @@ def _three_groups(seed=0, n=300):
     return scores, groups
 
 
-def test_multi_group_with_privileged_group_matches_pairwise_calls():
+def test_multi_group_with_privileged_group_pools_the_others_by_default():
+    scores, groups = _three_groups()
+    pooled = np.where(groups == "a", "a", "rest")
+    for part in PARTS:
+        kwargs = dict(privileged_group="a", part=part)
+        assert wasserstein_bias(None, scores, sensitive_features=groups, **kwargs) == pytest.approx(
+            wasserstein_bias(None, scores, sensitive_features=pooled, **kwargs), rel=1e-12
+        )
+    for metric in (ks_bias, quantile_bias, classifier_bias):
+        assert metric(None, scores, sensitive_features=groups, privileged_group="a") == (
+            pytest.approx(
+                metric(None, scores, sensitive_features=pooled, privileged_group="a"), rel=1e-12
+            )
+        )
+
+
+def test_multi_group_each_disadvantaged_matches_pairwise_calls():
     scores, groups = _three_groups()
     for part in PARTS:
         pairwise = []
@@ -267,7 +283,9 @@ def test_multi_group_with_privileged_group_matches_pairwise_calls():
                 )
             )
         pairwise = np.array(pairwise)
-        kwargs = dict(sensitive_features=groups, privileged_group="a", part=part)
+        kwargs = dict(
+            sensitive_features=groups, privileged_group="a", part=part, disadvantaged="each"
+        )
         assert wasserstein_bias(None, scores, **kwargs) == pytest.approx(
             pairwise[np.argmax(np.abs(pairwise))], rel=1e-12
         )
@@ -279,7 +297,7 @@ def test_multi_group_with_privileged_group_matches_pairwise_calls():
             np.average(pairwise, weights=sizes), rel=1e-12
         )
     # The identities hold for "mean".
-    mean = _parts(scores, groups, privileged_group="a", agg="mean")
+    mean = _parts(scores, groups, privileged_group="a", agg="mean", disadvantaged="each")
     assert mean["positive"] + mean["negative"] == pytest.approx(mean["total"], rel=1e-12)
     assert mean["positive"] - mean["negative"] == pytest.approx(mean["net"], rel=1e-12)
 
@@ -359,10 +377,16 @@ def test_intersectional_groups():
         privileged_group=("M", "y"),
         part="net",
         agg="mean",
+        disadvantaged="each",
     )
     # Groups: (F,x) [0.1,0.2], (F,y) [0.5], (M,x) [0.6], (M,y) [0.3,0.9] mean 0.6.
     expected = np.mean([0.6 - 0.15, 0.6 - 0.5, 0.6 - 0.6])
     assert got == pytest.approx(expected, rel=1e-12)
+    # Pooled (the default): the others [0.1, 0.2, 0.5, 0.6] have mean 0.35.
+    pooled = wasserstein_bias(
+        None, scores, sensitive_features=sensitive, privileged_group=("M", "y"), part="net"
+    )
+    assert pooled == pytest.approx(0.6 - 0.35, rel=1e-12)
 
 
 def test_edge_cases():

@@ -7,7 +7,7 @@ from sklearn.metrics import accuracy_score, recall_score
 
 from skfair._groups import factorize_groups
 from skfair.metrics import group_summary
-from skfair.metrics._group_summary import _StratifiedResampler
+from skfair.metrics._metric_table import _StratifiedResampler
 
 
 def make_data(n=3000, seed=0):
@@ -155,7 +155,7 @@ def test_ci_level_orders_intervals():
 
 def test_stratified_resampler_keeps_groups_and_sizes():
     groups = factorize_groups(np.array(["b", "a", "c", "a", "b", "a", "c", "c", "c"]))
-    resample = _StratifiedResampler(groups)
+    resample = _StratifiedResampler(groups.codes, groups.n_groups)
     rng = np.random.RandomState(0)
     seen = set()
     for _ in range(50):
@@ -204,7 +204,7 @@ def test_bad_arguments():
     y = [1, 0, 1, 0]
     groups = ["a", "a", "b", "b"]
     with pytest.raises(ValueError, match="not a named rate"):
-        group_summary(y, y, sensitive_features=groups, metric="precision")
+        group_summary(y, y, sensitive_features=groups, metric="f1")
     with pytest.raises(ValueError, match="n_boot"):
         group_summary(y, y, sensitive_features=groups, n_boot=-1)
     with pytest.raises(ValueError, match="The .ci. parameter of group_summary must be"):

@@ -1,0 +1,391 @@
+"""Tests of MetricTable against pandas groupby, closed forms and invariants."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import accuracy_score, fbeta_score, precision_score, recall_score
+
+from skfair.metrics import (
+    MetricTable,
+    disparate_impact_ratio,
+    statistical_parity_difference,
+    true_positive_rate_difference,
+)
+
+RATES = {
+    # name: (numerator indicator, denominator indicator) on columns of the oracle frame
+    "selection_rate": ("p", "all"),
+    "true_positive_rate": ("tp", "t"),
+    "false_negative_rate": ("fn", "t"),
+    "false_positive_rate": ("fp", "n"),
+    "true_negative_rate": ("tn", "n"),
+    "positive_predictive_value": ("tp", "p"),
+    "false_discovery_rate": ("fp", "p"),
+    "negative_predictive_value": ("tn", "q"),
+    "false_omission_rate": ("fn", "q"),
+    "base_rate": ("t", "all"),
+    "accuracy": ("ok", "all"),
+    "error_rate": ("wrong", "all"),
+}
+
+
+def make_data(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    groups = rng.choice(["a", "b", "c"], size=n, p=[0.5, 0.3, 0.2])
+    strata = rng.choice(["x", "y"], size=n)
+    y_true = rng.integers(0, 2, n)
+    y_pred = np.where(rng.random(n) < 0.75 + 0.1 * (groups == "a"), y_true, 1 - y_true)
+    return y_true, y_pred, groups, strata
+
+
+def oracle_frame(y_true, y_pred, keys, weights):
+    frame = pd.DataFrame(keys)
+    t, p = y_true == 1, y_pred == 1
+    columns = {
+        "all": np.ones_like(t),
+        "t": t,
+        "n": ~t,
+        "p": p,
+        "q": ~p,
+        "tp": t & p,
+        "fp": ~t & p,
+        "fn": t & ~p,
+        "tn": ~t & ~p,
+        "ok": y_true == y_pred,
+        "wrong": y_true != y_pred,
+    }
+    for name, column in columns.items():
+        frame[name] = column * weights
+    return frame.groupby(list(keys)).sum()
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("controlled", [False, True])
+def test_by_group_and_overall_match_pandas_groupby(weighted, controlled):
+    y_true, y_pred, groups, strata = make_data(800)
+    weights = np.random.default_rng(1).integers(1, 5, 800).astype(float)
+    w = weights if weighted else np.ones(800)
+    keys = {"s": strata, "g": groups} if controlled else {"g": groups}
+    sums = oracle_frame(y_true, y_pred, keys, w)
+    table = MetricTable(
+        list(RATES),
+        y_true,
+        y_pred,
+        sensitive_features=pd.Series(groups, name="g"),
+        control_features=pd.Series(strata, name="s") if controlled else None,
+        sample_weight=weights if weighted else None,
+    )
+    for name, (num, den) in RATES.items():
+        expected = sums[num] / sums[den]
+        np.testing.assert_allclose(table.by_group[name].to_numpy(), expected.to_numpy(), atol=1e-12)
+        assert list(table.by_group.index) == list(expected.index)
+        overall = sums.groupby(level="s").sum() if controlled else sums.sum()
+        np.testing.assert_allclose(
+            np.asarray(table.overall[name]), np.asarray(overall[num] / overall[den]), atol=1e-12
+        )
+    assert table.counts.sum() == 800
+
+
+def test_numpy_output_without_pandas_objects():
+    y_true, y_pred, groups, _ = make_data(300)
+    table = MetricTable(["tpr", "fpr"], y_true, y_pred, sensitive_features=groups, as_frame=False)
+    assert isinstance(table.by_group, np.ndarray) and table.by_group.shape == (3, 2)
+    assert table.groups == ["a", "b", "c"]
+    assert table.metric_names == ["true_positive_rate", "false_positive_rate"]
+    assert table.difference().shape == (2,) and table.overall.shape == (2,)
+    np.testing.assert_allclose(table.difference(), np.ptp(table.by_group, axis=0))
+
+
+def test_signed_aggregates_match_the_metric_functions():
+    y_true, y_pred, groups, _ = make_data(1000)
+    for privileged in ["a", ["a", "c"]]:
+        table = MetricTable(
+            ["selection_rate", "tpr"],
+            y_true,
+            y_pred,
+            sensitive_features=groups,
+            privileged_group=privileged,
+            as_frame=False,
+        )
+        kwargs = {"sensitive_features": groups, "privileged_group": privileged}
+        assert table.difference()[0] == pytest.approx(
+            statistical_parity_difference(y_true, y_pred, **kwargs), abs=1e-12
+        )
+        assert table.difference()[1] == pytest.approx(
+            true_positive_rate_difference(y_true, y_pred, **kwargs), abs=1e-12
+        )
+        assert table.ratio()[0] == pytest.approx(
+            disparate_impact_ratio(y_true, y_pred, **kwargs), abs=1e-12
+        )
+
+
+def test_disadvantaged_each_reports_the_group_furthest_from_parity():
+    # Privileged "p" selects 0.5; "big" 0.5 (parity) and "small" 0.0. Pooled, the gap is
+    # diluted by the big group; compared one by one, the small group is the worst.
+    groups = np.array(["p"] * 10 + ["big"] * 80 + ["small"] * 10)
+    y_pred = np.concatenate([np.arange(10) % 2, np.arange(80) % 2, np.zeros(10, int)])
+    pooled = MetricTable(
+        "selection_rate",
+        None,
+        y_pred,
+        sensitive_features=groups,
+        privileged_group="p",
+        as_frame=False,
+    )
+    each = MetricTable(
+        "selection_rate",
+        None,
+        y_pred,
+        sensitive_features=groups,
+        privileged_group="p",
+        disadvantaged="each",
+        as_frame=False,
+    )
+    assert pooled.difference()[0] == pytest.approx(40 / 90 - 0.5)
+    assert each.difference()[0] == pytest.approx(-0.5)
+    assert each.ratio()[0] == pytest.approx(0.0)
+    assert pooled.ratio()[0] == pytest.approx((40 / 90) / 0.5)
+
+
+def test_control_features_give_aggregates_per_stratum():
+    y_true, y_pred, groups, strata = make_data(1500)
+    table = MetricTable(
+        {"tpr": "tpr", "sr": "selection_rate"},
+        y_true,
+        y_pred,
+        sensitive_features=groups,
+        control_features=strata,
+    )
+    difference = table.difference()
+    assert list(difference.index) == ["x", "y"] and table.difference().index.name == (
+        "control_features"
+    )
+    for stratum in ["x", "y"]:
+        inside = strata == stratum
+        expected = MetricTable(
+            {"tpr": "tpr", "sr": "selection_rate"},
+            y_true[inside],
+            y_pred[inside],
+            sensitive_features=groups[inside],
+        )
+        pd.testing.assert_series_equal(
+            difference.loc[stratum], expected.difference(), check_names=False
+        )
+        pd.testing.assert_series_equal(
+            table.group_max().loc[stratum], expected.group_max(), check_names=False
+        )
+        pd.testing.assert_series_equal(
+            table.ratio("to_overall").loc[stratum], expected.ratio("to_overall"), check_names=False
+        )
+
+
+def test_empty_intersections_are_absent():
+    groups = np.array(["a", "a", "b", "b"])
+    strata = np.array(["x", "y", "x", "x"])
+    table = MetricTable(
+        "selection_rate", None, [1, 0, 1, 0], sensitive_features=groups, control_features=strata
+    )
+    assert list(table.by_group.index) == [("x", "a"), ("x", "b"), ("y", "a")]
+    assert table.difference().loc["x"].iloc[0] == pytest.approx(0.5)
+    assert table.difference().loc["y"].iloc[0] == 0.0
+
+
+def test_callables_with_kwargs_agree_with_named_rates_and_sklearn():
+    y_true, y_pred, groups, _ = make_data(600)
+    weights = np.random.default_rng(3).random(600)
+    table = MetricTable(
+        {
+            "recall": recall_score,
+            "tpr": "tpr",
+            "precision": precision_score,
+            "ppv": "precision",
+            "f2": (fbeta_score, {"beta": 2}),
+            "acc": accuracy_score,
+        },
+        y_true,
+        y_pred,
+        sensitive_features=groups,
+        sample_weight=weights,
+        as_frame=False,
+    )
+    by_group = table.by_group
+    np.testing.assert_allclose(by_group[:, 0], by_group[:, 1], atol=1e-12)
+    np.testing.assert_allclose(by_group[:, 2], by_group[:, 3], atol=1e-12)
+    for g, label in enumerate("abc"):
+        rows = groups == label
+        expected = fbeta_score(y_true[rows], y_pred[rows], beta=2, sample_weight=weights[rows])
+        assert by_group[g, 4] == pytest.approx(expected, abs=1e-12)
+    assert table.overall[5] == pytest.approx(accuracy_score(y_true, y_pred, sample_weight=weights))
+
+
+def test_accuracy_for_multiclass_labels():
+    y_true = np.array(["x", "y", "z", "x", "y", "z"])
+    y_pred = np.array(["x", "y", "x", "x", "z", "z"])
+    table = MetricTable(
+        ["accuracy", "error_rate"],
+        y_true,
+        y_pred,
+        sensitive_features=list("aaabbb"),
+        as_frame=False,
+    )
+    np.testing.assert_allclose(table.by_group, [[2 / 3, 1 / 3], [2 / 3, 1 / 3]])
+    # With pos_label, the one-vs-rest rates and the exact accuracy live in one table.
+    table = MetricTable(
+        ["accuracy", "tpr"],
+        y_true,
+        y_pred,
+        sensitive_features=list("aaabbb"),
+        pos_label="x",
+        as_frame=False,
+    )
+    np.testing.assert_allclose(table.by_group, [[2 / 3, 1.0], [2 / 3, 1.0]])
+
+
+def test_undefined_rates_are_nan_and_left_out_of_aggregates():
+    y_true = [1, 0, 1, 0, 0, 0, 1, 1, 0]
+    y_pred = [1, 0, 0, 0, 1, 0, 1, 1, 1]
+    table = MetricTable("tpr", y_true, y_pred, sensitive_features=list("aaabbbccc"), as_frame=False)
+    assert np.isnan(table.by_group[1, 0])
+    assert table.difference()[0] == pytest.approx(0.5)
+    assert table.ratio()[0] == pytest.approx(0.5)
+    assert table.group_min()[0] == pytest.approx(0.5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    data=st.lists(
+        st.tuples(st.integers(0, 1), st.integers(0, 1), st.integers(0, 3), st.integers(1, 4)),
+        min_size=8,
+        max_size=60,
+    )
+)
+def test_aggregate_invariants_and_weights_equal_repeated_rows(data):
+    y_true, y_pred, groups, weights = (np.array(column) for column in zip(*data))
+    names = ["selection_rate", "accuracy", "tpr", "fpr"]
+    weighted = MetricTable(
+        names, y_true, y_pred, sensitive_features=groups, sample_weight=weights, as_frame=False
+    )
+    repeated = MetricTable(
+        names,
+        np.repeat(y_true, weights),
+        np.repeat(y_pred, weights),
+        sensitive_features=np.repeat(groups, weights),
+        as_frame=False,
+    )
+    np.testing.assert_allclose(weighted.by_group, repeated.by_group, atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(weighted.overall, repeated.overall, atol=1e-12, equal_nan=True)
+    by_group = weighted.by_group
+    defined = ~np.isnan(by_group).all(axis=0)
+    maxima, minima = np.nanmax(by_group[:, defined], 0), np.nanmin(by_group[:, defined], 0)
+    np.testing.assert_allclose(weighted.difference()[defined], maxima - minima, atol=1e-12)
+    np.testing.assert_allclose(weighted.group_max()[defined], maxima)
+    ratio = weighted.ratio()[defined]
+    finite = ~np.isnan(ratio)
+    assert ((ratio[finite] >= 0) & (ratio[finite] <= 1 + 1e-12)).all()
+    to_overall = weighted.ratio("to_overall")
+    assert (
+        (to_overall[~np.isnan(to_overall)] >= 0) & (to_overall[~np.isnan(to_overall)] <= 1 + 1e-12)
+    ).all()
+    # to_overall against the population value: the largest |group - overall|.
+    gaps = np.abs(by_group - weighted.overall)
+    expected = np.array([np.nanmax(c) if not np.isnan(c).all() else np.nan for c in gaps.T])
+    np.testing.assert_allclose(weighted.difference("to_overall"), expected, atol=1e-12)
+    # The selection rate is defined everywhere: the overall lies between the group extremes.
+    assert minima[0] - 1e-12 <= weighted.overall[0] <= maxima[0] + 1e-12
+
+
+def test_bootstrap_intervals_bracket_values_and_are_reproducible():
+    y_true, y_pred, groups, _ = make_data(2000)
+    kwargs = {"sensitive_features": groups, "n_boot": 300, "random_state": 0, "as_frame": False}
+    table = MetricTable(["tpr", "selection_rate"], y_true, y_pred, **kwargs)
+    again = MetricTable(["tpr", "selection_rate"], y_true, y_pred, **kwargs)
+    for what in ["by_group", "overall", "difference", "ratio", "group_min", "group_max"]:
+        low, high = table.confidence_interval(what)
+        np.testing.assert_array_equal(low, again.confidence_interval(what)[0])
+        assert (low <= high).all()
+    low, high = table.confidence_interval("by_group")
+    assert ((low <= table.by_group) & (table.by_group <= high)).all()
+    # Normal approximation of a proportion's 95% interval, group by group.
+    p, n = table.by_group[:, 1], table.counts
+    np.testing.assert_allclose(
+        high[:, 1] - low[:, 1], 2 * 1.96 * np.sqrt(p * (1 - p) / n), rtol=0.2
+    )
+    low, high = table.confidence_interval("difference")
+    assert low[1] <= table.difference()[1] <= high[1]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_accuracy_interval_redraws_whole_groups(weighted):
+    # Accuracy splits each group's cells by correctness; the bootstrap must redraw the
+    # group as a whole (the split is a cell, not a stratum), or the interval collapses.
+    y_true, y_pred, groups, _ = make_data(4000, seed=5)
+    weights = np.full(4000, 2.0) if weighted else None
+    table = MetricTable(
+        ["accuracy", "tpr"],
+        y_true,
+        y_pred,
+        sensitive_features=groups,
+        sample_weight=weights,
+        n_boot=1000,
+        random_state=0,
+        as_frame=False,
+    )
+    low, high = table.confidence_interval("by_group")
+    p, n = table.by_group[:, 0], table.counts
+    np.testing.assert_allclose(
+        high[:, 0] - low[:, 0], 2 * 1.96 * np.sqrt(p * (1 - p) / n), rtol=0.2
+    )
+
+
+def test_bootstrap_of_rates_does_not_depend_on_row_order():
+    # Draws come from the count table, so any partitioning or order of rows gives the same.
+    y_true, y_pred, groups, _ = make_data(1000)
+    order = np.random.default_rng(5).permutation(1000)
+    kwargs = {"n_boot": 50, "random_state": 0, "as_frame": False}
+    first = MetricTable(["tpr", "accuracy"], y_true, y_pred, sensitive_features=groups, **kwargs)
+    shuffled = MetricTable(
+        ["tpr", "accuracy"],
+        y_true[order],
+        y_pred[order],
+        sensitive_features=groups[order],
+        **kwargs,
+    )
+    for what in ["by_group", "difference"]:
+        np.testing.assert_array_equal(
+            first.confidence_interval(what)[0], shuffled.confidence_interval(what)[0]
+        )
+
+
+def test_repr_and_html_show_groups_and_overall():
+    y_true, y_pred, groups, _ = make_data(200)
+    table = MetricTable(["tpr", "fpr"], y_true, y_pred, sensitive_features=groups)
+    text = repr(table)
+    assert "true_positive_rate" in text and "overall" in text and "\nb " in text
+    html = table._repr_html_()
+    assert html.count("<tr>") == 5 and "<th>false_positive_rate</th>" in html
+
+
+def test_bad_arguments_raise_clear_errors():
+    y = [1, 0, 1, 0]
+    groups = ["a", "a", "b", "b"]
+    with pytest.raises(ValueError, match="not a named rate"):
+        MetricTable("f1", y, y, sensitive_features=groups)
+    with pytest.raises(ValueError, match="repeat"):
+        MetricTable(["tpr", "recall"], y, y, sensitive_features=groups)
+    with pytest.raises(TypeError, match="no keyword"):
+        MetricTable({"x": ("tpr", {"a": 1})}, y, y, sensitive_features=groups)
+    with pytest.raises(ValueError, match="n_boot"):
+        MetricTable("tpr", y, y, sensitive_features=groups, n_boot=-1)
+    with pytest.raises(ValueError, match="disadvantaged"):
+        MetricTable("tpr", y, y, sensitive_features=groups, disadvantaged="all")
+    with pytest.raises(ValueError, match="y_true is None"):
+        MetricTable("tpr", None, y, sensitive_features=groups)
+    with pytest.raises(ValueError, match="Inconsistent numbers of samples"):
+        MetricTable("tpr", y, y, sensitive_features=groups, control_features=[1, 2])
+    table = MetricTable("tpr", y, y, sensitive_features=groups)
+    with pytest.raises(ValueError, match="n_boot > 0"):
+        table.confidence_interval()
+    with pytest.raises(ValueError, match="method must be"):
+        table.difference("pairwise")
