@@ -30,15 +30,12 @@ from skfair._groups import factorize_groups
 from skfair._response import auto_threshold
 from skfair.ensemble import BootstrapEnsemble
 from skfair.metrics import (
-    accuracy_difference,
+    MetricTable,
     aleatoric_uncertainty,
     aleatoric_uncertainty_difference,
-    disparate_impact_ratio,
     epistemic_uncertainty,
     epistemic_uncertainty_difference,
     equalized_odds_difference,
-    false_negative_rate_difference,
-    false_positive_rate_difference,
     group_summary,
     hfm,
     ks_bias,
@@ -46,7 +43,6 @@ from skfair.metrics import (
     label_stability_difference,
     madd_bandwidth_search,
     statistical_parity_difference,
-    true_positive_rate_difference,
     wasserstein_bias,
 )
 
@@ -74,13 +70,13 @@ def summary_section(context):
     )
 
 
-# (group_summary metric, column title, whether it is a rate of y_true instead of y_pred)
+# (MetricTable named rate, column title)
 _GROUP_RATES = [
-    ("selection_rate", "base rate", True),
-    ("selection_rate", "selection rate", False),
-    ("true_positive_rate", "TPR", False),
-    ("false_positive_rate", "FPR", False),
-    ("accuracy", "accuracy", False),
+    ("base_rate", "base rate"),
+    ("selection_rate", "selection rate"),
+    ("true_positive_rate", "TPR"),
+    ("false_positive_rate", "FPR"),
+    ("accuracy", "accuracy"),
 ]
 
 
@@ -88,22 +84,21 @@ def groups_section(context):
     """Per-group table of counts and rates, one table per sensitive attribute."""
     tables = []
     for name, values in context.sensitive.items():
-        columns = [
-            group_summary(
-                None if of_y_true else context.y_test,
-                context.y_test if of_y_true else context.y_pred,
-                sensitive_features=values,
-                metric=metric,
-            )
-            for metric, _, of_y_true in _GROUP_RATES
-        ]
-        counts = columns[0].count
+        table = MetricTable(
+            [rate for rate, _ in _GROUP_RATES],
+            context.y_test,
+            context.y_pred,
+            sensitive_features=values,
+            pos_label=1,
+            as_frame=False,
+        )
+        counts, by_group = table.counts, table.by_group
         rows = [
             [str(label), int(counts[g]), float(counts[g] / counts.sum())]
-            + [float(column.value[g]) for column in columns]
-            for g, label in enumerate(columns[0].groups)
+            + [float(value) for value in by_group[g]]
+            for g, label in enumerate(table.groups)
         ]
-        header = [name, "n", "share"] + [title for _, title, _ in _GROUP_RATES]
+        header = [name, "n", "share"] + [title for _, title in _GROUP_RATES]
         tables.append(Table(header, rows, digits=3, name=name))
     note = (
         "base rate = P(y=1), selection rate = P(y_pred=1), TPR = P(y_pred=1 | y=1), "
@@ -155,15 +150,44 @@ def intervals_section(context):
     return Section(blocks=tables, notes=[note], data={"summaries": summaries})
 
 
-_DISPARITY_METRICS = [
-    statistical_parity_difference,
-    disparate_impact_ratio,
-    true_positive_rate_difference,
-    false_positive_rate_difference,
-    false_negative_rate_difference,
-    equalized_odds_difference,
-    accuracy_difference,
+# The disparity rows, read off one MetricTable of these rates per column.
+_DISPARITY_RATES = [
+    "selection_rate",
+    "true_positive_rate",
+    "false_positive_rate",
+    "false_negative_rate",
+    "accuracy",
 ]
+_DISPARITY_METRICS = [
+    "statistical_parity_difference",
+    "disparate_impact_ratio",
+    "true_positive_rate_difference",
+    "false_positive_rate_difference",
+    "false_negative_rate_difference",
+    "equalized_odds_difference",
+    "accuracy_difference",
+]
+
+
+def _disparities(y_true, y_pred, values, privileged):
+    """The values of :data:`_DISPARITY_METRICS` for one column, from one count table.
+
+    Each equals the :mod:`skfair.metrics` function of that name (signed with a privileged
+    group, else the largest gap between two groups); ``equalized_odds_difference`` keeps
+    that function's rule: the larger in magnitude of the FPR and FNR differences, sign kept.
+    """
+    table = MetricTable(
+        _DISPARITY_RATES,
+        y_true,
+        y_pred,
+        sensitive_features=values,
+        privileged_group=privileged,
+        pos_label=1,
+        as_frame=False,
+    )
+    selection, tpr, fpr, fnr, accuracy = table.difference()
+    odds = fpr if np.isnan(fnr) or abs(fpr) >= abs(fnr) else fnr
+    return [selection, table.ratio()[0], tpr, fpr, fnr, odds, accuracy]
 
 
 def disparities_section(context):
@@ -173,15 +197,14 @@ def disparities_section(context):
     their ratio); the others, and the intersection, the largest gap between any two groups.
     """
     columns = _compared_columns(context)
-    rows = []
-    for metric in _DISPARITY_METRICS:
-        row = [metric.__name__]
-        for _, values, privileged in columns:
-            kwargs = {} if privileged is None else {"privileged_group": privileged}
-            row.append(
-                float(metric(context.y_test, context.y_pred, sensitive_features=values, **kwargs))
-            )
-        rows.append(row)
+    values_by_column = [
+        _disparities(context.y_test, context.y_pred, values, privileged)
+        for _, values, privileged in columns
+    ]
+    rows = [
+        [metric] + [float(values[k]) for values in values_by_column]
+        for k, metric in enumerate(_DISPARITY_METRICS)
+    ]
     sizes = ["groups (smallest n)"]
     for _, values, _ in columns:
         counts = factorize_groups(values).counts()
