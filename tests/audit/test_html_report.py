@@ -49,6 +49,21 @@ window.addEventListener("load", () => {
 """
 
 
+EXPECTED_SECTIONS = [
+    "summary",
+    "groups",
+    "intervals",
+    "disparities",
+    "scores",
+    "madd",
+    "hfm",
+    "repair",
+    "thresholds",
+    "bias_sources",
+    "stability",
+]
+
+
 def loans(path, n=700, seed=0):
     rng = np.random.default_rng(seed)
     sex = rng.choice(["female", "male"], size=n, p=[0.4, 0.6])
@@ -91,7 +106,7 @@ def test_the_page_is_self_contained(report):
     # No network: every image is inline, no stylesheet or font is fetched.
     assert not re.search(r"""(src|href)=["']?(https?:|//)""", page)
     assert "<link" not in page.lower()
-    assert page.count('src="data:image/png;base64,') >= 8
+    assert page.count('src="data:image/png;base64,') == 15
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is installed by .ci/run (apt-get)")
@@ -102,10 +117,11 @@ def test_chromium_renders_every_section_and_figure_within_1280_px(report, tmp_pa
     match = re.search(r'<pre id="probe"[^>]*>(.*?)</pre>', result.stdout, flags=re.DOTALL)
     assert match, result.stderr[-2000:]
     measured = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
-    assert measured["sections"] == [f"section-{name}" for name in SECTIONS]
-    assert measured["headings"] == [title for title, _ in SECTIONS.values()]
-    # Per-group rates, scores, MADD, repair, bias sources, stability: per attribute or pair.
-    assert len(measured["images"]) >= 10
+    assert measured["sections"] == [f"section-{name}" for name in EXPECTED_SECTIONS]
+    assert measured["headings"] == [SECTIONS[name][0] for name in EXPECTED_SECTIONS]
+    # Per attribute (sex, region): rates, scores, repair, thresholds, bias sources, stability
+    # (12), and MADD per attribute and jointly (3).
+    assert len(measured["images"]) == 15
     for complete, width, height, shown_width in measured["images"]:
         assert complete and width > 0 and height > 0 and shown_width > 0
     assert measured["scrollWidth"] <= measured["clientWidth"] <= 1280
