@@ -37,7 +37,7 @@ from skfair.metrics import (
     epistemic_uncertainty_difference,
     equalized_odds_difference,
     group_summary,
-    hfm,
+    hfm_details,
     ks_bias,
     label_stability,
     label_stability_difference,
@@ -814,12 +814,11 @@ def hfm_section(context):
         )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # a single-valued attribute shows as n/a
-        details = hfm(
+        details = hfm_details(
             X[rows],
             np.asarray(context.y_test)[rows],
             np.asarray(context.y_pred)[rows],
             sensitive_features=sensitive,
-            return_details=True,
         )
     by = details.by_attribute
     table_rows = [
