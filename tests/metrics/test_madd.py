@@ -538,3 +538,14 @@ def test_bandwidth_search_over_many_groups_warns_of_its_cost():
         madd_bandwidth_search(
             None, scores[groups < 20], sensitive_features=groups[groups < 20], bandwidths=100
         )
+
+
+def test_verbose_announces_the_search(capsys):
+    scores, groups, _ = make_madd_simulation(2000, random_state=0)
+    quiet = madd_bandwidth_search(None, scores, sensitive_features=groups, bandwidths=200)
+    assert capsys.readouterr().out == ""
+    loud = madd_bandwidth_search(None, scores, sensitive_features=groups, bandwidths=200, verbose=1)
+    assert "1 pair(s) of groups x 200 bandwidths (4000 scores)" in capsys.readouterr().out
+    assert loud.interval == quiet.interval
+    madd(None, scores, sensitive_features=groups, bandwidths=200, verbose=1)
+    assert "MADD bandwidth search" in capsys.readouterr().out
