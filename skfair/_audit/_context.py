@@ -21,6 +21,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from skfair._groups import factorize_groups
+from skfair._response import DECISION_METHODS, ScoreReader
 from skfair.datasets import load_adult
 from skfair.datasets._base import parse_csv
 
@@ -43,8 +44,9 @@ class AuditContext:
     y_pred : ndarray of shape (n_test,), dtype int
         The model's predictions, 0/1.
     y_score : ndarray of shape (n_test,) or None
-        Score of the favourable class (``predict_proba`` column, else ``decision_function``);
-        None when the model has neither.
+        Score of the favourable class (``predict_proba`` column, else ``decision_function``,
+        read by :func:`score_reader` with scikit-learn's rules); None when the model gives no
+        such score, the reason then being ``description["scores"]``.
     sensitive : dict of str to ndarray of shape (n_test,)
         Group label of each evaluation row, per sensitive attribute, in command-line order.
     privileged : dict of str to str
@@ -64,6 +66,9 @@ class AuditContext:
     row_ids : ndarray of shape (n_test,) or None
         Position of each evaluation row among the data rows of its file (0 for the first row
         after the header); None means ``0, 1, ...``.
+    model_positive_label : object or None
+        The model's class for the favourable outcome when it is not ``positive_label`` (the
+        plain model trained on a csv file predicts 0/1); None means ``positive_label``.
     shown_sections : tuple of str
         Names of the sections of this report (set when they are computed), so that a note
         refers only to sections that are shown.
@@ -84,7 +89,14 @@ class AuditContext:
     random_state: int = 0
     feature_names: list | None = None
     row_ids: np.ndarray | None = None
+    model_positive_label: object = None
     shown_sections: tuple = ()
+
+    def favourable_class(self):
+        """The model's class for the favourable outcome (1 in ``y_test``)."""
+        return (
+            self.positive_label if self.model_positive_label is None else self.model_positive_label
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -146,7 +158,8 @@ def adult_context(*, model=None, privileged=None, random_state=0):
         _check_classes(model, 1)
         names = test.feature_names.tolist()
         X_test = _model_input(model, {name: test.data[:, j] for j, name in enumerate(names)}, names)
-    y_pred, y_score = _predict(model, X_test, positive_label=1)
+    y_pred, y_score, no_scores = _predict(model, X_test, positive_label=1)
+    _describe_scores(description, no_scores)
     return AuditContext(
         model=model,
         X_test=X_test,
@@ -259,7 +272,8 @@ def csv_context(
         _check_classes(model, positive_label)
         X = _model_input(model, columns, feature_names)
         description["model"] = f"{_model_name(model)} from --model, evaluated on all rows"
-        y_pred, y_score = _predict(model, X, positive_label=positive_label)
+        y_pred, y_score, no_scores = _predict(model, X, positive_label=positive_label)
+        _describe_scores(description, no_scores)
         return AuditContext(
             model=model,
             X_test=X,
@@ -288,7 +302,8 @@ def csv_context(
         "logistic regression on one-hot encoded categorical and scaled numeric features "
         f"(all {len(feature_names)} columns but the target), trained on the training rows"
     )
-    y_pred, y_score = _predict(model, X[test_rows], positive_label=1)
+    y_pred, y_score, no_scores = _predict(model, X[test_rows], positive_label=1)
+    _describe_scores(description, no_scores)
     return AuditContext(
         model=model,
         X_test=X[test_rows],
@@ -305,6 +320,7 @@ def csv_context(
         random_state=random_state,
         feature_names=feature_names,
         row_ids=test_rows,
+        model_positive_label=1,
     )
 
 
@@ -447,9 +463,14 @@ def _check_classes(model, positive_label):
 
 
 def _predict(model, X, *, positive_label):
-    """0/1 predictions (1 = ``positive_label``) and the score of that class (or None)."""
+    """0/1 predictions (1 = ``positive_label``), the score of that class, and why not.
+
+    The score is read by :class:`~skfair._response.ScoreReader` (``predict_proba``, else
+    ``decision_function``, with scikit-learn's rules); it is None, with the reason as the
+    third value, when the model gives no score of the favourable class (no such method, a
+    multi-class ``decision_function``, scores that are not finite numbers).
+    """
     _check_classes(model, positive_label)
-    classes = getattr(model, "classes_", None)
     try:
         predictions = np.asarray(model.predict(X))
     except ValueError as exc:
@@ -458,16 +479,31 @@ def _predict(model, X, *, positive_label):
             f"The model cannot predict on the data's columns (passed as {kind}): {exc}"
         ) from exc
     y_pred = _match(predictions, positive_label).astype(np.int64)
+    try:
+        reader = score_reader(model, positive_label)
+        return y_pred, reader(model, X), None
+    except ValueError as exc:
+        return y_pred, None, str(exc)
+
+
+def _describe_scores(description, no_scores):
+    if no_scores is not None:
+        description["scores"] = f"none: {no_scores}"
+
+
+def score_reader(model, positive_label):
+    """The :class:`~skfair._response.ScoreReader` of the favourable class's score.
+
+    ``positive_label`` is matched to the model's classes as text when the types differ (csv
+    labels are text). Raises ValueError when the model gives no such score (no classes, no
+    ``predict_proba`` or ``decision_function``, multi-class ``decision_function``).
+    """
+    classes = getattr(model, "classes_", None)
     if classes is None:
-        return y_pred, None
-    column = int(np.flatnonzero(_match(np.asarray(classes), positive_label))[0])
-    if hasattr(model, "predict_proba"):
-        return y_pred, np.asarray(model.predict_proba(X))[:, column]
-    if hasattr(model, "decision_function") and len(classes) == 2:
-        decision = np.asarray(model.decision_function(X), dtype=np.float64)
-        # decision_function scores classes_[1]; flip it when that is not the favourable class.
-        return y_pred, (decision if column == 1 else -decision)
-    return y_pred, None
+        raise ValueError("the model has no classes_, so no class to read a score of")
+    classes = np.asarray(classes)
+    pos_label = classes[np.flatnonzero(_match(classes, positive_label))[0]]
+    return ScoreReader.from_estimator(model, DECISION_METHODS, pos_label=pos_label)
 
 
 def _match(values, label):

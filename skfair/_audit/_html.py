@@ -11,6 +11,7 @@ import base64
 import html
 import io
 import warnings
+from functools import partial
 
 from skfair._audit._report import Fields
 from skfair._audit._text import format_cell
@@ -256,6 +257,26 @@ def _repair_figures(data):
         )
 
 
+def _threshold_figures(data):
+    from skfair._audit._sections import _take
+    from skfair.plotting import GroupThresholdDisplay
+
+    common = " (one point, common to every group)" if data["constraint"] == "equalized_odds" else ""
+    for name, (classifier, rows) in data.get("classifiers", {}).items():
+        yield (
+            f"{name}: ROC curve of each group on the half of the evaluation rows its thresholds "
+            f"were chosen on, upper hulls (dashed) and the operating points chosen for "
+            f"{data['constraint']}{common}",
+            partial(
+                GroupThresholdDisplay.from_estimator,
+                classifier,
+                _take(data["X"], rows),
+                data["y"][rows],
+                sensitive_features=data["sensitive"][name][rows],
+            ),
+        )
+
+
 def _bias_figures(data):
     from skfair.plotting import BiasExplanationDisplay
 
@@ -294,6 +315,7 @@ _FIGURES = {
     "scores": _score_figures,
     "madd": _madd_figures,
     "repair": _repair_figures,
+    "thresholds": _threshold_figures,
     "bias_sources": _bias_figures,
     "stability": _stability_figures,
 }

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 
-from skfair._audit._context import _match
+from skfair._audit._context import score_reader
 from skfair._audit._report import (
     Estimate,
     Fields,
@@ -27,25 +27,22 @@ from skfair._audit._report import (
     Table,
 )
 from skfair._groups import factorize_groups
+from skfair._response import auto_threshold
 from skfair.ensemble import BootstrapEnsemble
 from skfair.metrics import (
-    accuracy_difference,
+    MetricTable,
     aleatoric_uncertainty,
     aleatoric_uncertainty_difference,
-    disparate_impact_ratio,
     epistemic_uncertainty,
     epistemic_uncertainty_difference,
     equalized_odds_difference,
-    false_negative_rate_difference,
-    false_positive_rate_difference,
     group_summary,
-    hfm,
+    hfm_details,
     ks_bias,
     label_stability,
     label_stability_difference,
     madd_bandwidth_search,
     statistical_parity_difference,
-    true_positive_rate_difference,
     wasserstein_bias,
 )
 
@@ -60,7 +57,7 @@ def summary_section(context):
         f"{y.shape[0]:,} evaluation rows, accuracy {np.mean(y == y_pred):.3f}, "
         f"base rate {y.mean():.3f}, selection rate {y_pred.mean():.3f}"
     )
-    if context.y_score is None:
+    if context.y_score is None and "scores" not in entries:
         entries["scores"] = "none: the model has neither predict_proba nor decision_function"
     return Section(
         blocks=[Fields(entries)],
@@ -73,13 +70,13 @@ def summary_section(context):
     )
 
 
-# (group_summary metric, column title, whether it is a rate of y_true instead of y_pred)
+# (MetricTable named rate, column title)
 _GROUP_RATES = [
-    ("selection_rate", "base rate", True),
-    ("selection_rate", "selection rate", False),
-    ("true_positive_rate", "TPR", False),
-    ("false_positive_rate", "FPR", False),
-    ("accuracy", "accuracy", False),
+    ("base_rate", "base rate"),
+    ("selection_rate", "selection rate"),
+    ("true_positive_rate", "TPR"),
+    ("false_positive_rate", "FPR"),
+    ("accuracy", "accuracy"),
 ]
 
 
@@ -87,22 +84,21 @@ def groups_section(context):
     """Per-group table of counts and rates, one table per sensitive attribute."""
     tables = []
     for name, values in context.sensitive.items():
-        columns = [
-            group_summary(
-                None if of_y_true else context.y_test,
-                context.y_test if of_y_true else context.y_pred,
-                sensitive_features=values,
-                metric=metric,
-            )
-            for metric, _, of_y_true in _GROUP_RATES
-        ]
-        counts = columns[0].count
+        table = MetricTable(
+            [rate for rate, _ in _GROUP_RATES],
+            context.y_test,
+            context.y_pred,
+            sensitive_features=values,
+            pos_label=1,
+            as_frame=False,
+        )
+        counts, by_group = table.counts, table.by_group
         rows = [
             [str(label), int(counts[g]), float(counts[g] / counts.sum())]
-            + [float(column.value[g]) for column in columns]
-            for g, label in enumerate(columns[0].groups)
+            + [float(value) for value in by_group[g]]
+            for g, label in enumerate(table.groups)
         ]
-        header = [name, "n", "share"] + [title for _, title, _ in _GROUP_RATES]
+        header = [name, "n", "share"] + [title for _, title in _GROUP_RATES]
         tables.append(Table(header, rows, digits=3, name=name))
     note = (
         "base rate = P(y=1), selection rate = P(y_pred=1), TPR = P(y_pred=1 | y=1), "
@@ -154,15 +150,44 @@ def intervals_section(context):
     return Section(blocks=tables, notes=[note], data={"summaries": summaries})
 
 
-_DISPARITY_METRICS = [
-    statistical_parity_difference,
-    disparate_impact_ratio,
-    true_positive_rate_difference,
-    false_positive_rate_difference,
-    false_negative_rate_difference,
-    equalized_odds_difference,
-    accuracy_difference,
+# The disparity rows, read off one MetricTable of these rates per column.
+_DISPARITY_RATES = [
+    "selection_rate",
+    "true_positive_rate",
+    "false_positive_rate",
+    "false_negative_rate",
+    "accuracy",
 ]
+_DISPARITY_METRICS = [
+    "statistical_parity_difference",
+    "disparate_impact_ratio",
+    "true_positive_rate_difference",
+    "false_positive_rate_difference",
+    "false_negative_rate_difference",
+    "equalized_odds_difference",
+    "accuracy_difference",
+]
+
+
+def _disparities(y_true, y_pred, values, privileged):
+    """The values of :data:`_DISPARITY_METRICS` for one column, from one count table.
+
+    Each equals the :mod:`skfair.metrics` function of that name (signed with a privileged
+    group, else the largest gap between two groups); ``equalized_odds_difference`` keeps
+    that function's rule: the larger in magnitude of the FPR and FNR differences, sign kept.
+    """
+    table = MetricTable(
+        _DISPARITY_RATES,
+        y_true,
+        y_pred,
+        sensitive_features=values,
+        privileged_group=privileged,
+        pos_label=1,
+        as_frame=False,
+    )
+    selection, tpr, fpr, fnr, accuracy = table.difference()
+    odds = fpr if np.isnan(fnr) or abs(fpr) >= abs(fnr) else fnr
+    return [selection, table.ratio()[0], tpr, fpr, fnr, odds, accuracy]
 
 
 def disparities_section(context):
@@ -172,15 +197,14 @@ def disparities_section(context):
     their ratio); the others, and the intersection, the largest gap between any two groups.
     """
     columns = _compared_columns(context)
-    rows = []
-    for metric in _DISPARITY_METRICS:
-        row = [metric.__name__]
-        for _, values, privileged in columns:
-            kwargs = {} if privileged is None else {"privileged_group": privileged}
-            row.append(
-                float(metric(context.y_test, context.y_pred, sensitive_features=values, **kwargs))
-            )
-        rows.append(row)
+    values_by_column = [
+        _disparities(context.y_test, context.y_pred, values, privileged)
+        for _, values, privileged in columns
+    ]
+    rows = [
+        [metric] + [float(values[k]) for values in values_by_column]
+        for k, metric in enumerate(_DISPARITY_METRICS)
+    ]
     sizes = ["groups (smallest n)"]
     for _, values, _ in columns:
         counts = factorize_groups(values).counts()
@@ -402,6 +426,20 @@ def _group_text(label):
     return " & ".join(map(str, label)) if isinstance(label, tuple) else str(label)
 
 
+def _alternating_halves(cells, random_state):
+    """A random half of the rows (a boolean mask), alternating inside each cell.
+
+    The rows of each cell take turns in random order, so both halves hold every cell of two
+    rows or more, in about equal parts.
+    """
+    rng = np.random.default_rng(random_state)
+    order = np.lexsort((rng.random(cells.size), cells))
+    starts = np.searchsorted(cells[order], cells[order], side="left")
+    half = np.empty(cells.size, dtype=bool)
+    half[order] = (np.arange(cells.size) - starts) % 2 == 1
+    return half
+
+
 def repair_section(context):
     """Disparities before and after a Wasserstein-barycenter repair of the model's scores.
 
@@ -413,15 +451,9 @@ def repair_section(context):
         return Section(message="n/a: the model gives no scores to repair.")
     from skfair.postprocessing import BarycenterRepair
 
-    threshold = 0.5 if hasattr(context.model, "predict_proba") else 0.0
+    threshold = auto_threshold(score_reader(context.model, context.favourable_class()).method)
     cells = factorize_groups(dict(context.sensitive)).codes
-    rng = np.random.default_rng(context.random_state)
-    # Alternate the two halves inside each cell (in random order), so both halves hold every
-    # cell of two rows or more.
-    order = np.lexsort((rng.random(cells.size), cells))
-    starts = np.searchsorted(cells[order], cells[order], side="left")
-    half = np.empty(cells.size, dtype=bool)
-    half[order] = (np.arange(cells.size) - starts) % 2 == 1
+    half = _alternating_halves(cells, context.random_state)
     if half.all() or not half.any():
         return Section(
             message=f"n/a: cross-fitting the repair needs a group with two evaluation rows or "
@@ -479,6 +511,115 @@ def repair_section(context):
     )
 
 
+# The constraint of the thresholds section: equal true and false positive rates.
+THRESHOLD_CONSTRAINT = "equalized_odds"
+
+
+def thresholds_section(context):
+    """Disparities and accuracy before and after group-specific decision thresholds.
+
+    :class:`~skfair.postprocessing.GroupThresholdClassifier` keeps the model (through
+    :class:`~sklearn.frozen.FrozenEstimator`) and chooses a randomised threshold per group so
+    that :data:`THRESHOLD_CONSTRAINT` holds exactly with the highest accuracy (Hardt, Price &
+    Srebro 2016), one classifier per attribute and one for the joint groups. It is
+    cross-fitted on the evaluation rows: each half is decided by the thresholds chosen on the
+    other half (halves alternating inside each joint group and label), so every decision is
+    out of sample.
+    """
+    if context.y_score is None:
+        return Section(message="n/a: the model gives no scores to threshold.")
+    from sklearn.frozen import FrozenEstimator
+
+    from skfair.postprocessing import GroupThresholdClassifier
+
+    classes = np.asarray(context.model.classes_)
+    if classes.size != 2:
+        return Section(
+            message=f"n/a: group thresholds decide between two classes; the model has "
+            f"{classes.size}."
+        )
+    positive = score_reader(context.model, context.favourable_class()).pos_label
+    y_model = np.where(context.y_test == 1, positive, classes[classes != positive][0])
+    cells = factorize_groups(dict(context.sensitive)).codes
+    half = _alternating_halves(2 * cells + context.y_test, context.random_state)
+    if half.all() or not half.any():
+        return Section(
+            message=f"n/a: cross-fitting the thresholds needs a group with two evaluation rows "
+            f"or more; the {cells.size} evaluation rows are too few."
+        )
+    rows, fitted, decisions, failures, fit_gaps = [], {}, {}, [], []
+    accuracy_before = float(np.mean(context.y_pred == context.y_test))
+    for name, values, privileged in _compared_columns(context):
+        y_after = np.empty_like(context.y_pred)
+        try:
+            for fit_rows in (half, ~half):
+                classifier = GroupThresholdClassifier(
+                    FrozenEstimator(context.model),
+                    constraint=THRESHOLD_CONSTRAINT,
+                    pos_label=positive,
+                    random_state=context.random_state,
+                ).fit(
+                    _take(context.X_test, fit_rows),
+                    y_model[fit_rows],
+                    sensitive_features=_take(values, fit_rows),
+                )
+                predicted = classifier.predict(
+                    _take(context.X_test, ~fit_rows), sensitive_features=_take(values, ~fit_rows)
+                )
+                y_after[~fit_rows] = predicted == positive
+                fit_gaps.append(classifier.constraint_gap_)
+        except ValueError as error:  # a group with one row, in one half only
+            failures.append(f"{name}: {error}")
+            rows += [[metric, name, np.nan, np.nan] for metric in _THRESHOLD_ROWS]
+            continue
+        if not isinstance(values, dict):  # the figure: one attribute's groups
+            fitted[name] = (classifier, fit_rows)
+        decisions[name] = y_after
+        kwargs = {} if privileged is None else {"privileged_group": privileged}
+        for metric in (equalized_odds_difference, statistical_parity_difference):
+            before = metric(context.y_test, context.y_pred, sensitive_features=values, **kwargs)
+            after = metric(context.y_test, y_after, sensitive_features=values, **kwargs)
+            rows.append([metric.__name__, name, float(before), float(after)])
+        rows.append(["accuracy", name, accuracy_before, float(np.mean(y_after == context.y_test))])
+    notes = [
+        f"after = GroupThresholdClassifier(constraint={THRESHOLD_CONSTRAINT!r}): the model "
+        "(frozen, not refitted) with a randomised threshold per group chosen so that the "
+        "groups' true and false positive rates are equal, at the highest accuracy; one "
+        "classifier per attribute and one for the joint groups. Cross-fitted: each half of the "
+        "evaluation rows is decided by the thresholds chosen on the other half, so the gaps "
+        "after are out of sample; on the rows the thresholds were chosen on they are at most "
+        f"{max(fit_gaps, default=np.nan):.1e} (in expectation), and the rest is sampling noise, "
+        "large for small groups. "
+        f"Decisions seeded with random_state={context.random_state}. "
+        + _convention_note(context)
+        + " constraint='demographic_parity' would equalise the selection rates instead."
+    ]
+    notes += [f"not computed for {failure}" for failure in failures]
+    table = Table(["metric", "attribute", "before", "after"], rows)
+    return Section(
+        blocks=[table],
+        notes=notes,
+        data={
+            "constraint": THRESHOLD_CONSTRAINT,
+            "classifiers": fitted,
+            "decisions": decisions,
+            "X": context.X_test,
+            "y": y_model,
+            "sensitive": context.sensitive,
+        },
+    )
+
+
+_THRESHOLD_ROWS = ("equalized_odds_difference", "statistical_parity_difference", "accuracy")
+
+
+def _take(values, rows):
+    """The rows of an array, a DataFrame or a dict of arrays (joint sensitive features)."""
+    if isinstance(values, dict):
+        return {name: column[rows] for name, column in values.items()}
+    return values.iloc[rows] if hasattr(values, "iloc") else values[rows]
+
+
 _BIAS_SOURCE_ROWS = 2000
 _BIAS_SOURCE_BACKGROUND = 100
 _BIAS_SOURCE_TOP = 5
@@ -501,7 +642,7 @@ def bias_sources_section(context):
     rows = np.sort(rng.choice(n_rows, min(n_rows, _BIAS_SOURCE_ROWS), replace=False))
     X = context.X_test.iloc[rows] if hasattr(context.X_test, "iloc") else context.X_test[rows]
     classes = np.asarray(getattr(context.model, "classes_", []))
-    positive = 1 if classes.size and _match(classes, 1).any() else context.positive_label
+    positive = context.favourable_class()
     tables, explainers = [], {}
     for name, values in context.sensitive.items():
         explainer = BiasExplainer(
@@ -673,12 +814,11 @@ def hfm_section(context):
         )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # a single-valued attribute shows as n/a
-        details = hfm(
+        details = hfm_details(
             X[rows],
             np.asarray(context.y_test)[rows],
             np.asarray(context.y_pred)[rows],
             sensitive_features=sensitive,
-            return_details=True,
         )
     by = details.by_attribute
     table_rows = [
@@ -741,6 +881,7 @@ SECTIONS = {
     "madd": ("Score distributions: MADD", madd_section),
     "hfm": ("Group separation in the model's view: HFM", hfm_section),
     "repair": ("Barycenter repair of the scores", repair_section),
+    "thresholds": ("Group-specific decision thresholds", thresholds_section),
     "bias_sources": ("Where does the bias come from", bias_sources_section),
     "stability": ("Stability and uncertainty across bootstrap replicas", stability_section),
 }

@@ -43,6 +43,8 @@ _MAX_TABLE_CELLS = 1 << 27
 # The sweep keeps every group's row when they fit in 2**25 cells (256 MiB), else builds the
 # rows pair by pair.
 _CACHED_SWEEP_CELLS = 1 << 25
+# More pairs of groups than this make the per-pair bandwidth search slow enough to warn about.
+_MANY_PAIRS = 190  # 20 groups
 # Rows of the (start, end) variance triangle evaluated at once by the interval search.
 _SEARCH_BLOCK_ROWS = 32
 
@@ -58,6 +60,7 @@ _COMMON_CONSTRAINTS = {
     "bin_rule": [StrOptions({"exact", "floor"})],
     "n_jobs": [Integral, None],
     "sample_weight": ["array-like", None],
+    "verbose": ["verbose"],
 }
 
 
@@ -85,6 +88,7 @@ def madd(
     bin_rule="exact",
     n_jobs=None,
     sample_weight=None,
+    verbose=0,
 ):
     """Model Absolute Density Distance between the groups' score distributions.
 
@@ -113,7 +117,7 @@ def madd(
     agg : {"worst_case", "mean"}, default="worst_case"
         Aggregation over the pairs of groups when there are more than two: the largest pairwise
         MADD, or their mean. Both equal the paper's MADD for two groups.
-    bandwidths, percent, min_points, min_interval_length, n_jobs
+    bandwidths, percent, min_points, min_interval_length, n_jobs, verbose
         Parameters of the optimal-bandwidth search, used when ``bandwidth="auto"``; see
         :func:`madd_bandwidth_search`.
     bin_rule : {"exact", "floor"}, default="exact"
@@ -171,6 +175,7 @@ def madd(
             bin_rule=bin_rule,
             n_jobs=n_jobs,
             sample_weight=weights,
+            verbose=verbose,
         )
         return result.value
     if bins is not None and bandwidth != "auto":
@@ -214,6 +219,7 @@ def madd_bandwidth_search(
     bin_rule="exact",
     n_jobs=None,
     sample_weight=None,
+    verbose=0,
 ):
     """Optimal-bandwidth interval of MADD (the paper's Algorithm 1) and the stable MADD.
 
@@ -262,7 +268,12 @@ def madd_bandwidth_search(
         Bin counts of an explicit ``bandwidths`` array; see :func:`madd`. An int grid carries
         its integer bin counts and ignores this.
     n_jobs : int, default=None
-        Pairs of groups searched in parallel with joblib (only useful for many groups).
+        Pairs of groups searched in parallel with joblib (only useful for many groups). Each
+        pair has its own search, so the time grows with the square of the number of groups;
+        above 20 groups a UserWarning says so before the search starts.
+    verbose : int, default=0
+        Progress: ``verbose > 0`` prints the size of the search (pairs of groups, bandwidths)
+        before it starts and passes ``verbose`` to joblib, which reports the pairs as they end.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the samples in their group's histograms; integer weights act as repeated
         rows, and ``h_sup`` uses each group's total weight as its size.
@@ -323,6 +334,7 @@ def madd_bandwidth_search(
         bin_rule=bin_rule,
         n_jobs=n_jobs,
         sample_weight=weights,
+        verbose=verbose,
     )
 
 
@@ -490,8 +502,26 @@ def _bandwidth_search(
     bin_rule,
     n_jobs,
     sample_weight=None,
+    verbose=0,
 ):
     h, bins = _bandwidth_grid(bandwidths, bin_rule, groups.n_groups)
+    n_pairs = groups.n_groups * (groups.n_groups - 1) // 2
+    if verbose:
+        print(
+            f"MADD bandwidth search: {n_pairs} pair(s) of groups x {h.size} bandwidths "
+            f"({scores.shape[0]} scores)."
+        )
+    if n_pairs > _MANY_PAIRS:
+        # Each pair has its own stable interval (h_sup depends on the pair's sizes), so the
+        # search cannot be shared: say what it costs before spending it.
+        warnings.warn(
+            f"The bandwidth search runs once per pair of groups: {groups.n_groups} groups make "
+            f"{n_pairs} pairs, and the time grows with their number (100 groups at 20,000 rows "
+            "take minutes). Pass a fixed bandwidth= (or bins=), fewer "
+            "bandwidths, coarser groups, or n_jobs to run pairs in parallel.",
+            UserWarning,
+            stacklevel=3,
+        )
     sizes = groups.counts(sample_weight)
     sweep = SweptHistograms(scores, groups.codes, sizes, bins, sample_weight)
     labels = groups.labels
@@ -519,7 +549,7 @@ def _bandwidth_search(
                     bin_rule,
                 )
 
-    pair_results = Parallel(n_jobs=n_jobs)(pair_tasks())
+    pair_results = Parallel(n_jobs=n_jobs, verbose=verbose)(pair_tasks())
     values = [pair.value for pair in pair_results]
     worst = pair_results[int(np.argmax(values))]
     result = Bunch(**worst)

@@ -98,7 +98,9 @@ class BiasExplanationDisplay:
         if self.kind not in ("bar", "waterfall"):
             raise ValueError(f"kind must be 'bar' or 'waterfall', got {self.kind!r}.")
         if ax is None:
-            _, ax = plt.subplots()
+            # Feature names label the y axis: a constrained layout makes room for long ones
+            # instead of cutting them at the figure's edge.
+            _, ax = plt.subplots(layout="constrained")
         names = np.asarray(self.names, dtype=object)
         values = {part: np.asarray(self.values[part], dtype=float) for part in _PARTS}
         if self.kind == "bar":

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils._optional_dependencies import check_matplotlib_support
 
+from skfair._compat import check_matplotlib_support
 from skfair._groups import factorize_groups
 from skfair.metrics import aleatoric_uncertainty, epistemic_uncertainty, label_stability
 

@@ -19,7 +19,7 @@ def _context():
     )
     y = (X[:, 0] + X[:, 1] + rng.normal(size=n) > 0.5).astype(int)
     model = LogisticRegression().fit(X, y)
-    y_pred, y_score = _predict(model, X, positive_label=1)
+    y_pred, y_score, _ = _predict(model, X, positive_label=1)
     return AuditContext(
         model=model,
         X_test=X,
@@ -49,3 +49,17 @@ def test_bias_sources_section_without_scores():
     context = _context()
     context.y_score = None
     assert section_body_text(bias_sources_section(context)).startswith("n/a")
+
+
+def test_bias_sources_explain_the_favourable_class_when_it_is_zero():
+    # A model of a 0/1 target whose favourable outcome is 0 (--positive-label 0): the
+    # explanations are of the score of class 0, whose W1 bias is that of 1 - P(y=1).
+    context = _context()
+    model = context.model
+    context.positive_label = 0
+    context.y_test = 1 - context.y_test
+    context.y_pred, context.y_score, _ = _predict(model, context.X_test, positive_label=0)
+    np.testing.assert_allclose(context.y_score, model.predict_proba(context.X_test)[:, 0])
+    section = bias_sources_section(context)
+    explainer = section.data["explainers"]["sex"]
+    assert explainer.pos_label == 0

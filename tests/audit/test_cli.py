@@ -350,20 +350,8 @@ def test_model_with_other_classes_is_refused(tmp_path, capsys):
     assert "the favourable label 1 is not among them" in capsys.readouterr().err
 
 
-def make_csv(path, n=600, seed=0):
-    """A small loan-like csv: a numeric and a categorical feature, sex, a yes/no target."""
-    rng = np.random.default_rng(seed)
-    sex = rng.choice(["female", "male"], size=n, p=[0.4, 0.6])
-    region = rng.choice(["north", "south", "east"], size=n)
-    income = rng.normal(50, 10, size=n) + 5 * (sex == "male")
-    approved = np.where(income + rng.normal(0, 5, size=n) > 52, "yes", "no")
-    frame = pd.DataFrame({"income": income, "region": region, "sex": sex, "approved": approved})
-    frame.to_csv(path, index=False)
-    return frame
-
-
-def test_user_csv_and_model(tmp_path):
-    frame = make_csv(tmp_path / "loans.csv")
+def test_user_csv_and_model(tmp_path, loans_csv):
+    frame = loans_csv(tmp_path / "loans.csv")
     # The model never sees `sex`; the audit passes it the columns it was fitted on.
     features = frame[["income", "region"]]
     model = make_pipeline(
@@ -394,8 +382,8 @@ def test_user_csv_and_model(tmp_path):
     assert "from --model, evaluated on all rows" in result.stdout
 
 
-def test_user_csv_without_model_trains_on_a_split(tmp_path, capsys):
-    make_csv(tmp_path / "loans.csv", n=1000)
+def test_user_csv_without_model_trains_on_a_split(tmp_path, capsys, loans_csv):
+    loans_csv(tmp_path / "loans.csv", n=1000)
     status = main(
         [
             "audit",
@@ -462,8 +450,8 @@ def test_numeric_target_and_a_numpy_fitted_model(tmp_path, capsys):
     assert_table_matches(group_table(capsys.readouterr().out, "group"), rates)
 
 
-def test_bad_arguments_exit_non_zero_with_a_clear_message(tmp_path, capsys, monkeypatch):
-    make_csv(tmp_path / "loans.csv", n=50)
+def test_bad_arguments_exit_non_zero_with_a_clear_message(tmp_path, capsys, monkeypatch, loans_csv):
+    loans_csv(tmp_path / "loans.csv", n=50)
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exit_info:
         main(["audit", "--data", "loans.csv"])
@@ -519,8 +507,8 @@ def test_usage_errors(args, message, capsys):
         ),
     ],
 )
-def test_data_errors(args, message, tmp_path, capsys, monkeypatch):
-    make_csv(tmp_path / "loans.csv", n=50)
+def test_data_errors(args, message, tmp_path, capsys, monkeypatch, loans_csv):
+    loans_csv(tmp_path / "loans.csv", n=50)
     monkeypatch.chdir(tmp_path)
     assert main(["audit", "--data", "loans.csv", *args]) == 1
     captured = capsys.readouterr()
@@ -528,8 +516,8 @@ def test_data_errors(args, message, tmp_path, capsys, monkeypatch):
     assert captured.err.startswith("skfair audit: error:")
 
 
-def test_files_that_are_not_models_are_refused(tmp_path, capsys):
-    make_csv(tmp_path / "loans.csv", n=50)
+def test_files_that_are_not_models_are_refused(tmp_path, capsys, loans_csv):
+    loans_csv(tmp_path / "loans.csv", n=50)
     joblib.dump({"weights": [1, 2]}, tmp_path / "dict.joblib")
     args = ["audit", "--data", str(tmp_path / "loans.csv"), "--target", "approved"]
     args += ["--positive-label", "yes", "--sensitive", "sex", "--model"]
@@ -539,8 +527,8 @@ def test_files_that_are_not_models_are_refused(tmp_path, capsys):
     assert "dict.joblib holds a dict, not a fitted model" in capsys.readouterr().err
 
 
-def test_missing_sensitive_value_is_reported(tmp_path, capsys):
-    frame = make_csv(tmp_path / "loans.csv", n=50)
+def test_missing_sensitive_value_is_reported(tmp_path, capsys, loans_csv):
+    frame = loans_csv(tmp_path / "loans.csv", n=50)
     frame.loc[7, "sex"] = None
     frame.to_csv(tmp_path / "loans.csv", index=False)
     args = ["--target", "approved", "--positive-label", "yes", "--sensitive", "sex"]
@@ -548,8 +536,8 @@ def test_missing_sensitive_value_is_reported(tmp_path, capsys):
     assert "'sex' has missing values" in capsys.readouterr().err
 
 
-def test_every_section_runs_without_pandas(tmp_path):
-    make_csv(tmp_path / "loans.csv", n=400)
+def test_every_section_runs_without_pandas(tmp_path, loans_csv):
+    loans_csv(tmp_path / "loans.csv", n=400)
     env = dict(os.environ, PYTHONPATH=str(Path(skfair.__file__).resolve().parents[1]))
     args = ["audit", "--data", "loans.csv", "--target", "approved", "--positive-label", "yes"]
     result = subprocess.run(

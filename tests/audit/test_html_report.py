@@ -49,15 +49,19 @@ window.addEventListener("load", () => {
 """
 
 
-def loans(path, n=700, seed=0):
-    rng = np.random.default_rng(seed)
-    sex = rng.choice(["female", "male"], size=n, p=[0.4, 0.6])
-    region = rng.choice(["north", "south", "east"], size=n)
-    income = rng.normal(50, 10, size=n) + 6 * (sex == "male")
-    approved = np.where(income + rng.normal(0, 5, size=n) > 52, "yes", "no")
-    frame = pd.DataFrame({"income": income, "region": region, "sex": sex, "approved": approved})
-    frame.to_csv(path, index=False)
-    return frame
+EXPECTED_SECTIONS = [
+    "summary",
+    "groups",
+    "intervals",
+    "disparities",
+    "scores",
+    "madd",
+    "hfm",
+    "repair",
+    "thresholds",
+    "bias_sources",
+    "stability",
+]
 
 
 ARGS = ["--target", "approved", "--positive-label", "yes", "--sensitive", "sex", "region"]
@@ -74,9 +78,9 @@ def chromium(*args):
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def report(tmp_path_factory, loans_csv):
     folder = tmp_path_factory.mktemp("html")
-    loans(folder / "loans.csv")
+    loans_csv(folder / "loans.csv", n=700, income_gap=6)
     status = main(
         ["audit", "--data", str(folder / "loans.csv"), *ARGS, "--quiet"]
         + ["--html", str(folder / "report.html"), "--format", "json"]
@@ -91,7 +95,7 @@ def test_the_page_is_self_contained(report):
     # No network: every image is inline, no stylesheet or font is fetched.
     assert not re.search(r"""(src|href)=["']?(https?:|//)""", page)
     assert "<link" not in page.lower()
-    assert page.count('src="data:image/png;base64,') >= 8
+    assert page.count('src="data:image/png;base64,') == 15
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is installed by .ci/run (apt-get)")
@@ -102,10 +106,11 @@ def test_chromium_renders_every_section_and_figure_within_1280_px(report, tmp_pa
     match = re.search(r'<pre id="probe"[^>]*>(.*?)</pre>', result.stdout, flags=re.DOTALL)
     assert match, result.stderr[-2000:]
     measured = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
-    assert measured["sections"] == [f"section-{name}" for name in SECTIONS]
-    assert measured["headings"] == [title for title, _ in SECTIONS.values()]
-    # Per-group rates, scores, MADD, repair, bias sources, stability: per attribute or pair.
-    assert len(measured["images"]) >= 10
+    assert measured["sections"] == [f"section-{name}" for name in EXPECTED_SECTIONS]
+    assert measured["headings"] == [SECTIONS[name][0] for name in EXPECTED_SECTIONS]
+    # Per attribute (sex, region): rates, scores, repair, thresholds, bias sources, stability
+    # (12), and MADD per attribute and jointly (3).
+    assert len(measured["images"]) == 15
     for complete, width, height, shown_width in measured["images"]:
         assert complete and width > 0 and height > 0 and shown_width > 0
     assert measured["scrollWidth"] <= measured["clientWidth"] <= 1280
@@ -115,8 +120,8 @@ def test_chromium_renders_every_section_and_figure_within_1280_px(report, tmp_pa
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_json_is_machine_readable_and_repeats_exactly(tmp_path, capsys):
-    frame = loans(tmp_path / "loans.csv")
+def test_json_is_machine_readable_and_repeats_exactly(tmp_path, capsys, loans_csv):
+    frame = loans_csv(tmp_path / "loans.csv", n=700, income_gap=6)
     args = ["audit", "--data", str(tmp_path / "loans.csv"), *ARGS, "--format", "json"]
     args += ["--sections", "groups", "disparities", "--save-predictions"]
     assert main([*args, str(tmp_path / "p.csv")]) == 0
@@ -142,8 +147,8 @@ def test_json_is_machine_readable_and_repeats_exactly(tmp_path, capsys):
     assert sizes[1] == {"n_groups": 2, "smallest": int(counts.min())}
 
 
-def test_markdown_has_a_table_per_attribute(tmp_path, capsys):
-    loans(tmp_path / "loans.csv")
+def test_markdown_has_a_table_per_attribute(tmp_path, capsys, loans_csv):
+    loans_csv(tmp_path / "loans.csv", n=700, income_gap=6)
     args = ["audit", "--data", str(tmp_path / "loans.csv"), *ARGS, "--format", "markdown"]
     assert main([*args, "--sections", "groups"]) == 0
     output = capsys.readouterr().out

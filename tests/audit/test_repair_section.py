@@ -43,7 +43,8 @@ def test_repair_section_reports_before_and_after():
     assert spd_before == round(
         statistical_parity_difference(y, context.y_pred, sensitive_features=sex), 4
     )
-    # out-of-sample bound of spec P2 with halves of ~1000 rows per group
+    # two-sample Dvoretzky-Kiefer-Wolfowitz bound on the out-of-sample KS distance, halves of
+    # ~1000 rows per group
     counts = np.unique(sex, return_counts=True)[1] / 2
     assert ks_after <= 1.5 * np.sqrt(np.log(4 / 1e-3) * (1 / counts[0] + 1 / counts[1]))
     assert ks_before > 0.3 and spd_after < spd_before

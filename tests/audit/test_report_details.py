@@ -9,17 +9,6 @@ from skfair.__main__ import main
 from skfair._audit._text import format_number
 
 
-def loans(path, n=800, seed=0):
-    rng = np.random.default_rng(seed)
-    sex = rng.choice(["female", "male"], size=n, p=[0.4, 0.6])
-    region = rng.choice(["north", "south", "east"], size=n)
-    income = rng.normal(50, 10, size=n) + 6 * (sex == "male")
-    approved = np.where(income + rng.normal(0, 5, size=n) > 52, "yes", "no")
-    frame = pd.DataFrame({"income": income, "region": region, "sex": sex, "approved": approved})
-    frame.to_csv(path, index=False)
-    return frame
-
-
 def run(path, *args):
     return main(
         ["audit", "--data", str(path), "--target", "approved", "--positive-label", "yes"]
@@ -41,8 +30,8 @@ def test_negative_zero_is_printed_as_zero():
     assert format_number(float("nan")) == "n/a"
 
 
-def test_repair_before_column_has_the_sign_of_the_disparity_table(tmp_path, capsys):
-    loans(tmp_path / "loans.csv")
+def test_repair_before_column_has_the_sign_of_the_disparity_table(tmp_path, capsys, loans_csv):
+    loans_csv(tmp_path / "loans.csv", n=800, income_gap=6)
     args = ["--privileged", "sex=male", "--sections", "disparities", "repair"]
     assert run(tmp_path / "loans.csv", *args) == 0
     output = capsys.readouterr().out
@@ -60,8 +49,8 @@ def test_repair_before_column_has_the_sign_of_the_disparity_table(tmp_path, caps
     assert "sex: disadvantaged minus privileged groups, signed" in output.replace("\n", " ")
 
 
-def test_notes_refer_only_to_what_is_shown(tmp_path, capsys):
-    loans(tmp_path / "loans.csv")
+def test_notes_refer_only_to_what_is_shown(tmp_path, capsys, loans_csv):
+    loans_csv(tmp_path / "loans.csv", n=800, income_gap=6)
     assert run(tmp_path / "loans.csv", "--sections", "disparities", "stability") == 0
     output = capsys.readouterr().out.replace("\n", " ")
     assert "see the intervals" not in output
@@ -71,22 +60,22 @@ def test_notes_refer_only_to_what_is_shown(tmp_path, capsys):
     assert "(see the intervals)" in capsys.readouterr().out
 
 
-def test_bias_sources_say_how_the_pair_is_chosen(tmp_path, capsys):
-    loans(tmp_path / "loans.csv")
+def test_bias_sources_say_how_the_pair_is_chosen(tmp_path, capsys, loans_csv):
+    loans_csv(tmp_path / "loans.csv", n=800, income_gap=6)
     assert run(tmp_path / "loans.csv", "--sections", "bias_sources") == 0
     output = capsys.readouterr().out.replace("\n", " ")
     assert "region: of more than two groups, the pair compared is the one whose" in output
 
 
-def test_every_line_fits_in_100_columns(tmp_path, capsys):
-    loans(tmp_path / "loans.csv")
+def test_every_line_fits_in_100_columns(tmp_path, capsys, loans_csv):
+    loans_csv(tmp_path / "loans.csv", n=800, income_gap=6)
     assert run(tmp_path / "loans.csv") == 0
     lines = capsys.readouterr().out.splitlines()
     assert max(map(len, lines)) <= 100
 
 
-def test_saved_predictions_join_back_to_the_input(tmp_path, capsys):
-    frame = loans(tmp_path / "loans.csv")
+def test_saved_predictions_join_back_to_the_input(tmp_path, capsys, loans_csv):
+    frame = loans_csv(tmp_path / "loans.csv", n=800, income_gap=6)
     path = tmp_path / "predictions.csv"
     assert run(tmp_path / "loans.csv", "--sections", "groups", "--save-predictions", str(path)) == 0
     predictions = pd.read_csv(path)

@@ -522,3 +522,30 @@ def test_weighted_histogram_oracle():
     assert search.h_sup == pytest.approx(
         h_sup(weights[groups == 0].sum(), weights[groups == 1].sum()), rel=1e-15
     )
+
+
+def test_bandwidth_search_over_many_groups_warns_of_its_cost():
+    """Every pair of groups has its own search: above 20 groups the quadratic cost is announced
+    (and the search still runs and returns the worst pair)."""
+    rng = np.random.default_rng(0)
+    groups = np.repeat(np.arange(21), 300)
+    scores = rng.beta(2, 3, groups.size)
+    with pytest.warns(UserWarning, match="21 groups make 210 pairs"):
+        result = madd_bandwidth_search(None, scores, sensitive_features=groups, bandwidths=100)
+    assert len(result.pairs) == 210
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        madd_bandwidth_search(
+            None, scores[groups < 20], sensitive_features=groups[groups < 20], bandwidths=100
+        )
+
+
+def test_verbose_announces_the_search(capsys):
+    scores, groups, _ = make_madd_simulation(2000, random_state=0)
+    quiet = madd_bandwidth_search(None, scores, sensitive_features=groups, bandwidths=200)
+    assert capsys.readouterr().out == ""
+    loud = madd_bandwidth_search(None, scores, sensitive_features=groups, bandwidths=200, verbose=1)
+    assert "1 pair(s) of groups x 200 bandwidths (4000 scores)" in capsys.readouterr().out
+    assert loud.interval == quiet.interval
+    madd(None, scores, sensitive_features=groups, bandwidths=200, verbose=1)
+    assert "MADD bandwidth search" in capsys.readouterr().out

@@ -71,3 +71,21 @@ def test_waterfall_needs_shapley_values(fitted):
     explainer = BiasExplainer(model, method="pdp", n_background=30).fit(X, sensitive_features=group)
     with pytest.raises(ValueError, match="no Shapley-bias"):
         BiasExplanationDisplay.from_explainer(explainer, kind="waterfall")
+
+
+def test_long_feature_names_are_not_cut_at_the_figure_edge(fitted):
+    """The tick labels of long feature names lie inside the figure once it is drawn."""
+    model, X, group = fitted
+    explainer = BiasExplainer(model, method="pdp", random_state=0, n_background=30).fit(
+        X, sensitive_features=group
+    )
+    names = [f"a rather long feature name number {k} (with units)" for k in range(4)]
+    display = BiasExplanationDisplay(
+        names=names, values=explainer.explanations_, bias=explainer.bias_
+    ).plot()
+    figure = display.figure_
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    left = min(label.get_window_extent(renderer).x0 for label in display.ax_.get_yticklabels())
+    assert left >= 0
+    matplotlib.pyplot.close(figure)

@@ -1,0 +1,30 @@
+"""Data generators shared by several test modules."""
+
+import numpy as np
+import pytest
+
+
+def _write_loans_csv(path, *, n=600, seed=0, income_gap=5.0):
+    """A small loan-like csv for the audit's own-data mode, written to ``path``.
+
+    A numeric feature (``income``, higher for men by ``income_gap``), a categorical one
+    (``region``), the sensitive ``sex`` and a yes/no target ``approved`` that depends on
+    income, so that a model fitted on the file shows a selection-rate gap between the sexes.
+    Returns the DataFrame written.
+    """
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    sex = rng.choice(["female", "male"], size=n, p=[0.4, 0.6])
+    region = rng.choice(["north", "south", "east"], size=n)
+    income = rng.normal(50, 10, size=n) + income_gap * (sex == "male")
+    approved = np.where(income + rng.normal(0, 5, size=n) > 52, "yes", "no")
+    frame = pd.DataFrame({"income": income, "region": region, "sex": sex, "approved": approved})
+    frame.to_csv(path, index=False)
+    return frame
+
+
+@pytest.fixture(scope="session")
+def loans_csv():
+    """``loans_csv(path, n=600, seed=0, income_gap=5.0)`` writes the loan-like csv."""
+    return _write_loans_csv
