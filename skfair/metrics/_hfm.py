@@ -63,7 +63,6 @@ _DETAILS_CONSTRAINTS = {
     {
         **_DETAILS_CONSTRAINTS,
         "version": [StrOptions(set(_VERSIONS))],
-        "return_details": ["boolean"],
     },
     prefer_skip_nested_validation=True,
 )
@@ -86,7 +85,6 @@ def hfm(
     sample_weight=None,
     n_jobs=None,
     verbose=0,
-    return_details=False,
 ):
     """Harmonic Fairness measure via Manifolds: extra group separation added by a classifier.
 
@@ -116,9 +114,6 @@ def hfm(
     method, scale, label_encoding, m1, m2, n_e, random_state, eps, base, sample_weight, \
 n_jobs, verbose
         As in :func:`hfm_details`.
-    return_details : bool, default=False
-        Kept for callers written before :func:`hfm_details` existed: return its Bunch, with
-        the chosen version's ``hfm``, ``D`` and ``D_f`` added. Use :func:`hfm_details`.
 
     Returns
     -------
@@ -165,15 +160,7 @@ n_jobs, verbose
         search=_search(method, m1, m2, n_e, random_state, n_jobs, verbose),
         warn_version=version,
     )
-    if not return_details:
-        return details[f"hfm_{version}"]
-    details.update(
-        hfm=details[f"hfm_{version}"],
-        version=version,
-        D=details[f"D_{version}"],
-        D_f=details[f"D_f_{version}"],
-    )
-    return details
+    return details[f"hfm_{version}"]
 
 
 @validate_params(_DETAILS_CONSTRAINTS, prefer_skip_nested_validation=True)

@@ -8,7 +8,7 @@ import pandas as pd
 from skfair._audit import SECTIONS, AuditContext
 from skfair._audit._sections import hfm_section
 from skfair._audit._text import section_body_text
-from skfair.metrics import hfm
+from skfair.metrics import hfm_details
 
 
 def test_hfm_section_matches_the_metric():
@@ -35,7 +35,7 @@ def test_hfm_section_matches_the_metric():
     )
     text = section_body_text(hfm_section(context))
     features = frame[["age", "job"]].fillna("(missing)")
-    expected = hfm(features, y_test, y_pred, sensitive_features=sensitive, return_details=True)
+    expected = hfm_details(features, y_test, y_pred, sensitive_features=sensitive)
     rows = {
         line.split("  ")[0]: re.split(r"\s{2,}", line.strip())[1:]
         for line in text.splitlines()[2:8]
