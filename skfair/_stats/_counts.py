@@ -15,6 +15,28 @@ import numpy as np
 # Cells of the binary confusion table, in the order of `confusion_table`'s columns: the cell
 # of a sample is 2 * (y_true == pos_label) + (y_pred == pos_label).
 TN, FP, FN, TP = range(4)
+_ALL = (TN, FP, FN, TP)
+
+# Every named rate of binary predictions is a ratio of two sums of cells of that table:
+# name -> (numerator cells, denominator cells).
+RATE_CELLS = {
+    "selection_rate": ((FP, TP), _ALL),
+    "true_positive_rate": ((TP,), (FN, TP)),
+    "false_negative_rate": ((FN,), (FN, TP)),
+    "false_positive_rate": ((FP,), (TN, FP)),
+    "true_negative_rate": ((TN,), (TN, FP)),
+    "positive_predictive_value": ((TP,), (FP, TP)),
+    "false_discovery_rate": ((FP,), (FP, TP)),
+    "negative_predictive_value": ((TN,), (TN, FN)),
+    "false_omission_rate": ((FN,), (TN, FN)),
+    "base_rate": ((FN, TP), _ALL),
+}
+
+
+def rate_parts(table, name):
+    """Per-group ``(numerator, denominator)`` of the named rate from a ``confusion_table``."""
+    numerator, denominator = RATE_CELLS[name]
+    return table[:, list(numerator)].sum(axis=1), table[:, list(denominator)].sum(axis=1)
 
 
 def confusion_table(groups, y_true_positive, y_pred_positive, sample_weight=None):

@@ -42,7 +42,7 @@ from skfair._stats._aggregate import (
     signed_gaps,
     warn_single_group,
 )
-from skfair._stats._counts import FN, FP, TN, TP, confusion_table, rescale_weights
+from skfair._stats._counts import confusion_table, rate_parts, rescale_weights
 from skfair._validation import (
     binarize,
     check_groups,
@@ -137,7 +137,7 @@ def statistical_parity_difference(
         y_true, y_pred, sensitive_features, pos_label, sample_weight, needs_y_true=False
     )
     return rate_difference(
-        *_selection(table),
+        *rate_parts(table, "selection_rate"),
         groups,
         privileged_group,
         measure="selection rate",
@@ -195,7 +195,7 @@ def disparate_impact_ratio(
         y_true, y_pred, sensitive_features, pos_label, sample_weight, needs_y_true=False
     )
     return rate_ratio(
-        *_selection(table),
+        *rate_parts(table, "selection_rate"),
         groups,
         privileged_group,
         measure="selection rate",
@@ -250,7 +250,7 @@ def true_positive_rate_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_true_positive(table),
+        *rate_parts(table, "true_positive_rate"),
         groups,
         privileged_group,
         measure="true positive rate",
@@ -304,7 +304,7 @@ def false_negative_rate_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_false_negative(table),
+        *rate_parts(table, "false_negative_rate"),
         groups,
         privileged_group,
         measure="false negative rate",
@@ -359,7 +359,7 @@ def false_positive_rate_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_false_positive(table),
+        *rate_parts(table, "false_positive_rate"),
         groups,
         privileged_group,
         measure="false positive rate",
@@ -431,19 +431,29 @@ def equalized_odds_difference(
     if privileged_group is None:
         # Unsigned, D_FNR == D_TPR, so the FNR serves both forms.
         fpr_gap = np.atleast_1d(
-            rate_difference(*_false_positive(table), groups, measure="false positive rate")
+            rate_difference(
+                *rate_parts(table, "false_positive_rate"), groups, measure="false positive rate"
+            )
         )
         fnr_gap = np.atleast_1d(
-            rate_difference(*_false_negative(table), groups, measure="false negative rate")
+            rate_difference(
+                *rate_parts(table, "false_negative_rate"), groups, measure="false negative rate"
+            )
         )
     else:
         # One entry per compared side: the two gaps are combined side by side.
         sides = {"privileged_group": privileged_group, "disadvantaged": disadvantaged}
         fpr_gap = signed_gaps(
-            *_false_positive(table), groups, measure="false positive rate", **sides
+            *rate_parts(table, "false_positive_rate"),
+            groups,
+            measure="false positive rate",
+            **sides,
         )
         fnr_gap = signed_gaps(
-            *_false_negative(table), groups, measure="false negative rate", **sides
+            *rate_parts(table, "false_negative_rate"),
+            groups,
+            measure="false negative rate",
+            **sides,
         )
     if agg == "mean":
         combined = (fpr_gap + fnr_gap) / 2
@@ -514,22 +524,6 @@ def accuracy_difference(
 
 
 # Base measures as (numerator, denominator) over the columns [tn, fp, fn, tp] of the table.
-
-
-def _selection(table):
-    return table[:, FP] + table[:, TP], table.sum(axis=1)
-
-
-def _true_positive(table):
-    return table[:, TP], table[:, FN] + table[:, TP]
-
-
-def _false_negative(table):
-    return table[:, FN], table[:, FN] + table[:, TP]
-
-
-def _false_positive(table):
-    return table[:, FP], table[:, TN] + table[:, FP]
 
 
 def _check_inputs(y_true, y_pred, sensitive_features, sample_weight, *, needs_y_true=True):

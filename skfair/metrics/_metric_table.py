@@ -20,7 +20,7 @@ from sklearn.utils import check_random_state
 
 from skfair._groups import factorize_groups, privileged_mask
 from skfair._stats._aggregate import DISADVANTAGED, furthest_from_parity
-from skfair._stats._counts import FN, FP, TN, TP, confusion_table, rescale_weights
+from skfair._stats._counts import RATE_CELLS, confusion_table, rescale_weights
 from skfair._validation import (
     binarize,
     check_label_pair,
@@ -29,22 +29,14 @@ from skfair._validation import (
     check_weights,
 )
 
-# A named rate is a ratio of two sums of cells of the count table. The table has, per group,
-# the cells [tn, fp, fn, tp] and -- when accuracy is asked for -- these split further by
-# whether y_pred == y_true (exact for any discrete labels): masks over (correct, cell).
-_ALL = (TN, FP, FN, TP)
+# A named rate is a ratio of two sums of cells of the count table (RATE_CELLS). The table has,
+# per group, the cells [tn, fp, fn, tp] and -- when accuracy is asked for -- these split
+# further by whether y_pred == y_true (exact for any discrete labels): masks over
+# (correct, cell). Only the selection rate ignores y_true.
 _NAMED_RATES = {
     # name: (needs y_true, numerator cells, denominator cells)
-    "selection_rate": (False, (FP, TP), _ALL),
-    "true_positive_rate": (True, (TP,), (FN, TP)),
-    "false_negative_rate": (True, (FN,), (FN, TP)),
-    "false_positive_rate": (True, (FP,), (TN, FP)),
-    "true_negative_rate": (True, (TN,), (TN, FP)),
-    "positive_predictive_value": (True, (TP,), (FP, TP)),
-    "false_discovery_rate": (True, (FP,), (FP, TP)),
-    "negative_predictive_value": (True, (TN,), (TN, FN)),
-    "false_omission_rate": (True, (FN,), (TN, FN)),
-    "base_rate": (True, (FN, TP), _ALL),
+    name: (name != "selection_rate", *cells)
+    for name, cells in RATE_CELLS.items()
 }
 # Rates that compare y_pred with y_true label by label (any discrete labels).
 _CORRECTNESS_RATES = {"accuracy": True, "error_rate": False}

@@ -17,19 +17,13 @@ from skfair._stats._aggregate import (
     rate_ratio,
     signed_gaps,
 )
-from skfair._stats._counts import FN, FP, TN
+from skfair._stats._counts import FN, FP, rate_parts
 from skfair.metrics._classification import (
     _BINARY_CONSTRAINTS,
     _binary_confusion,
-    _false_positive,
-    _true_positive,
 )
 
 _AGGREGATIONS = ("worst_case", "mean")
-
-
-def _true_negative(table):
-    return table[:, TN], table[:, TN] + table[:, FP]
 
 
 def _error(table):
@@ -42,17 +36,15 @@ def _fpr_tpr_gaps(
     """FPR and TPR disparities, as arrays over the compared sides (one entry when unsigned)."""
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, w)
     gaps = []
-    for rate, measure in (
-        (_false_positive, "false positive rate"),
-        (_true_positive, "true positive rate"),
-    ):
+    for rate in ("false_positive_rate", "true_positive_rate"):
+        measure = rate.replace("_", " ")
         if privileged_group is None:
             unsigned = rate_ratio if ratio else rate_difference
-            gaps.append(np.atleast_1d(unsigned(*rate(table), groups, measure=measure)))
+            gaps.append(np.atleast_1d(unsigned(*rate_parts(table, rate), groups, measure=measure)))
         else:
             gaps.append(
                 signed_gaps(
-                    *rate(table),
+                    *rate_parts(table, rate),
                     groups,
                     privileged_group,
                     measure=measure,
@@ -257,7 +249,7 @@ def true_negative_rate_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_true_negative(table),
+        *rate_parts(table, "true_negative_rate"),
         groups,
         privileged_group,
         measure="true negative rate",
@@ -314,7 +306,7 @@ def true_positive_rate_ratio(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_ratio(
-        *_true_positive(table),
+        *rate_parts(table, "true_positive_rate"),
         groups,
         privileged_group,
         measure="true positive rate",
@@ -371,7 +363,7 @@ def false_positive_rate_ratio(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_ratio(
-        *_false_positive(table),
+        *rate_parts(table, "false_positive_rate"),
         groups,
         privileged_group,
         measure="false positive rate",

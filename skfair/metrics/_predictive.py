@@ -11,24 +11,8 @@ from __future__ import annotations
 
 from skfair._compat import validate_params
 from skfair._stats._aggregate import rate_difference
-from skfair._stats._counts import FN, FP, TN, TP
+from skfair._stats._counts import rate_parts
 from skfair.metrics._classification import _BINARY_CONSTRAINTS, _binary_confusion
-
-
-def _positive_predictive(table):
-    return table[:, TP], table[:, FP] + table[:, TP]
-
-
-def _false_discovery(table):
-    return table[:, FP], table[:, FP] + table[:, TP]
-
-
-def _negative_predictive(table):
-    return table[:, TN], table[:, TN] + table[:, FN]
-
-
-def _false_omission(table):
-    return table[:, FN], table[:, TN] + table[:, FN]
 
 
 @validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -89,7 +73,7 @@ def positive_predictive_value_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_positive_predictive(table),
+        *rate_parts(table, "positive_predictive_value"),
         groups,
         privileged_group,
         measure="positive predictive value",
@@ -155,7 +139,7 @@ def false_discovery_rate_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_false_discovery(table),
+        *rate_parts(table, "false_discovery_rate"),
         groups,
         privileged_group,
         measure="false discovery rate",
@@ -221,7 +205,7 @@ def negative_predictive_value_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_negative_predictive(table),
+        *rate_parts(table, "negative_predictive_value"),
         groups,
         privileged_group,
         measure="negative predictive value",
@@ -287,7 +271,7 @@ def false_omission_rate_difference(
     """
     groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     return rate_difference(
-        *_false_omission(table),
+        *rate_parts(table, "false_omission_rate"),
         groups,
         privileged_group,
         measure="false omission rate",
