@@ -44,9 +44,19 @@ from skfair._groups import factorize_groups, sensitive_column_positions
 from skfair._validation import check_weights
 
 # SplitMix64 (Steele, Lea & Flood 2014): the increment of the counter and the output mix.
-_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX_2 = np.uint64(0x94D049BB133111EB)
+
+
+def splitmix64(state):
+    """SplitMix64's output function: a bijective 64-bit mix of each uint64 of ``state``."""
+    with np.errstate(over="ignore"):
+        state = state ^ (state >> np.uint64(30))
+        state = state * _MIX_1
+        state = state ^ (state >> np.uint64(27))
+        state = state * _MIX_2
+        return state ^ (state >> np.uint64(31))
 
 
 class RowRandom:
@@ -74,13 +84,8 @@ class RowRandom:
     def uniform(self, *stream):
         start = np.random.SeedSequence([self.seed, *stream]).generate_state(1, np.uint64)
         with np.errstate(over="ignore"):
-            state = (self.rows.astype(np.uint64) + np.uint64(1)) * _GOLDEN_GAMMA + start
-            state ^= state >> np.uint64(30)
-            state *= _MIX_1
-            state ^= state >> np.uint64(27)
-            state *= _MIX_2
-            state ^= state >> np.uint64(31)
-        return (state >> np.uint64(11)).astype(np.float64) * 2.0**-53
+            state = (self.rows.astype(np.uint64) + np.uint64(1)) * GOLDEN_GAMMA + start
+        return (splitmix64(state) >> np.uint64(11)).astype(np.float64) * 2.0**-53
 
 
 def draw_seed(random_state):

@@ -38,7 +38,7 @@ from skfair._compat import (
 from skfair._groups import factorize_groups
 from skfair._response import get_response_values
 from skfair._validation import check_weights
-from skfair.postprocessing._base import draw_seed
+from skfair.postprocessing._base import GOLDEN_GAMMA, draw_seed, splitmix64
 from skfair.postprocessing._roc_hull import score_blocks
 from skfair.postprocessing._threshold_lp import (
     CONSTRAINTS,
@@ -568,11 +568,9 @@ def _objective_value(objective, rates, positive, negative):
 
 
 def _splitmix64(values):
-    """SplitMix64's output mix (Steele, Lea & Flood 2014), here a 64-bit hash of each value."""
-    values = values + np.uint64(0x9E3779B97F4A7C15)
-    values = (values ^ (values >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    values = (values ^ (values >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return values ^ (values >> np.uint64(31))
+    """SplitMix64 (Steele, Lea & Flood 2014) as a 64-bit hash of each value."""
+    with np.errstate(over="ignore"):
+        return splitmix64(values + GOLDEN_GAMMA)
 
 
 def row_keys(X, scores):
