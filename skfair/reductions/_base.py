@@ -73,7 +73,7 @@ class Problem:
 
     def add(self, predictor, outputs):
         table = self.moments.table(self.codes, self.target, outputs, self.sample_weight)
-        return self.hypotheses.add(predictor, table)
+        return self.hypotheses.add(predictor, table, outputs)
 
     def losses(self, outputs):
         """Per-sample losses of training outputs (0-1 loss, or the regression loss)."""
@@ -217,8 +217,11 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         )
         if classes is not None:
             for k in range(len(classes)):
-                constant = ConstantClassifier(classes, k)
-                problem.constants[k] = problem.hypotheses.add(constant, moments.constant_table(k))
+                problem.constants[k] = problem.hypotheses.add(
+                    ConstantClassifier(classes, k),
+                    moments.constant_table(k),
+                    np.full(n_samples, k),
+                )
         return problem
 
     def _check_constraint(self, regression):
@@ -401,21 +404,24 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
     # ----------------------------------------------------------------------------------------
     # warnings on the solution
 
-    def _warn_if_collapsed(self, problem):
-        """Warn when the solution ignores X: only constants, or one class for every row."""
+    def _warn_if_collapsed(self, problem, weights):
+        """Warn when the solution ignores X: a mixture of constants only, or a ``predict``
+        that gives one class to every training row (a constant with half the weight or
+        more, or a single fit that predicts one class)."""
         if self._regression:
             return
         constants = list(problem.constants.values())
-        if self.weights_[constants].sum() >= 1.0 - 1e-12:
+        single = np.flatnonzero(weights >= 1.0 - 1e-12)
+        if weights[constants].sum() >= 1.0 - 1e-12:
             what = "a mixture of constant predictors"
-        else:
-            X_model = problem.oracle.X
-            if (
-                getattr(self, "predict_method", None) == "randomized"
-                or np.unique(np.argmax(self._mixture_proba(X_model), axis=1)).size > 1
-            ):
-                return
+        elif getattr(self, "predict_method", None) == "randomized":
+            return
+        elif (weights[constants] >= 0.5).any():
+            what = "a constant predict (a constant predictor has half the mixture's weight)"
+        elif single.size and np.unique(problem.hypotheses.outputs[single[0]]).size == 1:
             what = "a constant predict"
+        else:
+            return
         warnings.warn(
             f"The constrained solution collapses to {what}: under eps={self.eps!r} the "
             "fits found cannot meet the bound otherwise. Try a larger eps, a more flexible "

@@ -290,7 +290,7 @@ class ExponentiatedGradient(_BaseReduction):
                 self.constraint_gap_,
                 "the saddle point of the game (error plus the penalty of the violation)",
             )
-        self._warn_if_collapsed(problem)
+        self._warn_if_collapsed(problem, self.weights_)
         return self
 
     def predict(self, X):

@@ -25,6 +25,7 @@ class Hypotheses:
     def __init__(self, moments):
         self.moments = moments
         self.predictors = []
+        self.outputs = []
         self.tables = []
         self._errors = []
         self._gammas = []
@@ -32,12 +33,14 @@ class Hypotheses:
     def __len__(self):
         return len(self.predictors)
 
-    def add(self, predictor, table):
-        """Index of the hypothesis with this table, adding it when it is new."""
+    def add(self, predictor, table, outputs):
+        """Index of the hypothesis with this table, adding it (with its training outputs)
+        when it is new."""
         for index, known in enumerate(self.tables):
             if np.array_equal(known, table):
                 return index
         self.predictors.append(predictor)
+        self.outputs.append(outputs)
         self.tables.append(table)
         self._errors.append(self.moments.error(table))
         self._gammas.append(self.moments.gamma(table))

@@ -227,7 +227,7 @@ class GridSearch(_BaseReduction):
                     problem.codes, problem.target, response.outputs, problem.sample_weight
                 )
             )
-            warm = response.predictor
+            warm = response.learner
         if (centre_gamma <= 0).all():
             # The unconstrained fit meets the bound: it is the answer, no grid is needed.
             coordinates, multipliers = _grid(moments, 1, self.grid_limit, centre_gamma)
@@ -261,7 +261,7 @@ class GridSearch(_BaseReduction):
         weights = np.zeros(len(hypotheses))
         weights[indices[self.best_index_]] = 1.0
         self._set_members(problem, weights)
-        self._warn_if_collapsed(problem)
+        self._warn_if_collapsed(problem, weights)
         # One predictor per grid point; the chosen one carries the weight.
         self.predictors_ = [hypotheses.predictors[i] for i in indices]
         self.weights_ = np.zeros(len(indices))

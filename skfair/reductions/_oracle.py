@@ -6,7 +6,8 @@ It is solved *exactly* as weighted classification: each sample is given once per
 with the weight ``w_i (max_k' C[c_i, k'] - C[c_i, k])``, for
 ``sum_k v_k 1[h(x) != k] = sum_k v_k - v_h(x)`` and ``v_h(x) = const - C[c, h(x)]``. With two
 classes only one copy has a positive weight: the label ``1[C_1 < C_0]`` with the weight
-``|C_1 - C_0|`` of Agarwal et al. (2018), Section 3.2. Copies of zero weight are left out. For
+``|C_1 - C_0|`` of Agarwal et al. (2018), Section 3.2. Copies of zero weight are left out,
+but every row is given at least once, so that every fit sees the same rows. For
 bounded group loss the best response is a regression of ``y`` with the weights
 ``w_i (1 / W + lambda_g / W_g)`` (Agarwal, Dudík & Wu 2019).
 
@@ -15,7 +16,8 @@ cache: the base learner is never refitted on weights it has already seen (up to 
 1e-9). Weights reach the base learner as ``sample_weight`` (also through a pipeline's last
 step), or, for a learner without it, as a weighted resample of the rows drawn with a seed of
 the fit and the weights. A learner whose ``warm_start`` starts a convex solver from its last
-solution starts from the previous best response.
+solution starts from the previous best response. A pipeline's preprocessing that cannot
+depend on the labels or the weights is fitted once (:func:`fitted_preprocessing`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from inspect import signature
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.compose import ColumnTransformer
+from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.utils import _safe_indexing
 from sklearn.utils.metadata_routing import get_routing_for_object
 
@@ -46,6 +50,26 @@ _CONVEX_WARM_START = {
     "TweedieRegressor",
     "HuberRegressor",
 }
+# scikit-learn transformers whose fit uses neither y nor (unless routed) sample weights.
+_LABEL_FREE = {
+    "Binarizer",
+    "FunctionTransformer",
+    "KBinsDiscretizer",
+    "KNNImputer",
+    "MaxAbsScaler",
+    "MinMaxScaler",
+    "MissingIndicator",
+    "Normalizer",
+    "OneHotEncoder",
+    "OrdinalEncoder",
+    "PolynomialFeatures",
+    "PowerTransformer",
+    "QuantileTransformer",
+    "RobustScaler",
+    "SimpleImputer",
+    "SplineTransformer",
+    "StandardScaler",
+}
 # Digits kept of the normalised per-cell weights in the cache key.
 _KEY_DECIMALS = 9
 
@@ -63,11 +87,13 @@ class WeightedProblem:
 
 @dataclass
 class Response:
-    """A best response: a fitted predictor (None for a constant) and its training outputs."""
+    """A best response: a fitted predictor (None for a constant), its training outputs, and
+    the fitted learner (the predictor, or its final step when the preprocessing is shared)."""
 
     predictor: object
     outputs: np.ndarray
     constant: int | None = None
+    learner: object = None
 
 
 class BestResponse:
@@ -116,8 +142,13 @@ class BestResponse:
         self.classes = classes
         self.fit_params = fit_params
         self.seed = seed
-        self.weight_parameter = weight_parameter(estimator)
-        self.warm_start_parameter = warm_start_parameter(estimator, warm_start)
+        self.prefix = fitted_preprocessing(estimator, X, fit_params)
+        if self.prefix is None:
+            self.learner, self.X_learner = estimator, X
+        else:
+            self.learner, self.X_learner = estimator.steps[-1][1], self.prefix.transform(X)
+        self.weight_parameter = weight_parameter(self.learner)
+        self.warm_start_parameter = warm_start_parameter(self.learner, warm_start)
         self._cache = {}
         self._previous = None
         self.n_calls = 0
@@ -134,7 +165,7 @@ class BestResponse:
             cached = self.fit(problem, self._previous)
             self._cache[problem.key] = cached
             if self.warm_start_parameter is not None:
-                self._previous = cached.predictor
+                self._previous = cached.learner
         return cached
 
     def problem(self, cost):
@@ -148,13 +179,15 @@ class BestResponse:
         return Response(None, np.full(self.n_samples, k), constant=k)
 
     def fit(self, problem, previous=None):
-        """Fit the base learner on ``problem``, warm-started from ``previous`` when allowed."""
+        """Fit the base learner on ``problem``, warm-started from ``previous`` (the learner of
+        an earlier response) when allowed."""
         rows, labels, weights = problem.rows, problem.labels, problem.weights
-        X = self.X if rows.shape[0] == self.n_samples else _safe_indexing(self.X, rows)
+        every_row = rows.shape[0] == self.n_samples
+        X = self.X_learner if every_row else _safe_indexing(self.X_learner, rows)
         params = (
             self.fit_params
-            if rows.shape[0] == self.n_samples
-            else _check_method_params(self.X, params=self.fit_params, indices=rows)
+            if every_row
+            else _check_method_params(self.X_learner, params=self.fit_params, indices=rows)
         )
         if self.weight_parameter is None:
             # Weighted resample of the rows, seeded by the fit's seed and the weights.
@@ -165,17 +198,26 @@ class BestResponse:
             params = _check_method_params(X, params=params, indices=drawn)
         else:
             params = {**params, self.weight_parameter: weights}
-        if self.warm_start_parameter is None or previous is None:
-            estimator = clone(self.estimator)
+        if (
+            self.warm_start_parameter is None
+            or previous is None
+            or not np.array_equal(getattr(previous, "classes_", None), np.unique(labels))
+        ):
+            learner = clone(self.learner)
         else:
-            estimator = copy.deepcopy(previous)
-            estimator.set_params(**{self.warm_start_parameter: True})
-        estimator.fit(X, labels, **params)
+            learner = copy.deepcopy(previous)
+            learner.set_params(**{self.warm_start_parameter: True})
+        learner.fit(X, labels, **params)
         if self.warm_start_parameter is not None:
-            original = self.estimator.get_params()[self.warm_start_parameter]
-            estimator.set_params(**{self.warm_start_parameter: original})
+            original = self.learner.get_params()[self.warm_start_parameter]
+            learner.set_params(**{self.warm_start_parameter: original})
         self.n_fits += 1
-        return Response(estimator, self._as_outputs(estimator, estimator.predict(self.X)))
+        outputs = self._as_outputs(learner, learner.predict(self.X_learner))
+        if self.prefix is None:
+            return Response(learner, outputs, learner=learner)
+        member = clone(self.estimator)
+        member.steps = [*self.prefix.steps, (self.estimator.steps[-1][0], learner)]
+        return Response(member, outputs, learner=learner)
 
     # ----------------------------------------------------------------------------------------
 
@@ -199,10 +241,13 @@ class BestResponse:
         gain = gain * (math.fsum(cell_weight) / total)
         key = ("classification", np.round(gain, _KEY_DECIMALS).tobytes())
         row_gain = gain[cells]  # (n_samples, n_classes): small classes count, one column each
-        positive = (row_gain > 0) & (self.sample_weight > 0)[:, None]
-        if (positive.sum(axis=1) <= 1).all():
-            rows = np.flatnonzero(positive.any(axis=1))
-            label_index = np.argmax(positive[rows], axis=1)
+        positive = row_gain > 0
+        # Every row is given at least once (weight 0 when no class is cheaper for it), so that
+        # the base learner, its preprocessing included, sees the same rows in every fit.
+        unused = ~positive.any(axis=1)
+        positive[unused, self.target[unused]] = True
+        if (positive.sum(axis=1) == 1).all():
+            rows, label_index = np.arange(self.n_samples), np.argmax(positive, axis=1)
         else:
             rows, label_index = np.nonzero(positive)
         weights = self.sample_weight[rows] * row_gain[rows, label_index]
@@ -216,8 +261,7 @@ class BestResponse:
         normalised = group_cost * scale
         key = ("regression", np.round(normalised, _KEY_DECIMALS).tobytes())
         weights = self.sample_weight * normalised[self.codes]
-        rows = np.flatnonzero(weights > 0)
-        return WeightedProblem(rows, self.target[rows], weights[rows], key)
+        return WeightedProblem(np.arange(self.n_samples), self.target, weights, key)
 
     def _as_outputs(self, estimator, outputs):
         outputs = np.asarray(outputs)
@@ -232,6 +276,40 @@ class BestResponse:
                 f"is not one of the classes {self.classes.tolist()} of y."
             )
         return index
+
+
+def fitted_preprocessing(estimator, X, fit_params):
+    """A pipeline's preprocessing, fitted once on X, when no fit can change it; else None.
+
+    Every best response fits the base learner on the same rows with other labels and
+    weights. A pipeline whose transformers are all of scikit-learn's kinds that ignore the
+    labels (encoders, scalers, imputers, column selection and their compositions) and get no
+    weights or other metadata would be refitted to the same state each time: it is fitted
+    once, and each best response fits the final estimator on the transformed rows only.
+    """
+    steps = getattr(estimator, "steps", None)
+    if not isinstance(estimator, Pipeline) or len(steps) < 2 or fit_params:
+        return None
+    prefix = estimator[:-1]
+    if not _ignores_labels(prefix):
+        return None
+    if _routing_enabled() and get_routing_for_object(prefix).consumes("fit", ["sample_weight"]):
+        return None
+    return clone(prefix).fit(X)
+
+
+def _ignores_labels(step):
+    """Whether fitting ``step`` uses neither y nor sample weights (a known transformer)."""
+    if step is None or isinstance(step, str):  # "passthrough", "drop"
+        return True
+    if isinstance(step, Pipeline):
+        return all(_ignores_labels(part) for _, part in step.steps)
+    if isinstance(step, FeatureUnion):
+        return all(_ignores_labels(part) for _, part in step.transformer_list)
+    if isinstance(step, ColumnTransformer):
+        parts = [part for _, part, _ in step.transformers] + [step.remainder]
+        return all(_ignores_labels(part) for part in parts)
+    return type(step).__module__.startswith("sklearn.") and type(step).__name__ in _LABEL_FREE
 
 
 def weight_parameter(estimator):

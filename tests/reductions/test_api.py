@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
 from sklearn.compose import make_column_transformer
 from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
 from sklearn.model_selection import GridSearchCV, KFold
@@ -103,7 +103,17 @@ def test_clone_and_pickle_a_fitted_model(two_groups):
     assert repr(clone(model)) == repr(model)
 
 
-def test_pipeline_with_strings_gets_its_weights_through_the_last_step():
+class Identity(TransformerMixin, BaseEstimator):
+    """A transformer skfair cannot know to ignore the labels."""
+
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        return X
+
+
+def string_data():
     rng = np.random.default_rng(0)
     n = 600
     frame = pd.DataFrame(
@@ -112,14 +122,35 @@ def test_pipeline_with_strings_gets_its_weights_through_the_last_step():
     sex = rng.choice(["F", "M"], n)
     y = ((frame.x + (frame.colour == "red") + (sex == "M")) > 0.8).astype(int)
     frame["sex"] = sex
-    pipeline = make_pipeline(
-        make_column_transformer((OneHotEncoder(), ["colour"]), (StandardScaler(), ["x"])),
-        LogisticRegression(),
-    )
-    model = ExponentiatedGradient(pipeline, eps=0.02, sensitive_column="sex").fit(frame, y)
-    assert model.constraint_gap_ <= 0.02 + 1e-7
-    assert model.n_fits_ >= 2
-    assert set(model.predict(frame)) <= {0, 1}
+    return frame, y
+
+
+def encoded(*, extra=None):
+    steps = [make_column_transformer((OneHotEncoder(), ["colour"]), (StandardScaler(), ["x"]))]
+    return make_pipeline(*steps, *([extra] if extra is not None else []), LogisticRegression())
+
+
+def test_pipeline_preprocessing_is_fitted_once_and_shared():
+    frame, y = string_data()
+    model = ExponentiatedGradient(encoded(), eps=0.02, sensitive_column="sex").fit(frame, y)
+    members = [p for w, p in zip(model.weights_, model.predictors_) if hasattr(p, "steps")]
+    assert len(members) >= 2 and model.constraint_gap_ <= 0.02 + 1e-7
+    assert all(member[0] is members[0][0] for member in members)  # one fitted preprocessing
+    # the same model as refitting the whole pipeline each time (its preprocessing is label-free)
+    refitted = ExponentiatedGradient(
+        encoded(extra=Identity()), eps=0.02, sensitive_column="sex"
+    ).fit(frame, y)
+    assert not all(member[0] is refitted.predictors_[-1][0] for member in refitted.predictors_[2:])
+    np.testing.assert_allclose(refitted.predict_proba(frame), model.predict_proba(frame))
+    # with metadata routing the final step needs no request: skfair calls it directly
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = ExponentiatedGradient(encoded(), eps=0.02, sensitive_column="sex").fit(frame, y)
+    np.testing.assert_allclose(routed.predict_proba(frame), model.predict_proba(frame))
+
+
+def test_pipeline_weights_reach_the_last_step_or_a_request_is_asked_for():
+    frame, y = string_data()
+    pipeline = encoded(extra=Identity())
     with sklearn.config_context(enable_metadata_routing=True):
         with pytest.raises(ValueError, match="set_fit_request"):
             ExponentiatedGradient(clone(pipeline), sensitive_column="sex").fit(frame, y)
@@ -127,7 +158,9 @@ def test_pipeline_with_strings_gets_its_weights_through_the_last_step():
         requested.steps[-1][1].set_fit_request(sample_weight=True)
         requested.steps[0][1].transformers[1][1].set_fit_request(sample_weight=False)
         routed = ExponentiatedGradient(requested, eps=0.02, sensitive_column="sex").fit(frame, y)
-    np.testing.assert_allclose(routed.predict_proba(frame), model.predict_proba(frame))
+    plain = ExponentiatedGradient(pipeline, eps=0.02, sensitive_column="sex").fit(frame, y)
+    assert plain.constraint_gap_ <= 0.02 + 1e-7
+    np.testing.assert_allclose(routed.predict_proba(frame), plain.predict_proba(frame))
 
 
 # --------------------------------------------------------------------------------------------
