@@ -26,6 +26,7 @@ from skfair._audit._report import (
     Section,
     Table,
 )
+from skfair._audit._training_section import training_section
 from skfair._groups import factorize_groups
 from skfair._response import auto_threshold
 from skfair.ensemble import BootstrapEnsemble
@@ -882,6 +883,7 @@ SECTIONS = {
     "hfm": ("Group separation in the model's view: HFM", hfm_section),
     "repair": ("Barycenter repair of the scores", repair_section),
     "thresholds": ("Group-specific decision thresholds", thresholds_section),
+    "training": ("Trained under a constraint", training_section),
     "bias_sources": ("Where does the bias come from", bias_sources_section),
     "stability": ("Stability and uncertainty across bootstrap replicas", stability_section),
 }

@@ -4,12 +4,12 @@ prediction from a weighted set of fitted members."""
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, is_regressor
 from sklearn.metrics import accuracy_score, r2_score
-from sklearn.utils import get_tags
+from sklearn.utils import Bunch, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -129,24 +129,10 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         """Validate the input and build the moments, the hypotheses and the oracle."""
         name = f"{type(self).__name__}.fit"
         check_in_memory(name, X, y, sensitive_features, sample_weight, hint=FIT_ON_DASK)
-        X = check_meta_input(self, X, self.estimator, reset=True)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None."
-            )
         regression = is_regressor(self.estimator)
         self._check_constraint(regression)
-        y = column_or_1d(y, warn=True)
-        if y.shape[0] != X_model.shape[0]:
-            raise ValueError(
-                f"X has {X_model.shape[0]} samples but y has {y.shape[0]}; pass one label per row."
-            )
-        n_samples = y.shape[0]
-        weights = check_weights(sample_weight, n_samples)
-        if sensitive is None:
+        data = self._data(X, y, sample_weight, sensitive_features, reset=True)
+        if data.groups is None:
             warnings.warn(
                 f"{type(self).__name__} was fitted without sensitive features (neither "
                 "sensitive_features= nor sensitive_column=): there is no constraint and the "
@@ -154,53 +140,18 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=3,
             )
-            codes, group_labels, groups = np.zeros(n_samples, np.intp), ["all"], None
-        else:
-            groups = factorize_groups(sensitive, n_samples=n_samples)
-            codes, group_labels = groups.codes, groups.labels
-        self.groups_ = group_labels
+        self.groups_ = data.group_labels
         self._seed = draw_seed(self.random_state)
         fit_params = self._route_fit_params(sample_weight, sensitive_features, fit_params)
-        if regression:
-            target = np.asarray(y, dtype=np.float64)
-            if not np.isfinite(target).all():
-                raise ValueError("y has NaN or infinite values; the regression needs finite y.")
-            moments = group_loss_moments(
-                codes=codes,
-                group_labels=group_labels,
-                sample_weight=weights,
-                eps=self.eps if groups is not None else np.inf,
-                loss=self.loss,
-            )
-            if groups is None:
-                moments = _without_constraints(moments)
-            classes = None
-        else:
-            check_classification_targets(y)
-            classes, target = np.unique(y, return_inverse=True)
-            self.classes_ = classes
-            pos_index = self._pos_index(classes)
-            moments = classification_moments(
-                self.constraint,
-                codes=codes,
-                group_labels=group_labels,
-                groups=groups,
-                y_class=target,
-                classes=classes.tolist(),
-                pos_index=pos_index,
-                sample_weight=weights,
-                eps=self.eps,
-                form=self.disparity,
-                privileged_group=self.privileged_group,
-                disadvantaged=self.disadvantaged,
-            )
+        moments = self._moments(data)
         self.constraint_names_ = list(moments.names)
+        classes = None if regression else self.classes_
         oracle = BestResponse(
             self.estimator,
-            X_model,
-            target,
-            codes,
-            weights,
+            data.X_model,
+            data.target,
+            data.codes,
+            data.sample_weight,
             classes=classes,
             fit_params=fit_params,
             warm_start=self.warm_start,
@@ -210,9 +161,9 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
             moments=moments,
             hypotheses=Hypotheses(moments),
             oracle=oracle,
-            codes=codes,
-            target=target,
-            sample_weight=weights,
+            codes=data.codes,
+            target=data.target,
+            sample_weight=data.sample_weight,
             constants={},
         )
         if classes is not None:
@@ -220,9 +171,112 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
                 problem.constants[k] = problem.hypotheses.add(
                     ConstantClassifier(classes, k),
                     moments.constant_table(k),
-                    np.full(n_samples, k),
+                    np.full(len(data.target), k),
                 )
         return problem
+
+    def _data(self, X, y, sample_weight, sensitive_features, *, reset):
+        """The checked rows: the members' input, the target (class indices), group codes.
+
+        ``reset`` at fit (the classes are found); afterwards the labels must be classes seen
+        at fit.
+        """
+        X = check_meta_input(self, X, self.estimator, reset=reset)
+        sensitive, X_model = resolve_sensitive(
+            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
+        )
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None."
+            )
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != X_model.shape[0]:
+            raise ValueError(
+                f"X has {X_model.shape[0]} samples but y has {y.shape[0]}; pass one label per row."
+            )
+        n_samples = y.shape[0]
+        if is_regressor(self.estimator):
+            target = np.asarray(y, dtype=np.float64)
+            if not np.isfinite(target).all():
+                raise ValueError("y has NaN or infinite values; the regression needs finite y.")
+        elif reset:
+            check_classification_targets(y)
+            self.classes_, target = np.unique(y, return_inverse=True)
+        else:
+            target = np.searchsorted(self.classes_, y)
+            unknown = self.classes_[np.minimum(target, len(self.classes_) - 1)] != y
+            if unknown.any():
+                raise ValueError(
+                    f"y holds the label {y[unknown][0]!r}, not one of the classes "
+                    f"{self.classes_.tolist()} seen at fit."
+                )
+        if sensitive is None:
+            codes, group_labels, groups = np.zeros(n_samples, np.intp), ["all"], None
+        else:
+            groups = factorize_groups(sensitive, n_samples=n_samples)
+            codes, group_labels = groups.codes, groups.labels
+        return Bunch(
+            X_model=X_model,
+            target=target,
+            codes=codes,
+            group_labels=group_labels,
+            groups=groups,
+            sample_weight=check_weights(sample_weight, n_samples),
+        )
+
+    def _moments(self, data):
+        """The objective and the constraints on ``data`` (see :meth:`_data`)."""
+        if is_regressor(self.estimator):
+            moments = group_loss_moments(
+                codes=data.codes,
+                group_labels=data.group_labels,
+                sample_weight=data.sample_weight,
+                eps=self.eps,
+                loss=self.loss,
+            )
+            return _without_constraints(moments) if data.groups is None else moments
+        return classification_moments(
+            self.constraint,
+            codes=data.codes,
+            group_labels=data.group_labels,
+            groups=data.groups,
+            y_class=data.target,
+            classes=self.classes_.tolist(),
+            pos_index=self._pos_index(self.classes_),
+            sample_weight=data.sample_weight,
+            eps=self.eps,
+            form=self.disparity,
+            privileged_group=self.privileged_group,
+            disadvantaged=self.disadvantaged,
+        )
+
+    def _evaluate(self, X, y, *, sensitive_features=None, sample_weight=None):
+        """Objective and disparity of every member and of the result on data ``(X, y)``.
+
+        Returns ``(objectives, disparities, objective, disparity)``: one value per predictor,
+        then the result's (the mixture's expected values; the chosen fit's for GridSearch).
+        """
+        check_is_fitted(self, "weights_")
+        data = self._data(X, y, sample_weight, sensitive_features, reset=False)
+        if data.groups is None and self.groups_ != ["all"]:
+            raise ValueError(
+                f"{type(self).__name__} was fitted with sensitive features: pass "
+                "sensitive_features= (or fit with sensitive_column=) to evaluate its disparity."
+            )
+        moments = self._moments(data)
+        tables = []
+        for member in self.predictors_:
+            outputs = np.asarray(member.predict(data.X_model))
+            if not self._regression:
+                outputs = np.searchsorted(self.classes_, outputs)
+            tables.append(moments.table(data.codes, data.target, outputs, data.sample_weight))
+        mixture = np.tensordot(self.weights_, np.asarray(tables), axes=1)
+        return (
+            np.array([moments.error(table) for table in tables]),
+            np.array([moments.disparity(table) for table in tables]),
+            moments.error(mixture),
+            moments.disparity(mixture),
+        )
 
     def _check_constraint(self, regression):
         if regression and self.constraint not in REGRESSION_CONSTRAINTS:
@@ -287,6 +341,10 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         table = hypotheses.mixture_table(self.weights_)
         self.objective_ = problem.moments.error(table)
         self.constraint_gap_ = problem.moments.disparity(table)
+        self.objectives_ = hypotheses.errors
+        self.constraint_gaps_ = np.array(
+            [problem.moments.disparity(member) for member in hypotheses.tables]
+        )
         self.n_oracle_calls_ = problem.oracle.n_calls
         self.n_fits_ = problem.oracle.n_fits
         self._regression = problem.is_regression
@@ -514,8 +572,6 @@ class ConstantClassifier(ClassifierMixin, BaseEstimator):
 
 def _without_constraints(moments):
     """Bounded group loss with no sensitive features: the one group is unconstrained."""
-    from dataclasses import replace
-
     return replace(moments, eps=np.inf, names=[])
 
 

@@ -115,6 +115,8 @@ class ExponentiatedGradient(_BaseReduction):
         Training error (0-1 loss; mean ``loss`` for regression) of the mixture.
     constraint_gap_ : float
         The mixture's disparity on the training data, in the units of ``eps``.
+    objectives_, constraint_gaps_ : ndarray of shape (n_predictors,)
+        Training error and disparity of each predictor.
     classes_ : ndarray of shape (n_classes,)
         Class labels (classifiers).
     groups_ : list

@@ -253,29 +253,30 @@ class GridSearch(_BaseReduction):
                 indices.append(problem.add(response.predictor, response.outputs))
         hypotheses = problem.hypotheses
         tables = [hypotheses.tables[i] for i in indices]
-        self.grid_ = coordinates
-        self.lambda_vecs_ = multipliers
-        self.objectives_ = np.array([problem.moments.error(t) for t in tables])
-        self.constraint_gaps_ = np.array([problem.moments.disparity(t) for t in tables])
-        self.best_index_ = self._choose()
+        objectives = np.array([moments.error(table) for table in tables])
+        gaps = np.array([moments.disparity(table) for table in tables])
+        best = self._choose(objectives, gaps)
         weights = np.zeros(len(hypotheses))
-        weights[indices[self.best_index_]] = 1.0
+        weights[indices[best]] = 1.0
         self._set_members(problem, weights)
         self._warn_if_collapsed(problem, weights)
         # One predictor per grid point; the chosen one carries the weight.
+        self.grid_ = coordinates
+        self.lambda_vecs_ = multipliers
+        self.best_index_ = best
+        self.objectives_, self.constraint_gaps_ = objectives, gaps
         self.predictors_ = [hypotheses.predictors[i] for i in indices]
         self.weights_ = np.zeros(len(indices))
-        self.weights_[self.best_index_] = 1.0
+        self.weights_[best] = 1.0
         return self
 
-    def _choose(self):
-        admissible = self.constraint_gaps_ <= self.eps
+    def _choose(self, objectives, gaps):
+        """The selection rule (see Notes)."""
+        admissible = gaps <= self.eps
         if admissible.any():
-            return int(np.argmin(np.where(admissible, self.objectives_, np.inf)))
-        chosen = int(np.argmin(self.constraint_gaps_))
-        self._warn_bound_not_met(
-            self.constraint_gaps_[chosen], "the grid point of the smallest disparity"
-        )
+            return int(np.argmin(np.where(admissible, objectives, np.inf)))
+        chosen = int(np.argmin(gaps))
+        self._warn_bound_not_met(gaps[chosen], "the grid point of the smallest disparity")
         return chosen
 
     def predict(self, X):

@@ -59,6 +59,7 @@ EXPECTED_SECTIONS = [
     "hfm",
     "repair",
     "thresholds",
+    "training",
     "bias_sources",
     "stability",
 ]
