@@ -264,3 +264,21 @@ def test_large_eps_is_the_unconstrained_learner(seed):
         model.fit(X, y, sensitive_features=group)
         np.testing.assert_allclose(model.predict_proba(X), plain.predict_proba(X))
         np.testing.assert_array_equal(model.predict(X), plain.predict(X))
+
+
+def test_exponentiated_gradient_update_meets_the_bound_too(two_groups):
+    """Algorithm 1's multiplier update: the same bound, a certified gap, more fits."""
+    X, y, group = two_groups
+    fits = {}
+    for update in ("linprog", "exponentiated_gradient"):
+        model = ExponentiatedGradient(
+            LogisticRegression(), eps=0.03, multiplier_update=update, max_iter=30
+        ).fit(X[:, :2], y, sensitive_features=group)
+        p = mixture_decisions(model, X[:, :2])[:, 1]
+        assert worst_difference(groupby_rates(p, y, group, "demographic_parity")) <= 0.03 + 1e-7
+        fits[update] = model
+    linprog, gradient = fits["linprog"], fits["exponentiated_gradient"]
+    assert linprog.best_gap_ <= linprog.nu_
+    assert linprog.n_fits_ < gradient.n_fits_
+    # the gradient run is within its certified gap of the linprog run's objective
+    assert gradient.objective_ <= linprog.objective_ + 2 * gradient.best_gap_ + 1e-9
