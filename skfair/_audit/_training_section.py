@@ -90,14 +90,13 @@ def training_section(context):
         "model per attribute; it decides without the sensitive attribute). To keep the audit "
         f"fast it is trained on {len(rows):,} of the {n_train:,} training rows (drawn with "
         f"random_state={context.random_state}) with at most {_TRAINING_MAX_ITER} fits; the "
-        "gaps on the evaluation rows include sampling noise. predict: the deterministic "
-        "decision of the mixture; randomised: the mixture's randomised decisions, which the "
+        "gaps on the evaluation rows include sampling noise. constrained: the retrained "
+        "model's deterministic predict; randomised: its randomised decisions, which the "
         "bound is about. Gaps: the largest gap between any two groups, or the disadvantaged "
         "minus the privileged groups (signed) for an attribute with a privileged group."
     ]
     notes += [f"not computed for {failure}" for failure in failures]
-    header = ["metric", "attribute", "unconstrained", "constrained (predict)"]
-    table = Table([*header, "constrained (randomised)"], table_rows)
+    table = Table(["metric", "attribute", "unconstrained", "constrained", "randomised"], table_rows)
     return Section(blocks=[table], notes=notes, data={"models": fitted})
 
 
