@@ -24,7 +24,9 @@ class BestThreshold(ClassifierMixin, BaseEstimator):
         # error of 1[x >= t]: positives below t, negatives at or above t
         up = (below * positive * w).sum(1) + (~below * ~positive * w).sum(1)
         down = w.sum() - up
-        errors = np.concatenate([up, down])
+        # Errors equal up to rounding are ties, broken by the first threshold: summing the
+        # same weights in another order (repeated rows) must not change the answer.
+        errors = np.round(np.concatenate([up, down]) / w.sum(), 12)
         best = int(np.argmin(errors))
         self.threshold_ = candidates[best % len(candidates)]
         self.direction_ = 1 if best < len(candidates) else -1
