@@ -217,9 +217,9 @@ def _check_matplotlib():
     try:
         import matplotlib  # noqa: F401
     except ImportError as exc:
-        raise ImportError(
-            '--html draws figures with matplotlib: pip install "scikit-fairkit[plot]".'
-        ) from exc
+        from skfair._compat import install_hint
+
+        raise ImportError(f"--html draws figures with matplotlib: {install_hint('plot')}.") from exc
 
 
 def _load_model(path):

@@ -445,9 +445,11 @@ def _model_input(model, columns, feature_names):
     try:
         import pandas as pd
     except ImportError as exc:
+        from skfair._compat import install_hint
+
         raise ImportError(
             "The model was fitted on a pandas DataFrame, so the audit needs pandas to pass it "
-            'one: pip install "scikit-fairkit[pandas]".'
+            f"one: {install_hint('pandas')}."
         ) from exc
     return pd.DataFrame({name: columns[name] for name in expected})
 
