@@ -112,8 +112,9 @@ class Section:
     data : dict
         Raw results (arrays, fitted objects) for callers of the section; not rendered.
     lead : str or None
-        One sentence on what the section answers, shown first; when a section leaves it None,
-        :func:`compute_sections` takes the first line of the section function's docstring.
+        One sentence on what the section answers, shown first; when a section leaves it None
+        (as the built-in ones do), :func:`compute_sections` takes the first paragraph of the
+        section function's docstring, so it is there also when the section does not apply.
     figures : list of Figure
         Figures of the HTML report, shown after the blocks.
     name, title : str
@@ -172,7 +173,7 @@ def compute_sections(context, sections, names=None, *, progress=None):
                 section = Section(error=_error_text(exc))
         section.name, section.title = name, title
         if section.lead is None:
-            section.lead = _first_line(function.__doc__)
+            section.lead = _first_paragraph(function.__doc__)
         seen = []
         for warning in caught:
             text = f"{warning.category.__name__}: {warning.message}"
@@ -182,10 +183,10 @@ def compute_sections(context, sections, names=None, *, progress=None):
         yield section
 
 
-def _first_line(docstring):
-    """The first line of a docstring (its summary), or None."""
-    lines = (docstring or "").strip().splitlines()
-    return lines[0].strip() if lines else None
+def _first_paragraph(docstring):
+    """The first paragraph of a docstring (its summary) on one line, or None."""
+    paragraph = (docstring or "").strip().split("\n\n")[0]
+    return " ".join(line.strip() for line in paragraph.splitlines()) or None
 
 
 def _error_text(exc):

@@ -3,7 +3,7 @@
 A section is a function ``section(context) -> Section``; :data:`SECTIONS` maps its
 command-line name to a title and the function. To add one, write the function and add one
 entry to :data:`SECTIONS`: the renderers show its ``lead`` (one sentence on what it answers;
-by default the first line of the function's docstring), tables, notes and figures
+by default the first paragraph of the function's docstring), tables, notes and figures
 (:class:`~skfair._audit._report.Figure`) in every format. A section that cannot run in a given
 context (no scores, no training data) returns ``Section(message=...)`` saying why. Keep
 sections fast (the whole audit should run in well under a minute on two cores) and seed every
@@ -56,7 +56,12 @@ _GROUP_RATES = [
 
 
 def groups_section(context):
-    """Per-group table of counts and rates, one table per sensitive attribute and jointly."""
+    """How often does each group have the favourable outcome, in the data (base rate) and from the
+    model (selection rate), and how accurate is the model for it?
+
+    Per-group table of counts and rates, one table per sensitive attribute and jointly, and
+    figures of the selection rate, TPR and FPR with their bootstrap intervals.
+    """
     tables, figures = [], []
     for name, values, _ in compared_columns(context):
         table = MetricTable(
@@ -92,8 +97,6 @@ def groups_section(context):
         blocks=tables,
         notes=[note],
         figures=figures,
-        lead="How often does each group have the favourable outcome, in the data (base rate) "
-        "and from the model (selection rate), and how accurate is the model for it?",
     )
 
 
@@ -159,7 +162,10 @@ def _disparities(y_true, y_pred, values, privileged):
 
 
 def disparities_section(context):
-    """Disparity metrics of the predictions, one column per attribute and their intersection.
+    """How large are the usual disparity metrics of the decisions (fairlearn's and aif360's
+    definitions), per attribute and for the intersection?
+
+    Disparity metrics of the predictions, one column per attribute and their intersection.
 
     Attributes with a privileged group get signed values (disadvantaged minus privileged, or
     their ratio); the others, and the intersection, the largest gap between any two groups.
@@ -206,8 +212,6 @@ def disparities_section(context):
     return Section(
         blocks=[table],
         notes=notes,
-        lead="How large are the usual disparity metrics of the decisions (fairlearn's and "
-        "aif360's definitions), per attribute and for the intersection?",
     )
 
 
@@ -223,7 +227,10 @@ _SCORE_METRICS = [
 
 
 def scores_section(context):
-    """Distribution-level bias of the scores (Wasserstein-1 and Kolmogorov-Smirnov)."""
+    """Do the groups' score distributions differ, beyond the decisions at the threshold?
+
+    Distribution-level bias of the scores (Wasserstein-1 and Kolmogorov-Smirnov).
+    """
     if context.y_score is None:
         return Section(message=NO_SCORES)
     columns = compared_columns(context)
@@ -259,7 +266,6 @@ def scores_section(context):
         blocks=[table],
         notes=[note],
         figures=figures,
-        lead="Do the groups' score distributions differ, beyond the decisions at the threshold?",
     )
 
 
@@ -293,7 +299,10 @@ _MAX_MADD_GROUPS = 50
 
 
 def madd_section(context):
-    """MADD of the score distributions at the optimal bandwidth (Verger et al., JEDM 2024).
+    """How far apart are the groups' distributions of predicted probabilities, measured so that the
+    result does not hinge on a histogram bandwidth (MADD)?
+
+    MADD of the score distributions at the optimal bandwidth (Verger et al., JEDM 2024).
 
     One row per attribute and their intersection: the stable MADD of the worst pair of groups,
     the mean stable MADD over all pairs, the stable bandwidth interval and its bin counts,
@@ -367,8 +376,6 @@ def madd_section(context):
         notes=[note],
         figures=figures,
         data={"results": results},
-        lead="How far apart are the groups' distributions of predicted probabilities, "
-        "measured so that the result does not hinge on a histogram bandwidth (MADD)?",
     )
 
 
@@ -396,7 +403,10 @@ def _alternating_halves(cells, random_state):
 
 
 def repair_section(context):
-    """Disparities before and after a Wasserstein-barycenter repair of the model's scores.
+    """How much of the gaps would a repair of the scores (every group moved to a common score
+    distribution) remove, and at what cost in accuracy?
+
+    Disparities before and after a Wasserstein-barycenter repair of the model's scores.
 
     The repair (:class:`~skfair.postprocessing.BarycenterRepair`, groups = the joint cells of
     all sensitive attributes) is cross-fitted on the evaluation rows: each half is repaired
@@ -472,8 +482,6 @@ def repair_section(context):
         notes=[note],
         figures=figures,
         data={"repaired_scores": repaired},
-        lead="How much of the gaps would a repair of the scores (every group moved to a "
-        "common score distribution) remove, and at what cost in accuracy?",
     )
 
 
@@ -482,7 +490,10 @@ THRESHOLD_CONSTRAINT = "equalized_odds"
 
 
 def thresholds_section(context):
-    """Disparities and accuracy before and after group-specific decision thresholds.
+    """How far would group-specific decision thresholds on the same model close the gaps in true and
+    false positive rates, and at what cost in accuracy?
+
+    Disparities and accuracy before and after group-specific decision thresholds.
 
     :class:`~skfair.postprocessing.GroupThresholdClassifier` keeps the model (through
     :class:`~sklearn.frozen.FrozenEstimator`) and chooses a randomised threshold per group so
@@ -585,8 +596,6 @@ def thresholds_section(context):
         notes=notes,
         figures=figures,
         data={"classifiers": fitted, "decisions": decisions},
-        lead="How far would group-specific decision thresholds on the same model close the "
-        "gaps in true and false positive rates, and at what cost in accuracy?",
     )
 
 
@@ -619,7 +628,9 @@ _BIAS_SOURCE_MIN_ROWS = 100
 
 
 def bias_sources_section(context):
-    """Where the score bias comes from: W1 model bias and per-feature bias explanations.
+    """Which features drive the gap between the score distributions of two groups?
+
+    Where the score bias comes from: W1 model bias and per-feature bias explanations.
 
     Miroshnikov et al. (arXiv:2011.03156): the Wasserstein-1 distance between two groups' score
     distributions splits into a positive part (the reference group favoured) and a negative
@@ -701,7 +712,6 @@ def bias_sources_section(context):
         notes=[note],
         figures=figures,
         data={"explainers": explainers},
-        lead="Which features drive the gap between the score distributions of two groups?",
     )
 
 
@@ -742,7 +752,10 @@ _N_REPLICAS = 10
 
 
 def stability_section(context):
-    """Label stability and uncertainty of the model across bootstrap replicas, per group.
+    """Would the model decide the same for each group's rows had it been trained on another sample
+    of the data, and how uncertain is it?
+
+    Label stability and uncertainty of the model across bootstrap replicas, per group.
 
     The model is refitted on ``_N_REPLICAS`` bootstrap samples (80 % of the training rows,
     with replacement) by :class:`~skfair.ensemble.BootstrapEnsemble`; each evaluation row gets
@@ -830,8 +843,6 @@ def stability_section(context):
         notes=[note],
         figures=figures,
         data={"per_sample": per_sample},
-        lead="Would the model decide the same for each group's rows had it been trained on "
-        "another sample of the data, and how uncertain is it?",
     )
 
 
@@ -849,7 +860,10 @@ _HFM_ROWS = 3000
 
 
 def hfm_section(context):
-    """HFM, the Harmonic Fairness measure via Manifolds (Bian, Luo & Xu 2024).
+    """Does the model separate the groups more than the data do, among rows that are alike in their
+    other features (HFM)?
+
+    HFM, the Harmonic Fairness measure via Manifolds (Bian, Luo & Xu 2024).
 
     Per attribute and over all attributes (marginally): the distance between the groups on
     ``[y_true, x]`` (D) and on ``[y_pred, x]`` (D_f), ``x`` the non-sensitive features one-hot
@@ -909,8 +923,6 @@ def hfm_section(context):
     return Section(
         blocks=[Table(header, table_rows)],
         notes=[note],
-        lead="Does the model separate the groups more than the data do, among rows that are "
-        "alike in their other features (HFM)?",
     )
 
 

@@ -91,7 +91,11 @@ def group_text(label):
 
 
 def summary_section(context):
-    """Who is treated differently, by how much, and how sure are we?"""
+    """Who is treated differently, by how much, and how sure are we? Each group's rates, their gap
+    to a reference group, and a verdict that takes the uncertainty into account.
+
+    The first section of the report (see the module's docstring).
+    """
     y, y_pred = context.y_test, context.y_pred
     audited = dict(context.description)
     audited["overall"] = (
@@ -150,9 +154,6 @@ def summary_section(context):
             *tables,
         ],
         notes=notes,
-        lead="Who is treated differently, by how much, and how sure are we? Each group's "
-        "rates, their gap to a reference group, and a verdict that takes the uncertainty "
-        "into account.",
         data={"comparisons": results},
     )
 

@@ -116,8 +116,8 @@ def _text_block(block):
 
 
 def section_body_text(section):
-    """The text under a section's title: its lead, blocks, notes, warnings, or why it is missing."""
-    parts = [_wrap(section.lead)] if section.lead else []
+    """The text under a section's title and lead: blocks, notes, warnings, or why it is missing."""
+    parts = []
     if section.error is not None:
         parts.append(f"error: this section failed: {section.error}")
     elif section.message is not None:
@@ -133,8 +133,9 @@ def section_body_text(section):
 
 
 def render_section_text(section):
-    """A section under its underlined title."""
-    return f"{section.title}\n{'=' * len(section.title)}\n{section_body_text(section)}"
+    """A section under its underlined title and its lead (the question it answers)."""
+    lead = f"{_wrap(section.lead)}\n\n" if section.lead else ""
+    return f"{section.title}\n{'=' * len(section.title)}\n{lead}{section_body_text(section)}"
 
 
 def render_text(sections):
