@@ -266,7 +266,7 @@ def expected_verdict(gap, low, high, rows, reference_rows):
         return "moderate gap"
     if low > 0 or high < 0:
         return "small gap"
-    if -0.05 < low and high < 0.05:
+    if low > -0.05 and high < 0.05:
         return "about equal"
     return "unclear"
 
