@@ -26,7 +26,8 @@ pytest.importorskip(
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
-spec = importlib.util.spec_from_file_location("check_offline_docs", ROOT / ".ci/check_offline_docs.py")
+CHECKER = ROOT / ".ci" / "check_offline_docs.py"
+spec = importlib.util.spec_from_file_location("check_offline_docs", CHECKER)
 check = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(check)
 
@@ -57,7 +58,8 @@ window.addEventListener("load", () => setTimeout(() => {
     typeset: document.querySelectorAll("mjx-container").length,
     raw: document.body.innerText.includes("\\\\frac"),
     // Headings and contents entries whose text is cut off (wider than their box).
-    clipped: [...document.querySelectorAll("h1, h2, .bd-sidebar-secondary a, .bd-sidebar-secondary code")]
+    clipped: [...document.querySelectorAll(
+        "h1, h2, .bd-sidebar-secondary a, .bd-sidebar-secondary code")]
       .filter((e) => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right >
                      window.innerWidth)
       .map((e) => e.textContent.trim()),
