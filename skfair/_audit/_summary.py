@@ -163,7 +163,7 @@ def _references(context):
     for title, values, privileged in compared_columns(context):
         if privileged is not None:
             yield title, values, privileged, "the privileged group, from --privileged"
-        elif isinstance(values, dict) and len(context.privileged) == len(context.sensitive):
+        elif isinstance(values, dict) and _privileged_rows(context).any():
             yield (
                 title,
                 values,
@@ -173,6 +173,18 @@ def _references(context):
         else:
             option = "" if isinstance(values, dict) else f"; --privileged {title}=VALUE names one"
             yield title, values, None, f"the largest group{option}"
+
+
+def _privileged_rows(context):
+    """The rows in the privileged group of every attribute (none unless each has one)."""
+    if set(context.privileged) != set(context.sensitive):
+        return np.zeros(0, dtype=bool)
+    return np.logical_and.reduce(
+        [
+            np.asarray(values).astype(str) == str(context.privileged[name])
+            for name, values in context.sensitive.items()
+        ]
+    )
 
 
 def _compare(context, values, reference):

@@ -68,16 +68,24 @@ def test_the_privileged_groups_of_every_attribute_are_the_intersection_reference
     joint = section.blocks[-1]
     assert joint.rows[0][0] == "F & s" and joint.rows[0][-1] == "reference"
     assert len(joint.rows) == 3 * 6
-    # Only one attribute privileged: the intersection falls back to its largest group.
-    context.privileged = {"sex": "M"}
-    (section,) = compute_sections(context, {"summary": ("Summary", summary_section)})
+    # Only one attribute privileged, or a combination without rows: the intersection falls
+    # back to its largest group.
     largest = max(
         {(a, b) for a, b in zip(sex, region, strict=True)},
         key=lambda pair: np.sum((sex == pair[0]) & (region == pair[1])),
     )
-    assert section.blocks[-1].caption == (
-        f"sex & region: reference group {largest[0]} & {largest[1]} (the largest group)"
-    )
+    for privileged in ({"sex": "M"}, {"sex": "F", "region": "e"}):
+        context.privileged = privileged
+        if len(privileged) == 2:
+            keep = ~((sex == "F") & (region == "e"))
+            context = context_of(
+                {"sex": sex[keep], "region": region[keep]}, privileged, n=int(keep.sum())
+            )
+        (section,) = compute_sections(context, {"summary": ("Summary", summary_section)})
+        assert section.error is None
+        assert section.blocks[-1].caption == (
+            f"sex & region: reference group {largest[0]} & {largest[1]} (the largest group)"
+        )
 
 
 def test_a_rate_with_nothing_to_divide_by_has_too_few_rows():
