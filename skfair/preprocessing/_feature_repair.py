@@ -322,9 +322,7 @@ class FeatureRepair(BarycenterRepair):
 
             columns, numeric = {}, iter(range(repaired.shape[1]))
             for j, name in enumerate(self.get_feature_names_out()):
-                columns[name] = (
-                    _column(rest, j) if categorical[j] else repaired[:, next(numeric)]
-                )
+                columns[name] = _column(rest, j) if categorical[j] else repaired[:, next(numeric)]
             return pd.DataFrame(columns, index=getattr(rest, "index", None))
         out = np.empty((repaired.shape[0], categorical.shape[0]), dtype=object)
         out[:, ~categorical] = repaired
@@ -377,4 +375,4 @@ def _columns(X, mask):
 
 
 def _column(X, j):
-    return X.iloc[:, j].to_numpy() if hasattr(X, "iloc") else X[:, j]
+    return X.iloc[:, j] if hasattr(X, "iloc") else X[:, j]

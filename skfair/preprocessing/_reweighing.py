@@ -282,7 +282,9 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
         if y is None:
-            raise ValueError("ReweighingClassifier requires y to be passed, but the target y is None.")
+            raise ValueError(
+                "ReweighingClassifier requires y to be passed, but the target y is None."
+            )
         check_classification_targets(y)
         y = column_or_1d(y, warn=True)
         n_samples = y.shape[0]
@@ -359,7 +361,9 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         X_model = self._model_input(X)
         return self.estimator_.predict(X_model)
 
-    @available_if(lambda self: hasattr(getattr(self, "estimator_", self.estimator), "predict_proba"))
+    @available_if(
+        lambda self: hasattr(getattr(self, "estimator_", self.estimator), "predict_proba")
+    )
     def predict_proba(self, X):
         """Class probabilities of the model.
 
@@ -423,7 +427,10 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return (
             MetadataRouter(owner=self)
             .add_self_request(self)
-            .add(estimator=self.estimator, method_mapping=MethodMapping().add("fit", "fit"))
+            .add(
+                estimator=self.estimator,
+                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+            )
         )
 
     def __sklearn_tags__(self):
