@@ -18,13 +18,13 @@ from sklearn.utils.validation import check_array
 from skfair._base import resolve_sensitive
 from skfair._compat import Interval, StrOptions, _fit_context, _get_output_config, validate_data
 from skfair._dask import check_in_memory
+from skfair._dask._repairs import transform_blocks, uses_dask
 from skfair.postprocessing._barycenter import BarycenterRepair
 from skfair.postprocessing._base import _BaseRepair, _check_finite
 
 _ON_DASK = (
-    "Fit it on an in-memory sample of the rows (e.g. ddf.sample(frac=...).compute()) and "
-    "transform the partitions with ddf.map_partitions(repair.transform); the maps need the "
-    "sorted values of every group."
+    "Fit it on an in-memory sample of the rows (e.g. ddf.sample(frac=...).compute()): the maps "
+    "need the sorted values of every group. transform then accepts dask collections."
 )
 
 
@@ -246,9 +246,18 @@ class FeatureRepair(BarycenterRepair):
         Returns
         -------
         X_repaired : ndarray of shape (n_samples, n_features_out)
-            Same rows, in the same order.
+            Same rows, in the same order. On dask input, a lazy dask array: each block is
+            repaired at its global row positions, so the result is exactly the in-memory one.
         """
-        check_in_memory("FeatureRepair.transform", X, sensitive_features, hint=_ON_DASK)
+        if uses_dask(X, sensitive_features):
+            if self.categorical_features_.any():
+                raise TypeError(
+                    "FeatureRepair.transform of dask collections returns the repaired numeric "
+                    "columns only: select them (without the categorical columns "
+                    f"{self.get_feature_names_out()[self.categorical_features_].tolist()}) "
+                    "when fitting, or transform in memory."
+                )
+            return transform_blocks(self, X, sensitive_features)
         repaired = self._transform(X, sensitive_features, row_offset=0)
         return self._with_passthrough(X, repaired)
 

@@ -279,11 +279,32 @@ def test_transform_repeats_and_unknown_groups_follow_handle_unknown():
     np.testing.assert_array_equal(out[2], X[2])
 
 
-def test_dask_input_is_refused_at_once_naming_the_alternative():
+def test_dask_fit_is_refused_and_transform_is_exact():
     da = pytest.importorskip("dask.array")
-    X, groups = make_data(100)
+    X, groups = make_data(3000)  # the integer column hits atoms: row-keyed draws
     with pytest.raises(TypeError, match="in-memory sample"):
         FeatureRepair().fit(da.from_array(X), sensitive_features=groups)
-    repair = FeatureRepair().fit(X, sensitive_features=groups)
-    with pytest.raises(TypeError, match="map_partitions"):
-        repair.transform(da.from_array(X), sensitive_features=groups)
+    repair = FeatureRepair(random_state=0).fit(X[:1000], sensitive_features=groups[:1000])
+    lazy = repair.transform(da.from_array(X, chunks=(700, 3)), sensitive_features=groups)
+    np.testing.assert_array_equal(lazy.compute(), repair.transform(X, sensitive_features=groups))
+    frame = pd.DataFrame({"x": X[:, 0], "kind": np.where(groups > 0, "a", "b")})
+    with pytest.warns(UserWarning, match="categorical"):
+        mixed = FeatureRepair().fit(frame, sensitive_features=groups)
+    with pytest.raises(TypeError, match="numeric columns only"):
+        mixed.transform(da.from_array(X[:, :2]), sensitive_features=groups)
+
+
+def test_the_user_guide_snippet_runs_and_repairs_the_training_rows():
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[2] / "doc" / "user_guide" / "preprocessing.rst"
+    text = page.read_text(encoding="utf-8")
+    lines = text.split(".. code-block:: python\n\n", 1)[1].splitlines()
+    block = [line[3:] for line in lines[: next(i for i, x in enumerate(lines) if x[:1].strip())]]
+    source = "\n".join(block)
+    namespace = {}
+    exec(compile(source, str(page), "exec"), namespace)  # noqa: S102
+    repair, X = namespace["model"][0], namespace["X"]
+    assert namespace["y_pred"].shape == (1000,) and repair.n_groups_ == 2
+    sex = X["sex"].to_numpy()
+    max_ks(repair.fit_transform(X), sex, strict_bound=True)
