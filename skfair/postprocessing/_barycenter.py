@@ -109,16 +109,15 @@ class _Barycenter:
         event_order = np.argsort(event_level, kind="stable")  # merges n_cells sorted runs
         self.levels = event_level[event_order]
         first, last = self.values[starts[:-1]], self.values[starts[1:] - 1]
-        if center == "median":
-            self.quantiles = _median_quantiles(self.values, level, starts, self.levels)
-        else:
-            self.quantiles = np.empty(self.levels.shape[0] + 1)
-            self.quantiles[0] = share @ first
-            np.cumsum(event_step[event_order], out=self.quantiles[1:])
-            self.quantiles[1:] += self.quantiles[0]
-            # Σ p_b can differ from 1 by an ulp: keep Q̄ inside the calibration range.
-            np.clip(self.quantiles, first.min(), last.max(), out=self.quantiles)
+        self.quantiles = np.empty(self.levels.shape[0] + 1)
+        self.quantiles[0] = share @ first
+        np.cumsum(event_step[event_order], out=self.quantiles[1:])
         del event_step
+        self.quantiles[1:] += self.quantiles[0]
+        # Σ p_b can differ from 1 by an ulp: keep Q̄ inside the calibration range.
+        np.clip(self.quantiles, first.min(), last.max(), out=self.quantiles)
+        if center == "median":  # the cumulative sum above is O(n), the median O(n x n_cells)
+            self.quantiles = _median_quantiles(self.values, level, starts, self.levels)
         self.fair = self._barycenter_at_steps(event_order, slot, starts)
         del event_order, level, slot
 
