@@ -13,7 +13,7 @@ from inspect import signature
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.utils import check_random_state, get_tags
+from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, get_routing_for_object
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -34,6 +34,7 @@ from skfair._dask import check_in_memory, is_dask_collection
 from skfair._groups import factorize_groups
 from skfair._stats._counts import class_table, rescale_weights
 from skfair._validation import check_labels, check_weights
+from skfair.postprocessing._base import draw_seed
 
 
 @validate_params(
@@ -314,7 +315,8 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         if weights is None:
             self.estimator_.fit(X_model, y, **params)
         elif self.resampled_:
-            rows = _systematic_resample(weights, cells, check_random_state(self.random_state))
+            rng = np.random.default_rng(draw_seed(self.random_state))
+            rows = _systematic_resample(weights, cells, rng)
             self.estimator_.fit(_take_rows(X_model, rows), y[rows], **_take_params(params, rows))
         else:
             self.estimator_.fit(X_model, y, **{weight_parameter: weights}, **params)

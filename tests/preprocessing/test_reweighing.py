@@ -230,6 +230,10 @@ def test_models_without_sample_weight_are_fitted_on_a_seeded_resample():
     ]
     rates = [resampled_y[resampled_groups == g].mean() for g in range(3)]
     assert np.ptp(rates) < 0.01  # the same base rate in every group after resampling
+    generator = ReweighingClassifier(
+        KNeighborsClassifier(), random_state=np.random.default_rng(0)
+    ).fit(X, y, sensitive_features=group)
+    assert generator.resampled_
     forced = ReweighingClassifier(LogisticRegression(), resample=True, random_state=0)
     assert forced.fit(X, y, sensitive_features=group).resampled_
     with pytest.raises(ValueError, match="takes no sample_weight"):
