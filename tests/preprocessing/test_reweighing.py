@@ -211,6 +211,9 @@ def test_resample_draws_each_cell_its_expected_size_and_each_row_its_share():
     counts = np.bincount(rows, minlength=n)
     assert ((counts == np.floor(expected)) | (counts == np.ceil(expected))).all()
     cells = pd.crosstab(group[rows], y[rows]).to_numpy()
+    original = pd.crosstab(group, y).to_numpy()
+    expected_cells = np.outer(original.sum(axis=1), original.sum(axis=0)) / n
+    assert np.abs(cells - expected_cells).max() < 1  # n P(a) P(y), rounded
     independent = np.outer(cells.sum(axis=1), cells.sum(axis=0)) / n
     assert np.abs(cells - independent).max() <= 2  # rounding of each cell and its margins
 
