@@ -96,9 +96,9 @@ for name, model in models.items():
 # Accuracy against the demographic-parity gap (the largest difference of the rates of
 # predicted incomes above 50K between women and men) on the test split.
 fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
-for name, (accuracy, dp) in results.items():
-    ax.scatter(dp, accuracy)
-    ax.annotate(name, (dp, accuracy), textcoords="offset points", xytext=(5, 3), fontsize=8)
+for (name, (accuracy, dp)), marker in zip(results.items(), "osD^vP"):
+    ax.scatter(dp, accuracy, marker=marker, label=name)
+ax.legend(fontsize=8, loc="lower right")
 ax.set_xlabel("demographic-parity gap (sex), test split")
 ax.set_ylabel("accuracy, test split")
 ax.set_title("Adult: repairs of the data and of the scores")
