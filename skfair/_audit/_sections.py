@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.base import clone
 
 from skfair._audit._context import score_reader
+from skfair._audit._data_repair_section import data_repair_section
 from skfair._audit._report import (
     Estimate,
     Fields,
@@ -881,6 +882,7 @@ SECTIONS = {
     "madd": ("Score distributions: MADD", madd_section),
     "hfm": ("Group separation in the model's view: HFM", hfm_section),
     "repair": ("Barycenter repair of the scores", repair_section),
+    "data_repair": ("Repairing the data", data_repair_section),
     "thresholds": ("Group-specific decision thresholds", thresholds_section),
     "bias_sources": ("Where does the bias come from", bias_sources_section),
     "stability": ("Stability and uncertainty across bootstrap replicas", stability_section),

@@ -58,6 +58,7 @@ EXPECTED_SECTIONS = [
     "madd",
     "hfm",
     "repair",
+    "data_repair",
     "thresholds",
     "bias_sources",
     "stability",
