@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import (
     validate_params,
 )
 from sklearn.utils._response import _get_response_values
+from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.metadata_routing import _raise_for_params, _routing_enabled, process_routing
 from sklearn.utils.validation import _check_feature_names_in, validate_data
 
@@ -54,6 +55,7 @@ __all__ = [
     "Real",
     "StrOptions",
     "_check_feature_names_in",
+    "_get_output_config",
     "_get_response_values",
     "_fit_context",
     "_raise_for_params",

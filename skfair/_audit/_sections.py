@@ -21,6 +21,7 @@ from sklearn.base import clone
 from sklearn.utils import Bunch
 
 from skfair._audit._context import score_reader
+from skfair._audit._data_repair_section import data_repair_section
 from skfair._audit._report import Figure, GroupSizes, Interval, IntRange, Section, Table
 from skfair._audit._summary import CI, N_BOOT, compared_columns, group_text, summary_section
 from skfair._groups import factorize_groups
@@ -955,6 +956,7 @@ SECTIONS = {
     "madd": ("Score distributions: MADD", madd_section),
     "hfm": ("Group separation in the model's view: HFM", hfm_section),
     "repair": ("Barycenter repair of the scores", repair_section),
+    "data_repair": ("Repairing the data", data_repair_section),
     "thresholds": ("Group-specific decision thresholds", thresholds_section),
     "bias_sources": ("Where does the bias come from", bias_sources_section),
     "stability": ("Stability and uncertainty across bootstrap replicas", stability_section),

@@ -64,6 +64,7 @@ EXPECTED_SECTIONS = [
     "madd",
     "hfm",
     "repair",
+    "data_repair",
     "thresholds",
     "bias_sources",
     "stability",
