@@ -40,10 +40,12 @@ td.num,th.num{text-align:right;white-space:nowrap}
 th.group{background:#fff;border-right:1px solid #e5e7eb}
 dl{display:grid;grid-template-columns:max-content auto;gap:2px 14px;margin:2px 0 8px}
 dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
+/* Figures side by side when they fit; a caption wraps at its figure's width. */
 .figures{display:flex;flex-wrap:wrap;gap:0 18px;align-items:flex-start}
-figure{margin:10px 0 12px;max-width:100%}
+figure{margin:10px 0 12px;max-width:100%;display:table;table-layout:fixed}
 figure img{display:block;max-width:100%;height:auto;border:1px solid #eaeef2}
-figcaption{font-size:.88em;color:#57606a;margin-top:4px}
+figcaption{display:table-caption;caption-side:bottom;font-size:.88em;color:#57606a;
+  margin-top:4px}
 p{overflow-wrap:anywhere;margin:6px 0}
 p.lead{font-size:1.02em;color:#1f2328;font-style:italic;margin:2px 0 8px}
 p.note{color:#424a53;font-size:.9em}
@@ -63,7 +65,8 @@ p.message{color:#57606a;font-style:italic}
   .table-wrap{overflow:visible}
   table{font-size:.8em;width:100%}
   th,td{padding:1px 4px;overflow-wrap:anywhere}
-  td.num,th.num{white-space:normal}
+  /* Numbers and intervals wrap at their spaces only, never inside a number. */
+  td.num,th.num{white-space:normal;overflow-wrap:normal}
   figure{break-inside:avoid}
   h2{break-after:avoid}
 }

@@ -737,16 +737,20 @@ def _bias_source_pair(context, name, groups):
 
 
 def _bias_display(explainer, feature_names):
+    import matplotlib.pyplot as plt
+
     from skfair.plotting import BiasExplanationDisplay
 
     parts = ("total", "positive", "negative", "net")
+    # Two attributes' figures side by side on the page, text at its usual size.
+    _, ax = plt.subplots(figsize=(5.4, 4.6), layout="constrained")
     return BiasExplanationDisplay(
         names=feature_names,
         values={part: explainer.explanations_[part] for part in parts},
         bias=explainer.bias_,
         max_display=8,
         groups=(explainer.privileged_group_, explainer.protected_group_),
-    ).plot()
+    ).plot(ax=ax)
 
 
 _N_REPLICAS = 10
