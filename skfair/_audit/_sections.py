@@ -376,7 +376,6 @@ def madd_section(context):
         blocks=blocks,
         notes=[note],
         figures=figures,
-        data={"results": results},
     )
 
 
@@ -482,7 +481,6 @@ def repair_section(context):
         blocks=[table],
         notes=[note],
         figures=figures,
-        data={"repaired_scores": repaired},
     )
 
 
@@ -847,7 +845,6 @@ def stability_section(context):
         blocks=tables,
         notes=[note],
         figures=figures,
-        data={"per_sample": per_sample},
     )
 
 

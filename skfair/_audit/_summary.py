@@ -104,10 +104,9 @@ def summary_section(context):
     )
     if context.y_score is None and "scores" not in audited:
         audited["scores"] = "none: the model has neither predict_proba nor decision_function"
-    findings, tables, results = {}, [], {}
+    findings, tables = {}, []
     for title, values, reference_label, why in _references(context):
         result = _compare(context, values, reference_label)
-        results[title] = result
         reference = group_text(result.reference)
         findings[title] = _finding(result, reference)
         tables.append(
@@ -154,7 +153,6 @@ def summary_section(context):
             *tables,
         ],
         notes=notes,
-        data={"comparisons": results},
     )
 
 
@@ -236,7 +234,6 @@ def _compare(context, values, reference):
             rows.append([label, rate_title, int(rows_behind[g, k]), rate, gap, Verdict(decision)])
             verdicts.append((decision, label, rate_title, gap))
     return Bunch(
-        table=table,
         reference=table.groups[reference_index],
         rows=rows,
         verdicts=verdicts,
