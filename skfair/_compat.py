@@ -23,12 +23,21 @@ from sklearn.utils.validation import _check_feature_names_in, validate_data
 from threadpoolctl import threadpool_limits
 
 
+def install_hint(extra):
+    """How to install one of skfair's extras: the README's instruction, from a checkout.
+
+    Every error message about a missing optional package ends with it, so that there is one
+    install instruction everywhere until the distribution is published.
+    """
+    return f'install the {extra} extra from the skfair checkout: python -m pip install ".[{extra}]"'
+
+
 def check_matplotlib_support(caller_name):
     """Raise an ImportError naming skfair's ``plot`` extra when matplotlib is missing."""
     try:
         _check_matplotlib(caller_name)
     except ImportError as error:
-        raise ImportError(f'{error}, or with skfair: pip install "scikit-fairkit[plot]"') from error
+        raise ImportError(f"{error}; or {install_hint('plot')}") from error
 
 
 # The constraints of the sensitive-feature parameters, shared by every function and estimator:
