@@ -15,6 +15,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
+from skfair.postprocessing._predictive_parity import solve_predictive_parity
 from skfair.postprocessing._roc_hull import (
     hull_halfplanes,
     point_on_hull,
@@ -30,8 +31,15 @@ CONSTRAINTS = (
     "false_positive_rate_parity",
     "true_negative_rate_parity",
     "false_negative_rate_parity",
+    "predictive_parity",
 )
-OBJECTIVES = ("accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate")
+OBJECTIVES = (
+    "accuracy",
+    "balanced_accuracy",
+    "true_positive_rate",
+    "true_negative_rate",
+    "cost",
+)
 
 # Which rates each constraint equalises: "selection" (selection rate), "tpr" or "fpr". Parity of
 # FNR = 1 - TPR is parity of TPR, and TNR = 1 - FPR likewise, with the same gap.
@@ -42,6 +50,7 @@ _CONSTRAINED = {
     "false_negative_rate_parity": ("tpr",),
     "false_positive_rate_parity": ("fpr",),
     "true_negative_rate_parity": ("fpr",),
+    "predictive_parity": ("ppv",),
 }
 
 
@@ -73,27 +82,44 @@ def group_geometry(blocks, g):
     return GroupGeometry(weight_pos, weight_neg, hull, (scores, positive, negative))
 
 
-def solve_thresholds(geometries, constraint, objective, tolerance):
+def gain_weights(objective, positive, negative, cost=None):
+    """``(alpha, beta)``: the objective is ``alpha * TP - beta * FP`` plus a constant.
+
+    ``TP`` and ``FP`` are total weights of true and false positives, ``positive`` and
+    ``negative`` the total weights of the classes. With ``objective="cost"``, ``cost`` is
+    ``(false_positive_cost, false_negative_cost)`` and the objective is minus the expected cost
+    per unit weight: ``-(c_FP * FP + c_FN * (positive - TP)) / total``.
+    """
+    total = positive + negative
+    if objective == "accuracy":
+        return 1.0 / total, 1.0 / total
+    if objective == "balanced_accuracy":
+        return 0.5 / positive, 0.5 / negative
+    if objective == "true_positive_rate":
+        return 1.0 / positive, 0.0
+    if objective == "true_negative_rate":
+        return 0.0, 1.0 / negative
+    false_positive_cost, false_negative_cost = cost
+    return false_negative_cost / total, false_positive_cost / total
+
+
+def solve_thresholds(geometries, constraint, objective, tolerance, *, cost=None):
     """Optimal operating points ``(fpr, tpr)`` per group (arrays of shape (n_groups,)).
 
     A rate of a group with no sample of the class it conditions on is undefined: it is left
-    out of the constraint and free in the program (reported as NaN).
+    out of the constraint and free in the program (reported as NaN). ``cost`` is
+    ``(false_positive_cost, false_negative_cost)`` for ``objective="cost"``.
     """
     n_groups = len(geometries)
     pos = np.array([geo.positive for geo in geometries])
     neg = np.array([geo.negative for geo in geometries])
-    total = pos.sum() + neg.sum()
+    alpha, beta = gain_weights(objective, pos.sum(), neg.sum(), cost)
+    if constraint == "predictive_parity":
+        return solve_predictive_parity(geometries, alpha, beta, tolerance)
     x_index, y_index = np.arange(n_groups), n_groups + np.arange(n_groups)
     n_variables = 2 * n_groups + 4
-    cost = np.zeros(n_variables)  # minimised: minus the objective's linear part
-    if objective == "accuracy":
-        cost[y_index], cost[x_index] = -pos / total, neg / total
-    elif objective == "balanced_accuracy":
-        cost[y_index], cost[x_index] = -0.5 * pos / pos.sum(), 0.5 * neg / neg.sum()
-    elif objective == "true_positive_rate":
-        cost[y_index] = -pos / pos.sum()
-    else:  # true_negative_rate
-        cost[x_index] = neg / neg.sum()
+    objective_cost = np.zeros(n_variables)  # minimised: minus the objective's linear part
+    objective_cost[y_index], objective_cost[x_index] = -alpha * pos, beta * neg
 
     rows, cols, values, bounds = [], [], [], []
 
@@ -126,7 +152,7 @@ def solve_thresholds(geometries, constraint, objective, tolerance):
 
     matrix = coo_matrix((values, (rows, cols)), shape=(len(bounds), n_variables)).tocsr()
     result = linprog(
-        cost,
+        objective_cost,
         A_ub=matrix,
         b_ub=np.asarray(bounds),
         bounds=[(0.0, 1.0)] * n_variables,
@@ -160,13 +186,37 @@ def group_rule(geometry, fpr, tpr):
         # One class only: its rate is reached by a randomised threshold on its own scores.
         defined_rate, weights = (tpr, positive) if geometry.positive > 0 else (fpr, negative)
         upper, lower, weight = rate_rule(scores, weights, float(np.clip(defined_rate, 0, 1)))
-        return GroupRule(upper, lower, (1.0, weight, 0.0))
+        return _normal_rule(upper, lower, (1.0, _snap(weight), 0.0))
     x = float(np.clip(fpr, 0.0, 1.0))
     upper, lower, weight, y_hull = point_on_hull(*geometry.hull, x)
     y = float(np.clip(tpr, x, y_hull))
     mix = _snap((y - x) / (y_hull - x)) if y_hull > x else 1.0
-    coin = (1.0 - mix) * x
-    return GroupRule(upper, lower, (mix + coin, mix * _snap(weight) + coin, coin))
+    coin = _snap((1.0 - mix) * x)
+    return _normal_rule(upper, lower, (mix + coin, mix * _snap(weight) + coin, coin))
+
+
+def _normal_rule(upper, lower, probabilities):
+    """The rule with its thresholds at the cuts that matter.
+
+    A level that no finite score reaches takes its neighbour's probability, and two adjacent
+    levels with one probability merge (the band between them is empty). A rule of one
+    probability for every score has both thresholds at ``-inf`` when it is "everyone
+    positive" and at ``+inf`` otherwise, so that new scores beyond the fitting range get the
+    group's decision.
+    """
+    top, middle, bottom = (float(p) for p in probabilities)
+    if upper == np.inf:
+        top = middle
+    if lower == -np.inf:
+        bottom = middle
+    if top == middle == bottom:
+        cut = -np.inf if top == 1.0 else np.inf
+        return GroupRule(cut, cut, (top, top, top))
+    if top == middle:
+        upper = lower
+    elif middle == bottom:
+        lower = upper
+    return GroupRule(float(upper), float(lower), (top, middle, bottom))
 
 
 def _snap(probability):
@@ -201,10 +251,15 @@ def full_roc(geometry):
 
 def constraint_gap(constraint, rates):
     """Largest difference of the constrained rate(s) between two groups (NaN rates ignored)."""
-    names = {"selection": "selection_rate", "tpr": "true_positive_rate"}
+    names = {
+        "selection": "selection_rate",
+        "tpr": "true_positive_rate",
+        "fpr": "false_positive_rate",
+        "ppv": "positive_predictive_value",
+    }
     gaps = [0.0]
     for rate in _CONSTRAINED[constraint]:
-        values = rates[names.get(rate, "false_positive_rate")]
+        values = rates[names[rate]]
         values = values[~np.isnan(values)]
         if values.size:
             gaps.append(float(values.max() - values.min()))

@@ -165,7 +165,7 @@ def test_constructors_take_the_main_parameters_by_position_only():
 def test_row_draws_are_uniform_independent_and_keyed_on_the_row():
     from scipy.stats import kstest
 
-    from skfair.postprocessing._base import RowRandom, draw_seed
+    from skfair._random import RowRandom, draw_seed
 
     rows = np.arange(200_000)
     draws = RowRandom(draw_seed(0), rows)
