@@ -11,16 +11,23 @@ same ``alpha, beta >= 0`` for every group, and along the hull, from its steepest
 ``(N, P)``, the precision decreases while the gain is unimodal; so a group's best point is the
 hull point whose precision is the group's unconstrained best precision clipped to the window.
 
-On the hull segment between vertices ``u`` and ``v``, the point of precision ``p`` is
-``u + lambda (v - u)`` with ``lambda`` a ratio of two linear functions of ``p``, so its gain
-is a Moebius function ``(A p + B) / (C p + D)``: monotone. The total gain as a function of
-``c`` is therefore, between consecutive breakpoints (the hull vertices' precisions, the groups'
-best precisions and the gain's sign change, each also shifted by ``-tolerance``), a constant
-plus a sum of Moebius functions of ``c``; its maxima are at the breakpoints or where its
-derivative ``sum_i k_i / (C_i c + D_i)^2`` vanishes, which are roots of a polynomial of degree
-``2 (n_terms - 1)``. Evaluating the total at every breakpoint and every such root gives the
-exact optimum (up to the root finder's rounding, which costs a second-order amount of the
-objective).
+Why the breakpoints suffice. Write ``p0 = beta / (alpha + beta)``: a selection of precision
+``p`` and weight ``S`` gains ``(alpha + beta) (p - p0) S``. On a hull segment of marginal
+precision ``r`` (the precision of the rows it adds), the point of precision ``p`` selects
+``S = b / ((1 + s) (p - r))`` (``s``, ``b``: the segment's slope and intercept), so its gain is
+``K (p - p0) / (p - r)`` with ``K >= 0``, of derivative ``K (p0 - r) / (p - r)^2``. Between two
+consecutive breakpoints (the hull vertices' precisions, the groups' best precisions and
+``p0``, each also shifted by ``-tolerance``) each group's gain is a constant or one such
+function of ``c`` (at ``p = c`` when the window's lower end binds, at ``p = c + tolerance``
+when its upper end does). A group held at ``p = c`` would gain by selecting more, so its
+segment has ``r > p0`` (a decreasing term), and it selects at all only if ``c > p0``; a group
+held at ``c + tolerance`` has ``r < p0`` (an increasing term). Multiplied by ``(c - p0)^2``,
+each decreasing term's derivative becomes ``-K (r - p0) ((c - p0) / (c - r))^2``, increasing
+in ``c`` since ``(c - p0) / (c - r)`` decreases for ``c > r > p0``, and each increasing term's
+``K (p0 - r) ((c - p0) / (c + tolerance - r))^2``, increasing too. So the total's derivative
+changes sign at most once on the interval, from negative to positive: the total has no
+interior maximum, and its maximum over ``c`` is at a breakpoint. Evaluating the total at every
+breakpoint gives the exact optimum.
 """
 
 from __future__ import annotations
@@ -28,7 +35,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.polynomial import polynomial as P
+
+# How far outside the window of precisions a group may land, for rounding (as the linear
+# programs' feasibility tolerance).
+_SLACK = 1e-12
 
 
 @dataclass(frozen=True)
@@ -83,46 +93,18 @@ def _point(curve, p):
 
 
 def _choice(curve, c, tolerance):
-    """The precision each window ``[c, c + tolerance]`` picks and its gain (NaN: nobody)."""
-    low = np.maximum(c, curve.precision[-1])
-    high = np.minimum(c + tolerance, curve.precision[0])
+    """The precision each window ``[c, c + tolerance]`` picks and its gain (NaN: nobody).
+
+    The window is widened by ``_SLACK`` on both sides, so that a breakpoint ``q - tolerance``
+    still admits ``q`` after rounding.
+    """
+    low = np.maximum(c - _SLACK, curve.precision[-1])
+    high = np.minimum(c + tolerance + _SLACK, curve.precision[0])
     empty = low > high
     chosen = np.clip(curve.best, low, np.where(empty, low, high))
     gain = _point(curve, chosen)[2]
     nobody = empty | (gain <= 0)
     return chosen, np.where(nobody, np.nan, gain)
-
-
-def _moebius(curve, p):
-    """``(A, B, C, D)`` with gain ``(A p + B) / (C p + D)`` on the segment holding ``p``."""
-    k = int(_segment(curve, p))
-    if k == 0 or len(curve.precision) == 1:
-        return None
-    fp0, tp0, gain0 = curve.fp[k - 1], curve.tp[k - 1], curve.gain[k - 1]
-    dfp, dtp = curve.fp[k] - fp0, curve.tp[k] - tp0
-    dgain = curve.gain[k] - gain0
-    ds = dfp + dtp
-    return gain0 * ds - dgain * (tp0 + fp0), dgain * tp0 - gain0 * dtp, ds, -dtp
-
-
-def _stationary_points(terms, low, high):
-    """Roots in ``(low, high)`` of ``sum_i k_i / (C_i c + D_i)^2`` for ``terms`` (k, C, D)."""
-    width = high - low
-    linear = [(k, np.array([C * low + D, C * width])) for k, C, D in terms]
-    scale = max(abs(k) for k, _ in linear)
-    # Each denominator is normalised at the interval's middle, for the conditioning.
-    linear = [(k / scale, d / (d[0] + d[1] / 2)) for k, d in linear]
-    squares = [P.polymul(d, d) for _, d in linear]
-    numerator = np.zeros(1)
-    for i, (k, _) in enumerate(linear):
-        product = np.array([k])
-        for j, square in enumerate(squares):
-            if j != i:
-                product = P.polymul(product, square)
-        numerator = P.polyadd(numerator, product)
-    roots = P.polyroots(P.polytrim(numerator, 1e-300)) if len(numerator) > 1 else []
-    roots = np.real(np.asarray(roots)[np.abs(np.imag(roots)) < 1e-7])
-    return low + width * roots[(roots > 0) & (roots < 1)]
 
 
 def solve_predictive_parity(geometries, alpha, beta, tolerance):
@@ -154,22 +136,15 @@ def solve_predictive_parity(geometries, alpha, beta, tolerance):
         if curve is not None:
             breaks += [*curve.precision, *(curve.precision - tolerance)]
             breaks += [curve.best, curve.best - tolerance]
-    breaks = np.unique(np.clip(breaks, 0.0, c_max))
 
-    candidates = [breaks]
-    for low, high in zip(breaks[:-1], breaks[1:]):
-        terms = _active_terms(curves, (low + high) / 2, tolerance)
-        signs = {np.sign(k) for k, _, _ in terms if k != 0}
-        if len(signs) == 2:
-            candidates.append(_stationary_points(terms, low, high))
-    candidates = np.concatenate(candidates)
+    candidates = np.unique(np.clip(breaks, 0.0, c_max))
 
     total = np.zeros(candidates.size)
     for curve, positive_only, geo in zip(curves, all_positive, geometries):
         if curve is not None:
             total += np.nan_to_num(_choice(curve, candidates, tolerance)[1])
         elif positive_only and alpha > 0:
-            total += np.where(candidates + tolerance >= 1.0, alpha * geo.positive, 0.0)
+            total += np.where(candidates + tolerance + _SLACK >= 1.0, alpha * geo.positive, 0.0)
     c = candidates[np.argmax(total)]
 
     fpr, tpr = np.zeros(len(geometries)), np.zeros(len(geometries))
@@ -180,26 +155,5 @@ def solve_predictive_parity(geometries, alpha, beta, tolerance):
                 fp, tp, _ = _point(curve, chosen)
                 fpr[g], tpr[g] = fp[0] / geo.negative, tp[0] / geo.positive
         elif positive_only:
-            tpr[g] = 1.0 if (c + tolerance >= 1.0 and alpha > 0) else 0.0
+            tpr[g] = 1.0 if (c + tolerance + _SLACK >= 1.0 and alpha > 0) else 0.0
     return fpr, tpr
-
-
-def _active_terms(curves, c, tolerance):
-    """The Moebius terms ``(k, C, D)`` of the total gain's derivative around ``c``."""
-    terms = []
-    for curve in curves:
-        if curve is None:
-            continue
-        chosen, gain = _choice(curve, np.array([c]), tolerance)
-        chosen = float(chosen[0])
-        if np.isnan(gain[0]) or chosen == curve.best:
-            continue
-        shift = 0.0 if chosen == c else tolerance if chosen == c + tolerance else None
-        if shift is None:  # pinned at an end of the group's range: constant
-            continue
-        coefficients = _moebius(curve, chosen)
-        if coefficients is None:
-            continue
-        A, B, C, D = coefficients
-        terms.append((A * D - B * C, C, C * shift + D))
-    return terms
