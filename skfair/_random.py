@@ -9,8 +9,9 @@ does not depend on how the data are split into batches:
 
 - :class:`RowRandom` keys on the row's position (the repairs, whose rows are indexed);
 - :func:`row_keys` hashes the row's values (the group thresholds, which decide new rows that
-  have no position), :func:`occurrence_index` numbers identical rows inside a batch, and
-  :func:`row_uniforms` turns both into uniform numbers;
+  have no position), :func:`occurrence_index` numbers identical rows inside a batch,
+  :func:`row_uniforms` turns both into uniform numbers and :func:`row_decisions` into
+  Bernoulli decisions;
 - :func:`systematic_decisions` draws many Bernoulli decisions at once with counts that are
   the expected ones rounded, one row at most away.
 
@@ -112,9 +113,11 @@ class RowRandom:
 
 def _number_bits(values):
     """The float64 bits of numbers, with -0.0 as 0.0 and one pattern for every NaN."""
-    values = np.asarray(values, dtype=np.float64) + 0.0  # -0.0 -> 0.0
-    bits = values.view(np.uint64).copy()
-    bits[np.isnan(values)] = _NAN_BITS
+    values = np.asarray(values, dtype=np.float64) + 0.0  # a new array; -0.0 -> 0.0
+    bits = values.view(np.uint64)
+    missing = np.isnan(values)
+    if missing.any():
+        bits[missing] = _NAN_BITS
     return bits
 
 
@@ -195,30 +198,53 @@ def row_keys(X, scores):
     """
     if sparse.issparse(X):
         return _sparse_row_keys(X)
+    if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "biuf":
+        return _numeric_row_keys(X)
     try:
         columns = _columns(X)
         parts = [column_bits(column) for column in columns]
     except (TypeError, ValueError):
         return (np.asarray(scores, dtype=np.float64) + 0.0).view(np.uint64) & _SCORE_KEY_MASK
-    n_rows = np.asarray(scores).shape[0]
-    keys = np.zeros(n_rows, dtype=np.uint64)
+    keys = np.zeros(np.asarray(scores).shape[0], dtype=np.uint64)
     with np.errstate(over="ignore"):
         for j, bits in enumerate(parts):  # a loop over columns, each step vectorised over rows
-            keys += np.where(bits == 0, np.uint64(0), mix64(bits ^ _column_key(j)))
+            keys += _terms(bits, _column_key(j))
     return mix64(keys)
 
 
 def _column_key(j):
-    return mix64(np.uint64(j) * GOLDEN_GAMMA)
+    with np.errstate(over="ignore"):
+        return mix64(np.asarray(j, dtype=np.uint64) * GOLDEN_GAMMA)
+
+
+def _terms(bits, column_keys):
+    """Each value's share of its row's key; 0 for a zero, so that zeros are like absent."""
+    terms = mix64(bits ^ column_keys)
+    terms[bits == 0] = 0
+    return terms
+
+
+# Rows of a numeric array keyed at once, by blocks of this many values.
+_BLOCK_VALUES = 1 << 20
+
+
+def _numeric_row_keys(X):
+    """:func:`row_keys` of a numeric 2-D array, a block of rows at a time."""
+    n_rows, n_columns = X.shape
+    keys = np.zeros(n_rows, dtype=np.uint64)
+    column_keys = _column_key(np.arange(n_columns))
+    step = max(1, _BLOCK_VALUES // max(n_columns, 1))
+    for start in range(0, n_rows, step):
+        bits = _number_bits(X[start : start + step])
+        keys[start : start + step] = _terms(bits, column_keys).sum(axis=1, dtype=np.uint64)
+    return mix64(keys)
 
 
 def _sparse_row_keys(X):
     csr = sparse.csr_array(X, dtype=np.float64, copy=True)
     csr.sum_duplicates()
     csr.eliminate_zeros()
-    bits = _number_bits(csr.data)
-    with np.errstate(over="ignore"):
-        terms = mix64(bits ^ _column_key(csr.indices.astype(np.uint64)))
+    terms = _terms(_number_bits(csr.data), _column_key(csr.indices))
     keys = np.zeros(csr.shape[0], dtype=np.uint64)
     counts = np.diff(csr.indptr)
     nonempty = counts > 0
@@ -231,13 +257,31 @@ def _sparse_row_keys(X):
 def occurrence_index(keys):
     """For each row, how many earlier rows of the batch have the same key (0, 1, 2, ...)."""
     keys = np.asarray(keys)
-    order = np.argsort(keys, kind="stable")
+    occurrence = np.zeros(keys.size, dtype=np.uint64)
+    if keys.size < 2:
+        return occurrence
+    order = np.argsort(keys)
     sorted_keys = keys[order]
-    starts = np.r_[True, sorted_keys[1:] != sorted_keys[:-1]] if keys.size else np.zeros(0, bool)
-    run_start = np.maximum.accumulate(np.where(starts, np.arange(keys.size), 0))
-    occurrence = np.empty(keys.size, dtype=np.uint64)
-    occurrence[order] = np.arange(keys.size) - run_start
+    same = sorted_keys[1:] == sorted_keys[:-1]
+    if not same.any():  # the usual case: every row differs
+        return occurrence
+    # Only the repeated keys need numbering, in the rows' order.
+    repeated = np.zeros(keys.size, dtype=bool)
+    repeated[1:] |= same
+    repeated[:-1] |= same
+    rows = order[repeated]
+    rows = rows[np.lexsort((rows, keys[rows]))]
+    run_keys = keys[rows]
+    starts = np.r_[True, run_keys[1:] != run_keys[:-1]]
+    run_start = np.maximum.accumulate(np.where(starts, np.arange(rows.size), 0))
+    occurrence[rows] = np.arange(rows.size) - run_start
     return occurrence
+
+
+def _keyed(keys, codes, seed):
+    """Row keys mixed with the group code and the seed."""
+    seed_key = mix64(np.array([seed], dtype=np.uint64))
+    return mix64(keys ^ mix64(np.asarray(codes, dtype=np.uint64) ^ seed_key))
 
 
 def row_uniforms(keys, codes, seed):
@@ -248,10 +292,29 @@ def row_uniforms(keys, codes, seed):
     that holds a row ``m`` times gives its copies ``m`` independent numbers, the same ones in
     any order of the batch.
     """
-    seed_key = mix64(np.array([seed], dtype=np.uint64))
-    keyed = mix64(keys ^ mix64(np.asarray(codes, dtype=np.uint64) ^ seed_key))
+    keyed = _keyed(keys, codes, seed)
     with np.errstate(over="ignore"):
         return to_unit_interval(mix64(keyed + occurrence_index(keyed) * GOLDEN_GAMMA))
+
+
+def row_decisions(keys, codes, probability, seed):
+    """Bernoulli decisions keyed on each row, systematic among identical rows.
+
+    A row's decision is a function of its key, its group, its probability ``p``, the seed and
+    its occurrence ``k`` among the rows of the batch with the same key and group: with ``u``
+    the row's uniform number (of key, group and seed), the ``k``-th copy is positive when
+    ``floor(u + (k + 1) p) > floor(u + k p)``. A row alone is positive when ``u >= 1 - p``,
+    with probability ``p``; so is every copy, and the ``m`` copies of a row hold the expected
+    number ``m p`` of positives rounded down or up (systematic sampling among them) instead
+    of sharing one draw or varying like ``m`` independent ones. The decisions of a batch, per
+    distinct row, do not depend on the order of the rows.
+    """
+    keyed = _keyed(keys, codes, seed)
+    uniform = to_unit_interval(mix64(keyed))
+    occurrence = occurrence_index(keyed).astype(np.float64)
+    return np.floor(uniform + (occurrence + 1) * probability) > np.floor(
+        uniform + occurrence * probability
+    )
 
 
 def batch_offset(uniforms, seed):
@@ -266,7 +329,7 @@ def batch_offset(uniforms, seed):
 def systematic_decisions(probability, strata, order, offset):
     """Bernoulli decisions drawn by systematic sampling within each stratum.
 
-    Within a stratum, the rows are taken in ``order`` (a sort key, ascending) and row ``i`` is
+    Within a stratum, the rows are taken in ``order`` and row ``i`` is
     positive when ``floor(offset + P_i) > floor(offset + P_{i-1})``, with ``P_i`` the running
     sum of ``probability`` (Madow & Madow 1944). For ``offset`` uniform on [0, 1), every row is
     positive with its own probability, and the number of positives of a stratum is
@@ -280,8 +343,9 @@ def systematic_decisions(probability, strata, order, offset):
         Probabilities in [0, 1].
     strata : ndarray of int of shape (n_rows,)
         Stratum of each row.
-    order : ndarray of shape (n_rows,)
-        Sort key of the rows within a stratum (ties keep the rows' order).
+    order : sequence of ndarray of shape (n_rows,)
+        Sort keys of the rows within a stratum, as for :func:`numpy.lexsort` (the last one
+        primary; ties of all keys keep the rows' order).
     offset : float
         In [0, 1).
 
@@ -293,7 +357,11 @@ def systematic_decisions(probability, strata, order, offset):
     drawn = np.flatnonzero((probability > 0.0) & (probability < 1.0))
     if drawn.size == 0:
         return decisions
-    drawn = drawn[np.lexsort((order[drawn], strata[drawn]))]
+    # successive stable sorts, least significant key first (faster than np.lexsort here);
+    # the strata last, as small integers (radix sort)
+    for key in order:
+        drawn = drawn[np.argsort(key[drawn], kind="stable")]
+    drawn = drawn[np.argsort(_narrow(strata[drawn]), kind="stable")]
     p, stratum = probability[drawn], strata[drawn]
     running = np.cumsum(p)
     first = np.r_[True, stratum[1:] != stratum[:-1]]
@@ -305,3 +373,11 @@ def systematic_decisions(probability, strata, order, offset):
     before[first] = 0.0
     decisions[drawn] = np.floor(offset + running) > np.floor(offset + before)
     return decisions
+
+
+def _narrow(codes):
+    """Non-negative integer codes in the narrowest unsigned type (numpy radix-sorts those)."""
+    top = int(codes.max()) if codes.size else 0
+    return codes.astype(
+        next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if top <= np.iinfo(t).max)
+    )

@@ -12,6 +12,7 @@ from skfair._random import (
     batch_offset,
     draw_seed,
     occurrence_index,
+    row_decisions,
     row_keys,
     row_uniforms,
     systematic_decisions,
@@ -146,7 +147,7 @@ def test_systematic_sampling_matches_the_definition_and_rounds_the_counts(seed):
     strata = rng.integers(0, 4, n)
     order = rng.permutation(n)
     offset = rng.random()
-    decisions = systematic_decisions(probability, strata, order, offset)
+    decisions = systematic_decisions(probability, strata, [order], offset)
     np.testing.assert_array_equal(
         decisions, _systematic_by_loop(probability, strata, order, offset)
     )
@@ -169,6 +170,33 @@ def test_systematic_sampling_gives_each_row_its_probability():
     order = rng.permutation(60)
     offsets = (np.arange(4000) + 0.5) / 4000
     frequency = np.mean(
-        [systematic_decisions(probability, strata, order, u) for u in offsets], axis=0
+        [systematic_decisions(probability, strata, [order], u) for u in offsets], axis=0
     )
     np.testing.assert_allclose(frequency, probability, atol=1 / 4000 + 1e-12)
+
+
+def test_row_decisions_round_the_copies_and_keep_each_rows_probability():
+    rng = np.random.default_rng(4)
+    distinct = rng.integers(0, 2**63, 50).astype(np.uint64)
+    copies = rng.integers(1, 30, 50)
+    keys = np.repeat(distinct, copies)
+    codes = np.zeros(keys.size, dtype=np.intp)
+    probability = np.repeat(rng.random(50), copies)
+    frequency = np.zeros(keys.size)
+    for seed in range(400):
+        decisions = row_decisions(keys, codes, probability, seed)
+        for key, m, p in zip(distinct, copies, probability[np.cumsum(copies) - 1]):
+            count = decisions[keys == key].sum()
+            assert np.floor(m * p) <= count <= np.ceil(m * p)
+        frequency += decisions
+    # every copy is positive with its own probability (400 seeds: 5 standard errors)
+    assert (np.abs(frequency / 400 - probability) <= 5 * np.sqrt(0.25 / 400)).all()
+    # a row alone: its first copy's decision; a permuted batch: the same counts per row
+    first = np.r_[0, np.cumsum(copies)[:-1]]
+    decisions = row_decisions(keys, codes, probability, 9)
+    alone = [row_decisions(keys[i : i + 1], codes[:1], probability[i : i + 1], 9)[0] for i in first]
+    np.testing.assert_array_equal(alone, decisions[first])
+    order = rng.permutation(keys.size)
+    shuffled = row_decisions(keys[order], codes[order], probability[order], 9)
+    for key in distinct:
+        assert shuffled[keys[order] == key].sum() == decisions[keys == key].sum()

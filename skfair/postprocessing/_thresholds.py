@@ -39,6 +39,7 @@ from skfair._groups import factorize_groups
 from skfair._random import (
     batch_offset,
     draw_seed,
+    row_decisions,
     row_keys,
     row_uniforms,
     systematic_decisions,
@@ -111,8 +112,10 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
     sampling : {"row", "batch"}, default="row"
         How ``predict`` draws the randomised decisions. ``"row"``: each row on its own, from
         a random number keyed on its values, its group and ``random_state``: a row gets the
-        same decision alone and in any batch, and identical rows of a batch draw
-        independently. ``"batch"``: within each group of the batch, the rows whose decision is
+        same decision alone, on every call and whatever other rows the batch holds; the
+        copies of a row repeated in a batch do not share a draw but hold the expected number
+        of positives, rounded. ``"batch"``: within each group of the batch, the rows whose
+        decision is
         random are taken in score order and the number of positives is the expected number
         rounded by a random offset shared by the groups (systematic sampling), so the
         selection rates of the batch are within one row of the expected ones; a row's
@@ -208,27 +211,32 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
     **Decisions.** The decisions are random only inside a group's band ``[lower, upper)`` or
     through the coin. With ``sampling="row"``, a row's draw is a hash of its values as the
     model receives them (column by column, read as numbers when numeric, so the dtype and the
-    frame library do not matter), its group, its occurrence among identical rows of the batch
-    and the seed: reproducible, independent of batching and of the row's position, and
-    independent between identical rows, so the realised rates of a batch vary around the
-    expected ones like independent coin flips (a standard deviation of
-    ``sqrt(sum p (1 - p)) / n_group``). With ``sampling="batch"``, within each group the
-    rows of random decision, in score order (ties in random order), are decided by
-    systematic sampling (Madow & Madow 1944) with one random offset ``u`` shared by the
-    groups and derived from the seed and the batch's rows: every row is still positive with
-    its own probability, but the number of positives of a group is its expected number
-    rounded down or up, with an error in ``(u - 1, u]`` common to all groups; so the
-    selection rates of any two groups differ by at most their expected difference plus
-    ``1 / n`` for the smaller group's ``n`` rows (on the rows the thresholds were chosen on,
-    the expected difference is at most ``tolerance``). Rates conditioned on the true label
-    (which ``predict`` does not see) are not bounded that way, but the score order spreads
-    the positive decisions evenly over the band, which makes them vary less than with
-    independent draws. The cost
-    of the batch mode is that a row's decision depends on the batch it comes with. For
-    sparse input the rows are keyed on their stored entries, and inputs whose rows cannot be
-    read (a list of texts or dicts for a vectoriser) on the score (its 32 leading mantissa
-    bits, so that last-bit differences of the model's arithmetic between batch sizes do not
-    matter); then rows of a group with one score share a key and draw by occurrence.
+    frame library do not matter), its group and the seed: reproducible, independent of
+    batching and of the row's position. Distinct rows draw like independent coins, so the
+    realised rates of a batch vary around the expected ones with a standard deviation of
+    ``sqrt(sum p (1 - p)) / n_group``. The ``k``-th copy of a row repeated in the batch is
+    positive when ``floor(u + (k + 1) p) > floor(u + k p)``, ``u`` the row's number: each copy
+    is positive with probability ``p`` and the ``m`` copies hold ``m p`` positives rounded
+    (systematic sampling among them), so data with many repeated rows (a few categorical
+    features) vary less than independent draws, not more as with one shared draw.
+
+    With ``sampling="batch"``, within each group the rows of random decision, in score order
+    (ties in random order), are decided by systematic sampling (Madow & Madow 1944) with one
+    random offset ``u`` shared by the groups and derived from the seed and the batch's rows:
+    every row is still positive with its own probability, but the number of positives of a group
+    is its expected number rounded down or up, with an error in ``(u - 1, u]`` common to all
+    groups; so the selection rates of any two groups differ by at most their expected difference
+    plus ``1 / n`` for the smaller group's ``n`` rows (on the rows the thresholds were chosen
+    on, the expected difference is at most ``tolerance``). Rates conditioned on the true label
+    (which ``predict`` does not see) are not bounded that way, but the score order spreads the
+    positive decisions evenly over the band, which makes them vary less than with independent
+    draws. The cost of the batch mode is that a row's decision depends on the batch it comes
+    with.
+
+    For sparse input the rows are keyed on their stored entries, and inputs whose rows cannot be
+    read (a list of texts or dicts for a vectoriser) on the score (its 32 leading mantissa bits,
+    so that last-bit differences of the model's arithmetic between batch sizes do not matter);
+    then rows of a group with one score are decided as copies of one row.
 
     There is no ``predict_proba``: the rule's probability of a positive decision (given by
     :meth:`decision_probability`) is not an estimate of ``P(y = 1 | X)``, and scorers would
@@ -565,15 +573,24 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
 
     def _decide(self, probability, scores, codes, X_model):
         """The decisions with the given probabilities, drawn as ``sampling`` says."""
-        if not ((probability > 0) & (probability < 1)).any():
-            return probability >= 1
-        uniforms = row_uniforms(row_keys(X_model, scores), codes, self._seed)
+        decisions = probability >= 1
+        drawn = np.flatnonzero((probability > 0) & (probability < 1))
+        if drawn.size == 0:
+            return decisions
+        # Only the rows of random decision draw (identical rows have one score, so they are
+        # drawn together and counted together); few of them are keyed on their own.
+        if drawn.size < probability.size // 2:
+            keys = row_keys(_safe_indexing(X_model, drawn), scores[drawn])
+        else:
+            keys = row_keys(X_model, scores)[drawn]
+        scores, codes, probability = scores[drawn], codes[drawn], probability[drawn]
         if self.sampling == "row":
-            return uniforms < probability
-        rank = np.empty(scores.shape[0], dtype=np.intp)
-        rank[np.lexsort((uniforms, -scores))] = np.arange(scores.shape[0])
-        offset = batch_offset(uniforms, self._seed)
-        return systematic_decisions(probability, codes, rank, offset)
+            decisions[drawn] = row_decisions(keys, codes, probability, self._seed)
+        else:
+            uniforms = row_uniforms(keys, codes, self._seed)
+            offset = batch_offset(uniforms, self._seed)
+            decisions[drawn] = systematic_decisions(probability, codes, (uniforms, -scores), offset)
+        return decisions
 
     def score(self, X, y, sample_weight=None, *, sensitive_features=None):
         """Accuracy of the decisions.
