@@ -115,11 +115,10 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         same decision alone, on every call and whatever other rows the batch holds; the
         copies of a row repeated in a batch do not share a draw but hold the expected number
         of positives, rounded. ``"batch"``: within each group of the batch, the rows whose
-        decision is
-        random are taken in score order and the number of positives is the expected number
-        rounded by a random offset shared by the groups (systematic sampling), so the
-        selection rates of the batch are within one row of the expected ones; a row's
-        decision then depends on the other rows of the batch. See Notes.
+        decision is random are taken in score order and the number of positives is the
+        expected number rounded by a random offset shared by the groups (systematic
+        sampling), so the selection rates of the batch are within one row of the expected
+        ones; a row's decision then depends on the other rows of the batch. See Notes.
     sensitive_column : str, int or list of them, default=None
         Column(s) of X holding the sensitive features, removed before the model sees X
         (unless ``drop_sensitive=False``). This mode works inside ``GridSearchCV`` and with
