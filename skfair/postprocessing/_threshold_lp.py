@@ -177,9 +177,14 @@ def _rate_terms(rate, g, pos, neg, x_index, y_index):
 def group_rule(geometry, fpr, tpr):
     """The monotone randomised rule reaching ``(fpr, tpr)`` for one group.
 
-    A point above the diagonal and under the hull mixes the hull point at the same FPR (a
-    randomised threshold) with the score-blind coin of bias ``fpr``, whose operating point is
-    ``(fpr, fpr)``; the mixture is again a monotone step function of the score.
+    A point on the hull is reached by one randomised threshold. A point above the diagonal
+    and under the hull has many representations as a monotone rule of two cuts and three
+    levels: the hull point at the same FPR mixed with a score-blind coin of bias ``fpr``,
+    and the mixtures of two hull vertices with the rule "nobody" or the rule "everybody"
+    (the triangles ``(0, V_i, V_j)`` and ``(V_i, V_j, 1)`` that hold the point). All reach the
+    point in expectation; the one kept makes the realised rates vary least: the smallest
+    ``Var(TPR) + Var(FPR)`` of independent decisions, ``sum p (1 - p)`` over each class's rows
+    divided by the class weight squared. The coin alone randomises every row of the group.
     """
     scores, positive, negative = geometry.blocks
     if geometry.hull is None:
@@ -192,7 +197,90 @@ def group_rule(geometry, fpr, tpr):
     y = float(np.clip(tpr, x, y_hull))
     mix = _snap((y - x) / (y_hull - x)) if y_hull > x else 1.0
     coin = _snap((1.0 - mix) * x)
-    return _normal_rule(upper, lower, (mix + coin, mix * _snap(weight) + coin, coin))
+    rule = _normal_rule(upper, lower, (mix + coin, mix * _snap(weight) + coin, coin))
+    if mix < 1.0:  # under the hull: a representation that randomises fewer rows
+        mixture, spread = _least_spread_mixture(geometry, x, y)
+        if mixture is not None and spread < _spread(geometry, rule):
+            rule = mixture
+    return rule
+
+
+def _least_spread_mixture(geometry, x, y):
+    """Among the rules mixing two hull vertices with "nobody" or "everybody" that reach
+    ``(x, y)``, the one of least :func:`_spread`, and its spread (None when there is none).
+
+    A rule with cuts at vertices ``i < j`` and levels ``(top, middle, bottom)`` randomises the
+    shares ``V_i``, ``V_j - V_i`` and ``1 - V_j`` of each class (the vertices are the shares
+    of positives and negatives above each cut), so every candidate's spread is computed at
+    once from the vertices.
+    """
+    fpr, tpr, thresholds = geometry.hull
+    pairs = np.triu_indices(len(fpr), k=1)
+    best, best_spread = None, np.inf
+    # By blocks of pairs, so that memory stays bounded for hulls of thousands of vertices.
+    for start in range(0, pairs[0].size, _PAIRS_PER_BLOCK):
+        i, j = (part[start : start + _PAIRS_PER_BLOCK] for part in pairs)
+        rule, spread = _least_spread_of(geometry, x, y, i, j)
+        if spread < best_spread:
+            best, best_spread = rule, spread
+    return best, best_spread
+
+
+# Vertex pairs examined at once by _least_spread_mixture.
+_PAIRS_PER_BLOCK = 1 << 18
+
+
+def _least_spread_of(geometry, x, y, i, j):
+    """:func:`_least_spread_mixture` over the vertex pairs ``(i, j)``."""
+    fpr, tpr, thresholds = geometry.hull
+    best, best_spread = None, np.inf
+    for anchor in (0.0, 1.0):  # the third point: (0, 0) "nobody" or (1, 1) "everybody"
+        # (x, y) - anchor = a (V_i - anchor) + c (V_j - anchor), by Cramer's rule
+        xi, yi, xj, yj = fpr[i] - anchor, tpr[i] - anchor, fpr[j] - anchor, tpr[j] - anchor
+        det = xi * yj - xj * yi
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a = ((x - anchor) * yj - xj * (y - anchor)) / det
+            c = (xi * (y - anchor) - (x - anchor) * yi) / det
+        inside = (np.abs(det) > 1e-12) & (a >= -1e-12) & (c >= -1e-12) & (a + c <= 1 + 1e-12)
+        if not inside.any():
+            continue
+        a, c = np.clip(a[inside], 0, 1), np.clip(c[inside], 0, 1)
+        vi, vj = i[inside], j[inside]
+        # Scores above V_i's cut pass both vertex rules, those between the cuts V_j's only.
+        if anchor == 0.0:
+            levels = np.stack([a + c, c, np.zeros_like(a)])
+        else:
+            levels = np.stack([np.ones_like(a), 1 - a, np.clip(1 - a - c, 0, 1)])
+        spread = levels * (1 - levels)
+        spread = sum(
+            (
+                spread[0] * share[vi]
+                + spread[1] * (share[vj] - share[vi])
+                + spread[2] * (1 - share[vj])
+            )
+            / total
+            for share, total in ((tpr, geometry.positive), (fpr, geometry.negative))
+        )
+        k = int(np.argmin(spread))
+        if spread[k] < best_spread:
+            best_spread = float(spread[k])
+            probabilities = tuple(_snap(float(level)) for level in levels[:, k])
+            best = _normal_rule(thresholds[vi[k]], thresholds[vj[k]], probabilities)
+    return best, best_spread
+
+
+def _spread(geometry, rule):
+    """``Var(TPR) + Var(FPR)`` of the rule's independent decisions on the group's rows (rows
+    of weight ``w`` counted as ``w`` rows)."""
+    scores, positive, negative = geometry.blocks
+    cuts = np.searchsorted(-scores, [-rule.upper, -rule.lower], side="right")
+    levels = np.asarray(rule.probabilities)
+    spread = 0.0
+    for weights, total in ((positive, geometry.positive), (negative, geometry.negative)):
+        cumulative = np.concatenate([[0.0], np.cumsum(weights)])
+        runs = np.diff(np.r_[0.0, cumulative[cuts], cumulative[-1]])
+        spread += float(levels * (1 - levels) @ runs) / total**2
+    return spread
 
 
 def _normal_rule(upper, lower, probabilities):

@@ -150,8 +150,8 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         Per group, the probability of predicting ``pos_label_`` for a score at or above the
         upper threshold, in ``[lower, upper)``, and below the lower threshold. Non-increasing
         along a row; a row of the form ``(1, p, 0)`` is a threshold mixed with probability
-        ``p`` between two adjacent score values, a positive last entry means the rule also
-        flips a score-blind coin.
+        ``p`` between two adjacent score values; a first entry below 1 or a last entry
+        above 0 randomises the scores above, respectively below, the band too.
     rates_ : dict of ndarray of shape (n_groups,)
         Expected ``"selection_rate"``, ``"true_positive_rate"``, ``"false_positive_rate"``,
         ``"true_negative_rate"``, ``"false_negative_rate"`` and
@@ -183,8 +183,13 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
     hull of its ROC points; every objective offered (the cost too) and every rate parity is
     linear in them, so the optimum is a linear program with one inequality per hull segment
     (Hardt et al. 2016, Section 4). For these objectives an optimum lies on or above the
-    diagonal, where a point is the hull point at the same FPR mixed with a score-blind coin;
-    so every group's rule is monotone in the score. Hull vertices are found exactly by
+    diagonal, where every point is reached by a rule monotone in the score. A point on the
+    hull is one randomised threshold; a point under it (the groups that equalized odds holds
+    below their best) has many representations, such as the hull point at the same FPR mixed
+    with a score-blind coin, which randomises every row of the group: the rule kept is the
+    one, among that coin and the mixtures of two hull vertices with "nobody" or "everybody",
+    whose independent decisions make the group's TPR and FPR vary least (on one real data
+    set, a quarter of the coin's variance). Hull vertices are found exactly by
     pool-adjacent-violators (Fawcett & Niculescu-Mizil 2007); the fitted rates are recomputed
     from the rules on the data, and the constraint holds there up to the solver's 1e-10
     feasibility tolerance. Sample weights enter through their shares only: weights of any

@@ -156,6 +156,63 @@ def test_batch_mode_spreads_equalized_odds_less_than_independent_draws():
     assert mean_gap(batch) < mean_gap(row)
 
 
+def _spread_of(probability, y):
+    """Var(TPR) + Var(FPR) of independent decisions with these probabilities."""
+    variance = probability * (1 - probability)
+    return (
+        variance[y == 1].sum() / (y == 1).sum() ** 2 + variance[y == 0].sum() / (y == 0).sum() ** 2
+    )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_points_under_the_hull_take_the_rule_of_least_spread(seed):
+    # Equalized odds puts every group at one point, strictly under the hulls of all but one
+    # group. Oracle: every mixture of two hull vertices with "nobody" or "everybody" holding
+    # the point (barycentric coordinates by numpy), and the hull point mixed with a coin.
+    scores, y, groups = make_scores(3000, 3, seed + 20, n_distinct=40)
+    clf, X = on_scores(scores, y, groups, constraint="equalized_odds")
+    probability = clf.decision_probability(X, sensitive_features=groups)
+    under = 0
+    for g in range(3):
+        s, yy, p = scores[groups == g], y[groups == g], probability[groups == g]
+        fpr, tpr, cuts = clf.hulls_[g]
+        point = np.array(
+            [clf.rates_["false_positive_rate"][g], clf.rates_["true_positive_rate"][g]]
+        )
+        y_hull = np.interp(point[0], fpr, tpr)
+        if point[1] >= y_hull - 1e-9:
+            continue
+        under += 1
+        candidates = []
+        vertices = list(zip(fpr, tpr, cuts))
+        for a in range(len(vertices)):
+            for b in range(a + 1, len(vertices)):
+                for third in ((0.0, 0.0, np.inf), (1.0, 1.0, -np.inf)):
+                    triangle = [third, vertices[a], vertices[b]]
+                    matrix = np.array(
+                        [[v[0] for v in triangle], [v[1] for v in triangle], [1, 1, 1]]
+                    )
+                    if abs(np.linalg.det(matrix)) < 1e-12:
+                        continue
+                    weights = np.linalg.solve(matrix, [point[0], point[1], 1.0])
+                    if (weights >= -1e-12).all():
+                        candidates.append(sum(w * (s >= v[2]) for w, v in zip(weights, triangle)))
+        mix = (point[1] - point[0]) / (y_hull - point[0])
+        k = min(max(np.searchsorted(fpr, point[0], side="right"), 1), len(fpr) - 1)
+        w = (point[0] - fpr[k - 1]) / (fpr[k] - fpr[k - 1])
+        hull_rule = np.where(s >= cuts[k - 1], 1.0, np.where(s >= cuts[k], w, 0.0))
+        candidates.append(mix * hull_rule + (1 - mix) * point[0])  # the coin
+        for candidate in candidates:  # each reaches the point
+            np.testing.assert_allclose(
+                [candidate[yy == 0].mean(), candidate[yy == 1].mean()], point, atol=1e-9
+            )
+        np.testing.assert_allclose([p[yy == 0].mean(), p[yy == 1].mean()], point, atol=1e-9)
+        oracle = min(_spread_of(candidate, yy) for candidate in candidates)
+        assert _spread_of(p, yy) <= oracle + 1e-12
+        assert _spread_of(p, yy) < _spread_of(candidates[-1], yy)  # less than the coin's
+    assert under >= 1
+
+
 # --------------------------------------------------------------------------------------------
 # cuts
 
