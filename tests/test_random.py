@@ -3,6 +3,7 @@ indices and systematic sampling against brute-force counts."""
 
 import numpy as np
 import pandas as pd
+import polars
 import pytest
 from scipy import sparse
 from scipy.stats import kstest
@@ -57,7 +58,6 @@ def test_keys_depend_on_the_values_not_on_dtypes_or_containers():
     as_nullable = frame.astype({"count": "Int64", "city": "category"})
     np.testing.assert_array_equal(row_keys(as_nullable, scores), keys)
     np.testing.assert_array_equal(row_keys(frame.to_numpy(dtype=object), scores), keys)
-    polars = pytest.importorskip("polars")
     np.testing.assert_array_equal(row_keys(polars.from_pandas(frame), scores), keys)
     numeric = frame[["count", "amount"]]
     dense = numeric.to_numpy()

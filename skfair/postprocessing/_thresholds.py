@@ -188,12 +188,11 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
     below their best) has many representations, such as the hull point at the same FPR mixed
     with a score-blind coin, which randomises every row of the group: the rule kept is the
     one, among that coin and the mixtures of two hull vertices with "nobody" or "everybody",
-    whose independent decisions make the group's TPR and FPR vary least (on one real data
-    set, a quarter of the coin's variance). Hull vertices are found exactly by
-    pool-adjacent-violators (Fawcett & Niculescu-Mizil 2007); the fitted rates are recomputed
-    from the rules on the data, and the constraint holds there up to the solver's 1e-10
-    feasibility tolerance. Sample weights enter through their shares only: weights of any
-    common scale give the unweighted thresholds.
+    whose independent decisions make the group's TPR and FPR vary least. Hull vertices are
+    found exactly by pool-adjacent-violators (Fawcett & Niculescu-Mizil 2007); the fitted
+    rates are recomputed from the rules on the data, and the constraint holds there up to the
+    solver's 1e-10 feasibility tolerance. Sample weights enter through their shares only:
+    weights of any common scale give the unweighted thresholds.
 
     **Predictive parity.** Equal precision ``TP / (TP + FP)`` is a ratio, linear only for a
     fixed common value ``c``. For a fixed ``c`` the groups decouple, and each group's best

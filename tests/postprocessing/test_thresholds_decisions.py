@@ -5,6 +5,8 @@ import ast
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
+import polars
 import pytest
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
@@ -302,7 +304,6 @@ def test_overfit_scores_are_cut_in_the_middle_of_the_gap():
 
 
 def test_decisions_do_not_depend_on_dtypes_or_the_frame_library():
-    pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(5)
     n = 2000
     frame = pd.DataFrame(
@@ -321,7 +322,6 @@ def test_decisions_do_not_depend_on_dtypes_or_the_frame_library():
         by_int.predict(as_float[["a", "b"]], sensitive_features=frame["g"]), decisions
     )
     # the sensitive column read from X by position: pandas and polars decide alike
-    polars = pytest.importorskip("polars")
     positional = clone(clf).set_params(sensitive_column=2)
     from_pandas = positional.fit(frame, y).predict(frame)
     from_polars = clone(positional).fit(polars.from_pandas(frame), y)
