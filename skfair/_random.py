@@ -128,7 +128,7 @@ def _value_bits(value):
     column holding 1 matches a numeric column holding 1.0; missing values (None, NaN, pd.NA,
     NaT) as NaN; anything else by its type and text, so that 1 and "1" differ.
     """
-    if value is None or (not isinstance(value, str) and _is_missing(value)):
+    if _is_missing(value):
         return _NAN_BITS
     if isinstance(value, Real) and not isinstance(value, str):
         try:
@@ -140,10 +140,15 @@ def _value_bits(value):
 
 
 def _is_missing(value):
+    """None, NaN, pandas' NA and NaT (by type name: pandas is optional)."""
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return True
+    if isinstance(value, str):
+        return False
     try:
-        return bool(value != value)  # NaN, pd.NA (raises), NaT
-    except (TypeError, ValueError):
-        return True  # pd.NA's comparison is ambiguous: it is missing
+        return bool(value != value)  # NaN, numpy's NaT
+    except (TypeError, ValueError):  # an array-like value: compared elementwise
+        return False
 
 
 def column_bits(column):

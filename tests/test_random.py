@@ -200,3 +200,11 @@ def test_row_decisions_round_the_copies_and_keep_each_rows_probability():
     shuffled = row_decisions(keys[order], codes[order], probability[order], 9)
     for key in distinct:
         assert shuffled[keys[order] == key].sum() == decisions[keys == key].sum()
+
+
+def test_missing_values_key_alike_whatever_their_kind():
+    column = np.array([None, np.nan, pd.NA, pd.NaT, "x", 1, 1.0, True], dtype=object)
+    bits = row_keys(column[:, None], np.zeros(len(column)))
+    assert len(set(bits[:4].tolist())) == 1  # every kind of missing value is one value
+    assert bits[5] == bits[6] == bits[7]  # 1, 1.0 and True are the number 1
+    assert bits[4] != bits[0] and bits[4] != bits[5]
