@@ -469,7 +469,8 @@ def label_only_comparison():
         accuracy, gap = realised_metrics(decisions, y, sex, "equalized_odds")
         gaps.append(gap)
         accuracies.append(accuracy)
-    keep_1, flip_0 = post.model_params.x[:2]  # privileged group: P(1 | predicted 1), P(1 | 0)
+    # P(positive | predicted positive), P(positive | predicted negative): men, then women
+    aif_flips = post.model_params.x
     aif_row = dict(method="aif360 EqOddsPostprocessing", gap=np.mean(gaps), acc=np.mean(accuracies))
     for sampling in ("row", "batch"):
         gaps, accuracies = [], []
@@ -493,11 +494,11 @@ def label_only_comparison():
         )
     # The programs' optimal flip probabilities, privileged group (male): from aif360's LP and
     # from skfair's rule (P(positive) for a predicted positive, for a predicted negative).
-    male = clf.groups_.index(1)
-    rule = clf._probability(np.array([1.0, 0.0]), np.array([male, male]))
-    aif_row["flips"] = f"{keep_1:.4f}, {flip_0:.4f}"
+    male, female = clf.groups_.index(1), clf.groups_.index(0)
+    ours = clf._probability(np.array([1.0, 0.0, 1.0, 0.0]), np.array([male, male, female, female]))
+    aif_row["flips"] = "men {:.4f}, {:.4f}; women {:.4f}, {:.4f}".format(*aif_flips)
     for row in rows:
-        row["flips"] = f"{rule[0]:.4f}, {rule[1]:.4f}"
+        row["flips"] = "men {:.4f}, {:.4f}; women {:.4f}, {:.4f}".format(*ours)
     probability = clf.decision_probability(X, sensitive_features=sex)
     expected = expected_metrics(probability, y, sex, "equalized_odds")
     print(f"label-only: aif360 {aif_row} skfair {rows} expected skfair {expected}", flush=True)
@@ -650,9 +651,9 @@ def write_results(rows, realised, overfit, label_only, command, load_start, load
         "`GroupThresholdClassifier(response_method='predict', objective='balanced_accuracy')` "
         "(aif360's objective, sum over groups of FPR - TPR, is balanced accuracy under equal "
         "rates). Flips: the optimal P(positive | predicted positive), P(positive | predicted "
-        "negative) for men, from each program.",
+        "negative) per group, from each program.",
         "",
-        "| method | realised EO gap | realised accuracy | flip probabilities (men) |",
+        "| method | realised EO gap | realised accuracy | flip probabilities |",
         "|---|---:|---:|---|",
     ]
     for r in label_only:
