@@ -20,6 +20,7 @@ SUBPACKAGES = [
     "ensemble",
     "datasets",
     "reductions",
+    "preprocessing",
 ]
 
 # Estimators whose constructor needs arguments.
@@ -31,6 +32,7 @@ REQUIRED_ARGUMENTS = {
     "GroupThresholdClassifier": lambda cls: cls(LogisticRegression()),
     "ExponentiatedGradient": lambda cls: cls(LogisticRegression()),
     "GridSearch": lambda cls: cls(LogisticRegression()),
+    "ReweighingClassifier": lambda cls: cls(LogisticRegression()),
 }
 
 

@@ -19,6 +19,7 @@ PUBLIC_PACKAGES = (
     "skfair.metrics",
     "skfair.postprocessing",
     "skfair.reductions",
+    "skfair.preprocessing",
     "skfair.explain",
     "skfair.ensemble",
     "skfair.neighbors",

@@ -1,12 +1,11 @@
-"""Weighted count tables: group x y_true x y_pred, and per-group sums.
+"""Weighted count tables: group x y_true x y_pred, group x class, and per-group sums.
 
 Statistic: for binary labels, the weighted counts ``[tn, fp, fn, tp]`` of every group (one
 ``np.bincount`` over the joint code ``4 * group + 2 * (y_true == pos) + (y_pred == pos)``);
-for K classes, the group x y_true x y_pred table of the same bincount over
-``(group * K + y_true) * K + y_pred`` (the binary table is its K = 2 case); for a per-sample
-value, the per-group ``(sum of w * value, sum of w)``.
+for labels of any number of classes, the weighted count of each class in each group; for a
+per-sample value, the per-group ``(sum of w * value, sum of w)``.
 
-Merging: both are sums over samples, so the table of the whole data is the sum of the tables
+Merging: all are sums over samples, so the table of the whole data is the sum of the tables
 of its chunks (for the same group encoding).
 """
 
@@ -64,30 +63,6 @@ def confusion_table(groups, y_true_positive, y_pred_positive, sample_weight=None
     return counts.reshape(groups.n_groups, 4).astype(np.float64, copy=False)
 
 
-def class_table(codes, n_groups, y_true_class, y_pred_class, n_classes, sample_weight=None):
-    """Weighted counts of each (group, true class, predicted class), from one bincount.
-
-    Parameters
-    ----------
-    codes : ndarray of int of shape (n_samples,)
-        Group code of each sample, in ``range(n_groups)``.
-    n_groups : int
-    y_true_class, y_pred_class : ndarray of int of shape (n_samples,)
-        Class indices in ``range(n_classes)``.
-    n_classes : int
-    sample_weight : ndarray of shape (n_samples,), default=None
-
-    Returns
-    -------
-    table : ndarray of shape (n_groups, n_classes, n_classes)
-        ``table[g, k_true, k_pred]``; with two classes (negative, positive) its rows are those
-        of :func:`confusion_table`.
-    """
-    cells = (codes * n_classes + y_true_class) * n_classes + y_pred_class
-    counts = np.bincount(cells, weights=sample_weight, minlength=n_groups * n_classes**2)
-    return counts.reshape(n_groups, n_classes, n_classes).astype(np.float64, copy=False)
-
-
 def group_sums(values, groups, sample_weight=None):
     """Per-group ``(sum of w * values, sum of w)``: numerators and denominators of means."""
     weighted = values if sample_weight is None else sample_weight * values
@@ -113,3 +88,26 @@ def rescale_weights(sample_weight):
     # Two factors, each a normal float64, so that the scaling stays exact.
     half = exponent // 2
     return sample_weight * 2.0**-half * 2.0 ** -(exponent - half)
+
+
+def class_table(groups, y_codes, n_classes, sample_weight=None):
+    """Weighted counts of each class in each group, from one bincount.
+
+    Parameters
+    ----------
+    groups : GroupEncoding
+    y_codes : ndarray of int of shape (n_samples,)
+        Class of each sample, in ``range(n_classes)``.
+    n_classes : int
+    sample_weight : ndarray of shape (n_samples,), default=None
+
+    Returns
+    -------
+    table : ndarray of shape (n_groups, n_classes)
+    """
+    counts = np.bincount(
+        groups.codes * n_classes + y_codes,
+        weights=sample_weight,
+        minlength=groups.n_groups * n_classes,
+    )
+    return counts.reshape(groups.n_groups, n_classes).astype(np.float64, copy=False)

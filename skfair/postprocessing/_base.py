@@ -27,7 +27,6 @@ from dataclasses import replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from skfair._base import resolve_sensitive, warn_no_sensitive_features
@@ -41,59 +40,8 @@ from skfair._compat import (
 from skfair._dask import check_in_memory
 from skfair._dask._repairs import IN_SAMPLE_ON_DASK, fit_from_table, transform_blocks, uses_dask
 from skfair._groups import factorize_groups, sensitive_column_positions
+from skfair._random import RowRandom, draw_seed
 from skfair._validation import check_weights
-
-# SplitMix64 (Steele, Lea & Flood 2014): the increment of the counter and the output mix.
-GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
-
-
-def splitmix64(state):
-    """SplitMix64's output function: a bijective 64-bit mix of each uint64 of ``state``."""
-    with np.errstate(over="ignore"):
-        state = state ^ (state >> np.uint64(30))
-        state = state * _MIX_1
-        state = state ^ (state >> np.uint64(27))
-        state = state * _MIX_2
-        return state ^ (state >> np.uint64(31))
-
-
-class RowRandom:
-    """Uniform random numbers keyed on a seed, a stream and each row's global position.
-
-    ``uniform(*stream)`` returns one draw in [0, 1) per row: the SplitMix64 generator's
-    output at the row's position in a sequence whose start is derived from
-    ``(seed, *stream)``. A row's draw therefore does not depend on the other rows of the
-    batch, on their order or on how the data are split into blocks, and the same call always
-    returns the same numbers. ``stream`` names what the numbers are for (a purpose, a column,
-    a step), so that different uses get independent numbers.
-    """
-
-    def __init__(self, seed, rows):
-        self.seed = seed
-        self.rows = rows
-
-    def __getitem__(self, index):
-        """The draws of a subset of the rows."""
-        return RowRandom(self.seed, self.rows[index])
-
-    def __len__(self):
-        return self.rows.shape[0]
-
-    def uniform(self, *stream):
-        start = np.random.SeedSequence([self.seed, *stream]).generate_state(1, np.uint64)
-        with np.errstate(over="ignore"):
-            state = (self.rows.astype(np.uint64) + np.uint64(1)) * GOLDEN_GAMMA + start
-        return (splitmix64(state) >> np.uint64(11)).astype(np.float64) * 2.0**-53
-
-
-def draw_seed(random_state):
-    """One 63-bit seed from ``random_state``: an int gives always the same seed, None fresh
-    entropy, a RandomState or a Generator the next number of its stream."""
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(np.iinfo(np.int64).max))
-    return int(check_random_state(random_state).randint(np.iinfo(np.int64).max))
 
 
 class _BaseRepair(TransformerMixin, BaseEstimator):

@@ -28,9 +28,8 @@ from skfair._compat import (
 )
 from skfair._dask import check_in_memory, import_dask, is_dask_collection
 from skfair._groups import factorize_groups
+from skfair._random import draw_seed, row_keys, row_uniforms
 from skfair._validation import check_weights
-from skfair.postprocessing._base import draw_seed
-from skfair.postprocessing._thresholds import row_keys, row_uniforms
 from skfair.reductions._game import Hypotheses
 from skfair.reductions._moments import (
     CONSTRAINTS,
@@ -578,8 +577,9 @@ def _without_constraints(moments):
 def _row_draws(X_model, fallback_scores, seed):
     """One uniform number per row, keyed on the row's values and the seed.
 
-    The single place where the reductions draw random numbers: a row gets the same draw
-    alone or in any batch (see :func:`~skfair.postprocessing._thresholds.row_keys`).
+    The single place where the reductions draw random numbers (:mod:`skfair._random`): a row
+    gets the same draw alone or in any batch, and identical rows of a batch get independent
+    draws, the same ones in any order of the batch.
     """
     keys = row_keys(X_model, fallback_scores)
     return row_uniforms(keys, np.zeros(keys.shape[0], dtype=np.intp), seed)

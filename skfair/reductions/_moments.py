@@ -2,13 +2,14 @@
 
 A classifier ``h`` enters every quantity of the game only through its table
 ``T[g, y, k] = sum of w_i over the samples of group g with true class y that h predicts as k``
-(:func:`~skfair._stats._counts.class_table`, one bincount). Every rate that a fairness
-constraint compares is a ratio ``sum of some cells of T / sum of w over a fixed set of
-(group, y) cells``: its denominator does not depend on ``h``. So the error, every constraint
-``gamma_j(h)`` and the Lagrangian are affine in ``T``, a mixture's table is the weighted mean
-of its members' tables, and the gradient of the Lagrangian with respect to "sample i is
-predicted k" depends on the sample only through its cell ``(g_i, y_i)``: a
-``(n_groups, n_classes, n_classes)`` cost table. No per-sample matrix is ever formed.
+(:func:`~skfair._stats._counts.class_table` of the joint class ``y * K + k``, one bincount).
+Every rate that a fairness constraint compares is a ratio ``sum of some cells of T / sum of w
+over a fixed set of (group, y) cells``: its denominator does not depend on ``h``. So the
+error, every constraint ``gamma_j(h)`` and the Lagrangian are affine in ``T``, a mixture's
+table is the weighted mean of its members' tables, and the gradient of the Lagrangian with
+respect to "sample i is predicted k" depends on the sample only through its cell
+``(g_i, y_i)``: a ``(n_groups, n_classes, n_classes)`` cost table. No per-sample matrix is
+ever formed.
 
 A constraint compares a *rate* (a measure: an event on the true class and an outcome of the
 prediction, e.g. "prediction positive among true positives") between two *sides* (a side is a
@@ -102,8 +103,12 @@ class ClassificationMoments:
         return float(self.cell_weight.sum())
 
     def table(self, codes, y_class, pred_class, sample_weight):
-        """The ``(group, y, prediction)`` table of predictions ``pred_class``."""
-        return class_table(codes, self.n_groups, y_class, pred_class, self.n_classes, sample_weight)
+        """The ``(group, y, prediction)`` table of predictions ``pred_class``: the group x class
+        counts of the joint class ``y * K + prediction``."""
+        n_classes = self.n_classes
+        joint = y_class * n_classes + pred_class
+        counts = class_table(_Codes(codes, self.n_groups), joint, n_classes**2, sample_weight)
+        return counts.reshape(self.n_groups, n_classes, n_classes)
 
     def constant_table(self, k):
         """The table of the classifier that predicts class ``k`` for everyone."""

@@ -230,7 +230,7 @@ def test_randomized_predictions_are_reproducible_and_batch_independent(two_group
     X, y, group = two_groups
     rng = np.random.default_rng(5)
     train, held_out = np.arange(1000), np.arange(1000, 1500)
-    decisions, probabilities = [], None
+    decisions, copies, probabilities = [], [], None
     for seed in range(20):
         model = ExponentiatedGradient(
             LogisticRegression(), eps=0.01, predict_method="randomized", random_state=seed
@@ -242,8 +242,10 @@ def test_randomized_predictions_are_reproducible_and_batch_independent(two_group
         np.testing.assert_array_equal(model.predict(X_new[order]), once[order])  # batch
         one_by_one = np.concatenate([model.predict(X_new[i : i + 1]) for i in range(20)])
         np.testing.assert_array_equal(one_by_one, once[:20])
-        repeated = model.predict(np.repeat(X_new[:5], 3, axis=0))
-        np.testing.assert_array_equal(repeated, np.repeat(once[:5], 3))  # repeated rows
+        # repeated rows: the first copy decides as the row alone, the copies independently
+        repeated = model.predict(np.repeat(X_new, 3, axis=0)).reshape(-1, 3)
+        np.testing.assert_array_equal(repeated[:, 0], once)
+        copies.append(repeated)
         decisions.append(once)
         if seed == 0:
             members = [
@@ -260,6 +262,13 @@ def test_randomized_predictions_are_reproducible_and_batch_independent(two_group
     # and the held-out selection rates follow the mixture's
     rates = [np.mean(d) for d in decisions]
     assert abs(np.mean(rates) - probabilities.mean()) < 0.01
+    # the copies of a row are decided apart: on mixed rows they often disagree, and their
+    # share of positive decisions follows the row's probability
+    copies = np.concatenate(copies)
+    mixed_copies = copies[np.tile(mixed, 20)]
+    disagree = (mixed_copies.min(axis=1) != mixed_copies.max(axis=1)).mean()
+    assert disagree > 0.1
+    assert abs(mixed_copies.mean() - probabilities[mixed].mean()) < 0.05
 
 
 def test_regression_predictions_are_the_members_mean(two_groups):
