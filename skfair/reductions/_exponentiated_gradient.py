@@ -107,7 +107,7 @@ class ExponentiatedGradient(_BaseReduction):
         What each constraint (each column of ``lambda_vecs_``) compares.
     best_gap_ : float
         The certified duality gap of the game at the end (see Notes).
-    gaps_ : ndarray of shape (n_iter_ - 1,)
+    gaps_ : ndarray of shape (``n_iter_ - 1``,)
         The certified gap after each iteration of the game.
     nu_ : float
         The gap at which the game stops.
