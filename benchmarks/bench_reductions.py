@@ -162,6 +162,13 @@ def main():
     parser.add_argument("--learners", nargs="+", default=list(LEARNERS))
     parser.add_argument("--methods", nargs="+", default=["ExponentiatedGradient", "GridSearch"])
     parser.add_argument("--grid-jobs", type=int, default=0, help="also GridSearch n_jobs=N")
+    parser.add_argument(
+        "--skfair-eps",
+        nargs="+",
+        type=float,
+        help="skfair's bound for each --eps (default the same): compares the libraries at "
+        "bounds that give the same training gap",
+    )
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
 
@@ -178,7 +185,7 @@ def main():
             make = LEARNERS[learner_name]
             for method in args.methods:
                 for constraint in args.constraints:
-                    for eps in args.eps:
+                    for eps, our_eps in zip(args.eps, args.skfair_eps or args.eps, strict=True):
                         ours, ours_time = run_skfair(
                             method,
                             make(categorical, numeric),
@@ -186,7 +193,7 @@ def main():
                             y_train,
                             s_train,
                             constraint,
-                            eps,
+                            our_eps,
                         )
                         with sklearn.config_context(enable_metadata_routing=True):
                             theirs_learner = make(categorical, numeric, routed=True)
@@ -213,7 +220,7 @@ def main():
                             "learner": learner_name,
                             "method": method,
                             "constraint": constraint,
-                            "eps": eps,
+                            "eps": eps if our_eps == eps else f"{eps:g} / {our_eps:g}",
                             "skfair_time": ours_time,
                             "fairlearn_time": theirs_time,
                             "skfair_fits": ours.n_fits_,
@@ -230,7 +237,7 @@ def main():
                                 y_train,
                                 s_train,
                                 constraint,
-                                eps,
+                                our_eps,
                                 n_jobs=args.grid_jobs,
                             )[1]
                         rows.append(row)
@@ -250,7 +257,8 @@ def format_row(row):
     )
     return (
         f"| {row['attribute']} | {row['learner']} | {row['method']} | {row['constraint']} "
-        f"| {row['eps']:g} | {row['skfair_time']:.1f} | {row['fairlearn_time']:.1f} "
+        f"| {row['eps'] if isinstance(row['eps'], str) else format(row['eps'], 'g')} "
+        f"| {row['skfair_time']:.1f} | {row['fairlearn_time']:.1f} "
         f"| {ratio:.1f}x{parallel} | {row['skfair_fits']} | {row['fairlearn_fits']} "
         f"| {row['skfair'][0]:.4f} | {row['fairlearn'][0]:.4f} "
         f"| {row['skfair'][1]:.4f} | {row['fairlearn'][1]:.4f} "
