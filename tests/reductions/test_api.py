@@ -450,7 +450,9 @@ def test_bad_settings_raise_clear_errors(two_groups, estimator, params, y_kind, 
 
 
 def test_dask_fit_raises_and_predict_runs_by_blocks(two_groups):
-    da = pytest.importorskip("dask.array")
+    import dask.array as da  # the test extra installs dask
+    import dask.dataframe as dd
+
     X, y, group = two_groups
     model = ExponentiatedGradient(
         LogisticRegression(), eps=0.02, predict_method="randomized", random_state=0
@@ -460,3 +462,15 @@ def test_dask_fit_raises_and_predict_runs_by_blocks(two_groups):
         ExponentiatedGradient(LogisticRegression()).fit(X_dask, y, sensitive_features=group)
     np.testing.assert_array_equal(model.predict(X_dask).compute(), model.predict(X[:, :2]))
     np.testing.assert_allclose(model.predict_proba(X_dask).compute(), model.predict_proba(X[:, :2]))
+    # a dask DataFrame, partition by partition, the sensitive column dropped in each
+    frame = pd.DataFrame(X, columns=["a", "b", "group"])
+    by_column = ExponentiatedGradient(
+        LogisticRegression(), eps=0.02, sensitive_column="group", predict_method="randomized"
+    ).fit(frame, y)
+    partitioned = dd.from_pandas(frame, npartitions=3)
+    np.testing.assert_array_equal(
+        by_column.predict(partitioned).compute(), by_column.predict(frame)
+    )
+    np.testing.assert_allclose(
+        by_column.predict_proba(partitioned).compute(), by_column.predict_proba(frame)
+    )
