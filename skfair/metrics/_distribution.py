@@ -39,7 +39,7 @@ from skfair._compat import (
     StrOptions,
     validate_params,
 )
-from skfair._dask import dask_dispatch
+from skfair._dask import dask_dispatch, table_plan
 from skfair._stats._aggregate import (
     DISADVANTAGED,
     aggregate,
@@ -64,6 +64,18 @@ from skfair._stats._sorted import (
 from skfair._validation import check_groups, check_lengths, check_scores, check_weights
 
 _AGGREGATIONS = {"worst_case", "mean", "weighted"}
+
+# On dask input: the frequency table of distinct (group, score[, class of y_true]) rows is the
+# sufficient statistic of the sorted sides (the scores with their summed weights). Continuous
+# scores make about one row per sample: resolution= counts them on a grid instead.
+SCORE_TABLE = table_plan(
+    ignored=lambda arguments: set() if arguments.get("condition_on_y") else {"y_true"},
+    hint=(
+        "Pass resolution= (e.g. resolution=1e-4) to count the scores on a grid: the result "
+        "is then exact on the rounded scores, within resolution of this one for the "
+        "Wasserstein parts and quantile gaps."
+    ),
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -287,7 +299,7 @@ _COMMON_CONSTRAINTS = {
 # Public metrics
 
 
-@dask_dispatch(resolution=True)
+@dask_dispatch(SCORE_TABLE, resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "part": [StrOptions({"total", "positive", "negative", "net"})]},
     prefer_skip_nested_validation=True,
@@ -392,7 +404,7 @@ def wasserstein_bias(
     return float(unscale(result, comparison.scale, "Wasserstein-1 distance")[0])
 
 
-@dask_dispatch(resolution=True)
+@dask_dispatch(SCORE_TABLE, resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "part": [StrOptions({"total", "positive", "negative", "net"})]},
     prefer_skip_nested_validation=True,
@@ -480,7 +492,7 @@ def ks_bias(
     return float(aggregate(per_pair, agg, sizes=comparison.sizes, signed=False)[0])
 
 
-@dask_dispatch(resolution=True)
+@dask_dispatch(SCORE_TABLE, resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "p": [Interval(Real, 0, 1, closed="right"), "array-like"]},
     prefer_skip_nested_validation=True,
@@ -569,7 +581,7 @@ def _positive_weight_quantiles(values, weights, levels):
     return quantile_at(values[keep], weights[keep], levels)
 
 
-@dask_dispatch(resolution=True)
+@dask_dispatch(SCORE_TABLE, resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "threshold": [Real, "array-like"]},
     prefer_skip_nested_validation=True,

@@ -12,11 +12,9 @@ from skfair._compat import (
     Real,
     validate_params,
 )
-from skfair._dask import dask_dispatch
 from skfair.metrics._metric_table import MetricTable, _canonical_name, _import_pandas
 
 
-@dask_dispatch("summary")
 @validate_params(
     {
         "y_true": ["array-like", None],

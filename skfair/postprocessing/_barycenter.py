@@ -429,6 +429,13 @@ class BarycenterRepair(_BaseRepair):
         self.random_state = random_state
         self.sensitive_column = sensitive_column
 
+    def _table_fit_refusal(self):
+        # The maps depend on the calibration rows through the groups' weighted ECDFs, which
+        # the frequency table of distinct (group, output) rows holds exactly.
+        if self.ties == "jitter":
+            return 'ties="jitter" draws noise for every calibration row; use ties="randomized".'
+        return None
+
     def _fit_identity(self, X, y):
         _check_epsilon(self.epsilon, None)
         self.w2_dispersion_ = np.zeros(X.shape[1])

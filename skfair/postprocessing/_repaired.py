@@ -8,6 +8,7 @@ response method returns repaired outputs.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from inspect import signature
 from numbers import Real
@@ -44,13 +45,17 @@ from skfair._compat import (
     _routing_enabled,
     process_routing,
 )
-from skfair._dask._repairs import predict_blocks, uses_dask
+from skfair._dask import align, map_row_blocks, reduce_blocks, refuse, uses_dask
+from skfair._dask._columns import as_numpy
+from skfair._groups import rows_from
 from skfair._response import (
     DECISION_METHODS,
     auto_threshold,
     get_response_values,
     response_from_output,
 )
+from skfair._stats._table import DistinctRows
+from skfair.postprocessing._base import repair_at_offset
 
 
 class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
@@ -90,6 +95,8 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         -------
         self : object
         """
+        if uses_dask(X, y, sample_weight, sensitive_features):
+            raise _FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
         X = check_meta_input(self, X, self.estimator, reset=True)
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
@@ -120,6 +127,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         return self
 
     def _fit_repair(self, response, y, sensitive, sample_weight):
+        self._n_response_columns = response.shape[1]
         repair_params = {}
         if sample_weight is not None:
             if "sample_weight" in signature(self.repair.fit).parameters:
@@ -157,6 +165,20 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         ):
             params["sample_weight"] = sample_weight
         return params
+
+    def _lazy(self, method, X, sensitive_features, trailing_shape, dtype):
+        """Lazy ``method(X)`` on dask input: the model and its repair run block by block in
+        memory (the shape of dask-ml's ``ParallelPostFit``), each block's repair at the
+        block's row offset, so the output is that of the whole data."""
+        check_is_fitted(self)
+        return map_row_blocks(
+            _method_block,
+            [X, sensitive_features],
+            trailing_shape=trailing_shape,
+            dtype=dtype,
+            wrapper=self,
+            method=method,
+        )
 
     def _repaired(self, X, sensitive_features):
         """Repaired responses, shape (n_samples, n_columns)."""
@@ -338,7 +360,8 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         y_pred : ndarray of shape (n_samples,)
         """
         if uses_dask(X, sensitive_features):
-            return predict_blocks(self, "predict", X, sensitive_features)
+            check_is_fitted(self)
+            return self._lazy("predict", X, sensitive_features, (), self.classes_.dtype)
         repaired = self._repaired(X, sensitive_features)
         if repaired.shape[1] == 1:
             threshold = (
@@ -365,7 +388,9 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         proba : ndarray of shape (n_samples, n_classes)
         """
         if uses_dask(X, sensitive_features):
-            return predict_blocks(self, "predict_proba", X, sensitive_features)
+            check_is_fitted(self)
+            shape = (len(self.classes_),)
+            return self._lazy("predict_proba", X, sensitive_features, shape, np.float64)
         repaired = self._repaired(X, sensitive_features)
         if repaired.shape[1] == 1:
             return np.column_stack([1 - repaired[:, 0], repaired[:, 0]])
@@ -387,7 +412,9 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         decision : ndarray of shape (n_samples,) or (n_samples, n_classes)
         """
         if uses_dask(X, sensitive_features):
-            return predict_blocks(self, "decision_function", X, sensitive_features)
+            check_is_fitted(self)
+            shape = () if self._n_response_columns == 1 else (self._n_response_columns,)
+            return self._lazy("decision_function", X, sensitive_features, shape, np.float64)
         repaired = self._repaired(X, sensitive_features)
         return repaired[:, 0] if repaired.shape[1] == 1 else repaired
 
@@ -410,6 +437,8 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         score : float
         """
         y_pred = self.predict(X, sensitive_features=sensitive_features)
+        if uses_dask(y_pred, y, sample_weight):
+            return _accuracy_on_dask(y, y_pred, sample_weight)
         return accuracy_score(y, y_pred, sample_weight=sample_weight)
 
 
@@ -491,7 +520,9 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         """
         if uses_dask(X, sensitive_features):
-            return predict_blocks(self, "predict", X, sensitive_features)
+            check_is_fitted(self)
+            shape = () if self._one_output else (self._n_response_columns,)
+            return self._lazy("predict", X, sensitive_features, shape, np.float64)
         repaired = self._repaired(X, sensitive_features)
         return repaired[:, 0] if self._one_output else repaired
 
@@ -517,8 +548,49 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         -------
         score : float
         """
+        if uses_dask(X, y, sample_weight, sensitive_features):
+            raise _R2_IN_MEMORY.error(f"{type(self).__name__}.score")
         y_pred = self.predict(X, sensitive_features=sensitive_features)
         return r2_score(y, y_pred, sample_weight=sample_weight)
+
+
+# --------------------------------------------------------------------------------------------
+# dask input
+
+_FIT_IN_MEMORY = refuse(
+    "the model is trained on all rows (a scikit-learn estimator fits in memory).",
+    "Fit it on an in-memory sample (e.g. ddf.sample(frac=0.1).compute()), or wrap a model "
+    "fitted elsewhere in FrozenEstimator and fit on in-memory calibration rows; predict, "
+    "predict_proba, decision_function and score then accept dask input, block by block.",
+)
+_R2_IN_MEMORY = refuse(
+    "R² compares the predictions with the mean of y, which is not kept per partition here.",
+    "Compute y_pred = model.predict(X) (lazy) and score it with a dask-aware metric, or "
+    "score an in-memory sample.",
+)
+
+
+def _method_block(X, sensitive_features, *, row_offset, wrapper, method):
+    """``wrapper.method`` on one block of rows, its repair at the block's row offset."""
+    wrapper = copy.copy(wrapper)
+    wrapper.repair_ = repair_at_offset(wrapper.repair_, row_offset)
+    with rows_from(row_offset):
+        return getattr(wrapper, method)(X, sensitive_features=sensitive_features)
+
+
+def _accuracy_on_dask(y, y_pred, sample_weight):
+    """Accuracy of lazy predictions: the weight of the right and the wrong ones, summed over
+    the partitions (a two-row table)."""
+    columns = [y, y_pred] + ([] if sample_weight is None else [sample_weight])
+    table = reduce_blocks(DistinctRows(("correct",)), align(columns), _correct_chunk)
+    weights = table.sample_weight()
+    return float(weights[table.keys[0]].sum() / weights.sum())
+
+
+def _correct_chunk(statistic, y, y_pred, sample_weight=None):
+    y, y_pred = as_numpy(y), as_numpy(y_pred)
+    weights = None if sample_weight is None else as_numpy(sample_weight).astype(np.float64)
+    return statistic.chunk([np.asarray(y == y_pred, dtype=bool)], weights)
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skfair import metrics
-from skfair._dask._tables import merge_tables, table_of
+from skfair._stats._table import DistinctRows
 
 LABEL_METRICS = [
     metrics.statistical_parity_difference,
@@ -207,13 +207,37 @@ def test_group_summary_bootstrap_does_not_depend_on_partitioning():
         assert got.overall == pytest.approx(expected.overall, abs=1e-12)
 
 
-def test_group_summary_errors_that_need_the_samples():
+def test_group_summary_callable_metric_raises_and_weighted_bootstrap_is_exact():
     y = da.from_array(np.array([0, 1, 1, 0]), chunks=2)
     g = da.from_array(np.array(["a", "a", "b", "b"]), chunks=2)
-    with pytest.raises(ValueError, match="callable metric needs the samples"):
+    with pytest.raises(TypeError, match="callable metric.*in-memory sample"):
         metrics.group_summary(y, y, sensitive_features=g, metric=lambda a, b: 0.0)
-    with pytest.raises(ValueError, match="n_boot=0 with sample_weight"):
-        metrics.group_summary(y, y, sensitive_features=g, n_boot=10, sample_weight=np.ones(4))
+    # Weights take few values: the bootstrap over (group, weight, cell) classes is exact.
+    rng = np.random.default_rng(3)
+    n = 2000
+    y_true, y_pred = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    groups, weights = rng.choice(["f", "m"], n), rng.choice([0.5, 1.0, 3.0], n)
+    expected = metrics.group_summary(
+        y_true,
+        y_pred,
+        sensitive_features=groups,
+        sample_weight=weights,
+        n_boot=50,
+        random_state=0,
+        metric="tpr",
+    )
+    got = metrics.group_summary(
+        _dask(y_true, (700, 0, 1300)),
+        _dask(y_pred, (700, 0, 1300)),
+        sensitive_features=_dask(groups, (700, 0, 1300)),
+        sample_weight=_dask(weights, (700, 0, 1300)),
+        n_boot=50,
+        random_state=0,
+        metric="tpr",
+    )
+    np.testing.assert_array_equal(got.count, expected.count)
+    for field in ("value", "ci_low", "ci_high"):
+        np.testing.assert_allclose(got[field], expected[field], rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("bins", [None, 7, 60])
@@ -346,9 +370,11 @@ def test_bad_resolution_raises():
 
 def test_tables_merge_by_value_not_by_partition_codes():
     """Strings seen in one partition only, and numbers, merge into one row per value."""
-    first = table_of([np.array(["b", "a", "b"]), np.array([1, 1, 0])])
-    second = table_of([np.array(["c", "b"], dtype=object), np.array([0, 0])])
-    merged = merge_tables(first, second, table_of([np.array([], dtype="<U1"), np.array([])]))
+    rows = DistinctRows(("group", "label"))
+    first = rows.chunk([np.array(["b", "a", "b"]), np.array([1, 1, 0])])
+    second = rows.chunk([np.array(["c", "b"], dtype=object), np.array([0, 0])])
+    empty = rows.chunk([np.array([], dtype="<U1"), np.array([])])
+    merged = rows.merge([first, second, empty])
     rows = {(str(k0), int(k1)): int(c) for k0, k1, c in zip(*merged.keys, merged.count)}
     assert rows == {("a", 1): 1, ("b", 1): 1, ("b", 0): 2, ("c", 0): 1}
 
@@ -382,7 +408,7 @@ def test_metrics_on_the_cluster(cluster_client):
 def test_hfm_rejects_dask_input_and_points_to_a_sample():
     X = da.from_array(np.random.default_rng(0).random((20, 2)), chunks=10)
     y = np.arange(20) % 2
-    with pytest.raises(TypeError, match=r"stays in memory.*method=\"approx\""):
+    with pytest.raises(TypeError, match=r"does not accept dask.*method=\"approx\""):
         metrics.hfm(X, y, y, sensitive_features=y)
 
 
@@ -394,8 +420,7 @@ def test_hfm_rejects_dask_input_and_points_to_a_sample():
 )
 def test_edge_lookup_equals_searchsorted(n_max, decimals, seed):
     """Scores on and next to the MADD edges get the position a plain search gives."""
-    from skfair._dask._reductions import _edge_positions
-    from skfair._stats._histograms import stacked_edges
+    from skfair._stats._histograms import edge_positions, stacked_edges
 
     edges = np.sort(stacked_edges(np.arange(n_max, 0, -1))[0])
     rng = np.random.default_rng(seed)
@@ -410,5 +435,5 @@ def test_edge_lookup_equals_searchsorted(n_max, decimals, seed):
         ]
     )
     np.testing.assert_array_equal(
-        _edge_positions(scores, edges), np.searchsorted(edges, scores, side="right")
+        edge_positions(scores, edges), np.searchsorted(edges, scores, side="right")
     )
