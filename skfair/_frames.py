@@ -55,3 +55,20 @@ def as_supported_frame(data):
         if isinstance(converted, nw.Series):
             return converted.to_numpy()
         return {name: converted[name].to_numpy() for name in converted.columns}
+
+
+def refuse_dask(**values):
+    """Raise a TypeError naming the first of ``values`` that is a dask collection.
+
+    The safety net of every in-memory check: a function that has not said what it does with
+    dask input (``skfair._dask.dask_dispatch``) must not turn a collection larger than memory
+    into an array silently.
+    """
+    for name, value in values.items():
+        if is_dask_collection(value):
+            raise TypeError(
+                f"{name} is a dask collection, but this function reads its rows in memory and "
+                "does not accept dask input. Compute it on an in-memory sample (e.g. "
+                "ddf.sample(frac=0.01).compute()); the functions that take dask collections "
+                "say so in their documentation."
+            )

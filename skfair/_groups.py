@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skfair._frames import as_supported_frame
+from skfair._frames import as_supported_frame, refuse_dask
 
 # Integer columns whose range is at most this many times the sample count are factorised with
 # a lookup table (one bincount) instead of a sort.
@@ -391,6 +391,7 @@ def _label_key(label):
 def _as_columns(sensitive_features, n_samples):
     """Split the input into 1-D columns, their names, whether it was 1-D and whether the
     names came with the input."""
+    refuse_dask(sensitive_features=sensitive_features)
     sensitive_features = as_supported_frame(sensitive_features)
     if sensitive_features is None:
         raise ValueError(

@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, column_or_1d
 
+from skfair._frames import refuse_dask
 from skfair._groups import _is_missing, data_row, factorize_groups
 
 _NOT_LABELS = (
@@ -21,7 +22,9 @@ _NOT_LABELS = (
 
 
 def check_lengths(**arrays):
-    """Raise when the named arrays (None ignored) do not all have the same length."""
+    """Raise when the named arrays (None ignored) do not all have the same length (and a
+    TypeError for dask collections: the caller reads them in memory)."""
+    refuse_dask(**arrays)
     lengths = {name: _length(value) for name, value in arrays.items() if value is not None}
     if len(set(lengths.values())) > 1:
         detail = ", ".join(f"{name} has {length}" for name, length in lengths.items())

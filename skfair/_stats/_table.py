@@ -190,7 +190,8 @@ class DistinctRows:
 
 def _weighted(values, sample_weight):
     values = np.asarray(values, dtype=np.float64)
-    values = values.reshape(values.shape[0], -1)
+    if values.ndim == 1:
+        values = values[:, None]
     return values if sample_weight is None else values * sample_weight[:, None]
 
 

@@ -32,8 +32,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import (
+    FIT_IN_MEMORY,
     _model_allows_nan,
+    accuracy_on_dask,
     check_meta_input,
+    lazy_method,
     resolve_sensitive,
     warn_no_sensitive_features,
 )
@@ -45,16 +48,13 @@ from skfair._compat import (
     _routing_enabled,
     process_routing,
 )
-from skfair._dask import align, map_row_blocks, reduce_blocks, refuse, uses_dask
-from skfair._dask._columns import as_numpy
-from skfair._groups import rows_from
+from skfair._dask import refuse, uses_dask
 from skfair._response import (
     DECISION_METHODS,
     auto_threshold,
     get_response_values,
     response_from_output,
 )
-from skfair._stats._table import DistinctRows
 from skfair.postprocessing._base import repair_at_offset
 
 
@@ -96,7 +96,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         self : object
         """
         if uses_dask(X, y, sample_weight, sensitive_features):
-            raise _FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
+            raise FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
         X = check_meta_input(self, X, self.estimator, reset=True)
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
@@ -166,19 +166,11 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
             params["sample_weight"] = sample_weight
         return params
 
-    def _lazy(self, method, X, sensitive_features, trailing_shape, dtype):
-        """Lazy ``method(X)`` on dask input: the model and its repair run block by block in
-        memory (the shape of dask-ml's ``ParallelPostFit``), each block's repair at the
-        block's row offset, so the output is that of the whole data."""
-        check_is_fitted(self)
-        return map_row_blocks(
-            _method_block,
-            [X, sensitive_features],
-            trailing_shape=trailing_shape,
-            dtype=dtype,
-            wrapper=self,
-            method=method,
-        )
+    def _at_row_offset(self, row_offset):
+        """A copy whose repair treats rows that start at ``row_offset`` of the whole data."""
+        wrapper = copy.copy(self)
+        wrapper.repair_ = repair_at_offset(self.repair_, row_offset)
+        return wrapper
 
     def _repaired(self, X, sensitive_features):
         """Repaired responses, shape (n_samples, n_columns)."""
@@ -361,7 +353,7 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         """
         if uses_dask(X, sensitive_features):
             check_is_fitted(self)
-            return self._lazy("predict", X, sensitive_features, (), self.classes_.dtype)
+            return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
         repaired = self._repaired(X, sensitive_features)
         if repaired.shape[1] == 1:
             threshold = (
@@ -389,8 +381,14 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         """
         if uses_dask(X, sensitive_features):
             check_is_fitted(self)
-            shape = (len(self.classes_),)
-            return self._lazy("predict_proba", X, sensitive_features, shape, np.float64)
+            return lazy_method(
+                self,
+                "predict_proba",
+                X,
+                sensitive_features,
+                trailing_shape=(len(self.classes_),),
+                dtype=np.float64,
+            )
         repaired = self._repaired(X, sensitive_features)
         if repaired.shape[1] == 1:
             return np.column_stack([1 - repaired[:, 0], repaired[:, 0]])
@@ -414,7 +412,14 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         if uses_dask(X, sensitive_features):
             check_is_fitted(self)
             shape = () if self._n_response_columns == 1 else (self._n_response_columns,)
-            return self._lazy("decision_function", X, sensitive_features, shape, np.float64)
+            return lazy_method(
+                self,
+                "decision_function",
+                X,
+                sensitive_features,
+                trailing_shape=shape,
+                dtype=np.float64,
+            )
         repaired = self._repaired(X, sensitive_features)
         return repaired[:, 0] if repaired.shape[1] == 1 else repaired
 
@@ -438,7 +443,7 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         """
         y_pred = self.predict(X, sensitive_features=sensitive_features)
         if uses_dask(y_pred, y, sample_weight):
-            return _accuracy_on_dask(y, y_pred, sample_weight)
+            return accuracy_on_dask(y, y_pred, sample_weight)
         return accuracy_score(y, y_pred, sample_weight=sample_weight)
 
 
@@ -522,7 +527,9 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         if uses_dask(X, sensitive_features):
             check_is_fitted(self)
             shape = () if self._one_output else (self._n_response_columns,)
-            return self._lazy("predict", X, sensitive_features, shape, np.float64)
+            return lazy_method(
+                self, "predict", X, sensitive_features, trailing_shape=shape, dtype=np.float64
+            )
         repaired = self._repaired(X, sensitive_features)
         return repaired[:, 0] if self._one_output else repaired
 
@@ -557,40 +564,11 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
 # --------------------------------------------------------------------------------------------
 # dask input
 
-_FIT_IN_MEMORY = refuse(
-    "the model is trained on all rows (a scikit-learn estimator fits in memory).",
-    "Fit it on an in-memory sample (e.g. ddf.sample(frac=0.1).compute()), or wrap a model "
-    "fitted elsewhere in FrozenEstimator and fit on in-memory calibration rows; predict, "
-    "predict_proba, decision_function and score then accept dask input, block by block.",
-)
 _R2_IN_MEMORY = refuse(
     "R² compares the predictions with the mean of y, which is not kept per partition here.",
     "Compute y_pred = model.predict(X) (lazy) and score it with a dask-aware metric, or "
     "score an in-memory sample.",
 )
-
-
-def _method_block(X, sensitive_features, *, row_offset, wrapper, method):
-    """``wrapper.method`` on one block of rows, its repair at the block's row offset."""
-    wrapper = copy.copy(wrapper)
-    wrapper.repair_ = repair_at_offset(wrapper.repair_, row_offset)
-    with rows_from(row_offset):
-        return getattr(wrapper, method)(X, sensitive_features=sensitive_features)
-
-
-def _accuracy_on_dask(y, y_pred, sample_weight):
-    """Accuracy of lazy predictions: the weight of the right and the wrong ones, summed over
-    the partitions (a two-row table)."""
-    columns = [y, y_pred] + ([] if sample_weight is None else [sample_weight])
-    table = reduce_blocks(DistinctRows(("correct",)), align(columns), _correct_chunk)
-    weights = table.sample_weight()
-    return float(weights[table.keys[0]].sum() / weights.sum())
-
-
-def _correct_chunk(statistic, y, y_pred, sample_weight=None):
-    y, y_pred = as_numpy(y), as_numpy(y_pred)
-    weights = None if sample_weight is None else as_numpy(sample_weight).astype(np.float64)
-    return statistic.chunk([np.asarray(y == y_pred, dtype=bool)], weights)
 
 
 # --------------------------------------------------------------------------------------------

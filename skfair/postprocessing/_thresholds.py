@@ -25,7 +25,14 @@ from sklearn.utils.validation import (
     indexable,
 )
 
-from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
+from skfair._base import (
+    FIT_IN_MEMORY,
+    _model_allows_nan,
+    accuracy_on_dask,
+    check_meta_input,
+    lazy_method,
+    resolve_sensitive,
+)
 from skfair._compat import (
     SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
@@ -35,6 +42,7 @@ from skfair._compat import (
     _routing_enabled,
     process_routing,
 )
+from skfair._dask import uses_dask
 from skfair._groups import factorize_groups
 from skfair._response import get_response_values
 from skfair._validation import check_weights
@@ -271,6 +279,8 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         -------
         self : object
         """
+        if uses_dask(X, y, sample_weight, sensitive_features):
+            raise FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
         X = check_meta_input(self, X, self.estimator, reset=True)
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
@@ -427,6 +437,10 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         -------
         probability : ndarray of shape (n_samples,)
         """
+        if uses_dask(X, sensitive_features):
+            return lazy_method(
+                self, "decision_probability", X, sensitive_features, dtype=np.float64
+            )
         scores, codes, _ = self._scores_and_codes(X, sensitive_features)
         return self._probability(scores, codes)
 
@@ -473,6 +487,9 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         -------
         y_pred : ndarray of shape (n_samples,)
         """
+        if uses_dask(X, sensitive_features):
+            check_is_fitted(self)
+            return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
         scores, codes, X_model = self._scores_and_codes(X, sensitive_features)
         probability = self._probability(scores, codes)
         positive = row_uniforms(row_keys(X_model, scores), codes, self._seed) < probability
@@ -498,6 +515,8 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         score : float
         """
         y_pred = self.predict(X, sensitive_features=sensitive_features)
+        if uses_dask(y_pred, y, sample_weight):
+            return accuracy_on_dask(y, y_pred, sample_weight)
         return accuracy_score(y, y_pred, sample_weight=sample_weight)
 
     def get_metadata_routing(self):
