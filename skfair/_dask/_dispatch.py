@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import inspect
 import numbers
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,7 +73,7 @@ _TABLE_HINT = (
 )
 
 
-def dask_dispatch(plan, *, resolution=False):
+def dask_dispatch(plan, *, resolution=False, doc=None):
     """Decorate a public function: dask inputs go to ``plan(func, bound)``.
 
     Parameters
@@ -82,7 +83,13 @@ def dask_dispatch(plan, *, resolution=False):
         be changed in place); returns what ``func`` returns.
     resolution : bool, default=False
         Whether the function takes the keyword ``resolution=`` (score metrics).
+    doc : str, default=None
+        What the function does with dask input, and the bound on what a partition sends
+        (default: the plan's ``doc``); added to the docstring's Notes.
     """
+    doc = getattr(plan, "doc", None) if doc is None else doc
+    if not doc:
+        raise ValueError("dask_dispatch needs a doc: say what a partition computes, and its size.")
 
     def decorate(func):
         signature = inspect.signature(func)
@@ -105,6 +112,7 @@ def dask_dispatch(plan, *, resolution=False):
 
         if resolution:
             _add_resolution_parameter(wrapper, signature)
+        _add_note(wrapper, doc)
         wrapper.__skfair_dask_plan__ = plan
         return wrapper
 
@@ -122,6 +130,13 @@ class refuse:  # noqa: N801 - a plan, used like the functions next to it
     def __call__(self, func, bound):
         raise self.error(func.__name__)
 
+    @property
+    def doc(self):
+        return (
+            f"Dask collections are refused with a TypeError at once: {self.reason} "
+            f"{self.alternative}"
+        )
+
     def error(self, name):
         """The ``TypeError`` for the function or method ``name``."""
         return TypeError(
@@ -129,13 +144,24 @@ class refuse:  # noqa: N801 - a plan, used like the functions next to it
         )
 
 
-def table_plan(ignored=None, hint=_TABLE_HINT):
+TABLE_DOC = (
+    "Dask collections (arrays, Series, DataFrames, one per argument or mixed with in-memory "
+    "arrays) are read partition by partition: each partition is reduced to the frequency "
+    "table of its distinct (labels, sensitive values) rows with their summed weights, at "
+    "most n_groups x n_labels**2 rows whatever its length, the tables are added up on the "
+    "workers, and this function runs on the sum: the result is exactly the in-memory one."
+)
+
+
+def table_plan(ignored=None, hint=_TABLE_HINT, doc=TABLE_DOC):
     """The plan of functions that depend on the data through weighted counts only.
 
     The per-sample arguments are reduced to the frequency table of their distinct rows
     (computed per partition, merged on the workers), which replaces them in the call with
     ``sample_weight=`` the rows' weights. ``ignored(arguments)`` names the per-sample
     arguments the call does not use (left out of the table, their length still checked).
+    A table that grows past ``MAX_TABLE_ROWS`` (continuous values) raises, naming its size
+    and ``hint``, before it reaches the client.
     """
 
     def plan(func, bound):
@@ -146,6 +172,7 @@ def table_plan(ignored=None, hint=_TABLE_HINT):
         )
         return func(*bound.args, **bound.kwargs)
 
+    plan.doc = doc
     return plan
 
 
@@ -301,6 +328,42 @@ def check_resolution(resolution):
         or resolution <= 0
     ):
         raise ValueError(f"resolution must be a positive finite float, got {resolution!r}.")
+
+
+def _add_note(wrapper, text):
+    """Add ``text`` as a paragraph of the docstring's Notes (made before References or
+    Examples when there is none)."""
+    doc = wrapper.__doc__
+    if not doc:
+        return
+    paragraph = "\n".join(
+        textwrap.wrap(
+            "**Dask input.** " + text,
+            width=88,
+            initial_indent="    ",
+            subsequent_indent="    ",
+            break_on_hyphens=False,
+        )
+    )
+    lines = doc.split("\n")
+    headings = {
+        lines[i].strip(): i
+        for i in range(len(lines) - 1)
+        if lines[i + 1].strip() and set(lines[i + 1].strip()) == {"-"}
+    }
+    if "Notes" in headings:
+        following = [i for h, i in headings.items() if i > headings["Notes"]]
+        end = min(following) if following else len(lines)
+        while end > 0 and not lines[end - 1].strip():
+            end -= 1
+        lines[end:end] = ["", paragraph]
+    else:
+        position = min(
+            [headings[h] for h in ("References", "Examples") if h in headings],
+            default=len(lines),
+        )
+        lines[position:position] = ["    Notes", "    -----", paragraph, ""]
+    wrapper.__doc__ = "\n".join(lines)
 
 
 def _add_resolution_parameter(wrapper, signature):

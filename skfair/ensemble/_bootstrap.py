@@ -143,6 +143,12 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     Adult, ``HistGradientBoostingClassifier``'s early stopping did not trigger (100
     iterations, against 60-83 for the count-weighted members of ``BaggingClassifier``).
 
+    **Dask input.** ``fit`` refuses dask collections with a TypeError (each member trains on a
+    bootstrap sample of all rows); the members can be fitted on a cluster through joblib's
+    dask backend. The prediction methods and :meth:`uncertainty` return lazy dask arrays,
+    block of rows by block; ``score`` sums the right and wrong predictions over the
+    partitions.
+
     Examples
     --------
     >>> from sklearn.datasets import make_classification

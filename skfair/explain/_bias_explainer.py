@@ -262,6 +262,9 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     requires. For Shapley explainers a bias explanation can reach 2, not 1 as Lemma 4.4
     states: a Shapley value of a score in [0, 1] lies in [-1, 1].
 
+    **Dask input.** ``fit`` refuses dask collections with a TypeError (the coalitions compare
+    the groups' rows as a whole): explain an in-memory sample.
+
     References
     ----------
     .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based

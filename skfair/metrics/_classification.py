@@ -569,6 +569,17 @@ def _binary_confusion(
 # multi-class and binned continuous outputs
 
 
+_BINNED_DOC = (
+    "Dask collections are read partition by partition. Class labels: each partition sends "
+    "the frequency table of its distinct (y_true, y_pred, sensitive values) rows, at most "
+    "n_groups x n_classes**2 rows. Continuous outputs: the quantile cut-offs are found "
+    "first, exactly, from per-partition counts of the leading bits of the values (2**16 "
+    "counters per cut-off and pass, two to four passes), then each partition bins its "
+    "outputs and sends the table of (groups, bins), at most n_groups x n_bins**2 rows. The "
+    "result is exactly the in-memory one."
+)
+
+
 def _binned_on_dask(func, bound):
     """``U_DP`` / ``U_EO`` on dask input: class labels through the frequency table; continuous
     outputs binned per partition at cut-offs found first.
@@ -615,7 +626,7 @@ def _finite_chunk(statistic, values, name):
     return statistic.chunk(check_scores(np.asarray(values), name))
 
 
-@dask_dispatch(_binned_on_dask)
+@dask_dispatch(_binned_on_dask, doc=_BINNED_DOC)
 @validate_params(_MULTICLASS_CONSTRAINTS, **_VALIDATE)
 def demographic_parity_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
@@ -680,7 +691,7 @@ def demographic_parity_unfairness(
     return _max_gap_to_population(counts[:, None, :], groups, strata=None)
 
 
-@dask_dispatch(_binned_on_dask)
+@dask_dispatch(_binned_on_dask, doc=_BINNED_DOC)
 @validate_params(_MULTICLASS_CONSTRAINTS, **_VALIDATE)
 def equalized_odds_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None

@@ -75,6 +75,15 @@ SCORE_TABLE = table_plan(
         "is then exact on the rounded scores, within resolution of this one for the "
         "Wasserstein parts and quantile gaps."
     ),
+    doc=(
+        "Dask collections are read partition by partition: each partition sends the "
+        "frequency table of its distinct (sensitive values, score[, y_true]) rows with their "
+        "summed weights, the tables are added up on the workers, and this function runs on "
+        "the sum, exactly. The table has one row per distinct score of each group: with "
+        "resolution= at most (max - min) / resolution + 1 per group (and class), without it "
+        "as many as the distinct scores, refused with a ValueError past 2**21 rows (about "
+        "one row per sample for continuous scores) before it reaches the client."
+    ),
 )
 
 

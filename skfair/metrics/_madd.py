@@ -51,6 +51,15 @@ _MANY_PAIRS = 190  # 20 groups
 # Rows of the (start, end) variance triangle evaluated at once by the interval search.
 _SEARCH_BLOCK_ROWS = 32
 
+_DASK_DOC = (
+    "Dask collections are read partition by partition: each partition sends, per group, the "
+    "histogram counts of its scores, on the fixed bins (bins= or a float bandwidth: n_bins "
+    "counters per group) or at the stacked edges of every bandwidth of the search (about "
+    "N (N + 3) / 2 counters per group for bandwidths=N, 500,000 for the default 1000), "
+    "whatever its length; the summed counts are the in-memory histograms, so the result is "
+    "exactly the in-memory one."
+)
+
 _COMMON_CONSTRAINTS = {
     "y_true": ["array-like", None],
     "y_score": ["array-like"],
@@ -67,7 +76,7 @@ _COMMON_CONSTRAINTS = {
 }
 
 
-@dask_dispatch(lambda func, bound: _madd_on_dask(bound, search=False))
+@dask_dispatch(lambda func, bound: _madd_on_dask(bound, search=False), doc=_DASK_DOC)
 @validate_params(
     {
         **_COMMON_CONSTRAINTS,
@@ -187,7 +196,7 @@ def madd(
     return _fixed_bins_value(histograms, sizes, agg)
 
 
-@dask_dispatch(lambda func, bound: _madd_on_dask(bound, search=True))
+@dask_dispatch(lambda func, bound: _madd_on_dask(bound, search=True), doc=_DASK_DOC)
 @validate_params(_COMMON_CONSTRAINTS, prefer_skip_nested_validation=True)
 def madd_bandwidth_search(
     y_true,

@@ -220,6 +220,14 @@ None, default=None
     Callables are evaluated on resampled rows. Replicates in which a value
     is undefined are left out of its interval.
 
+    **Dask input.** Dask collections (one per argument, or mixed with in-memory arrays) are
+    read partition by partition: each partition sends the frequency table of its distinct
+    (control, sensitive, y_true, y_pred) rows, at most n_strata x n_groups x n_labels**2
+    rows whatever its length (with weights and ``n_boot``, the weight is a key too, so that
+    the bootstrap draws the same (weight, cell) classes as in memory: one row per distinct
+    weight as well). The summed table gives exactly the in-memory values and intervals.
+    Callable metrics are refused with a TypeError (they need each group's rows).
+
     References
     ----------
     .. [1] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap", Chapman & Hall,

@@ -66,6 +66,18 @@ _DIFFERENCE_CONSTRAINTS = {
 # per-sample measures
 
 
+_PER_SAMPLE_DOC = (
+    "A dask array of member outputs gives a lazy dask array, computed block of samples by "
+    "block (each block's members whole), exactly the in-memory values. "
+)
+_DIFFERENCE_DOC = (
+    "Dask collections are read partition by partition: each partition computes its rows' "
+    "measure and sends its sum and weight per group (one row per group, whatever its "
+    "length; label stability also sends the distinct member labels it saw, for the number "
+    "of classes), and the group means of the sums give exactly the in-memory result."
+)
+
+
 def _label_stability_on_dask(func, bound):
     if bound.arguments.get("labels") is None:
         return _NEEDS_LABELS(func, bound)
@@ -79,7 +91,7 @@ _NEEDS_LABELS = refuse(
 )
 
 
-@dask_dispatch(_label_stability_on_dask)
+@dask_dispatch(_label_stability_on_dask, doc=_PER_SAMPLE_DOC + _NEEDS_LABELS.doc)
 @validate_params({"y_pred": ["array-like"], "labels": ["array-like", None]}, **_VALIDATE)
 def label_stability(y_pred, *, labels=None):
     """Label stability of each sample across the members of an ensemble.
@@ -115,7 +127,9 @@ def label_stability(y_pred, *, labels=None):
     return label_stability_from_codes(codes, n_classes)
 
 
-@dask_dispatch(lambda func, bound: _per_sample_on_dask(bound, "y_proba", "aleatoric"))
+@dask_dispatch(
+    lambda func, bound: _per_sample_on_dask(bound, "y_proba", "aleatoric"), doc=_PER_SAMPLE_DOC
+)
 @validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
 def aleatoric_uncertainty(y_proba):
     """Aleatoric (data) uncertainty of each sample: the members' mean entropy, in bits.
@@ -144,7 +158,9 @@ def aleatoric_uncertainty(y_proba):
     return entropy(_check_member_proba(y_proba)).mean(axis=0)
 
 
-@dask_dispatch(lambda func, bound: _per_sample_on_dask(bound, "y_proba", "epistemic"))
+@dask_dispatch(
+    lambda func, bound: _per_sample_on_dask(bound, "y_proba", "epistemic"), doc=_PER_SAMPLE_DOC
+)
 @validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
 def epistemic_uncertainty(y_proba):
     """Epistemic (model) uncertainty of each sample, in bits.
@@ -179,7 +195,10 @@ def epistemic_uncertainty(y_proba):
 # group disparities
 
 
-@dask_dispatch(lambda func, bound: _difference_on_dask(bound, "y_pred", "label_stability"))
+@dask_dispatch(
+    lambda func, bound: _difference_on_dask(bound, "y_pred", "label_stability"),
+    doc=_DIFFERENCE_DOC,
+)
 @validate_params(
     {**_DIFFERENCE_CONSTRAINTS, "y_pred": ["array-like"], "labels": ["array-like", None]},
     **_VALIDATE,
@@ -249,7 +268,9 @@ def label_stability_difference(
     )
 
 
-@dask_dispatch(lambda func, bound: _difference_on_dask(bound, "y_proba", "epistemic"))
+@dask_dispatch(
+    lambda func, bound: _difference_on_dask(bound, "y_proba", "epistemic"), doc=_DIFFERENCE_DOC
+)
 @validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
 def epistemic_uncertainty_difference(
     y_true,
@@ -311,7 +332,9 @@ def epistemic_uncertainty_difference(
     )
 
 
-@dask_dispatch(lambda func, bound: _difference_on_dask(bound, "y_proba", "aleatoric"))
+@dask_dispatch(
+    lambda func, bound: _difference_on_dask(bound, "y_proba", "aleatoric"), doc=_DIFFERENCE_DOC
+)
 @validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
 def aleatoric_uncertainty_difference(
     y_true,

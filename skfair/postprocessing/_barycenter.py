@@ -384,6 +384,16 @@ class BarycenterRepair(_BaseRepair):
     Outputs stay within the range of the calibration values; probabilities stay in [0, 1]
     without clipping.
 
+    **Dask input.** ``fit`` reads the calibration rows as the frequency table of their
+    distinct (sensitive values, outputs) rows, summed over the partitions: the maps depend on
+    the data through the groups' weighted ECDFs, so the fit is exactly the in-memory one. The
+    table has one row per distinct output of each group: round continuous outputs first (e.g.
+    ``S.round(4)``, at most 10,001 rows per group on [0, 1]); a table past 2**21 rows is
+    refused with a ValueError before it reaches the client. ``transform`` returns a lazy dask
+    array, block by block at each block's row offset, exactly the in-memory output.
+    ``fit_transform`` (ranks of all rows), ``ties="jitter"`` and a sequential repair (several
+    attributes with ``epsilon > 0``) refuse dask input with a TypeError.
+
     References
     ----------
     E. Chzhen, C. Denis, M. Hebiri, L. Oneto, M. Pontil, "Fair regression with Wasserstein

@@ -269,6 +269,12 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
     guarantee of the repair holds before the renormalisation only, so the multi-class repair
     is approximate.
 
+    **Dask input.** ``fit`` refuses dask collections with a TypeError (the model trains on
+    all rows in memory). ``predict``, ``predict_proba`` and ``decision_function`` return lazy
+    dask arrays: the model and its repair run block by block, each block's repair at its row
+    offset, exactly the in-memory output; ``score`` sums the right and wrong predictions over
+    the partitions.
+
     Examples
     --------
     >>> import numpy as np
@@ -480,6 +486,13 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         Number of columns of X, the sensitive column(s) included.
     feature_names_in_ : ndarray of str
         Column names of X, when it has string column names.
+
+    Notes
+    -----
+    **Dask input.** ``fit`` and ``score`` refuse dask collections with a TypeError (the model
+    trains on all rows in memory; R² needs the mean of y). ``predict`` returns a lazy dask
+    array: the model and its repair run block by block, each block's repair at its row
+    offset, exactly the in-memory output.
 
     Examples
     --------

@@ -182,6 +182,12 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
     bilinear condition on the operating points and the common value, not a linear one, so it
     does not fit this program; it is left out rather than approximated.
 
+    **Dask input.** ``fit`` refuses dask collections with a TypeError (the model and the
+    thresholds are fitted on all rows in memory). ``predict`` and ``decision_probability``
+    return lazy dask arrays, block by block, exactly the in-memory decisions (a row's random
+    draw is keyed on its content); ``score`` sums the right and wrong decisions over the
+    partitions.
+
     References
     ----------
     Hardt, M., Price, E. and Srebro, N. (2016). Equality of Opportunity in Supervised Learning.
