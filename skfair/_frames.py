@@ -57,6 +57,14 @@ def as_supported_frame(data):
         return {name: converted[name].to_numpy() for name in converted.columns}
 
 
+def collect_lazy(data):
+    """``data`` collected (and converted) when it is a lazy frame of another library than
+    dask (a polars LazyFrame, ...); anything else unchanged."""
+    if is_dask_collection(data) or not hasattr(data, "collect") or isinstance(data, dict):
+        return data
+    return as_supported_frame(data)
+
+
 def refuse_dask(**values):
     """Raise a TypeError naming the first of ``values`` that is a dask collection.
 

@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, column_or_1d
 
-from skfair._frames import refuse_dask
+from skfair._frames import collect_lazy, refuse_dask
 from skfair._groups import _is_missing, data_row, factorize_groups
 
 _NOT_LABELS = (
@@ -35,6 +35,7 @@ def check_lengths(**arrays):
 
 
 def _length(value):
+    value = collect_lazy(value)
     if isinstance(value, dict):
         return len(next(iter(value.values()))) if value else 0
     shape = getattr(value, "shape", None)

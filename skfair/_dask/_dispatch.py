@@ -31,6 +31,7 @@ import numpy as np
 from skfair._dask._columns import GridScores, align, as_numpy, split_argument
 from skfair._dask._detect import is_dask_collection
 from skfair._dask._executor import reduce_blocks
+from skfair._frames import collect_lazy
 from skfair._groups import data_row
 from skfair._stats._table import DistinctRows
 from skfair._validation import check_label_values, check_scores
@@ -99,6 +100,9 @@ def dask_dispatch(plan, *, resolution=False, doc=None):
         def wrapper(*args, **kwargs):
             grid = kwargs.pop("resolution", None) if resolution else None
             bound = signature.bind(*args, **kwargs)
+            for name in sample_names:
+                if name in bound.arguments:
+                    bound.arguments[name] = collect_lazy(bound.arguments[name])
             on_dask = any(is_dask_collection(bound.arguments.get(n)) for n in sample_names)
             if grid is not None:
                 check_resolution(grid)

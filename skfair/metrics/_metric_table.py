@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from skfair._dask import is_dask_collection, reduce_arguments
+from skfair._frames import collect_lazy
 from skfair._groups import factorize_groups, privileged_mask
 from skfair._stats._aggregate import DISADVANTAGED, furthest_from_parity
 from skfair._stats._counts import (
@@ -288,10 +289,12 @@ None, default=None
         per_sample = {
             "y_true": y_true,
             "y_pred": y_pred,
-            "sensitive_features": sensitive_features,
-            "control_features": control_features,
+            "sensitive_features": collect_lazy(sensitive_features),
+            "control_features": collect_lazy(control_features),
             "sample_weight": sample_weight,
         }
+        sensitive_features = per_sample["sensitive_features"]
+        control_features = per_sample["control_features"]
         # Rows of frequency > 1 (the distinct rows of a dask input), each sample of weight
         # unit_weight; None in memory, where every row is one sample.
         frequency = unit_weight = None

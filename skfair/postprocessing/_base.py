@@ -45,6 +45,7 @@ from skfair._compat import (
     validate_data,
 )
 from skfair._dask import check_in_memory, map_row_blocks, reduce_arguments, uses_dask
+from skfair._frames import as_supported_frame
 from skfair._groups import factorize_groups, sensitive_column_positions, split_sensitive_column
 from skfair._validation import check_weights
 
@@ -362,6 +363,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
 
     def _split_input(self, X, sensitive_features, *, reset):
         """``(X as finite float array without the sensitive columns, sensitive values)``."""
+        X = as_supported_frame(X)
         if self.sensitive_column is None:
             X = validate_data(self, X, dtype=np.float64, reset=reset, ensure_all_finite=False)
         else:
