@@ -25,7 +25,7 @@ _UNKNOWN_CATEGORIES = "__UNKNOWN_CATEGORIES__"
 class Argument:
     """How one argument was split into columns, and how to rebuild it from table keys."""
 
-    kind: str  # "vector", "matrix", "members", "series", "frame", "dict"
+    kind: str  # "vector", "matrix", "series", "frame", "dict"
     columns: list
     names: list = field(default_factory=list)
     categories: list = field(default_factory=list)
@@ -170,7 +170,15 @@ def align(columns, axes=None):
     known = [_row_chunks(c, axis) for c, axis in lazy if _known(_row_chunks(c, axis))]
     n_blocks = {_n_blocks(c, axis) for c, axis in lazy}
     all_lazy = len(lazy) == len(columns)
-    if len(n_blocks) == 1 and len({tuple(k) for k in known}) <= 1 and (all_lazy or known):
+    # Frame columns next to arrays: the frame's partition lengths are unknown, so nothing says
+    # that its partitions hold the rows of the arrays' chunks.
+    frames_and_arrays = len({_is_series(c) or _is_frame(c) for c, _ in lazy}) > 1
+    if (
+        len(n_blocks) == 1
+        and len({tuple(k) for k in known}) <= 1
+        and (all_lazy or known)
+        and not frames_and_arrays
+    ):
         # Zipped as they are: unknown lengths are checked block by block.
         return _blocks(columns, axes, known[0] if known else None, da)
     reference = None
@@ -258,13 +266,13 @@ def _n_rows(part, axis):
     return np.shape(part)[axis] if not hasattr(part, "iloc") else len(part)
 
 
-def series_to_dask_array(series, lengths=True):
-    """A dask Series as a dask array with known chunks (string columns become object);
-    ``lengths`` are the partition lengths when known, else True to compute them."""
+def series_to_dask_array(series):
+    """A dask Series as a dask array with known chunks (one small pass for the partition
+    lengths; string columns become object)."""
     with warnings.catch_warnings():
         # Dask warns that it converts pandas string dtypes to object: so does .to_numpy().
         warnings.filterwarnings("ignore", message="Dask currently has limited support")
-        return series.to_dask_array(lengths=lengths)
+        return series.to_dask_array(lengths=True)
 
 
 def as_numpy(part):

@@ -515,20 +515,9 @@ def _fixed_bins_value(histograms, sizes, agg):
     return float(aggregate(pair_values, agg))
 
 
-def _bandwidth_search(
-    scores,
-    groups,
-    *,
-    bandwidths,
-    percent,
-    min_points,
-    min_interval_length,
-    agg,
-    bin_rule,
-    n_jobs,
-    sample_weight=None,
-    verbose=0,
-):
+def _bandwidth_search(scores, groups, *, bandwidths, bin_rule, sample_weight=None, **params):
+    """The search in memory: each group's swept proportions from its scores' edge positions
+    (``params``: the remaining parameters of :func:`_search`)."""
     h, bins = _bandwidth_grid(bandwidths, bin_rule, groups.n_groups)
     sizes = groups.counts(sample_weight)
     sweep = SweptHistograms(bins)
@@ -540,14 +529,9 @@ def _bandwidth_search(
         sweep,
         sizes,
         groups.labels,
-        percent=percent,
-        min_points=min_points,
-        min_interval_length=min_interval_length,
-        agg=agg,
         bin_rule=bin_rule,
-        n_jobs=n_jobs,
-        verbose=verbose,
         n_scores=scores.shape[0],
+        **params,
     )
 
 
@@ -685,6 +669,7 @@ def _madd_on_dask(bound, *, search):
         _check_table_size(groups.n_groups, n_bins, "bins" if arguments["bins"] else "bandwidth")
         return _fixed_bins_value(histograms, sizes, arguments["agg"])
     sweep = SweptHistograms(bins)
+    search_params = ("percent", "min_points", "min_interval_length", "agg", "n_jobs", "verbose")
     result = _search(
         lambda g: sweep.shares(histograms[g], sizes[g]),
         h,
@@ -692,14 +677,9 @@ def _madd_on_dask(bound, *, search):
         sweep,
         sizes,
         groups.labels,
-        percent=arguments["percent"],
-        min_points=arguments["min_points"],
-        min_interval_length=arguments["min_interval_length"],
-        agg=arguments["agg"],
         bin_rule=arguments["bin_rule"],
-        n_jobs=arguments["n_jobs"],
-        verbose=arguments["verbose"],
         n_scores=int(table.count.sum()),
+        **{name: arguments[name] for name in search_params},
     )
     return result if search else result.value
 

@@ -363,13 +363,7 @@ def _estimator(name):
 
 
 def _fit_arguments(estimator, X, y, sensitive):
-    parameters = inspect.signature(estimator.fit).parameters
-    arguments = {"X": X}
-    if "y" in parameters:
-        arguments["y"] = y
-    if "sensitive_features" in parameters:
-        arguments["sensitive_features"] = sensitive
-    return arguments
+    return _method_arguments(estimator, "fit", X, y, sensitive)
 
 
 def _method_arguments(estimator, method, X, y, sensitive):

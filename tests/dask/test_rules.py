@@ -269,3 +269,18 @@ def test_lazy_frames_and_arrow_columns_as_sensitive_features():
     assert metrics.statistical_parity_difference(
         None, y_pred, sensitive_features=column
     ) == metrics.statistical_parity_difference(None, y_pred, sensitive_features=frame.sex)
+
+
+def test_frame_columns_next_to_arrays_of_other_chunks():
+    """A dask DataFrame's partitions and an array's chunks need not hold the same rows: the
+    columns are aligned by their lengths, not zipped by position."""
+    rng = np.random.default_rng(0)
+    n = 1000
+    groups, y_pred = rng.choice(["a", "b"], n), rng.integers(0, 2, n)
+    frame_groups = dd.from_pandas(pd.DataFrame({"g": groups}), npartitions=3).g
+    expected = metrics.statistical_parity_difference(None, y_pred, sensitive_features=groups)
+    for chunks in (500, 333, 1000):
+        got = metrics.statistical_parity_difference(
+            None, da.from_array(y_pred, chunks=chunks), sensitive_features=frame_groups
+        )
+        assert got == pytest.approx(expected, abs=1e-12)
