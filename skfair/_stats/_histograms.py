@@ -17,6 +17,7 @@ for the order of the optimal bandwidth).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 
@@ -103,8 +104,14 @@ class SweptHistograms:
         The bin counts.
     """
 
+    @classmethod
+    def of(cls, bins):
+        """The sweep of ``bins``, built once per process for the last few bin sets (its sort
+        of the stacked edges costs more than a chunk's counting)."""
+        return _sweep_of(tuple(int(m) for m in bins))
+
     def __init__(self, bins):
-        edges, self.offsets = stacked_edges(bins)
+        edges, self.offsets = stacked_edges(np.asarray(bins))
         self.n_edges = edges.shape[0]
         edge_order = np.argsort(edges)  # ties (equal edges of different m) get equal counts
         self.sorted_edges = edges[edge_order]
@@ -134,6 +141,11 @@ class SweptHistograms:
         share /= size
         share[self.offsets[1:] - 1] = 0.0
         return share
+
+
+@functools.lru_cache(maxsize=4)
+def _sweep_of(bins):
+    return SweptHistograms(bins)
 
 
 class GroupRows:
@@ -196,7 +208,7 @@ class KeyedHistograms:
         inverse, distinct = rows.index(keys)
         n_rows = distinct[0].shape[0]
         if self.bins:
-            sweep = SweptHistograms(np.asarray(self.bins))
+            sweep = SweptHistograms.of(self.bins)
             counts = sweep.position_counts(sweep.positions(scores), inverse, n_rows, sample_weight)
         else:
             counts = group_histograms(scores, inverse, n_rows, self.n_bins, sample_weight)

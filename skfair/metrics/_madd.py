@@ -520,7 +520,7 @@ def _bandwidth_search(scores, groups, *, bandwidths, bin_rule, sample_weight=Non
     (``params``: the remaining parameters of :func:`_search`)."""
     h, bins = _bandwidth_grid(bandwidths, bin_rule, groups.n_groups)
     sizes = groups.counts(sample_weight)
-    sweep = SweptHistograms(bins)
+    sweep = SweptHistograms.of(bins)
     rows = GroupRows(sweep, scores, groups.codes, sizes, sample_weight)
     return _search(
         rows.row,
@@ -668,7 +668,7 @@ def _madd_on_dask(bound, *, search):
     if n_bins is not None:
         _check_table_size(groups.n_groups, n_bins, "bins" if arguments["bins"] else "bandwidth")
         return _fixed_bins_value(histograms, sizes, arguments["agg"])
-    sweep = SweptHistograms(bins)
+    sweep = SweptHistograms.of(bins)
     search_params = ("percent", "min_points", "min_interval_length", "agg", "n_jobs", "verbose")
     result = _search(
         lambda g: sweep.shares(histograms[g], sizes[g]),
