@@ -80,7 +80,7 @@ def lazy_data(n, chunk, seed=0):
 
 def steps(data, count_only):
     """The timed calls, as (name, callable) pairs, identical for dask and numpy inputs."""
-    group, score, y_true, y_pred = data["group"], data["score"], data["y_true"], data["y_pred"]
+    group, y_true, y_pred, score = data["group"], data["y_true"], data["y_pred"], data.get("score")
     calls = [
         (
             "statistical_parity_difference",
@@ -145,7 +145,7 @@ def run_cluster(n, chunk, repeat, count_only, regenerate, results):
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address=":0",  # a free port: 8787 may be taken on a shared machine
         ) as cluster,
         Client(cluster) as client,
     ):
@@ -162,7 +162,9 @@ def run_cluster(n, chunk, repeat, count_only, regenerate, results):
             print(f"  n={n:.0e} generated and persisted in {time.perf_counter() - start:.1f} s")
         for name, call in steps(data, count_only):
             seconds, value = best_of(call, repeat)
-            results.append(dict(n=n, where="dask", step=name, seconds=seconds, value=summarise(value)))
+            results.append(
+                dict(n=n, where="dask", step=name, seconds=seconds, value=summarise(value))
+            )
             print(f"  n={n:.0e} {name}: {seconds:.2f} s", flush=True)
         peaks = client.run(_peak_rss_mb)
     return [peaks[w] for w in sorted(peaks)], _peak_rss_mb()
@@ -174,9 +176,7 @@ def run_memory(n, chunk, repeat, count_only, results):
         data = dict(zip(data, dask.compute(*data.values()), strict=True))
     for name, call in steps(data, count_only):
         seconds, value = best_of(call, repeat)
-        results.append(
-            dict(n=n, where="numpy", step=name, seconds=seconds, value=summarise(value))
-        )
+        results.append(dict(n=n, where="numpy", step=name, seconds=seconds, value=summarise(value)))
         print(f"  numpy n={n:.0e} {name}: {seconds:.2f} s", flush=True)
 
 

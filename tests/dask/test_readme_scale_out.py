@@ -1,9 +1,11 @@
 """The README's "Scale out" snippet runs on a LocalCluster and gives the in-memory values."""
 
+import functools
 import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from skfair.metrics import equalized_odds_difference, group_summary, wasserstein_bias
 
@@ -14,8 +16,17 @@ def test_scale_out_snippet_runs_and_equals_in_memory():
     text = README.read_text(encoding="utf-8")
     section = text.split("## Scale out\n", 1)[1].split("\n## ", 1)[0]
     (source,) = re.findall(r"```py\n(.*?)```", section, flags=re.S)
+    import distributed
+
     namespace = {}
-    exec(compile(source, "README.md", "exec"), namespace)  # noqa: S102
+    # The snippet's cluster serves its dashboard on a free port: 8787 may be taken here.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            distributed,
+            "LocalCluster",
+            functools.partial(distributed.LocalCluster, dashboard_address=":0"),
+        )
+        exec(compile(source, "README.md", "exec"), namespace)  # noqa: S102
     import dask
 
     with dask.config.set(scheduler="synchronous"):
