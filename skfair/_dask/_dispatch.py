@@ -74,20 +74,22 @@ _TABLE_HINT = (
 )
 
 
-def dask_dispatch(plan, *, resolution=False, doc=None):
+def dask_dispatch(plan=None, *, resolution=False, doc=None):
     """Decorate a public function: dask inputs go to ``plan(func, bound)``.
 
     Parameters
     ----------
-    plan : callable
+    plan : callable, default=None
         ``plan(func, bound)`` with the bound arguments of the call (``bound.arguments`` may
-        be changed in place); returns what ``func`` returns.
+        be changed in place); returns what ``func`` returns. None: :func:`table_plan`, for
+        a function that depends on its per-sample inputs through weighted counts only.
     resolution : bool, default=False
         Whether the function takes the keyword ``resolution=`` (score metrics).
     doc : str, default=None
         What the function does with dask input, and the bound on what a partition sends
         (default: the plan's ``doc``); added to the docstring's Notes.
     """
+    plan = table_plan() if plan is None else plan
     doc = getattr(plan, "doc", None) if doc is None else doc
     if not doc:
         raise ValueError("dask_dispatch needs a doc: say what a partition computes, and its size.")
