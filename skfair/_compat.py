@@ -49,7 +49,8 @@ def check_matplotlib_support(caller_name):
 # The constraints of the sensitive-feature parameters, shared by every function and estimator:
 # ``sensitive_features`` is an array-like (one column per attribute) or a dict of columns;
 # ``sensitive_column`` names or positions the sensitive column(s) inside X.
-SENSITIVE_FEATURES_CONSTRAINT = ["array-like", dict]
+# A lazy frame (polars LazyFrame, ...) is collected where it is read (skfair._frames).
+SENSITIVE_FEATURES_CONSTRAINT = ["array-like", dict, HasMethods(["collect"])]
 SENSITIVE_COLUMN_CONSTRAINT = [str, Integral, list, tuple, None]
 
 __all__ = [

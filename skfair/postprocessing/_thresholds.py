@@ -23,7 +23,14 @@ from sklearn.utils.validation import (
     indexable,
 )
 
-from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
+from skfair._base import (
+    FIT_IN_MEMORY,
+    _model_allows_nan,
+    accuracy_on_dask,
+    check_meta_input,
+    lazy_method,
+    resolve_sensitive,
+)
 from skfair._compat import (
     SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
@@ -35,6 +42,7 @@ from skfair._compat import (
     _safe_indexing,
     process_routing,
 )
+from skfair._dask import uses_dask
 from skfair._groups import factorize_groups
 from skfair._random import (
     batch_offset,
@@ -245,6 +253,12 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
     :meth:`decision_probability`) is not an estimate of ``P(y = 1 | X)``, and scorers would
     misread it.
 
+    **Dask input.** ``fit`` refuses dask collections with a TypeError (the model and the
+    thresholds are fitted on all rows in memory). ``predict`` and ``decision_probability``
+    return lazy dask arrays, block by block, exactly the in-memory decisions (a row's random
+    draw is keyed on its content); ``score`` sums the right and wrong decisions over the
+    partitions.
+
     References
     ----------
     Hardt, M., Price, E. and Srebro, N. (2016). Equality of Opportunity in Supervised Learning.
@@ -355,6 +369,8 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         -------
         self : object
         """
+        if uses_dask(X, y, sample_weight, sensitive_features):
+            raise FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
         X = check_meta_input(self, X, self.estimator, reset=True)
         self._cost = _check_cost(self.objective, self.cost)
         sensitive, X_model = resolve_sensitive(
@@ -522,6 +538,10 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         -------
         probability : ndarray of shape (n_samples,)
         """
+        if uses_dask(X, sensitive_features):
+            return lazy_method(
+                self, "decision_probability", X, sensitive_features, dtype=np.float64
+            )
         scores, codes, _ = self._scores_and_codes(X, sensitive_features)
         return self._probability(scores, codes)
 
@@ -567,8 +587,15 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
-            ``pos_label_`` or the other class; drawn as ``sampling`` says.
+            ``pos_label_`` or the other class; drawn as ``sampling`` says. On a dask
+            collection, a lazy dask array in which each partition is a batch: the
+            decisions equal those of ``predict`` called on each partition in turn (with
+            ``sampling="row"`` a row's decision changes only when copies of it fall in other
+            partitions; with ``"batch"``, each partition meets the group rates within a row).
         """
+        if uses_dask(X, sensitive_features):
+            check_is_fitted(self)
+            return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
         scores, codes, X_model = self._scores_and_codes(X, sensitive_features)
         positive = self._decide(self._probability(scores, codes), scores, codes, X_model)
         negative_label = self.classes_[self.classes_ != self.pos_label_][0]
@@ -614,6 +641,8 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         score : float
         """
         y_pred = self.predict(X, sensitive_features=sensitive_features)
+        if uses_dask(y_pred, y, sample_weight):
+            return accuracy_on_dask(y, y_pred, sample_weight)
         return accuracy_score(y, y_pred, sample_weight=sample_weight)
 
     def get_metadata_routing(self):
