@@ -15,7 +15,13 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
+from skfair._base import (
+    _model_allows_nan,
+    accuracy_on_dask,
+    check_meta_input,
+    lazy_method,
+    resolve_sensitive,
+)
 from skfair._compat import (
     SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
@@ -26,7 +32,7 @@ from skfair._compat import (
     _routing_enabled,
     process_routing,
 )
-from skfair._dask import check_in_memory, import_dask, is_dask_collection
+from skfair._dask import check_in_memory, is_dask_collection, uses_dask
 from skfair._groups import factorize_groups
 from skfair._random import draw_seed, row_keys, row_uniforms
 from skfair._validation import check_weights
@@ -408,12 +414,15 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         proba : ndarray of shape (n_samples, n_classes)
         """
         if is_dask_collection(X):
-            return _by_blocks(self, "predict_proba", X)
+            return lazy_method(
+                self, "predict_proba", X, None, trailing_shape=self.classes_.shape, dtype=np.float64
+            )
         return self._mixture_proba(self._model_input(X))
 
     def _predict(self, X, randomized):
         if is_dask_collection(X):
-            return _by_blocks(self, "predict", X)
+            dtype = np.float64 if self._regression else self.classes_.dtype
+            return lazy_method(self, "predict", X, None, dtype=dtype)
         X_model = self._model_input(X)
         if self._regression:
             members = [
@@ -453,6 +462,14 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         -------
         score : float
         """
+        if self._regression and uses_dask(X, y, sample_weight):
+            raise TypeError(
+                f"{type(self).__name__}.score of a regressor does not accept dask collections: "
+                "R² needs the mean of y before the squared errors; compute the predictions "
+                "lazily with predict and score them with dask-ml's r2_score."
+            )
+        if uses_dask(X, y, sample_weight):
+            return accuracy_on_dask(y, self.predict(X), sample_weight)
         y_pred = self.predict(X)
         if self._regression:
             return r2_score(y, y_pred, sample_weight=sample_weight)
@@ -583,38 +600,3 @@ def _row_draws(X_model, fallback_scores, seed):
     """
     keys = row_keys(X_model, fallback_scores)
     return row_uniforms(keys, np.zeros(keys.shape[0], dtype=np.intp), seed)
-
-
-def _by_blocks(estimator, method, X):
-    """``estimator.method`` on a dask collection, block by block (a lazy dask array).
-
-    The members and the row-keyed draws see one block at a time; the draws depend on the row
-    only, so the result is that of the whole data in memory.
-    """
-    dask = import_dask()
-    import dask.array as da
-
-    if hasattr(X, "to_delayed") and hasattr(X, "map_partitions"):  # DataFrame
-        lengths = [int(n) for n in X.map_partitions(len).compute()]
-        blocks = X.to_delayed()
-    else:
-        if any(np.isnan(size) for size in X.chunks[0]):
-            X = X.compute_chunk_sizes()
-        X = X.rechunk({1: -1})
-        lengths = list(X.chunks[0])
-        blocks = list(X.to_delayed().ravel())
-    n_columns = (len(estimator.classes_),) if method == "predict_proba" else ()
-    dtype = (
-        np.float64
-        if method == "predict_proba" or estimator._regression
-        else estimator.classes_.dtype
-    )
-    parts = [
-        da.from_delayed(
-            dask.delayed(getattr(estimator, method), pure=True)(block),
-            shape=(size, *n_columns),
-            dtype=dtype,
-        )
-        for block, size in zip(blocks, lengths, strict=True)
-    ]
-    return da.concatenate(parts, axis=0)
