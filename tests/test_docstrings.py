@@ -1,11 +1,13 @@
 """The examples in the docstrings run, and print what they show (doctests of every module)."""
 
 import doctest
+import inspect
 import importlib
 import pkgutil
 from pathlib import Path
 
 import pytest
+from numpydoc.validate import validate
 
 import skfair
 
@@ -67,3 +69,76 @@ def test_api_reference_lists_every_public_name():
     exported = {name: set(importlib.import_module(name).__all__) for name in documented}
     assert set(documented) == set(PUBLIC_PACKAGES)
     assert documented == exported
+
+
+# numpydoc validation of every public name, as scikit-learn's ``test_docstring``: the codes
+# below are the only ones accepted (https://numpydoc.readthedocs.io/en/latest/validation.html).
+# - RT02 (the first line of Returns holds only the type) everywhere: a returned value is named
+#   when the name says what it is (``self : object``, ``table : DataFrame``).
+# - ES01 (extended summary), EX01 (Examples) and SA01 (See Also) on methods: the class's
+#   docstring carries the extended summary, the examples and the See Also of its methods.
+IGNORED_EVERYWHERE = {"RT02"}
+IGNORED_ON_METHODS = {"ES01", "EX01", "SA01"}
+
+
+def _public_methods(klass):
+    """Public methods that skfair defines on ``klass`` or on one of its skfair bases."""
+    for name in sorted(dir(klass)):
+        if name.startswith("_"):
+            continue
+        owner = next(base for base in klass.__mro__ if name in vars(base))
+        member = vars(owner)[name]
+        # ``set_{method}_request`` are written by scikit-learn's metadata routing, properties
+        # are documented in the class's Attributes section. ``getattr`` resolves the methods
+        # behind ``available_if`` (descriptors that are not callable themselves).
+        if (
+            isinstance(member, property)
+            or not callable(getattr(klass, name))
+            or not owner.__module__.startswith("skfair")
+            or (name.startswith("set_") and name.endswith("_request"))
+        ):
+            continue
+        yield name
+
+
+def _public_docstring_targets():
+    for package in PUBLIC_PACKAGES:
+        module = importlib.import_module(package)
+        for name in module.__all__:
+            obj = getattr(module, name)
+            yield f"{package}.{name}"
+            if inspect.isclass(obj):
+                for method in _public_methods(obj):
+                    yield f"{package}.{name}.{method}"
+
+
+@pytest.mark.parametrize("import_path", list(_public_docstring_targets()))
+def test_numpydoc_validation(import_path):
+    """Every public name and method has a complete numpydoc docstring.
+
+    Every parameter documented with a type and a description (PR01-PR10), the return value
+    described (RT01-RT05), a See Also section (SA01) on functions and classes, sections in
+    numpydoc's order (GL07); see the accepted codes above.
+    """
+    is_method = import_path.count(".") == 3
+    ignored = IGNORED_EVERYWHERE | (IGNORED_ON_METHODS if is_method else set())
+    errors = [
+        f"{code}: {message}"
+        for code, message in validate(import_path)["errors"]
+        if code not in ignored
+    ]
+    assert not errors, f"{import_path}:\n" + "\n".join(errors)
+
+
+@pytest.mark.parametrize(
+    "import_path", [path for path in _public_docstring_targets() if path.count(".") == 2]
+)
+def test_public_names_cite_their_source(import_path):
+    """Every public function and class has a References section naming its source.
+
+    The paper that defines the method, the peer library whose behaviour it matches, or the
+    origin of a data set.
+    """
+    package, name = import_path.rsplit(".", 1)
+    doc = inspect.getdoc(getattr(importlib.import_module(package), name)) or ""
+    assert "\nReferences\n----------\n" in doc, f"{import_path} has no References section"

@@ -110,6 +110,23 @@ def load_adult(*, as_frame=False, split="train"):
         DESCR : str
             Description, caveats and citation.
 
+    See Also
+    --------
+    load_bank_marketing : Bank telemarketing outcomes, with age group and marital status.
+    load_german_credit : Credit risk, with sex, age group and foreign-worker status.
+
+    References
+    ----------
+    Becker, B. and Kohavi, R. (1996). Adult [Dataset]. UCI Machine Learning Repository.
+    https://doi.org/10.24432/C5XW20
+
+    Kohavi, R. (1996). Scaling up the accuracy of naive-Bayes classifiers: a decision-tree
+    hybrid. Proceedings of the Second International Conference on Knowledge Discovery and Data
+    Mining (KDD-96), 202-207.
+
+    Ding, F., Hardt, M., Miller, J. and Schmidt, L. (2021). Retiring Adult: New Datasets for Fair
+    Machine Learning. Advances in Neural Information Processing Systems 34.
+
     Examples
     --------
     >>> from skfair.datasets import load_adult

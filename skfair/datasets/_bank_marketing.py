@@ -92,6 +92,19 @@ def load_bank_marketing(*, as_frame=False):
         DESCR : str
             Description, caveats and citation.
 
+    See Also
+    --------
+    load_adult : Census income, with sex and race.
+    load_german_credit : Credit risk, with sex, age group and foreign-worker status.
+
+    References
+    ----------
+    Moro, S., Rita, P. and Cortez, P. (2014). Bank Marketing [Dataset]. UCI Machine Learning
+    Repository. https://doi.org/10.24432/C5K306
+
+    Moro, S., Cortez, P. and Rita, P. (2014). A data-driven approach to predict the success of
+    bank telemarketing. Decision Support Systems 62, 22-31.
+
     Examples
     --------
     >>> from skfair.datasets import load_bank_marketing

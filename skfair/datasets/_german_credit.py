@@ -198,6 +198,22 @@ def load_german_credit(*, as_frame=False):
         DESCR : str
             Description, caveats and citation.
 
+    See Also
+    --------
+    load_adult : Census income, with sex and race.
+    load_bank_marketing : Bank telemarketing outcomes, with age group and marital status.
+
+    References
+    ----------
+    Hofmann, H. (1994). Statlog (German Credit Data) [Dataset]. UCI Machine Learning Repository.
+    https://doi.org/10.24432/C5NC77
+
+    Groemping, U. (2019). South German Credit Data: Correcting a Widely Used Data Set. Report
+    4/2019, Beuth University of Applied Sciences Berlin.
+
+    Kamiran, F. and Calders, T. (2009). Classifying without discriminating. 2nd International
+    Conference on Computer, Control and Communication.
+
     Examples
     --------
     >>> from skfair.datasets import load_german_credit

@@ -30,6 +30,7 @@ class BiasExplanationDisplay:
     bias : dict
         The model bias parts (for the waterfall's end).
     kind : {"bar", "waterfall"}, default="bar"
+        Bars of the four parts per player, or the waterfall of one part's Shapley-bias values.
     part : {"total", "positive", "negative", "net"}, default="total"
         The part shown by the waterfall.
     sort_by : {"total", "positive", "negative", "net"}, default="total"
@@ -50,6 +51,17 @@ class BiasExplanationDisplay:
     bars_ : list of matplotlib BarContainer
     names_ : list of str
         The players shown, top to bottom.
+
+    See Also
+    --------
+    skfair.explain.BiasExplainer : Computes the bias explanations shown.
+    skfair.explain.explain_bias : The explanations as a function.
+
+    References
+    ----------
+    Miroshnikov, A., Kotsiopoulos, K., Franks, R. and Ravi Kannan, A. (2022). Wasserstein-based
+    fairness interpretability framework for machine learning models. Machine Learning 111,
+    3307-3357. arXiv:2011.03156.
 
     Examples
     --------
@@ -99,6 +111,7 @@ class BiasExplanationDisplay:
         Returns
         -------
         self : BiasExplanationDisplay
+            The display; its figure, axes and artists are stored as attributes.
         """
         check_matplotlib_support(f"{type(self).__name__}.plot")
         import matplotlib.pyplot as plt
@@ -209,18 +222,24 @@ class BiasExplanationDisplay:
         explainer : BiasExplainer
             A fitted explainer.
         kind : {"bar", "waterfall"}, default="bar"
+            Bars of the four parts per player, or the waterfall of one part's Shapley-bias
+            values.
         quantity : {"beta", "shapley"}, default="beta"
             Bar plot values: bias explanations or Shapley-bias values. The waterfall always
             shows Shapley-bias values.
         part : {"total", "positive", "negative", "net"}, default="total"
             The waterfall's part.
         sort_by : {"total", "positive", "negative", "net"}, default="total"
+            Bar plot order (by magnitude for net and for Shapley values).
         max_display : int, default=20
+            Players shown; the others are summed into one bar.
         ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is made when None.
 
         Returns
         -------
-        BiasExplanationDisplay
+        display : BiasExplanationDisplay
+            The display, plotted; its figure, axes and artists are stored as attributes.
         """
         explanations = explainer.explanations_
         has_shapley = "shapley_total" in explanations
@@ -274,16 +293,30 @@ class BiasExplanationDisplay:
             A fitted model.
         X : array-like or DataFrame
             Rows to explain.
-        sensitive_features : array-like, default=None
-            Group of each row.
-        kind, quantity, part, sort_by, max_display, ax
-            As in :meth:`from_explainer`.
-        **explainer_params
+        sensitive_features : array-like of shape (n_samples,), default=None
+            Group of each row (two groups), when the explainer's ``sensitive_column`` is
+            not set.
+        kind : {"bar", "waterfall"}, default="bar"
+            Bars of the four parts per player, or the waterfall of one part's Shapley-bias
+            values.
+        quantity : {"beta", "shapley"}, default="beta"
+            Bar plot values: bias explanations or Shapley-bias values. The waterfall always
+            shows Shapley-bias values.
+        part : {"total", "positive", "negative", "net"}, default="total"
+            The waterfall's part.
+        sort_by : {"total", "positive", "negative", "net"}, default="total"
+            Bar plot order (by magnitude for net and for Shapley values).
+        max_display : int, default=20
+            Players shown; the others are summed into one bar.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is made when None.
+        **explainer_params : dict
             Parameters of :class:`~skfair.explain.BiasExplainer`.
 
         Returns
         -------
-        BiasExplanationDisplay
+        display : BiasExplanationDisplay
+            The display, plotted; its figure, axes and artists are stored as attributes.
         """
         from skfair.explain import BiasExplainer
 

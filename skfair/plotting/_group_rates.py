@@ -46,6 +46,15 @@ class GroupRatesDisplay:
     --------
     skfair.metrics.group_summary : The per-group values and intervals.
 
+    References
+    ----------
+    Efron, B. and Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall,
+    chapter 13 (percentile intervals).
+
+    Weerts, H., Dudík, M., Edgar, R., Jalali, A., Lutz, R. and Madaio, M. (2023). Fairlearn:
+    Assessing and Improving Fairness of AI Systems. Journal of Machine Learning Research 24(257),
+    1-8.
+
     Examples
     --------
     >>> import matplotlib
@@ -88,6 +97,7 @@ class GroupRatesDisplay:
         y_pred : array-like of shape (n_samples,)
             Predicted labels.
         sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+            Sensitive attribute(s) of each sample; several attributes define intersectional groups.
         metrics : sequence of str, default=("selection_rate", "true_positive_rate", \
 "false_positive_rate")
             Named rates of :func:`~skfair.metrics.group_summary`.
@@ -96,12 +106,14 @@ class GroupRatesDisplay:
         ci : float, default=0.95
             Coverage of the intervals.
         random_state : int, RandomState instance or None, default=None
+            Seeds the bootstrap; an int gives reproducible intervals.
         ax : sequence of matplotlib Axes, default=None
             One per metric; a new figure when None.
 
         Returns
         -------
         display : GroupRatesDisplay
+            The display, plotted; its figure, axes and artists are stored as attributes.
         """
         summaries = [
             group_summary(
@@ -127,7 +139,8 @@ class GroupRatesDisplay:
 
         Returns
         -------
-        display : GroupRatesDisplay
+        self : GroupRatesDisplay
+            The display; its figure, axes and artists are stored as attributes.
         """
         check_matplotlib_support("GroupRatesDisplay.plot")
         import matplotlib.pyplot as plt

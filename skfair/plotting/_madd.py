@@ -44,6 +44,21 @@ class MADDDisplay:
     value_line_, h_sup_line_ : matplotlib Line2D
         The stable MADD and ``h_sup``.
 
+    See Also
+    --------
+    skfair.metrics.madd : The MADD of the groups' scores.
+    skfair.metrics.madd_bandwidth_search : The bandwidth search drawn on the right.
+    ScoreDistributionDisplay : Every group's score distribution.
+
+    References
+    ----------
+    Verger, M., Lallé, S., Bouchet, F. and Luengo, V. (2023). Is Your Model "MADD"? A Novel
+    Metric to Evaluate Algorithmic Fairness for Predictive Student Models. Proceedings of the 16th
+    International Conference on Educational Data Mining (EDM 2023).
+
+    Verger, M., Lallé, S., Bouchet, F. and Luengo, V. (2024). Evaluating and Mitigating
+    Algorithmic Unfairness with the MADD Metric. Journal of Educational Data Mining.
+
     Examples
     --------
     >>> import matplotlib
@@ -74,18 +89,20 @@ class MADDDisplay:
         y_score : array-like of shape (n_samples,) or (n_samples, 2)
             Predicted probabilities of the positive class.
         sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+            Sensitive attribute(s) of each sample; several attributes define intersectional groups.
         bandwidth : "auto" or float, default="auto"
             Bandwidth of the histograms. ``"auto"``: the middle grid point of the stable
             interval.
         ax : sequence of two matplotlib Axes, default=None
             Axes for the histograms and the curve; a new figure when None.
-        **search_params
+        **search_params : dict
             Passed to :func:`~skfair.metrics.madd_bandwidth_search` (``bandwidths``,
             ``percent``, ``bin_rule``, ...).
 
         Returns
         -------
         display : MADDDisplay
+            The display, plotted; its figure, axes and artists are stored as attributes.
         """
         search = madd_bandwidth_search(
             y_true, y_score, sensitive_features=sensitive_features, **search_params
@@ -110,21 +127,26 @@ class MADDDisplay:
 
         Parameters
         ----------
-        estimator : fitted classifier with ``predict_proba``
+        estimator : classifier
+            A fitted classifier with ``predict_proba``.
         X : array-like of shape (n_samples, n_features)
+            Samples to score.
         y : array-like of shape (n_samples,), default=None
             Ignored; only its length is checked.
         sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+            Sensitive attribute(s) of each sample; several attributes define intersectional groups.
         pos_label : label, default=None
             The class whose probability is shown; ``classes_[-1]`` by default (as in
             scikit-learn's displays); required with more than two classes.
         ax : sequence of two matplotlib Axes, default=None
-        **kwargs
+            Axes for the histograms and the curve; a new figure when None.
+        **kwargs : dict
             Passed to :meth:`from_predictions`.
 
         Returns
         -------
         display : MADDDisplay
+            The display, plotted; its figure, axes and artists are stored as attributes.
         """
         y_score = ScoreReader.from_estimator(estimator, "predict_proba", pos_label)(estimator, X)
         return cls.from_predictions(
@@ -141,7 +163,8 @@ class MADDDisplay:
 
         Returns
         -------
-        display : MADDDisplay
+        self : MADDDisplay
+            The display; its figure, axes and artists are stored as attributes.
         """
         check_matplotlib_support(f"{type(self).__name__}.plot")
         import matplotlib.pyplot as plt

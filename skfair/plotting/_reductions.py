@@ -44,7 +44,14 @@ class ReductionTradeoffDisplay:
 
     See Also
     --------
-    skfair.reductions.ExponentiatedGradient, skfair.reductions.GridSearch
+    skfair.reductions.ExponentiatedGradient : The randomised mixture of fits.
+    skfair.reductions.GridSearch : The fits on a grid of Lagrange multipliers.
+
+    References
+    ----------
+    Agarwal, A., Beygelzimer, A., Dudík, M., Langford, J. and Wallach, H. (2018). A Reductions
+    Approach to Fair Classification. Proceedings of the 35th International Conference on Machine
+    Learning (ICML), PMLR 80, 60-69.
 
     Examples
     --------
@@ -96,6 +103,7 @@ class ReductionTradeoffDisplay:
         Returns
         -------
         display : ReductionTradeoffDisplay
+            The display, plotted; its figure, axes and artists are stored as attributes.
         """
         if X is None:
             errors, disparities = estimator.objectives_, estimator.constraint_gaps_
@@ -129,6 +137,7 @@ class ReductionTradeoffDisplay:
         Returns
         -------
         self : ReductionTradeoffDisplay
+            The display; its figure, axes and artists are stored as attributes.
         """
         check_matplotlib_support(f"{type(self).__name__}.plot")
         import matplotlib.pyplot as plt

@@ -51,6 +51,19 @@ class RepairDisplay:
     curve_line_ : matplotlib Line2D
         Risk against unfairness.
 
+    See Also
+    --------
+    skfair.postprocessing.BarycenterRepair : The default repair.
+    ScoreDistributionDisplay : Every group's score distribution, before and after a repair.
+
+    References
+    ----------
+    Chzhen, E., Denis, C., Hebiri, M., Oneto, L. and Pontil, M. (2020). Fair regression with
+    Wasserstein barycenters. Advances in Neural Information Processing Systems 33.
+
+    Chzhen, E. and Schreuder, N. (2022). A minimax framework for quantifying risk-fairness
+    trade-off in regression. The Annals of Statistics 50(4), 2416-2442.
+
     Examples
     --------
     >>> import matplotlib
@@ -110,6 +123,7 @@ class RepairDisplay:
         Returns
         -------
         display : RepairDisplay
+            The display, plotted; its figure, axes and artists are stored as attributes.
         """
         from skfair.postprocessing import BarycenterRepair
 
@@ -160,11 +174,14 @@ class RepairDisplay:
 
         Parameters
         ----------
-        estimator : fitted estimator
+        estimator : estimator object
+            A fitted classifier or regressor.
         X : array-like of shape (n_samples, n_features)
+            Samples to score.
         y : array-like of shape (n_samples,), default=None
             Targets for the risk.
         sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+            Groups (joint cells for several attributes).
         response_method : "auto", str or list of str, default="auto"
             Method giving the scores; ``"auto"`` tries ``predict_proba``,
             ``decision_function``, then ``predict`` (regressors).
@@ -172,12 +189,14 @@ class RepairDisplay:
             The class whose score is shown; ``classes_[-1]`` by default (as in scikit-learn's
             displays); required with more than two classes.
         ax : sequence of two matplotlib Axes, default=None
-        **kwargs
+            A new figure with two panels when None.
+        **kwargs : dict
             Passed to :meth:`from_predictions`.
 
         Returns
         -------
         display : RepairDisplay
+            The display, plotted; its figure, axes and artists are stored as attributes.
         """
         reader = ScoreReader.from_estimator(estimator, response_method, pos_label)
         y_score = reader(estimator, X)
@@ -195,7 +214,8 @@ class RepairDisplay:
 
         Returns
         -------
-        display : RepairDisplay
+        self : RepairDisplay
+            The display; its figure, axes and artists are stored as attributes.
         """
         check_matplotlib_support(f"{type(self).__name__}.plot")
         import matplotlib.pyplot as plt

@@ -51,6 +51,19 @@ class ScoreDistributionDisplay:
     RepairDisplay : Densities before and after a repair, and the risk-unfairness curve.
     MADDDisplay : The histograms of the pair of groups MADD compares.
 
+    References
+    ----------
+    Verger, M., Lallé, S., Bouchet, F. and Luengo, V. (2023). Is Your Model "MADD"? A Novel
+    Metric to Evaluate Algorithmic Fairness for Predictive Student Models. Proceedings of the 16th
+    International Conference on Educational Data Mining (EDM 2023).
+
+    Verger, M., Lallé, S., Bouchet, F. and Luengo, V. (2024). Evaluating and Mitigating
+    Algorithmic Unfairness with the MADD Metric. Journal of Educational Data Mining.
+
+    Miroshnikov, A., Kotsiopoulos, K., Franks, R. and Ravi Kannan, A. (2022). Wasserstein-based
+    fairness interpretability framework for machine learning models. Machine Learning 111,
+    3307-3357.
+
     Examples
     --------
     >>> import matplotlib
@@ -82,16 +95,23 @@ class ScoreDistributionDisplay:
         Parameters
         ----------
         y_score : array-like of shape (n_samples,)
+            Scores (before a repair).
         sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
             Groups (joint cells for several attributes).
         repaired : array-like of shape (n_samples,), default=None
+            Scores of the same samples after a repair, drawn in a second panel; None draws
+            one panel.
         n_bins : int, default=30
+            Number of common bins (``kind="density"``).
         kind : {"density", "cdf"}, default="density"
+            Histogram densities, or empirical cumulative distribution functions.
         ax : matplotlib Axes or sequence of two, default=None
+            One Axes per panel; a new figure when None.
 
         Returns
         -------
         display : ScoreDistributionDisplay
+            The display, plotted; its figure, axes and artists are stored as attributes.
         """
         y_score = np.asarray(y_score, dtype=np.float64).ravel()
         encoding = factorize_groups(sensitive_features)
@@ -123,7 +143,8 @@ class ScoreDistributionDisplay:
 
         Returns
         -------
-        display : ScoreDistributionDisplay
+        self : ScoreDistributionDisplay
+            The display; its figure, axes and artists are stored as attributes.
         """
         check_matplotlib_support("ScoreDistributionDisplay.plot")
         import matplotlib.pyplot as plt

@@ -39,6 +39,15 @@ class StabilityDisplay:
     skfair.ensemble.BootstrapEnsemble : The replicas.
     skfair.metrics.label_stability : Per-sample label stability.
 
+    References
+    ----------
+    Herasymuk, D., Arif Khan, F. and Stoyanovich, J. (2024). Responsible Model Selection with
+    Virny and VirnyView. Companion of the 2024 International Conference on Management of Data
+    (SIGMOD-Companion '24).
+
+    Hüllermeier, E. and Waegeman, W. (2021). Aleatoric and epistemic uncertainty in machine
+    learning: an introduction to concepts and methods. Machine Learning 110, 457-506.
+
     Examples
     --------
     >>> import matplotlib
@@ -68,14 +77,19 @@ class StabilityDisplay:
 
         Parameters
         ----------
-        ensemble : fitted :class:`~skfair.ensemble.BootstrapEnsemble`
+        ensemble : BootstrapEnsemble
+            A fitted :class:`~skfair.ensemble.BootstrapEnsemble`.
         X : array-like of shape (n_samples, n_features)
+            Samples on which the members predict.
         sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+            Sensitive attribute(s) of each sample; several attributes define intersectional groups.
         ax : sequence of matplotlib Axes, default=None
+            One per measure; a new figure with the panels side by side when None.
 
         Returns
         -------
         display : StabilityDisplay
+            The display, plotted; its figure, axes and artists are stored as attributes.
         """
         measures = {
             "label stability": label_stability(
@@ -97,10 +111,12 @@ class StabilityDisplay:
         Parameters
         ----------
         ax : sequence of matplotlib Axes, default=None
+            One per measure; a new figure with the panels side by side when None.
 
         Returns
         -------
-        display : StabilityDisplay
+        self : StabilityDisplay
+            The display; its figure, axes and artists are stored as attributes.
         """
         check_matplotlib_support("StabilityDisplay.plot")
         import matplotlib.pyplot as plt

@@ -57,6 +57,11 @@ class GroupThresholdDisplay:
     --------
     skfair.postprocessing.GroupThresholdClassifier : Chooses the thresholds.
 
+    References
+    ----------
+    Hardt, M., Price, E. and Srebro, N. (2016). Equality of Opportunity in Supervised Learning.
+    Advances in Neural Information Processing Systems 29.
+
     Examples
     --------
     >>> import matplotlib
@@ -103,6 +108,7 @@ class GroupThresholdDisplay:
         Returns
         -------
         display : GroupThresholdDisplay
+            The display, plotted; its figure, axes and artists are stored as attributes.
         """
         scores, codes, _ = estimator._scores_and_codes(X, sensitive_features)
         positive = np.asarray(y) == estimator.pos_label_
@@ -146,8 +152,18 @@ class GroupThresholdDisplay:
             Scores, higher meaning more likely positive.
         sensitive_features : array-like, dict or DataFrame
             Sensitive attribute(s); 2-D input gives intersectional groups.
-        constraint, objective, tolerance, cost
-            As in :class:`~skfair.postprocessing.GroupThresholdClassifier`.
+        constraint : str, default="demographic_parity"
+            What is made equal across groups, as in
+            :class:`~skfair.postprocessing.GroupThresholdClassifier`.
+        objective : str, default="accuracy"
+            What is maximised (``"cost"``: minimised), as in
+            :class:`~skfair.postprocessing.GroupThresholdClassifier`.
+        tolerance : float, default=0.0
+            Largest allowed difference of the constrained rate(s) between any two groups
+            (0 is exact parity).
+        cost : dict, default=None
+            With ``objective="cost"``, the price of an error:
+            ``{"false_positive": c_fp, "false_negative": c_fn}``.
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights.
         pos_label : int, float, bool or str, default=None
@@ -158,6 +174,7 @@ class GroupThresholdDisplay:
         Returns
         -------
         display : GroupThresholdDisplay
+            The display, plotted; its figure, axes and artists are stored as attributes.
         """
         y_score = check_scores(y_score)
         check_lengths(y_true=y_true, y_score=y_score)
@@ -193,6 +210,7 @@ class GroupThresholdDisplay:
         Returns
         -------
         self : GroupThresholdDisplay
+            The display; its figure, axes and artists are stored as attributes.
         """
         check_matplotlib_support(f"{type(self).__name__}.plot")
         import matplotlib.pyplot as plt

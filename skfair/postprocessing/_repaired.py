@@ -94,6 +94,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self : object
+            Fitted estimator.
         """
         if uses_dask(X, y, sample_weight, sensitive_features):
             raise FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")

@@ -126,6 +126,7 @@ class CorrelationRemover(_BaseRepair):
         Returns
         -------
         self : object
+            Fitted estimator.
         """
         check_in_memory(
             "CorrelationRemover.fit",

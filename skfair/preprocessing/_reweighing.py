@@ -274,6 +274,7 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self : object
+            Fitted estimator.
         """
         check_in_memory(
             "ReweighingClassifier.fit",

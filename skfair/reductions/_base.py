@@ -461,6 +461,8 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         score : float
+            Accuracy of ``predict(X)`` for a classifier, coefficient of determination R² for
+            a regressor.
         """
         if self._regression and uses_dask(X, y, sample_weight):
             raise TypeError(

@@ -283,6 +283,7 @@ class ExponentiatedGradient(_BaseReduction):
         Returns
         -------
         self : object
+            Fitted estimator.
         """
         problem = self._problem(X, y, sample_weight, sensitive_features, fit_params)
         bound = self.multiplier_bound
@@ -312,7 +313,7 @@ class ExponentiatedGradient(_BaseReduction):
         return self
 
     def predict(self, X):
-        """Predictions of the mixture (see ``predict_method``).
+        """Predict with the mixture (see ``predict_method``).
 
         Parameters
         ----------
@@ -323,6 +324,7 @@ class ExponentiatedGradient(_BaseReduction):
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            Predicted class labels (or values for a regressor).
         """
         return self._predict(X, self.predict_method == "randomized")
 

@@ -210,6 +210,7 @@ class GridSearch(_BaseReduction):
         Returns
         -------
         self : object
+            Fitted estimator.
         """
         problem = self._problem(X, y, sample_weight, sensitive_features, fit_params)
         moments, oracle = problem.moments, problem.oracle
@@ -280,7 +281,7 @@ class GridSearch(_BaseReduction):
         return chosen
 
     def predict(self, X):
-        """Predictions of the chosen fit.
+        """Predict with the chosen fit.
 
         Parameters
         ----------
@@ -291,6 +292,7 @@ class GridSearch(_BaseReduction):
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            Predicted class labels (or values for a regressor).
         """
         return self._predict(X, randomized=False)
 
