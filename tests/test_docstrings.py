@@ -152,22 +152,11 @@ _PENDING_NUMPYDOC = frozenset(
         "skfair.postprocessing.GroupThresholdClassifier.decision_probability",
         "skfair.postprocessing.GroupThresholdClassifier.fit",
         "skfair.postprocessing.GroupThresholdClassifier.score",
-        "skfair.postprocessing.MADDRepair",
         "skfair.postprocessing.MADDRepair.fit_transform",
         "skfair.postprocessing.MADDRepair.get_feature_names_out",
-        "skfair.postprocessing.RepairedClassifier",
-        "skfair.postprocessing.RepairedClassifier.decision_function",
-        "skfair.postprocessing.RepairedClassifier.predict",
-        "skfair.postprocessing.RepairedClassifier.predict_proba",
-        "skfair.postprocessing.RepairedClassifier.score",
-        "skfair.postprocessing.RepairedRegressor",
-        "skfair.postprocessing.RepairedRegressor.predict",
-        "skfair.postprocessing.RepairedRegressor.score",
         "skfair.preprocessing.CorrelationRemover.fit_transform",
         "skfair.preprocessing.CorrelationRemover.get_feature_names_out",
         "skfair.preprocessing.FeatureRepair.get_feature_names_out",
-        "skfair.reductions.ExponentiatedGradient.predict_proba",
-        "skfair.reductions.GridSearch.predict_proba",
     }
 )
 _PENDING_REFERENCES = frozenset(
@@ -204,9 +193,6 @@ _PENDING_REFERENCES = frozenset(
         "skfair.metrics.wasserstein_bias",
         "skfair.neighbors.draw_projections",
         "skfair.neighbors.other_group_distance",
-        "skfair.postprocessing.MADDRepair",
-        "skfair.postprocessing.RepairedClassifier",
-        "skfair.postprocessing.RepairedRegressor",
     }
 )
 

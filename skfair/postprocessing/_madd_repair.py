@@ -116,8 +116,8 @@ class MADDRepair(_BaseRepair):
 
     See Also
     --------
-    skfair.metrics.madd : the metric this repair reduces.
-    skfair.postprocessing.BarycenterRepair : repair towards the Wasserstein barycenter.
+    skfair.metrics.madd : The metric this repair reduces.
+    skfair.postprocessing.BarycenterRepair : Repair towards the Wasserstein barycenter.
 
     Notes
     -----
@@ -160,6 +160,11 @@ class MADDRepair(_BaseRepair):
     calibration rows within their groups): fit on an in-memory sample. ``transform`` returns
     a lazy dask array, block by block at each block's row offset, exactly the in-memory
     output.
+
+    References
+    ----------
+    Verger, M., Lallé, S., Bouchet, F. and Luengo, V. (2024). Evaluating and Mitigating
+    Algorithmic Unfairness with the MADD Metric. Journal of Educational Data Mining, Section 6.
 
     Examples
     --------

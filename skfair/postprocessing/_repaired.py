@@ -261,6 +261,13 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
     feature_names_in_ : ndarray of str
         Column names of X, when it has string column names.
 
+    See Also
+    --------
+    RepairedRegressor : The same for a regressor's predictions.
+    BarycenterRepair : Repair towards the Wasserstein barycenter of the groups' scores.
+    MADDRepair : Repair of probabilities towards the population's score distribution.
+    GroupThresholdClassifier : Group-specific thresholds instead of repaired scores.
+
     Notes
     -----
     Binary classification repairs the positive-class probability ``p``;
@@ -275,6 +282,17 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
     dask arrays: the model and its repair run block by block, each block's repair at its row
     offset, exactly the in-memory output; ``score`` sums the right and wrong predictions over
     the partitions.
+
+    References
+    ----------
+    Chzhen, E., Denis, C., Hebiri, M., Oneto, L. and Pontil, M. (2020). Fair regression with
+    Wasserstein barycenters. Advances in Neural Information Processing Systems 33.
+
+    Le Gouic, T., Loubes, J.-M. and Rigollet, P. (2020). Projection to fairness in statistical
+    learning. arXiv:2005.11720.
+
+    Denis, C., Elie, R., Hebiri, M. and Hu, F. (2021). Fairness guarantee in multi-class
+    classification. arXiv:2109.13642.
 
     Examples
     --------
@@ -357,6 +375,8 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            Predicted class labels: the argmax of the repaired probabilities, or for a binary
+            problem ``classes_[1]`` where the repaired score reaches ``threshold``.
         """
         if uses_dask(X, sensitive_features):
             check_is_fitted(self)
@@ -385,6 +405,7 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
+            Repaired class probabilities, in the order of ``classes_``; each row sums to 1.
         """
         if uses_dask(X, sensitive_features):
             check_is_fitted(self)
@@ -415,6 +436,8 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         Returns
         -------
         decision : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Repaired decision values: one column for a binary problem (positive values favour
+            ``classes_[1]``), one per class otherwise.
         """
         if uses_dask(X, sensitive_features):
             check_is_fitted(self)
@@ -447,6 +470,7 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         Returns
         -------
         score : float
+            Accuracy of the repaired predictions (weighted by ``sample_weight``).
         """
         y_pred = self.predict(X, sensitive_features=sensitive_features)
         if uses_dask(y_pred, y, sample_weight):
@@ -488,12 +512,25 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
     feature_names_in_ : ndarray of str
         Column names of X, when it has string column names.
 
+    See Also
+    --------
+    RepairedClassifier : The same for a classifier's scores.
+    BarycenterRepair : Repair towards the Wasserstein barycenter of the groups' predictions.
+
     Notes
     -----
     **Dask input.** ``fit`` and ``score`` refuse dask collections with a TypeError (the model
     trains on all rows in memory; R² needs the mean of y). ``predict`` returns a lazy dask
     array: the model and its repair run block by block, each block's repair at its row
     offset, exactly the in-memory output.
+
+    References
+    ----------
+    Chzhen, E., Denis, C., Hebiri, M., Oneto, L. and Pontil, M. (2020). Fair regression with
+    Wasserstein barycenters. Advances in Neural Information Processing Systems 33.
+
+    Le Gouic, T., Loubes, J.-M. and Rigollet, P. (2020). Projection to fairness in statistical
+    learning. arXiv:2005.11720.
 
     Examples
     --------
@@ -537,6 +574,7 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         Returns
         -------
         y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            Repaired predictions, one column per output of the regressor.
         """
         if uses_dask(X, sensitive_features):
             check_is_fitted(self)
@@ -568,6 +606,7 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         Returns
         -------
         score : float
+            Coefficient of determination R² of the repaired predictions.
         """
         if uses_dask(X, y, sample_weight, sensitive_features):
             raise _R2_IN_MEMORY.error(f"{type(self).__name__}.score")

@@ -412,6 +412,8 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities, in the order of ``classes_``: the members' probabilities
+            averaged with the weights of the mixture.
         """
         if is_dask_collection(X):
             return lazy_method(
