@@ -165,7 +165,7 @@ class GroupThresholdDisplay:
             With ``objective="cost"``, the price of an error:
             ``{"false_positive": c_fp, "false_negative": c_fn}``.
         sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
+            Sample weights; None weighs every sample equally.
         pos_label : int, float, bool or str, default=None
             The positive class; inferred for labels in {0, 1}, {-1, 1} or {False, True}.
         ax : matplotlib Axes, default=None

@@ -463,7 +463,7 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         y : array-like of shape (n_samples,)
             True labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
+            Sample weights; None weighs every sample equally.
         sensitive_features : array-like, dict or DataFrame, default=None
             Sensitive attribute(s), when ``sensitive_column`` is not set.
 
@@ -599,7 +599,7 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             True values.
         sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
+            Sample weights; None weighs every sample equally.
         sensitive_features : array-like, dict or DataFrame, default=None
             Sensitive attribute(s), when ``sensitive_column`` is not set.
 

@@ -459,7 +459,7 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             True labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
+            Sample weights; None weighs every sample equally.
 
         Returns
         -------

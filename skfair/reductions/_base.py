@@ -458,7 +458,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             True labels or values.
         sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
+            Sample weights; None weighs every sample equally.
 
         Returns
         -------
