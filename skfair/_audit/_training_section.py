@@ -91,7 +91,7 @@ def training_section(context):
         f"differ by at most {TRAINING_EPS} between groups on its training rows (one retrained "
         "model per attribute; it decides without the sensitive attribute). To keep the audit "
         f"fast it is trained on {len(rows):,} of the {n_train:,} training rows (drawn with "
-        f"random_state={context.random_state}) with at most {_TRAINING_MAX_ITER} fits; the "
+        f"random_state={context.random_state}) with at most {_TRAINING_MAX_ITER} rounds of the game after the unconstrained fit; the "
         "gaps on the evaluation rows include sampling noise. constrained: the retrained "
         "model's deterministic predict; randomised: its randomised decisions, which the "
         "bound is about. Gaps: the largest gap between any two groups, or the disadvantaged "
