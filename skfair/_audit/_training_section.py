@@ -40,9 +40,11 @@ def training_section(context):
     rows = np.sort(rng.choice(n_train, size=min(n_train, _TRAINING_ROWS), replace=False))
     X_train = _take(context.X_train, rows)
     favourable = context.favourable_class()
-    table_rows, fitted, failures = [], {}, []
+    y_train = np.asarray(context.y_train)[rows]
+    table_rows, fitted, failures, gap_notes = [], {}, [], []
     for name, values in context.sensitive.items():
         privileged = context.privileged.get(name)
+        groups_train = np.asarray(context.sensitive_train[name])[rows]
         model = ExponentiatedGradient(
             clone(context.model),
             constraint=TRAINING_CONSTRAINT,
@@ -52,11 +54,7 @@ def training_section(context):
             random_state=context.random_state,
         )
         try:
-            model.fit(
-                X_train,
-                np.asarray(context.y_train)[rows],
-                sensitive_features=np.asarray(context.sensitive_train[name])[rows],
-            )
+            model.fit(X_train, y_train, sensitive_features=groups_train)
         except ValueError as error:  # e.g. a group absent from the subsample
             failures.append(f"{name}: {error}")
             continue
@@ -81,6 +79,10 @@ def training_section(context):
                         float(metric(context.y_test, y_pred, sensitive_features=values, **kwargs))
                     )
             table_rows.append(cells)
+            if metric_name == TRAINING_CONSTRAINT + "_difference":
+                gap_notes.append(
+                    _training_gap_note(name, model, cells[-1], groups_train, y_train == favourable)
+                )
     if not fitted:
         return Section(message="n/a: " + "; ".join(failures))
     notes = [
@@ -89,15 +91,38 @@ def training_section(context):
         f"differ by at most {TRAINING_EPS} between groups on its training rows (one retrained "
         "model per attribute; it decides without the sensitive attribute). To keep the audit "
         f"fast it is trained on {len(rows):,} of the {n_train:,} training rows (drawn with "
-        f"random_state={context.random_state}) with at most {_TRAINING_MAX_ITER} fits; the "
+        f"random_state={context.random_state}) with at most {_TRAINING_MAX_ITER} rounds of "
+        "the game after the unconstrained fit; the "
         "gaps on the evaluation rows include sampling noise. constrained: the retrained "
         "model's deterministic predict; randomised: its randomised decisions, which the "
         "bound is about. Gaps: the largest gap between any two groups, or the disadvantaged "
         "minus the privileged groups (signed) for an attribute with a privileged group."
     ]
+    notes += gap_notes
     notes += [f"not computed for {failure}" for failure in failures]
     table = Table(["metric", "attribute", "unconstrained", "constrained", "randomised"], table_rows)
     return Section(blocks=[table], notes=notes, data={"models": fitted})
+
+
+def _training_gap_note(name, model, evaluation_gap, groups, positive):
+    """The mixture's gap on its training rows next to its gap on the evaluation rows, and,
+    when the two differ, the smallest group behind the difference (the bound is a guarantee
+    on the training rows; the rates of a small group are noisy on other rows)."""
+    note = (
+        f"{name}: the randomised decisions' gap is {model.constraint_gap_:.4f} on the "
+        f"{len(positive):,} training rows (bound {TRAINING_EPS}, after {model.n_fits_} fits) and "
+        f"{evaluation_gap:.4f} on the evaluation rows"
+    )
+    if evaluation_gap <= model.constraint_gap_ + TRAINING_EPS:
+        return note + "."
+    values, positives = np.unique(groups[positive], return_counts=True)
+    smallest = int(np.argmin(positives))
+    return note + (
+        f": the bound holds on the rows the model was retrained on, and the rates of small "
+        f"groups vary from sample to sample (smallest: {values[smallest]!s}, "
+        f"{positives[smallest]} positive training rows); retrain on all training rows "
+        "before reading the evaluation gap."
+    )
 
 
 def _take(values, rows):

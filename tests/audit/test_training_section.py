@@ -73,3 +73,32 @@ def test_rows_are_the_retrained_models_metrics_by_groupby():
 def test_without_training_data_the_section_says_why():
     section = training_section(make_context(with_training=False))
     assert section.message.startswith("n/a: retraining the model")
+
+
+def test_notes_give_the_training_gap_next_to_the_evaluation_gap():
+    context = make_context()
+    section = training_section(context)
+    model = section.data["models"]["sex"]
+    evaluation_gap = {row[0]: row[4] for row in section.blocks[0].rows}["equalized_odds_difference"]
+    note = next(note for note in section.notes if note.startswith("sex: "))
+    assert f"{model.constraint_gap_:.4f} on the 2,000 training rows" in note
+    assert f"{evaluation_gap:.4f} on the evaluation rows" in note
+
+
+def test_an_evaluation_gap_far_above_the_bound_names_the_smallest_group():
+    # A third group with four positive training rows: its rates on other rows are noise.
+    context = make_context()
+    sex = context.sensitive_train["sex"].astype(object)
+    small = np.flatnonzero(context.y_train == 1)[:4]
+    sex[small] = "X"
+    context.sensitive_train["sex"] = sex
+    test_sex = context.sensitive["sex"].astype(object)
+    test_sex[np.flatnonzero(context.y_test == 1)[:3]] = "X"
+    test_sex[np.flatnonzero(context.y_test == 0)[:3]] = "X"
+    context.sensitive["sex"] = test_sex
+    section = training_section(context)
+    model = section.data["models"]["sex"]
+    evaluation_gap = {row[0]: row[4] for row in section.blocks[0].rows}["equalized_odds_difference"]
+    note = next(note for note in section.notes if note.startswith("sex: "))
+    assert evaluation_gap > model.constraint_gap_ + TRAINING_EPS
+    assert "smallest: X, 4 positive training rows" in note
