@@ -106,7 +106,7 @@ def check_label_pair(y_true, y_pred):
             f"{' and '.join(sorted(kinds_pred))} labels, so no prediction can equal its true "
             "label. Encode both the same way (e.g. y_true.astype(int) or y_pred.astype(str))."
         )
-    labels_true, labels_pred = _distinct(y_true), _distinct(y_pred)
+    labels_true, labels_pred = _distinct(y_true).tolist(), _distinct(y_pred).tolist()
     if len(labels_true) > 1 and len(labels_pred) > 1 and not set(labels_true) & set(labels_pred):
         raise ValueError(
             f"y_true and y_pred have no label in common (y_true: {labels_true[:10]}, y_pred: "
@@ -115,9 +115,24 @@ def check_label_pair(y_true, y_pred):
 
 
 def _distinct(y):
-    """Distinct labels of ``y`` as Python values (bools as ints, so True == 1 matches)."""
-    values = _unique_values(np.asarray(y).ravel())
-    return [int(v) if isinstance(v, (bool, np.bool_)) else v for v in values.tolist()]
+    """Distinct labels of ``y``, bools as ints (so ``True == 1`` matches), as an ndarray.
+
+    Small-range integers take one ``np.bincount`` instead of a sort; object arrays, which may
+    hold values that do not sort, keep their order of first appearance.
+    """
+    y = np.asarray(y).ravel()
+    if y.dtype.kind == "b":
+        return np.unique(y).astype(np.intp)
+    if y.dtype.kind in "iu" and y.size:
+        low, high = int(y.min()), int(y.max())
+        if high - low <= y.size:
+            return (np.flatnonzero(np.bincount(y - low)) + low).astype(y.dtype)
+    if y.dtype.kind != "O":
+        return np.unique(y)
+    values = _unique_values(y).tolist()
+    out = np.empty(len(values), dtype=object)
+    out[:] = [int(v) if isinstance(v, (bool, np.bool_)) else v for v in values]
+    return out
 
 
 def _unique_values(values):
@@ -171,8 +186,9 @@ def binarize(y_true, y_pred, pos_label):
     present = [y for y in (y_true, y_pred) if y is not None]
     labels = np.unique(np.concatenate([_distinct(y) for y in present]))
     if pos_label is None:
-        label_set = set(labels.tolist()) if labels.dtype.kind in "biuf" else None
-        if label_set is not None and (label_set <= {0, 1} or label_set <= {-1, 1}):
+        # Strings never equal 0 or 1, so only numeric (or bool) labels pass these tests.
+        label_set = set(labels.tolist())
+        if label_set <= {0, 1} or label_set <= {-1, 1}:
             pos_label = 1
         else:
             hint = (
@@ -188,15 +204,6 @@ def binarize(y_true, y_pred, pos_label):
     elif pos_label not in labels.tolist():
         raise ValueError(f"pos_label={pos_label!r} is not among the labels {labels.tolist()}.")
     return tuple(None if y is None else (y == pos_label) for y in (y_true, y_pred))
-
-
-def _distinct(y):
-    """Sorted distinct values; one bincount instead of a sort or hash for small-range ints."""
-    if y.dtype.kind in "iu" and y.size:
-        low, high = int(y.min()), int(y.max())
-        if high - low <= y.size:
-            return (np.flatnonzero(np.bincount(y - low)) + low).astype(y.dtype)
-    return np.unique(y)
 
 
 def check_scores(y_score, name="y_score", *, unit_interval=False):

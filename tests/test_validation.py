@@ -53,3 +53,16 @@ def test_missing_member_labels_are_refused(missing):
         label_stability(members)
     with pytest.raises(ValueError, match="row 2"):
         check_label_values(np.array([0, 1, missing], dtype=object), "y")
+
+
+def test_object_dtype_booleans_are_binary_labels():
+    # pandas keeps booleans as dtype object after, e.g., a column held None once; the second
+    # definition of _distinct (which shadowed the first) returned [False, True] as objects and
+    # binarize refused them: "pos_label must be given for labels [False, True]".
+    y_true = pd.Series([True, False, True, True, False, True, False, False], dtype=object)
+    y_pred = np.array([1, 0, 0, 1, 1, 1, 0, 0])
+    expected = accuracy_difference(y_true.astype(bool).to_numpy(), y_pred, sensitive_features=GROUP)
+    assert accuracy_difference(y_true, y_pred, sensitive_features=GROUP) == expected
+    summary = group_summary(y_true, y_pred, sensitive_features=GROUP, metric="true_positive_rate")
+    # oracle: group 0 has positives at rows 0, 2, 3 (predicted 1, 0, 1); group 1 at row 5 (1)
+    np.testing.assert_allclose(summary["value"], [2 / 3, 1.0])
