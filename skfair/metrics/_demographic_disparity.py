@@ -9,7 +9,11 @@ import numpy as np
 
 from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
 from skfair._groups import factorize_groups
-from skfair._stats._aggregate import disadvantaged_sides, furthest_from_parity
+from skfair._stats._aggregate import (
+    disadvantaged_sides,
+    furthest_from_parity,
+    warn_single_group,
+)
 from skfair._stats._counts import FP, TN, confusion_table
 from skfair._validation import binarize
 from skfair.metrics._classification import _BINARY_CONSTRAINTS, _check_inputs
@@ -133,6 +137,9 @@ or None, default=None
     stratum_sizes = table.sum(axis=(1, 2))[defined]
     conditional = stratum_sizes @ disparity / stratum_sizes.sum()
     if privileged_group is None:
+        if n_groups < 2:
+            # A group's share of the rejected and of the accepted are both 1.
+            warn_single_group(groups, reported="0.0", stacklevel=4)
         return float(np.abs(conditional).max())
     # Shares of groups add up, so a pooled side's disparity is the sum of its groups'.
     _, compared = disadvantaged_sides(groups, privileged_group, disadvantaged)

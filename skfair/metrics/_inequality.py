@@ -18,6 +18,7 @@ import numpy as np
 
 from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, Real, validate_params
 from skfair._groups import privileged_mask
+from skfair._stats._aggregate import warn_single_group
 from skfair._stats._counts import FN, FP, TN, TP, confusion_table
 from skfair._validation import binarize, check_labels, check_lengths, check_weights
 from skfair.metrics._classification import _binary_confusion
@@ -286,6 +287,9 @@ def between_group_generalized_entropy_index(
     if privileged_group is not None:
         is_privileged = privileged_mask(groups, privileged_group)
         table = np.stack([table[~is_privileged].sum(axis=0), table[is_privileged].sum(axis=0)])
+    elif groups.n_groups < 2:
+        # One group mean: no inequality between groups to measure.
+        warn_single_group(groups, reported="0.0", stacklevel=4)
     masses = _benefit_masses(table)
     weights = masses.sum(axis=1)
     present = weights > 0

@@ -10,16 +10,18 @@ values, applied identically to the bootstrap replicates, so each aggregate has a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import html
 import numbers
 import warnings
 from types import SimpleNamespace
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
 from skfair._groups import factorize_groups, privileged_mask
-from skfair._stats._aggregate import DISADVANTAGED, furthest_from_parity
+from skfair._stats._aggregate import DISADVANTAGED, furthest_from_parity, warn_single_group
 from skfair._stats._counts import RATE_CELLS, confusion_table, rescale_weights
 from skfair._validation import (
     binarize,
@@ -204,7 +206,11 @@ None, default=None
     Groups with no samples in a stratum are absent from :attr:`by_group`; a rate whose
     denominator is zero in a group (e.g. a true-positive rate without positives) is NaN there
     and left out of the aggregates (fairlearn reports 0 for it, following scikit-learn's
-    ``zero_division``).
+    ``zero_division``), with an :class:`~sklearn.exceptions.UndefinedMetricWarning`. A
+    comparison needs two values: where fewer than two groups have a defined value,
+    :meth:`difference` and :meth:`ratio` are NaN, as the metric functions of
+    :mod:`skfair.metrics` are; a single group (in the table, or in a stratum) has nothing to
+    compare and gives 0.0 (ratio 1.0) with that warning.
 
     The bootstrap is stratified by group (and stratum): each replicate redraws every group at
     its own size. For the named rates the replicate of a group is a multinomial draw from the
@@ -545,9 +551,11 @@ None, default=None
         Returns
         -------
         Series, DataFrame (one row per control stratum) or ndarray
+            NaN, with an :class:`~sklearn.exceptions.UndefinedMetricWarning`, where fewer than
+            two groups have a defined value (or a compared side has none); a single group
+            gives 0.0 with that warning.
         """
-        function = self._aggregate("difference", method)
-        return self._output([function(v) for v in self._values], rows=False)
+        return self._compare("difference", method)
 
     def ratio(self, method="between_groups"):
         """Ratio of each metric between groups.
@@ -563,9 +571,60 @@ None, default=None
         Returns
         -------
         Series, DataFrame (one row per control stratum) or ndarray
+            NaN, with an :class:`~sklearn.exceptions.UndefinedMetricWarning`, where fewer than
+            two groups have a defined value, a compared side has none, or the denominator is
+            0; a single group gives 1.0 with that warning.
         """
-        function = self._aggregate("ratio", method)
-        return self._output([function(v) for v in self._values], rows=False)
+        return self._compare("ratio", method)
+
+    def _compare(self, kind, method):
+        """``difference`` or ``ratio``, with the warnings of the metric functions."""
+        function = self._aggregate(kind, method)
+        results = [function(v) for v in self._values]
+        if self._sensitive.n_groups < 2:
+            warn_single_group(
+                self._sensitive, reported="0.0" if kind == "difference" else "1.0", stacklevel=4
+            )
+        else:
+            for name, values, result in zip(self.metric_names, self._values, results, strict=True):
+                self._warn_undefined(name, values[0], result, kind, method)
+        return self._output(results, rows=False)
+
+    def _warn_undefined(self, name, per_group, result, kind, method):
+        """Warn that groups without a value are left out, and why an aggregate is NaN."""
+        undefined = self._present & np.isnan(per_group)
+        nan = np.isnan(np.atleast_1d(result))
+        single = np.count_nonzero(self._present, axis=-1) == 1
+        if not undefined.any() and not nan.any() and not single.any():
+            return
+        parts = []
+        if single.any():
+            strata = [self.strata[s] for s in np.flatnonzero(single)][:10]
+            parity = "1.0" if kind == "ratio" else "0.0"
+            parts.append(
+                f"has a single group in strata {strata}, with nothing to compare: reported as "
+                f"{parity} there"
+            )
+        if undefined.any():
+            labels = [label for label, u in zip(self.groups, self._rows(undefined)) if u]
+            parts.append(
+                f"is undefined for group(s) {labels[:10]}: they have no (weight in the) samples "
+                "it is computed on, and are left out"
+            )
+        if nan.any():
+            where = ""
+            if self._control is not None:
+                where = f" in strata {[self.strata[s] for s in np.flatnonzero(nan)][:10]}"
+            zero = ", or the ratio's denominator is 0" if kind == "ratio" else ""
+            parts.append(
+                f"NaN is returned{where}: fewer than two groups (or not both compared sides) "
+                f"have a defined value{zero}"
+            )
+        warnings.warn(
+            f"MetricTable.{kind}(method={method!r}): the {name!r} " + "; ".join(parts) + ".",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
 
     def confidence_interval(self, what="by_group", method="between_groups"):
         """Bootstrap percentile interval ``(low, high)`` of a value of the table.
@@ -610,9 +669,11 @@ None, default=None
         if method not in ("between_groups", "to_overall"):
             raise ValueError(f"method must be 'between_groups' or 'to_overall', got {method!r}.")
         if method == "to_overall":
-            return _difference_to_overall if kind == "difference" else _ratio_to_overall
-        if self._privileged is None:
-            return _difference_between if kind == "difference" else _ratio_between
+            unsigned = _difference_to_overall if kind == "difference" else _ratio_to_overall
+        elif self._privileged is None:
+            unsigned = _difference_between if kind == "difference" else _ratio_between
+        if self._privileged is None or method == "to_overall":
+            return functools.partial(unsigned, present=self._present)
         privileged = self._privileged
         each = self.disadvantaged == "each"
         if kind == "difference":
@@ -680,22 +741,36 @@ def _group_max(v):
     return _nan_reduce(np.nanmax, v[0])
 
 
-def _difference_between(v):
-    return _group_max(v) - _group_min(v)
+def _compared(per_group, present, value, parity):
+    """``value`` where at least two groups have a defined value, else NaN.
+
+    A comparison of one defined value with nothing is undefined, as in the metric functions
+    (a bootstrap replicate where a group lost its value is then left out of the interval). A
+    stratum holding a single group (``present``: which groups have samples in each stratum)
+    has nothing to compare: the ``parity`` value, as a table of that stratum alone gives.
+    """
+    n_defined = np.count_nonzero(~np.isnan(per_group), axis=-1)
+    single = (np.count_nonzero(present, axis=-1) == 1) & (n_defined == 1)
+    return np.where(n_defined >= 2, value, np.where(single, parity, np.nan))
 
 
-def _ratio_between(v):
-    return _ratio(_group_min(v), _group_max(v))
+def _difference_between(v, present):
+    return _compared(v[0], present, _group_max(v) - _group_min(v), 0.0)
 
 
-def _difference_to_overall(v):
-    return _nan_reduce(np.nanmax, np.abs(v[0] - v[1][..., None]))
+def _ratio_between(v, present):
+    return _compared(v[0], present, _ratio(_group_min(v), _group_max(v)), 1.0)
 
 
-def _ratio_to_overall(v):
+def _difference_to_overall(v, present):
+    gaps = _nan_reduce(np.nanmax, np.abs(v[0] - v[1][..., None]))
+    return _compared(v[0], present, gaps, 0.0)
+
+
+def _ratio_to_overall(v, present):
     per_group, overall = v[0], v[1][..., None]
     closeness = np.fmin(_ratio(per_group, overall), _ratio(overall, per_group))
-    return _nan_reduce(np.nanmin, closeness)
+    return _compared(per_group, present, _nan_reduce(np.nanmin, closeness), 1.0)
 
 
 def _signed_difference(v, privileged, each):

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import accuracy_score, fbeta_score, precision_score, recall_score
 
 from skfair.metrics import (
@@ -13,6 +14,7 @@ from skfair.metrics import (
     statistical_parity_difference,
     true_positive_rate_difference,
 )
+from skfair.metrics._metric_table import _difference_between
 
 RATES = {
     # name: (numerator indicator, denominator indicator) on columns of the oracle frame
@@ -188,8 +190,10 @@ def test_empty_intersections_are_absent():
         "selection_rate", None, [1, 0, 1, 0], sensitive_features=groups, control_features=strata
     )
     assert list(table.by_group.index) == [("x", "a"), ("x", "b"), ("y", "a")]
-    assert table.difference().loc["x"].iloc[0] == pytest.approx(0.5)
-    assert table.difference().loc["y"].iloc[0] == 0.0
+    with pytest.warns(UndefinedMetricWarning, match=r"single group in strata \['y'\]"):
+        difference = table.difference()
+    assert difference.loc["x"].iloc[0] == pytest.approx(0.5)
+    assert difference.loc["y"].iloc[0] == 0.0
 
 
 def test_callables_with_kwargs_agree_with_named_rates_and_sklearn():
@@ -253,6 +257,62 @@ def test_undefined_rates_are_nan_and_left_out_of_aggregates():
     assert table.group_min()[0] == pytest.approx(0.5)
 
 
+def test_a_comparison_with_an_undefined_group_is_nan_with_a_warning():
+    # group "b" has no positives: its true positive rate is undefined. MetricTable reported
+    # difference 0.0 and ratio 1.0 silently; the metric function gives NaN with a warning.
+    y_true = [1, 0, 1, 0, 0, 0, 0, 0]
+    y_pred = [1, 0, 0, 1, 1, 0, 1, 0]
+    sex = list("aaaabbbb")
+    with pytest.warns(UndefinedMetricWarning, match="left out"):
+        assert np.isnan(true_positive_rate_difference(y_true, y_pred, sensitive_features=sex))
+    table = MetricTable(
+        ["tpr", "selection_rate"], y_true, y_pred, sensitive_features=sex, as_frame=False
+    )
+    for method in ["between_groups", "to_overall"]:
+        for aggregate in [table.difference, table.ratio]:
+            undefined = r"'true_positive_rate' is undefined for group\(s\) \['b'\]"
+            with pytest.warns(UndefinedMetricWarning, match=undefined):
+                value = aggregate(method)
+            assert np.isnan(value[0])
+            assert value[1] == (0.0 if aggregate == table.difference else 1.0)
+    # signed: the disadvantaged side has no value
+    signed = MetricTable(
+        "tpr", y_true, y_pred, sensitive_features=sex, privileged_group="a", as_frame=False
+    )
+    with pytest.warns(UndefinedMetricWarning, match="NaN is returned"):
+        assert np.isnan(signed.difference()[0])
+    # a bootstrap replicate where a group loses its value is left out of the interval, not 0
+    rng = np.random.default_rng(0)
+    y_true = np.r_[np.ones(2), np.zeros(38), rng.integers(0, 2, 40)]
+    y_pred = rng.integers(0, 2, 80)
+    groups = np.repeat(["a", "b"], 40)
+    boot = MetricTable(
+        "tpr", y_true, y_pred, sensitive_features=groups, n_boot=200, random_state=0, as_frame=False
+    )
+    replicates = _difference_between(boot._replicates[0], boot._present)
+    lost = np.isnan(boot._replicates[0][0][:, 0, 0])
+    assert lost.any() and np.isnan(replicates[lost]).all()
+
+
+@pytest.mark.parametrize("n_boot", [0, 20])
+def test_a_single_group_warns_in_every_comparison(n_boot):
+    y_true, y_pred = [1, 0, 1, 0], [1, 1, 0, 0]
+    table = MetricTable(
+        ["tpr", "accuracy"],
+        y_true,
+        y_pred,
+        sensitive_features=["a"] * 4,
+        n_boot=n_boot,
+        random_state=0,
+        as_frame=False,
+    )
+    for method in ["between_groups", "to_overall"]:
+        with pytest.warns(UndefinedMetricWarning, match="Only one group"):
+            np.testing.assert_array_equal(table.difference(method), [0.0, 0.0])
+        with pytest.warns(UndefinedMetricWarning, match="Only one group"):
+            np.testing.assert_array_equal(table.ratio(method), [1.0, 1.0])
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     data=st.lists(
@@ -279,7 +339,10 @@ def test_aggregate_invariants_and_weights_equal_repeated_rows(data):
     by_group = weighted.by_group
     defined = ~np.isnan(by_group).all(axis=0)
     maxima, minima = np.nanmax(by_group[:, defined], 0), np.nanmin(by_group[:, defined], 0)
-    np.testing.assert_allclose(weighted.difference()[defined], maxima - minima, atol=1e-12)
+    # a comparison needs two groups with a defined value (one group: nothing to compare)
+    compared = (~np.isnan(by_group)).sum(axis=0) >= 2 if by_group.shape[0] > 1 else defined
+    expected = np.where(compared[defined], maxima - minima, np.nan)
+    np.testing.assert_allclose(weighted.difference()[defined], expected, atol=1e-12)
     np.testing.assert_allclose(weighted.group_max()[defined], maxima)
     ratio = weighted.ratio()[defined]
     finite = ~np.isnan(ratio)
@@ -291,6 +354,7 @@ def test_aggregate_invariants_and_weights_equal_repeated_rows(data):
     # to_overall against the population value: the largest |group - overall|.
     gaps = np.abs(by_group - weighted.overall)
     expected = np.array([np.nanmax(c) if not np.isnan(c).all() else np.nan for c in gaps.T])
+    expected[~compared] = np.nan
     np.testing.assert_allclose(weighted.difference("to_overall"), expected, atol=1e-12)
     # The selection rate is defined everywhere: the overall lies between the group extremes.
     assert minima[0] - 1e-12 <= weighted.overall[0] <= maxima[0] + 1e-12

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import confusion_matrix
 from sklearn.model_selection import cross_val_score
@@ -326,3 +327,21 @@ def test_every_new_metric_is_a_scorer(name):
     scorer = get_fairness_scorer(name, sensitive_column=0)
     scores = cross_val_score(LogisticRegression(), X, y, scoring=scorer, cv=3)
     assert np.isfinite(scores).all() and (scores <= 0).all()
+
+
+@pytest.mark.parametrize(
+    "metric",
+    [
+        conditional_demographic_disparity,
+        between_group_generalized_entropy_index,
+        between_group_theil_index,
+        between_group_coefficient_of_variation,
+    ],
+)
+def test_a_single_group_warns(metric):
+    # these returned 0.0 silently, against the rule of every group metric
+    y_true, y_pred, _ = make_data(200)
+    with pytest.warns(UndefinedMetricWarning, match="Only one group"):
+        assert metric(y_true, y_pred, sensitive_features=["a"] * 200) == 0.0
+    with pytest.raises(ValueError, match="covers every group"):
+        metric(y_true, y_pred, sensitive_features=["a"] * 200, privileged_group="a")
