@@ -169,7 +169,7 @@ class GroupEncoding:
         return tuple(len(labels) for labels in self.attribute_labels)
 
 
-def factorize_groups(sensitive_features, *, n_samples=None):
+def factorize_groups(sensitive_features, *, n_samples=None, argument="sensitive_features"):
     """Factorise sensitive features into joint integer group codes.
 
     Parameters
@@ -179,6 +179,9 @@ def factorize_groups(sensitive_features, *, n_samples=None):
         may be int, bool, float, str or pandas categorical. Missing values raise.
     n_samples : int, default=None
         Expected number of samples; a different length raises a ValueError naming both.
+    argument : str, default="sensitive_features"
+        The parameter the values came in, named by the error messages and the default
+        attribute names (``"control_features"`` for conditioning attributes).
 
     Returns
     -------
@@ -191,12 +194,13 @@ def factorize_groups(sensitive_features, *, n_samples=None):
     >>> groups.codes.tolist(), groups.labels
     ([0, 1, 0], [('F', '1'), ('M', '0')])
     """
-    columns, names, one_dimensional, named = _as_columns(sensitive_features, n_samples)
+    columns, names, one_dimensional, named = _as_columns(sensitive_features, n_samples, argument)
     n = columns[0].shape[0]
     attribute_codes = np.empty((n, len(columns)), dtype=np.intp)
     attribute_labels = []
+    noun = argument.removesuffix("s").replace("_", " ")
     for j, (column, name) in enumerate(zip(columns, names)):
-        values, codes = _factorize_column(column, name)
+        values, codes = _factorize_column(column, name, noun)
         attribute_codes[:, j] = codes
         attribute_labels.append(values)
     dims = tuple(len(labels) for labels in attribute_labels)
@@ -366,25 +370,26 @@ def _label_key(label):
     return str(label)
 
 
-def _as_columns(sensitive_features, n_samples):
+def _as_columns(sensitive_features, n_samples, argument="sensitive_features"):
     """Split the input into 1-D columns, their names, whether it was 1-D and whether the
-    names came with the input."""
+    names came with the input. Messages and default names use ``argument``, the name of the
+    parameter the values came in (``"control_features"`` for conditioning attributes)."""
     sensitive_features = as_supported_frame(sensitive_features)
     if sensitive_features is None:
         raise ValueError(
-            "sensitive_features is None. Pass the sensitive attribute(s) as a 1-D array, a 2-D "
+            f"{argument} is None. Pass the sensitive attribute(s) as a 1-D array, a 2-D "
             "array, a DataFrame or a dict of arrays."
         )
     if isinstance(sensitive_features, dict):
         if not sensitive_features:
-            raise ValueError("sensitive_features is an empty dict.")
+            raise ValueError(f"{argument} is an empty dict.")
         names = [str(key) for key in sensitive_features]
         columns = [_column_values(value) for value in sensitive_features.values()]
         one_dimensional, named = False, True
     elif hasattr(sensitive_features, "columns") and hasattr(sensitive_features, "iloc"):
         names = [str(name) for name in sensitive_features.columns]
         if not names:
-            raise ValueError("sensitive_features is a DataFrame with no columns.")
+            raise ValueError(f"{argument} is a DataFrame with no columns.")
         columns = [_column_values(sensitive_features.iloc[:, j]) for j in range(len(names))]
         one_dimensional, named = False, True
     elif (
@@ -393,7 +398,7 @@ def _as_columns(sensitive_features, n_samples):
         and (hasattr(sensitive_features, "iloc"))
     ):  # pandas Series
         name = sensitive_features.name
-        names = [str(name) if name is not None else "sensitive_features"]
+        names = [str(name) if name is not None else argument]
         columns = [_column_values(sensitive_features)]
         one_dimensional, named = True, name is not None
     else:
@@ -401,35 +406,35 @@ def _as_columns(sensitive_features, n_samples):
         array = np.asarray(sensitive_features)
         if array.ndim == 0:
             raise ValueError(
-                "sensitive_features must be 1-D or 2-D with one entry per sample, got a scalar."
+                f"{argument} must be 1-D or 2-D with one entry per sample, got a scalar."
             )
         if array.ndim == 1:
-            names = ["sensitive_features"]
+            names = [argument]
             columns = [array]
             one_dimensional = True
         elif array.ndim == 2:
             if array.shape[1] == 0:
-                raise ValueError("sensitive_features has no columns.")
-            names = [f"sensitive_features[:, {j}]" for j in range(array.shape[1])]
+                raise ValueError(f"{argument} has no columns.")
+            names = [f"{argument}[:, {j}]" for j in range(array.shape[1])]
             columns = [array[:, j] for j in range(array.shape[1])]
             one_dimensional = False
         else:
             raise ValueError(
-                f"sensitive_features must be 1-D or 2-D, got an array with {array.ndim} dimensions."
+                f"{argument} must be 1-D or 2-D, got an array with {array.ndim} dimensions."
             )
     lengths = {column.shape[0] for column in columns}
     if len(lengths) > 1:
         detail = ", ".join(f"'{name}': {column.shape[0]}" for name, column in zip(names, columns))
-        raise ValueError(f"sensitive_features columns have different lengths ({detail}).")
+        raise ValueError(f"{argument} columns have different lengths ({detail}).")
     length = columns[0].shape[0]
     if n_samples is not None and length != n_samples:
         raise ValueError(
-            f"sensitive_features has {length} samples but the data has {n_samples}. Pass one "
-            "sensitive value per sample (a common cause is a sensitive column captured from the "
+            f"{argument} has {length} samples but the data has {n_samples}. Pass one "
+            "value per sample (a common cause is a column captured from the "
             "full data set while scoring a cross-validation fold)."
         )
     if length == 0:
-        raise ValueError("sensitive_features is empty (0 samples).")
+        raise ValueError(f"{argument} is empty (0 samples).")
     return columns, names, one_dimensional, named
 
 
@@ -458,28 +463,28 @@ def _is_missing(values):
     return np.asarray(pd.isna(values), dtype=bool)
 
 
-def _missing_error(name, position):
+def _missing_error(name, position, noun="sensitive feature"):
     return ValueError(
-        f"sensitive feature '{name}' has missing values (None/NaN), first at row {position}. "
+        f"{noun} '{name}' has missing values (None/NaN), first at row {position}. "
         "Missing values are never dropped silently: impute them, drop those rows, or encode "
         "'missing' as its own group before calling skfair."
     )
 
 
-def _factorize_column(column, name):
+def _factorize_column(column, name, noun="sensitive feature"):
     """Return ``(sorted distinct values, code of each sample)`` for one attribute."""
     dtype = getattr(column, "dtype", None)
     if dtype is not None and getattr(dtype, "name", None) == "category":
         codes = np.asarray(column.cat.codes, dtype=np.intp)
         missing = codes < 0
         if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]), noun)
         categories = np.asarray(column.cat.categories)
         used, codes = _compact(codes, len(categories))
         return categories[used], codes
     array = np.asarray(column)
     if array.ndim != 1:
-        raise ValueError(f"sensitive feature '{name}' must be 1-D, got shape {array.shape}.")
+        raise ValueError(f"{noun} '{name}' must be 1-D, got shape {array.shape}.")
     kind = array.dtype.kind
     if kind == "b":
         values, codes = _compact(array.astype(np.intp), 2)
@@ -489,21 +494,21 @@ def _factorize_column(column, name):
     if kind == "f":
         missing = np.isnan(array)
         if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]), noun)
         values, codes = np.unique(array, return_inverse=True)
         return values, codes.reshape(-1)
     if kind in "US":
         values, codes = np.unique(array, return_inverse=True)
         return values, codes.reshape(-1)
     if kind == "O":
-        return _factorize_objects(array, name)
+        return _factorize_objects(array, name, noun)
     if kind in "mM":
         missing = np.isnat(array)
         if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]), noun)
         values, codes = np.unique(array, return_inverse=True)
         return values, codes.reshape(-1)
-    raise TypeError(f"sensitive feature '{name}' has unsupported dtype {array.dtype}.")
+    raise TypeError(f"{noun} '{name}' has unsupported dtype {array.dtype}.")
 
 
 def _factorize_integers(array):
@@ -517,7 +522,7 @@ def _factorize_integers(array):
     return values, codes.reshape(-1)
 
 
-def _factorize_objects(array, name):
+def _factorize_objects(array, name, noun):
     try:
         import pandas as pd
     except ImportError:  # pragma: no cover - exercised without pandas only
@@ -526,12 +531,12 @@ def _factorize_objects(array, name):
         codes, values = pd.factorize(array, sort=False, use_na_sentinel=True)
         missing = codes < 0
         if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]), noun)
         values = np.asarray(values, dtype=object)
     else:
         missing = _is_missing(array)
         if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]), noun)
         values, codes = np.unique(array.astype(str), return_inverse=True)
         codes = codes.reshape(-1)
         first = np.zeros(len(values), dtype=np.intp)
@@ -540,7 +545,7 @@ def _factorize_objects(array, name):
     types = {type(_python_scalar(value)) for value in values}
     if len(types) > 1 and not types <= {int, float, bool}:
         raise ValueError(
-            f"sensitive feature '{name}' mixes value types {sorted(t.__name__ for t in types)}; "
+            f"{noun} '{name}' mixes value types {sorted(t.__name__ for t in types)}; "
             "values such as 1 and '1' would be ambiguous. Convert the column to one type."
         )
     if types <= {int, float, bool}:

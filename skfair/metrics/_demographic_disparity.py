@@ -61,7 +61,9 @@ def conditional_demographic_disparity(
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     control_features : array-like of shape (n_samples,) or (n_samples, n_attributes), dict \
 or None, default=None
-        The conditioning attribute(s) (e.g. the department applied to).
+        The conditioning attribute(s) (e.g. the department applied to). Its scorer
+        (``get_fairness_scorer("conditional_demographic_disparity")``) receives them per test
+        fold as metadata, or reads them from X with ``control_column=``.
     privileged_group : label, tuple of labels, or list of them, default=None
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
@@ -109,7 +111,9 @@ or None, default=None
     if control_features is None:
         n_strata, codes = 1, groups.codes
     else:
-        strata = factorize_groups(control_features, n_samples=y_pred.shape[0])
+        strata = factorize_groups(
+            control_features, n_samples=y_pred.shape[0], argument="control_features"
+        )
         n_strata, codes = strata.n_groups, strata.codes * n_groups + groups.codes
     cells = SimpleNamespace(codes=codes, n_groups=n_strata * n_groups)
     table = confusion_table(cells, None, accepted, weights).reshape(n_strata, n_groups, 4)

@@ -9,7 +9,6 @@ values, applied identically to the bootstrap replicates, so each aggregate has a
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import html
 import numbers
@@ -286,7 +285,11 @@ None, default=None
         )
         self._sensitive = factorize_groups(sensitive_features, n_samples=n_samples)
         self._control = (
-            None if control_features is None else _control_encoding(control_features, n_samples)
+            None
+            if control_features is None
+            else factorize_groups(
+                control_features, n_samples=n_samples, argument="control_features"
+            )
         )
         weights = rescale_weights(check_weights(sample_weight, n_samples))
         n_strata = 1 if self._control is None else self._control.n_groups
@@ -796,17 +799,6 @@ def _ratio(numerator, denominator):
 
 # ----------------------------------------------------------------------------------------------
 # helpers
-
-
-def _control_encoding(control_features, n_samples):
-    """Factorised control features, named ``control_features`` when the input has no names."""
-    control = factorize_groups(control_features, n_samples=n_samples)
-    default = "sensitive_features"
-    names = tuple(
-        "control_features" + name[len(default) :] if name.startswith(default) else name
-        for name in control.names
-    )
-    return dataclasses.replace(control, names=names)
 
 
 def _check_label_inputs(y_true, y_pred, rate_names):

@@ -345,3 +345,22 @@ def test_a_single_group_warns(metric):
         assert metric(y_true, y_pred, sensitive_features=["a"] * 200) == 0.0
     with pytest.raises(ValueError, match="covers every group"):
         metric(y_true, y_pred, sensitive_features=["a"] * 200, privileged_group="a")
+
+
+def test_control_features_errors_name_control_features():
+    # they were reported as problems of sensitive_features
+    y_pred = np.array([1, 0, 0, 1, 1, 0, 1, 0])
+    groups = np.array(list("aaaabbbb"))
+    with pytest.raises(ValueError, match="control_features has 3 samples"):
+        conditional_demographic_disparity(
+            None, y_pred, sensitive_features=groups, control_features=[1, 2, 3]
+        )
+    for missing in (np.array([1, np.nan, 1, 1, 2, 2, 2, 2]), np.array(["u", None] * 4, object)):
+        with pytest.raises(ValueError, match="control feature 'control_features' has missing"):
+            conditional_demographic_disparity(
+                None, y_pred, sensitive_features=groups, control_features=missing
+            )
+    with pytest.raises(ValueError, match="control feature 'dept' has missing"):
+        conditional_demographic_disparity(
+            None, y_pred, sensitive_features=groups, control_features={"dept": missing}
+        )
