@@ -1,10 +1,12 @@
 """The private scikit-learn utilities skfair relies on, imported in one place.
 
-scikit-learn's parameter validation, ``_fit_context`` and ``_get_response_values`` are
-private. Importing them here means a rename upstream breaks one file, not every estimator.
+scikit-learn's parameter validation, ``_fit_context``, ``_get_response_values``,
+``_check_sample_weight`` and ``_safe_indexing`` are private. Importing them here means a
+rename upstream breaks one file, not every estimator.
 """
 
 from sklearn.base import _fit_context
+from sklearn.utils import _safe_indexing
 from sklearn.utils._optional_dependencies import check_matplotlib_support as _check_matplotlib
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -16,7 +18,7 @@ from sklearn.utils._param_validation import (
 )
 from sklearn.utils._response import _get_response_values
 from sklearn.utils.metadata_routing import _raise_for_params, _routing_enabled, process_routing
-from sklearn.utils.validation import _check_feature_names_in, validate_data
+from sklearn.utils.validation import _check_feature_names_in, _check_sample_weight, validate_data
 
 # threadpoolctl is a requirement of scikit-learn itself, so it is always installed.
 from threadpoolctl import threadpool_limits
@@ -45,9 +47,11 @@ __all__ = [
     "Real",
     "StrOptions",
     "_check_feature_names_in",
+    "_check_sample_weight",
     "_get_response_values",
     "_fit_context",
     "_raise_for_params",
+    "_safe_indexing",
     "_routing_enabled",
     "check_matplotlib_support",
     "process_routing",

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import _check_sample_weight, column_or_1d
+from sklearn.utils.validation import column_or_1d
 
+from skfair._compat import _check_sample_weight
 from skfair._groups import _is_missing, factorize_groups
 
 _NOT_LABELS = (
@@ -232,10 +233,52 @@ def check_scores(y_score, name="y_score", *, unit_interval=False):
 
 
 def check_weights(sample_weight, n_samples):
-    """Float weights of length ``n_samples`` (ones when None); negative weights raise."""
+    """Checked float weights of length ``n_samples``, or None when there is nothing to weigh.
+
+    Negative, NaN and infinite weights raise. Every skfair statistic and estimator depends on
+    the weights only through their ratios, so their scale must not matter:
+
+    - equal positive weights are no weights: None is returned, and the unweighted path gives
+      the unweighted result bit for bit, for weights of 1e-300 or 1e308 alike;
+    - weights whose sum would overflow float64 (near 1e308) are divided by a power of two,
+      which is exact and keeps every ratio, instead of turning sums into inf and rates into
+      NaN.
+    """
     if sample_weight is None:
         return None
     weights = _check_sample_weight(sample_weight, np.empty(n_samples), dtype=np.float64)
     if (weights < 0).any():
-        raise ValueError("sample_weight has negative values.")
-    return weights
+        raise ValueError(
+            f"sample_weight has negative values (first at row {int(np.argmax(weights < 0))}); "
+            "weights must be non-negative."
+        )
+    if weights.size and weights[0] > 0 and (weights == weights[0]).all():
+        return None
+    return _with_finite_sum(weights)
+
+
+def _with_finite_sum(weights):
+    """``weights`` divided by a power of two when their sum would overflow, else as given."""
+    if weights.size == 0:
+        return weights
+    with np.errstate(over="ignore"):
+        total = np.sum(weights)
+    if np.isfinite(total):
+        return weights
+    exponent = np.frexp(np.max(weights))[1] + int(np.ceil(np.log2(weights.size)))
+    # Two factors, each a normal float64, so that the scaling stays exact.
+    half = exponent // 2
+    return weights * 2.0**-half * 2.0 ** -(exponent - half)
+
+
+def check_group_weights(groups, weights):
+    """Raise for groups whose rows all have weight zero (``weights`` None passes)."""
+    if weights is None:
+        return
+    empty = np.flatnonzero(groups.counts(weights) <= 0)
+    if empty.size:
+        labels = [groups.labels[g] for g in empty[:10]]
+        raise ValueError(
+            f"Groups {labels} have a total sample_weight of zero: none of their rows counts. "
+            "Give them positive weights or leave their rows out of the data."
+        )

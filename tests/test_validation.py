@@ -66,3 +66,26 @@ def test_object_dtype_booleans_are_binary_labels():
     summary = group_summary(y_true, y_pred, sensitive_features=GROUP, metric="true_positive_rate")
     # oracle: group 0 has positives at rows 0, 2, 3 (predicted 1, 0, 1); group 1 at row 5 (1)
     np.testing.assert_allclose(summary["value"], [2 / 3, 1.0])
+
+
+def test_one_weight_check_makes_the_scale_irrelevant():
+    from skfair._groups import factorize_groups
+    from skfair._validation import check_group_weights, check_weights
+
+    # equal positive weights are no weights, at any scale
+    for scale in (1e-300, 1.0, 3.0, 1e308):
+        assert check_weights(np.full(5, scale), 5) is None
+    with pytest.raises(ValueError, match="non-zero"):
+        check_weights(np.zeros(5), 5)
+    # weights whose sum overflows are divided by a power of two: same ratios, finite sum
+    weights = np.array([1e308, 5e307, 1e308, 2.5e307])
+    checked = check_weights(weights, 4)
+    assert np.isfinite(checked.sum())
+    np.testing.assert_array_equal(checked / checked[0], weights / weights[0])
+    for bad, message in [([1.0, -1.0], "negative values"), ([1.0, np.inf], "infinity")]:
+        with pytest.raises(ValueError, match=message):
+            check_weights(np.array(bad), 2)
+    groups = factorize_groups(["a", "a", "b"])
+    with pytest.raises(ValueError, match=r"Groups \['b'\] have a total sample_weight of zero"):
+        check_group_weights(groups, np.array([1.0, 2.0, 0.0]))
+    check_group_weights(groups, None)

@@ -68,22 +68,3 @@ def group_sums(values, groups, sample_weight=None):
     numerator = np.bincount(groups.codes, weights=weighted, minlength=groups.n_groups)
     denominator = groups.counts(sample_weight).astype(np.float64, copy=False)
     return numerator, denominator
-
-
-def rescale_weights(sample_weight):
-    """Weights divided by a power of two when their sum would overflow float64, else as given.
-
-    Every statistic built on the count tables is a ratio of weighted sums, invariant under a
-    common factor of the weights; weights near the float64 limit (1e308) would otherwise
-    make the sums infinite and the ratios NaN. Division by a power of two is exact.
-    """
-    if sample_weight is None or sample_weight.size == 0:
-        return sample_weight
-    with np.errstate(over="ignore"):
-        total = np.sum(sample_weight)
-    if np.isfinite(total):
-        return sample_weight
-    exponent = np.frexp(np.max(sample_weight))[1] + int(np.ceil(np.log2(sample_weight.size)))
-    # Two factors, each a normal float64, so that the scaling stays exact.
-    half = exponent // 2
-    return sample_weight * 2.0**-half * 2.0 ** -(exponent - half)

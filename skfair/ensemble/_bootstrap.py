@@ -19,7 +19,7 @@ from numbers import Integral, Real
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.utils import Bunch, _safe_indexing, check_random_state, get_tags
+from sklearn.utils import Bunch, check_random_state, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -32,6 +32,7 @@ from skfair._compat import (
     _fit_context,
     _raise_for_params,
     _routing_enabled,
+    _safe_indexing,
     process_routing,
 )
 from skfair._rows import row_codes
@@ -118,16 +119,22 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     binary member with ``p_1 = 0.5`` predicts ``classes_[0]`` (Virny's rule
     ``1{p_1 > 0.5}``), and so does the ensemble when the mean probability is 0.5.
 
-    ``sample_weight`` are frequencies, as in scikit-learn's bagging: each member's rows are
-    drawn with replacement with probabilities proportional to the weights, the sample size is
-    ``bootstrap_fraction`` times the total weight, and the members are fitted on their drawn
-    rows without weights (the draw has used them). To make a row of weight 2 and two copies
-    of the row the same draw for a given seed, not only in distribution, rows are drawn by
-    content: rows with equal features and label form one unit weighing their total weight,
-    the units are drawn (a multinomial draw in the sorted order of their contents) and
-    shuffled, and each unit is represented by its first row in ``estimators_samples_``.
-    Without weights this is the usual bootstrap (uniform, with replacement), and the members
-    do not depend on the order of the training rows.
+    ``sample_weight`` are sampling weights: each member's rows are drawn with replacement
+    with probabilities proportional to the weights, and the members are fitted on their drawn
+    rows without weights (the draw has used them). The sample size is ``bootstrap_fraction``
+    times the number of rows of positive weight, whatever the weights' scale: survey weights
+    of about 500 per row and weights summing to 1 give the same members, and equal weights
+    give the unweighted ensemble. (A size of ``bootstrap_fraction`` times the total weight,
+    scikit-learn's bagging with a float ``max_samples``, would make integer weights equal
+    repeated rows, but fit each member on 400,000 rows for 1,000 rows of survey weights and
+    fail for weights summing to 1; scikit-learn's default ``max_samples=None`` draws
+    ``n_samples`` rows for the same reason.) Rows of weight 0 are left out, as if absent.
+    Rows are drawn by content: rows with equal features and label form one unit weighing
+    their total weight, the units are drawn (a multinomial draw in the sorted order of their
+    contents) and shuffled, and each unit is represented by its first row in
+    ``estimators_samples_``, so a row of weight 2 and two copies of it weigh the same in the
+    draw. Without weights this is the usual bootstrap (uniform, with replacement), and the
+    members do not depend on the order of the training rows.
 
     A drawn sample that holds a single class, which would stop most classifiers' ``fit`` on
     small or unbalanced data, is redrawn from the same seed's stream (up to 100 times, then
@@ -201,8 +208,9 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Frequency weights of the rows: each member's rows are drawn with probabilities
-            proportional to them (see Notes). The members' ``fit`` need not accept weights.
+            Sampling weights of the rows: each member's rows are drawn with probabilities
+            proportional to them, and their scale does not matter (see Notes). The members'
+            ``fit`` need not accept weights.
         **fit_params : dict
             Further parameters for the base estimator's ``fit``, only with metadata routing
             enabled (``sklearn.set_config(enable_metadata_routing=True)``). Per-sample
@@ -412,10 +420,8 @@ class _BootstrapDraw:
     @classmethod
     def from_data(cls, X, y, sample_weight, bootstrap_fraction):
         _, class_codes = np.unique(y, return_inverse=True)
+        # check_weights has refused weights that are all zero.
         weights = np.ones(len(y)) if sample_weight is None else sample_weight
-        total = weights.sum()
-        if not total > 0:
-            raise ValueError("sample_weight sums to 0: no row can be drawn.")
         n_classes = class_codes.max() + 1
         if n_classes >= 2 and len(np.unique(class_codes[weights > 0])) < 2:
             raise ValueError(
@@ -426,9 +432,9 @@ class _BootstrapDraw:
         keys = np.column_stack([row_codes(_safe_indexing(X, drawable)), class_codes[drawable]])
         _, first, units = np.unique(keys, axis=0, return_index=True, return_inverse=True)
         unit_weights = np.bincount(units.reshape(-1), weights=weights[drawable])
-        # As scikit-learn's bagging: the size is the fraction of the total weight.
+        # A number of rows, not of weight units: the size does not depend on the weights' scale.
         return cls(
-            n_drawn=max(int(bootstrap_fraction * total), 1),
+            n_drawn=max(int(bootstrap_fraction * drawable.size), 1),
             probabilities=unit_weights / unit_weights.sum(),
             representatives=drawable[first],
             unit_classes=class_codes[drawable[first]],

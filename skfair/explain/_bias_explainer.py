@@ -37,7 +37,7 @@ from skfair._groups import privileged_mask, split_sensitive_column
 from skfair._response import ScoreReader
 from skfair._stats._sorted import FAVORABLE_SIGN as _FAVORABLE_SIGN
 from skfair._stats._sorted import w1_parts as _w1_parts
-from skfair._validation import check_groups, check_weights
+from skfair._validation import check_group_weights, check_groups, check_weights
 from skfair.explain._games import MarginalGame, RowPool
 from skfair.explain._shapley import (
     MAX_EXACT_PLAYERS,
@@ -376,6 +376,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
         n_samples = X.shape[0]
+        # Equal weights come back as None: the unweighted result, whatever their scale.
         weights = check_weights(sample_weight, n_samples)
         weights = np.ones(n_samples) if weights is None else weights
         response = ScoreReader.from_estimator(self.estimator, self.response_method, self.pos_label)
@@ -447,6 +448,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
             self.privileged_group_ = self.protected_group_ = None
             return np.arange(n_samples), _ComparedPair(None, weights, self.sign_)
         groups = check_groups(sensitive, n_samples)
+        check_group_weights(groups, weights)
         labels = groups.labels
         self.groups_ = labels
         if groups.n_groups == 1:

@@ -24,7 +24,6 @@ from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, Interval, StrOptions, 
 from skfair._dask import dask_dispatch
 from skfair._groups import check_n_groups
 from skfair._stats._aggregate import aggregate, warn_single_group
-from skfair._stats._counts import rescale_weights
 from skfair._stats._histograms import (
     SweptHistograms,
     bins_from_bandwidths,
@@ -367,7 +366,7 @@ def _check_madd_weights(sample_weight, scores):
     if sample_weight is None:
         return None
     check_lengths(y_score=scores, sample_weight=sample_weight)
-    return rescale_weights(check_weights(sample_weight, scores.shape[0]))
+    return check_weights(sample_weight, scores.shape[0])
 
 
 def _check_table_size(n_groups, cells_per_group, parameter):

@@ -21,7 +21,7 @@ from sklearn.utils import check_random_state
 
 from skfair._groups import factorize_groups, privileged_mask
 from skfair._stats._aggregate import DISADVANTAGED, furthest_from_parity, warn_single_group
-from skfair._stats._counts import RATE_CELLS, confusion_table, rescale_weights
+from skfair._stats._counts import RATE_CELLS, confusion_table
 from skfair._validation import (
     binarize,
     check_label_pair,
@@ -291,7 +291,7 @@ None, default=None
                 control_features, n_samples=n_samples, argument="control_features"
             )
         )
-        weights = rescale_weights(check_weights(sample_weight, n_samples))
+        weights = check_weights(sample_weight, n_samples)
         n_strata = 1 if self._control is None else self._control.n_groups
         n_groups = self._sensitive.n_groups
         codes = self._sensitive.codes

@@ -29,7 +29,6 @@ import numpy as np
 from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
 from skfair._dask import dask_dispatch
 from skfair._stats._aggregate import group_mean_difference
-from skfair._stats._counts import rescale_weights
 from skfair._stats._votes import entropy, label_stability_from_codes
 from skfair._validation import check_groups, check_label_values, check_lengths, check_weights
 
@@ -432,5 +431,5 @@ def _check_group_inputs(values, y_true, sensitive_features, sample_weight):
     check_lengths(
         **{"y_true": y_true, "the member outputs (axis 1)": values, "sample_weight": sample_weight}
     )
-    weights = rescale_weights(check_weights(sample_weight, n_samples))
+    weights = check_weights(sample_weight, n_samples)
     return check_groups(sensitive_features, n_samples), weights

@@ -41,7 +41,7 @@ from skfair._compat import (
 from skfair._dask import check_in_memory
 from skfair._dask._repairs import IN_SAMPLE_ON_DASK, fit_from_table, transform_blocks, uses_dask
 from skfair._groups import factorize_groups, sensitive_column_positions
-from skfair._validation import check_weights
+from skfair._validation import check_group_weights, check_weights
 
 # SplitMix64 (Steele, Lea & Flood 2014): the increment of the counter and the output mix.
 GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -231,11 +231,8 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
     def _fit(self, X, y, sensitive_features, sample_weight, *, in_sample):
         X, sensitive_features = self._split_input(X, sensitive_features, reset=True)
         n_samples = X.shape[0]
+        # Equal weights come back as None: the unweighted path gives the same maps, bit for bit.
         weights = check_weights(sample_weight, n_samples)
-        if weights is not None and weights[0] > 0 and (weights == weights[0]).all():
-            # equal weights are no weights (the repairs do not depend on the weights' scale):
-            # the unweighted path gives the same maps, bit for bit
-            weights = None
         self._seed = draw_seed(self.random_state)
         if sensitive_features is None:
             warn_no_sensitive_features(self)
@@ -247,8 +244,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
             self._fit_identity(X, y)
             return X.copy() if in_sample else None
         groups = factorize_groups(sensitive_features, n_samples=n_samples)
-        if weights is not None:
-            _check_group_weights(groups, weights)
+        check_group_weights(groups, weights)
         # The per-sample codes are not needed after fit; transform encodes new samples.
         self._groups = replace(
             groups, codes=groups.codes[:0], attribute_codes=groups.attribute_codes[:0]
@@ -331,17 +327,6 @@ def _check_finite(X):
         raise ValueError(
             f"Input contains NaN or inf: {int(bad[column])} value(s) in column {column}. "
             "Outputs must be finite; nothing is dropped silently."
-        )
-
-
-def _check_group_weights(groups, weights):
-    """Raise for groups whose calibration rows all have weight zero."""
-    empty = np.flatnonzero(groups.counts(weights) <= 0)
-    if empty.size:
-        labels = [groups.labels[g] for g in empty[:10]]
-        raise ValueError(
-            f"Groups {labels} have a total sample_weight of zero: no calibration row of theirs "
-            "enters the maps. Give them positive weights or leave them out of the data."
         )
 
 
