@@ -5,6 +5,7 @@ scikit-learn's parameter validation, ``_fit_context``, ``_get_response_values``,
 rename upstream breaks one file, not every estimator.
 """
 
+import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import _safe_indexing
 from sklearn.utils._optional_dependencies import check_matplotlib_support as _check_matplotlib
@@ -37,8 +38,12 @@ def check_matplotlib_support(caller_name):
 # ``sensitive_column`` names or positions the sensitive column(s) inside X.
 SENSITIVE_FEATURES_CONSTRAINT = ["array-like", dict]
 SENSITIVE_COLUMN_CONSTRAINT = [str, Integral, list, tuple, None]
+# ``random_state``: None, an int, a RandomState or a numpy Generator (see
+# ``skfair._validation.check_random_state``).
+RANDOM_STATE_CONSTRAINT = ["random_state", np.random.Generator]
 
 __all__ = [
+    "RANDOM_STATE_CONSTRAINT",
     "SENSITIVE_COLUMN_CONSTRAINT",
     "SENSITIVE_FEATURES_CONSTRAINT",
     "HasMethods",

@@ -16,7 +16,7 @@ from itertools import combinations
 from types import SimpleNamespace
 
 import numpy as np
-from sklearn.utils import Bunch, check_random_state
+from sklearn.utils import Bunch
 from sklearn.utils.multiclass import type_of_target
 
 from skfair._dask._columns import aligned_partitions, as_numpy, split_argument
@@ -166,7 +166,7 @@ def summary_reduction(func, bound):
     interval equals the in-memory one for any partitioning.
     """
     from skfair._stats._counts import confusion_table
-    from skfair._validation import binarize, check_groups
+    from skfair._validation import binarize, check_groups, check_random_state
     from skfair.metrics._group_summary import _as_frame
     from skfair.metrics._metric_table import (
         _CORRECTNESS_RATES,

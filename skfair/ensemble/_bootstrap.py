@@ -19,7 +19,7 @@ from numbers import Integral, Real
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.utils import Bunch, check_random_state, get_tags
+from sklearn.utils import Bunch, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -27,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import _model_allows_nan, check_meta_input
 from skfair._compat import (
+    RANDOM_STATE_CONSTRAINT,
     HasMethods,
     Interval,
     _fit_context,
@@ -39,7 +40,7 @@ from skfair._rows import row_codes
 from skfair._stats._votes import entropy as _entropy
 from skfair._stats._votes import label_stability_from_codes as _label_stability_from_codes
 from skfair._stats._votes import member_votes as _member_votes
-from skfair._validation import check_weights
+from skfair._validation import check_random_state, check_weights
 
 _MAX_SEED = np.iinfo(np.int32).max
 # Draws tried per member before a sample holding a single class is an error. A draw of n rows
@@ -82,7 +83,7 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     bootstrap_fraction : float in (0, 1], default=0.8
         Size of each bootstrap sample as a fraction of the training set (Virny's examples use
         0.8). Rows are drawn with replacement.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Draws one seed per member. A member's seed picks its bootstrap rows and is given to
         every ``random_state`` parameter of its estimator, so members differ and the ensemble
         is reproducible.
@@ -172,7 +173,7 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         "estimator": [HasMethods(["fit", "predict"])],
         "n_estimators": [Interval(Integral, 2, None, closed="left")],
         "bootstrap_fraction": [Interval(Real, 0, 1, closed="right")],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE_CONSTRAINT,
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
     }

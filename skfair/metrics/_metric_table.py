@@ -17,7 +17,6 @@ from types import SimpleNamespace
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.utils import check_random_state
 
 from skfair._groups import factorize_groups, privileged_mask
 from skfair._stats._aggregate import DISADVANTAGED, furthest_from_parity, warn_single_group
@@ -27,6 +26,7 @@ from skfair._validation import (
     check_label_pair,
     check_labels,
     check_lengths,
+    check_random_state,
     check_weights,
 )
 
@@ -179,7 +179,7 @@ None, default=None
         Number of bootstrap replicates; 0 computes no intervals.
     ci : float, default=0.95
         Coverage of the percentile intervals.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seeds the bootstrap.
     as_frame : bool, default=True
         Return pandas objects (needs pandas); False returns numpy arrays, with the row labels
