@@ -360,11 +360,56 @@ None, default=None
         if not self.n_boot:
             return values, {}
         # Groups are redrawn whole: the correctness split is a cell, not a stratum.
-        tables = _bootstrap_tables(
+        draws = _bootstrap_group_tables(
             table.reshape(cells.n_groups, shape[-1]), cells, cell, weights, self.n_boot, rng
-        ).reshape(self.n_boot, *shape)
-        replicates = {name: self._rate_values(tables, *masks[name]) for name in masks}
-        return values, replicates
+        )
+        return values, self._bootstrap_rates(draws, masks)
+
+    def _bootstrap_rates(self, draws, masks):
+        """Replicates ``(per group, overall, sides)`` of each named rate.
+
+        ``draws`` yields one group's replicate count tables at a time; each is reduced at once
+        to every rate's numerator and denominator, so memory holds the replicate values
+        (``n_boot x n_groups`` per rate), never the ``n_boot x n_groups x n_cells`` tables. The
+        random stream is the one of drawing every table at once: the chunking does not change
+        the numbers.
+        """
+        n_strata, n_groups = self._shape
+        sides = self._privileged is not None
+        shapes = {
+            "per_group": (self.n_boot, n_strata, n_groups),
+            "parts": (2, self.n_boot, n_strata, 3 if sides else 1),
+        }
+        n_bytes = 8 * len(masks) * sum(int(np.prod(shape)) for shape in shapes.values())
+        try:
+            per_group = {name: np.full(shapes["per_group"], np.nan) for name in masks}
+            # numerator and denominator of [overall, disadvantaged side, privileged side]
+            parts = {name: np.zeros(shapes["parts"]) for name in masks}
+        except MemoryError as error:
+            raise MemoryError(
+                f"The bootstrap keeps n_boot={self.n_boot} replicates of {len(masks)} rate(s) "
+                f"in {n_strata * n_groups} (stratum, group) cells: {n_bytes / 2**30:.2f} GiB, "
+                "more than the memory available. Lower n_boot (a few thousand replicates give "
+                "95% intervals to about 0.01 of their width) or ask for fewer metrics per table."
+            ) from error
+        masks = {
+            name: (m.astype(np.float64), d.astype(np.float64)) for name, (m, d) in masks.items()
+        }
+        for g, group_draws in draws:
+            stratum, group = divmod(g, n_groups)
+            side = [0] if not sides else [0, 2 if self._privileged[group] else 1]
+            for name, (numerator_mask, denominator_mask) in masks.items():
+                numerator = group_draws @ numerator_mask
+                denominator = group_draws @ denominator_mask
+                per_group[name][:, stratum, group] = _ratio(numerator, denominator)
+                for column in side:
+                    parts[name][0, :, stratum, column] += numerator
+                    parts[name][1, :, stratum, column] += denominator
+        replicates = {}
+        for name in masks:
+            ratios = _ratio(parts[name][0], parts[name][1])
+            replicates[name] = (per_group[name], ratios[..., 0], ratios[..., 1:] if sides else None)
+        return replicates
 
     def _rate_values(self, table, numerator_mask, denominator_mask):
         """(per group, overall, sides) of the rate ``table @ numerator / table @ denominator``."""
@@ -819,7 +864,20 @@ def _check_label_inputs(y_true, y_pred, rate_names):
 def _bootstrap_tables(table, groups, cell, sample_weight, n_boot, rng):
     """Count tables (n_boot, n_groups, n_cells) of a bootstrap stratified by group.
 
+    The tables of :func:`_bootstrap_group_tables`, stacked.
+    """
+    replicates = np.zeros((n_boot, *table.shape))
+    for g, draws in _bootstrap_group_tables(table, groups, cell, sample_weight, n_boot, rng):
+        replicates[:, g] = draws
+    return replicates
+
+
+def _bootstrap_group_tables(table, groups, cell, sample_weight, n_boot, rng):
+    """Yield ``(group, count tables (n_boot, n_cells))`` of a bootstrap stratified by group.
+
     ``table`` (n_groups, n_cells) holds the weighted counts, ``cell`` the cell of each sample.
+    Groups come one at a time, in order, each drawing its replicates from ``rng`` in turn;
+    groups without samples are skipped (their tables are zero).
 
     Resampling the ``n_g`` rows of a group with replacement draws its cell counts from a
     multinomial with the group's cell frequencies: no pass over the samples is needed. With
@@ -829,11 +887,11 @@ def _bootstrap_tables(table, groups, cell, sample_weight, n_boot, rng):
     same distribution as resampling the rows.
     """
     if sample_weight is None:
-        replicates = np.zeros((n_boot, *table.shape))
         for g in np.flatnonzero(table.sum(axis=1) > 0):
             row = table[g]
-            replicates[:, g] = rng.multinomial(int(round(row.sum())), row / row.sum(), size=n_boot)
-        return replicates
+            draws = rng.multinomial(int(round(row.sum())), row / row.sum(), size=n_boot)
+            yield g, draws.astype(np.float64)
+        return
     n_cells = table.shape[1]
     weight_values, weight_codes = np.unique(sample_weight, return_inverse=True)
     n_weights = weight_values.size
@@ -847,22 +905,23 @@ def _bootstrap_tables(table, groups, cell, sample_weight, n_boot, rng):
     sizes[row, keys % n_cells] = class_sizes
     row_weight = weight_values[group_weight % n_weights]
     bounds = np.searchsorted(group_weight // n_weights, np.arange(groups.n_groups + 1))
-    replicates = np.zeros((n_boot, groups.n_groups, n_cells))
     for g in range(groups.n_groups):
         group_sizes = sizes[bounds[g] : bounds[g + 1]]
         if not group_sizes.size:
             continue
         weights = row_weight[bounds[g] : bounds[g + 1]]
         n_rows = int(group_sizes.sum())
-        # Replicates per call, so that a block of draws holds about 2**22 numbers.
+        tables = np.empty((n_boot, n_cells))
+        # Replicates per call, so that a block of draws holds about 2**22 numbers (legacy
+        # multinomial draws replicate after replicate: the blocks do not change the stream).
         block = max(1, (1 << 22) // group_sizes.size)
         for low in range(0, n_boot, block):
             draws = rng.multinomial(
                 n_rows, group_sizes.ravel() / n_rows, size=min(block, n_boot - low)
             )
             draws = draws.reshape(draws.shape[0], *group_sizes.shape)
-            replicates[low : low + draws.shape[0], g] = np.einsum("bkc,k->bc", draws, weights)
-    return replicates
+            tables[low : low + draws.shape[0]] = np.einsum("bkc,k->bc", draws, weights)
+        yield g, tables
 
 
 class _StratifiedResampler:

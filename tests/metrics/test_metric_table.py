@@ -453,3 +453,56 @@ def test_bad_arguments_raise_clear_errors():
         table.confidence_interval()
     with pytest.raises(ValueError, match="method must be"):
         table.difference("pairwise")
+
+
+def test_bootstrap_keeps_the_replicate_values_not_the_count_tables():
+    # Regression: n_boot=100_000 over 500 groups allocated every replicate count table at once
+    # (n_boot x n_groups x n_cells floats, 2.98 GiB) and failed with numpy's MemoryError.
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n, n_groups, n_boot = 20_000, 400, 4_000
+    groups = rng.integers(0, n_groups, n)
+    y_true, y_pred = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    tracemalloc.start()
+    try:
+        table = MetricTable(
+            ["tpr", "accuracy"],
+            y_true,
+            y_pred,
+            sensitive_features=groups,
+            n_boot=n_boot,
+            random_state=0,
+            as_frame=False,
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    kept = 2 * n_boot * n_groups * 8  # one float per replicate, group and rate
+    tables = n_boot * n_groups * 8 * 8  # what the old bootstrap held: 8 cells per group
+    assert peak < kept + tables / 4, (peak / 2**20, kept / 2**20)
+    # the same numbers as drawing every table at once, by an independent draw: each group in
+    # turn, its cells [tn, fp, fn, tp] split by correctness, n_boot multinomials
+    stream = np.random.RandomState(0)
+    positive_rate = np.full((n_boot, n_groups), np.nan)
+    for g in range(n_groups):
+        inside = groups == g
+        cell = y_pred[inside] + 2 * y_true[inside] + 4 * (y_true[inside] == y_pred[inside])
+        counts = np.bincount(cell, minlength=8).astype(float)
+        draws = stream.multinomial(inside.sum(), counts / counts.sum(), size=n_boot)
+        tp, fn = draws[:, [3, 7]].sum(1), draws[:, [2, 6]].sum(1)
+        with np.errstate(invalid="ignore"):
+            positive_rate[:, g] = tp / (tp + fn)
+    np.testing.assert_array_equal(table._replicates[0][0][:, 0], positive_rate)
+
+
+def test_a_bootstrap_too_large_for_memory_says_its_size():
+    with pytest.raises(MemoryError, match=r"n_boot=1000000000000 replicates .* GiB"):
+        MetricTable(
+            "selection_rate",
+            None,
+            [0, 1, 1, 0],
+            sensitive_features=[0, 0, 1, 1],
+            n_boot=10**12,
+            random_state=0,
+        )
