@@ -430,14 +430,19 @@ class _BootstrapDraw:
                 "hold a single class; give rows of at least two classes a positive weight."
             )
         drawable = np.flatnonzero(weights > 0)
-        keys = np.column_stack([row_codes(_safe_indexing(X, drawable)), class_codes[drawable]])
-        _, first, units = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        # One int64 key per row, in the lexicographic order of (row content, class).
+        keys = row_codes(_safe_indexing(X, drawable)) * n_classes + class_codes[drawable]
+        _, first, units = np.unique(keys, return_index=True, return_inverse=True)
         unit_weights = np.bincount(units.reshape(-1), weights=weights[drawable])
         # A number of rows, not of weight units: the size does not depend on the weights' scale.
         return cls(
             n_drawn=max(int(bootstrap_fraction * drawable.size), 1),
             probabilities=unit_weights / unit_weights.sum(),
-            representatives=drawable[first],
+            # int32 row numbers when they fit: the members' samples are kept (in
+            # estimators_samples_), 4 bytes a drawn row instead of 8.
+            representatives=drawable[first].astype(
+                np.int32 if len(y) <= np.iinfo(np.int32).max else np.intp
+            ),
             unit_classes=class_codes[drawable[first]],
         )
 
