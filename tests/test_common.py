@@ -10,6 +10,7 @@ import pytest
 from sklearn.base import BaseEstimator, clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.utils._param_validation import InvalidParameterError
 
 import skfair.postprocessing
 from skfair.postprocessing import BarycenterRepair
@@ -101,14 +102,22 @@ def _random_state_outputs(name, random_state):
     return estimator.predict(X, sensitive_features=group)
 
 
-RANDOMISED = [name for name in sorted(ESTIMATORS) if "random_state" in _instance(name).get_params()]
+RANDOMISED = [
+    pytest.param(
+        name,
+        # its parameter constraints are changed on the branch that reworks its random draws
+        marks=pytest.mark.xfail(raises=InvalidParameterError, strict=False)
+        if name == "GroupThresholdClassifier"
+        else (),
+    )
+    for name in sorted(ESTIMATORS)
+    if "random_state" in _instance(name).get_params()
+]
 
 
 @pytest.mark.parametrize("name", RANDOMISED)
 def test_a_numpy_generator_is_a_random_state(name):
     # The repairs took a Generator; BiasExplainer and BootstrapEnsemble refused it.
-    if name == "GroupThresholdClassifier":
-        pytest.xfail("GroupThresholdClassifier takes a Generator on the thresholds branch")
     first = _random_state_outputs(name, np.random.default_rng(42))
     again = _random_state_outputs(name, np.random.default_rng(42))
     np.testing.assert_array_equal(first, again)  # the same Generator seed, the same result
