@@ -377,7 +377,7 @@ def _as_columns(sensitive_features, n_samples, argument="sensitive_features"):
     sensitive_features = as_supported_frame(sensitive_features)
     if sensitive_features is None:
         raise ValueError(
-            f"{argument} is None. Pass the sensitive attribute(s) as a 1-D array, a 2-D "
+            f"{argument} is None. Pass the attribute(s) as a 1-D array, a 2-D "
             "array, a DataFrame or a dict of arrays."
         )
     if isinstance(sensitive_features, dict):

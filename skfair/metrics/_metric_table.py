@@ -389,8 +389,8 @@ None, default=None
             raise MemoryError(
                 f"The bootstrap keeps n_boot={self.n_boot} replicates of {len(masks)} rate(s) "
                 f"in {n_strata * n_groups} (stratum, group) cells: {n_bytes / 2**30:.2f} GiB, "
-                "more than the memory available. Lower n_boot (a few thousand replicates give "
-                "95% intervals to about 0.01 of their width) or ask for fewer metrics per table."
+                "more than the memory available. Lower n_boot, or ask for fewer metrics or "
+                "groups per table."
             ) from error
         masks = {
             name: (m.astype(np.float64), d.astype(np.float64)) for name, (m, d) in masks.items()
