@@ -10,12 +10,19 @@ import pytest
 from sklearn.base import BaseEstimator, clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LinearRegression, LogisticRegression
-from sklearn.utils._param_validation import InvalidParameterError
 
 import skfair.postprocessing
 from skfair.postprocessing import BarycenterRepair
 
-SUBPACKAGES = ["metrics", "neighbors", "postprocessing", "explain", "ensemble", "datasets"]
+SUBPACKAGES = [
+    "metrics",
+    "neighbors",
+    "postprocessing",
+    "explain",
+    "ensemble",
+    "datasets",
+    "preprocessing",
+]
 
 # Estimators whose constructor needs arguments.
 REQUIRED_ARGUMENTS = {
@@ -24,6 +31,7 @@ REQUIRED_ARGUMENTS = {
     "BiasExplainer": lambda cls: cls(LogisticRegression()),
     "BootstrapEnsemble": lambda cls: cls(LogisticRegression(), n_estimators=3),
     "GroupThresholdClassifier": lambda cls: cls(LogisticRegression()),
+    "ReweighingClassifier": lambda cls: cls(LogisticRegression()),
 }
 
 
@@ -91,6 +99,12 @@ def _random_state_outputs(name, random_state):
     if name in ("BarycenterRepair", "MADDRepair"):
         scores = LogisticRegression().fit(X, y).predict_proba(X)[:, 1:]
         return estimator.fit_transform(scores, y, sensitive_features=group)
+    if name == "FeatureRepair":
+        return estimator.fit_transform(X, y, sensitive_features=group)
+    if name == "ReweighingClassifier":
+        # the random state draws the resample (passed weights use none)
+        estimator.set_params(resample=True)
+        return estimator.fit(X, y, sensitive_features=group).predict_proba(X)
     if name == "BiasExplainer":
         estimator.set_params(estimator=FrozenEstimator(LogisticRegression().fit(X, y)))
         estimator.set_params(n_background=20, n_permutations=8)
@@ -102,17 +116,7 @@ def _random_state_outputs(name, random_state):
     return estimator.predict(X, sensitive_features=group)
 
 
-RANDOMISED = [
-    pytest.param(
-        name,
-        # its parameter constraints are changed on the branch that reworks its random draws
-        marks=pytest.mark.xfail(raises=InvalidParameterError, strict=False)
-        if name == "GroupThresholdClassifier"
-        else (),
-    )
-    for name in sorted(ESTIMATORS)
-    if "random_state" in _instance(name).get_params()
-]
+RANDOMISED = [name for name in sorted(ESTIMATORS) if "random_state" in _instance(name).get_params()]
 
 
 @pytest.mark.parametrize("name", RANDOMISED)

@@ -85,6 +85,11 @@ def test_one_weight_check_makes_the_scale_irrelevant():
     for bad, message in [([1.0, -1.0], "negative values"), ([1.0, np.inf], "infinity")]:
         with pytest.raises(ValueError, match=message):
             check_weights(np.array(bad), 2)
+        with pytest.raises(ValueError, match=message):
+            check_weights(np.array(bad), 2, keep_scale=True)
+    # keep_scale: checked, but as given (callers whose output carries the weights)
+    np.testing.assert_array_equal(check_weights(np.full(3, 50.0), 3, keep_scale=True), 50.0)
+    np.testing.assert_array_equal(check_weights(weights, 4, keep_scale=True), weights)
     groups = factorize_groups(["a", "a", "b"])
     with pytest.raises(ValueError, match=r"Groups \['b'\] have a total sample_weight of zero"):
         check_group_weights(groups, np.array([1.0, 2.0, 0.0]))

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
+from skfair._dask import dask_dispatch
 from skfair._groups import factorize_groups
 from skfair._stats._aggregate import (
     disadvantaged_sides,
@@ -16,9 +17,10 @@ from skfair._stats._aggregate import (
 )
 from skfair._stats._counts import FP, TN, confusion_table
 from skfair._validation import binarize
-from skfair.metrics._classification import _BINARY_CONSTRAINTS, _check_inputs
+from skfair.metrics._classification import _BINARY_CONSTRAINTS, PREDICTION_TABLE, _check_inputs
 
 
+@dask_dispatch(PREDICTION_TABLE)
 @validate_params(
     {
         **_BINARY_CONSTRAINTS,
@@ -143,7 +145,7 @@ or None, default=None
     if privileged_group is None:
         if n_groups < 2:
             # A group's share of the rejected and of the accepted are both 1.
-            warn_single_group(groups, reported="0.0", stacklevel=4)
+            warn_single_group(groups, reported="0.0", stacklevel=5)
         return float(np.abs(conditional).max())
     # Shares of groups add up, so a pooled side's disparity is the sum of its groups'.
     _, compared = disadvantaged_sides(groups, privileged_group, disadvantaged)
