@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Integral, Number, Real
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -234,6 +234,7 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         if uses_dask(X, y, sample_weight):
             raise _FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
         X = check_meta_input(self, X, self.estimator, reset=True)
+        _check_object_values(X)
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         n_samples = X.shape[0]
@@ -541,6 +542,34 @@ def _ensemble_block(X, *, row_offset, ensemble, method):
     if method == "uncertainty":
         return np.column_stack([out.label_stability, out.epistemic, out.aleatoric])
     return out
+
+
+def _is_number_or_string(value):
+    return value is None or isinstance(value, (Number, str, bytes, np.generic))
+
+
+# One Python call per value: an object array holds Python objects, read one by one anyway.
+_NUMBER_OR_STRING = np.frompyfunc(_is_number_or_string, 1, 1)
+
+
+def _check_object_values(X):
+    """Raise for a value of an object array ``X`` that is neither a number nor a string.
+
+    Each member sees only its drawn rows, so a value that its model cannot read (a dict, a
+    list) in a row that no member draws would pass unnoticed; the whole X is checked before
+    the draw instead. Strings pass: the model may encode them (a pipeline with an encoder).
+    """
+    if not isinstance(X, np.ndarray) or X.dtype != object:
+        return
+    readable = _NUMBER_OR_STRING(X).astype(bool)
+    if not readable.all():
+        row, column = np.argwhere(~readable)[0]
+        value = X[row, column]
+        raise TypeError(
+            f"X[{row}, {column}] is of type {type(value).__name__!r}, which no model reads: in "
+            "an object array X, every argument must be a string or a number (None for a missing "
+            "value). Convert or drop that value; all rows are checked, drawn or not."
+        )
 
 
 def _fit_member(estimator, X, y, rows, seed, fit_params, n_samples):

@@ -357,3 +357,30 @@ def test_scorers_need_member_outputs_and_work_in_cross_validation():
         )
         assert scores["test_stability"][k] == pytest.approx(-stability)
         assert scores["test_epistemic"][k] == pytest.approx(-epistemic)
+
+
+def test_unreadable_values_are_checked_on_all_rows():
+    # A dict in a row that no member draws was passed over (the members never saw it), so
+    # scikit-learn's check_dtype_object failed or passed depending on the draw.
+    X_object = X.astype(object)
+    small = BootstrapEnsemble(
+        LogisticRegression(), n_estimators=2, bootstrap_fraction=0.1, random_state=0
+    )
+    drawn = np.concatenate(clone(small).fit(X_object, Y).estimators_samples_)
+    undrawn = int(np.setdiff1d(np.arange(X.shape[0]), drawn)[0])
+    X_object[undrawn, 3] = {"foo": "bar"}
+    with pytest.raises(TypeError, match=rf"X\[{undrawn}, 3\] is of type 'dict'.*string.* number"):
+        small.fit(X_object, Y)
+    # Strings stay for a model that encodes them, as on a DataFrame.
+    from sklearn.compose import make_column_transformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    X_strings = np.column_stack([X[:, 0], np.where(X[:, 1] > 0, "red", "blue")]).astype(object)
+    X_strings[:, 0] = X[:, 0]
+    model = make_pipeline(
+        make_column_transformer((OneHotEncoder(), [1]), remainder="passthrough"),
+        LogisticRegression(),
+    )
+    ensemble = BootstrapEnsemble(model, n_estimators=2, random_state=0).fit(X_strings, Y)
+    assert ensemble.predict(X_strings).shape == (X.shape[0],)
