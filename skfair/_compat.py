@@ -1,9 +1,11 @@
 """The private scikit-learn utilities skfair relies on, imported in one place.
 
-scikit-learn's parameter validation, ``_fit_context`` and ``_get_response_values`` are
+scikit-learn's parameter validation, ``_fit_context``, ``_get_response_values``,
+``_check_sample_weight``, ``_safe_indexing`` and the other underscored names below are
 private. Importing them here means a rename upstream breaks one file, not every estimator.
 """
 
+import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import _safe_indexing
 from sklearn.utils._optional_dependencies import check_matplotlib_support as _check_matplotlib
@@ -21,6 +23,7 @@ from sklearn.utils.metadata_routing import _raise_for_params, _routing_enabled, 
 from sklearn.utils.validation import (
     _check_feature_names_in,
     _check_method_params,
+    _check_sample_weight,
     _num_samples,
     validate_data,
 )
@@ -52,8 +55,12 @@ def check_matplotlib_support(caller_name):
 # A lazy frame (polars LazyFrame, ...) is collected where it is read (skfair._frames).
 SENSITIVE_FEATURES_CONSTRAINT = ["array-like", dict, HasMethods(["collect"])]
 SENSITIVE_COLUMN_CONSTRAINT = [str, Integral, list, tuple, None]
+# ``random_state``: None, an int, a RandomState or a numpy Generator (see
+# ``skfair._validation.check_random_state``).
+RANDOM_STATE_CONSTRAINT = ["random_state", np.random.Generator]
 
 __all__ = [
+    "RANDOM_STATE_CONSTRAINT",
     "SENSITIVE_COLUMN_CONSTRAINT",
     "SENSITIVE_FEATURES_CONSTRAINT",
     "HasMethods",
@@ -62,6 +69,7 @@ __all__ = [
     "Real",
     "StrOptions",
     "_check_feature_names_in",
+    "_check_sample_weight",
     "_get_output_config",
     "_check_method_params",
     "_get_response_values",

@@ -191,7 +191,7 @@ class GroupEncoding:
         return tuple(len(labels) for labels in self.attribute_labels)
 
 
-def factorize_groups(sensitive_features, *, n_samples=None):
+def factorize_groups(sensitive_features, *, n_samples=None, argument="sensitive_features"):
     """Factorise sensitive features into joint integer group codes.
 
     Parameters
@@ -201,6 +201,9 @@ def factorize_groups(sensitive_features, *, n_samples=None):
         may be int, bool, float, str or pandas categorical. Missing values raise.
     n_samples : int, default=None
         Expected number of samples; a different length raises a ValueError naming both.
+    argument : str, default="sensitive_features"
+        The parameter the values came in, named by the error messages and the default
+        attribute names (``"control_features"`` for conditioning attributes).
 
     Returns
     -------
@@ -213,12 +216,13 @@ def factorize_groups(sensitive_features, *, n_samples=None):
     >>> groups.codes.tolist(), groups.labels
     ([0, 1, 0], [('F', '1'), ('M', '0')])
     """
-    columns, names, one_dimensional, named = _as_columns(sensitive_features, n_samples)
+    columns, names, one_dimensional, named = _as_columns(sensitive_features, n_samples, argument)
     n = columns[0].shape[0]
     attribute_codes = np.empty((n, len(columns)), dtype=np.intp)
     attribute_labels = []
+    what = argument.removesuffix("s").replace("_", " ")
     for j, (column, name) in enumerate(zip(columns, names)):
-        values, codes = _factorize_column(column, name)
+        values, codes = _factorize_column(column, name, what)
         attribute_codes[:, j] = codes
         attribute_labels.append(values)
     dims = tuple(len(labels) for labels in attribute_labels)
@@ -388,26 +392,27 @@ def _label_key(label):
     return str(label)
 
 
-def _as_columns(sensitive_features, n_samples):
+def _as_columns(sensitive_features, n_samples, argument="sensitive_features"):
     """Split the input into 1-D columns, their names, whether it was 1-D and whether the
-    names came with the input."""
-    refuse_dask(sensitive_features=sensitive_features)
+    names came with the input. Messages and default names use ``argument``, the name of the
+    parameter the values came in (``"control_features"`` for conditioning attributes)."""
+    refuse_dask(**{argument: sensitive_features})
     sensitive_features = as_supported_frame(sensitive_features)
     if sensitive_features is None:
         raise ValueError(
-            "sensitive_features is None. Pass the sensitive attribute(s) as a 1-D array, a 2-D "
+            f"{argument} is None. Pass the attribute(s) as a 1-D array, a 2-D "
             "array, a DataFrame or a dict of arrays."
         )
     if isinstance(sensitive_features, dict):
         if not sensitive_features:
-            raise ValueError("sensitive_features is an empty dict.")
+            raise ValueError(f"{argument} is an empty dict.")
         names = [str(key) for key in sensitive_features]
         columns = [_column_values(value) for value in sensitive_features.values()]
         one_dimensional, named = False, True
     elif hasattr(sensitive_features, "columns") and hasattr(sensitive_features, "iloc"):
         names = [str(name) for name in sensitive_features.columns]
         if not names:
-            raise ValueError("sensitive_features is a DataFrame with no columns.")
+            raise ValueError(f"{argument} is a DataFrame with no columns.")
         columns = [_column_values(sensitive_features.iloc[:, j]) for j in range(len(names))]
         one_dimensional, named = False, True
     elif (
@@ -416,7 +421,7 @@ def _as_columns(sensitive_features, n_samples):
         and (hasattr(sensitive_features, "iloc"))
     ):  # pandas Series
         name = sensitive_features.name
-        names = [str(name) if name is not None else "sensitive_features"]
+        names = [str(name) if name is not None else argument]
         columns = [_column_values(sensitive_features)]
         one_dimensional, named = True, name is not None
     else:
@@ -424,35 +429,35 @@ def _as_columns(sensitive_features, n_samples):
         array = np.asarray(sensitive_features)
         if array.ndim == 0:
             raise ValueError(
-                "sensitive_features must be 1-D or 2-D with one entry per sample, got a scalar."
+                f"{argument} must be 1-D or 2-D with one entry per sample, got a scalar."
             )
         if array.ndim == 1:
-            names = ["sensitive_features"]
+            names = [argument]
             columns = [array]
             one_dimensional = True
         elif array.ndim == 2:
             if array.shape[1] == 0:
-                raise ValueError("sensitive_features has no columns.")
-            names = [f"sensitive_features[:, {j}]" for j in range(array.shape[1])]
+                raise ValueError(f"{argument} has no columns.")
+            names = [f"{argument}[:, {j}]" for j in range(array.shape[1])]
             columns = [array[:, j] for j in range(array.shape[1])]
             one_dimensional = False
         else:
             raise ValueError(
-                f"sensitive_features must be 1-D or 2-D, got an array with {array.ndim} dimensions."
+                f"{argument} must be 1-D or 2-D, got an array with {array.ndim} dimensions."
             )
     lengths = {column.shape[0] for column in columns}
     if len(lengths) > 1:
         detail = ", ".join(f"'{name}': {column.shape[0]}" for name, column in zip(names, columns))
-        raise ValueError(f"sensitive_features columns have different lengths ({detail}).")
+        raise ValueError(f"{argument} columns have different lengths ({detail}).")
     length = columns[0].shape[0]
     if n_samples is not None and length != n_samples:
         raise ValueError(
-            f"sensitive_features has {length} samples but the data has {n_samples}. Pass one "
-            "sensitive value per sample (a common cause is a sensitive column captured from the "
+            f"{argument} has {length} samples but the data has {n_samples}. Pass one "
+            "value per sample (a common cause is a column captured from the "
             "full data set while scoring a cross-validation fold)."
         )
     if length == 0:
-        raise ValueError("sensitive_features is empty (0 samples).")
+        raise ValueError(f"{argument} is empty (0 samples).")
     return columns, names, one_dimensional, named
 
 

@@ -7,6 +7,8 @@ for the same contents.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import sparse
 
@@ -63,10 +65,20 @@ def row_codes(X):
         matrix = _sparse_row_matrix(X)
     else:
         n_rows, n_columns = X.shape
-        matrix = np.empty((n_rows, n_columns), dtype=np.int64)
-        for j in range(n_columns):
-            column = X.iloc[:, j].to_numpy() if hasattr(X, "iloc") else np.asarray(X)[:, j]
-            matrix[:, j] = column_codes(column)[1]
+        columns = [
+            column_codes(X.iloc[:, j].to_numpy() if hasattr(X, "iloc") else np.asarray(X)[:, j])
+            for j in range(n_columns)
+        ]
+        if math.prod(n_values for n_values, _ in columns) < 2**63:
+            # One mixed-radix key per row (its rank is the row's rank in lexicographic order,
+            # so the codes are those of the rows' unique below): one int64 array to sort,
+            # not an n_rows x n_columns matrix.
+            key = np.zeros(n_rows, dtype=np.int64)
+            for n_values, codes in columns:
+                key = key * n_values + codes
+            _, codes = np.unique(key, return_inverse=True)
+            return codes.reshape(-1)
+        matrix = np.column_stack([codes for _, codes in columns]).astype(np.int64, copy=False)
     if matrix.shape[1] == 0:
         return np.zeros(matrix.shape[0], dtype=np.int64)
     _, codes = np.unique(matrix, axis=0, return_inverse=True)

@@ -7,9 +7,11 @@ silently.
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils import check_random_state as _sklearn_check_random_state
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import _check_sample_weight, column_or_1d
+from sklearn.utils.validation import column_or_1d
 
+from skfair._compat import _check_sample_weight
 from skfair._frames import collect_lazy, refuse_dask
 from skfair._groups import _is_missing, data_row, factorize_groups
 
@@ -110,7 +112,7 @@ def check_label_pair(y_true, y_pred):
             f"{' and '.join(sorted(kinds_pred))} labels, so no prediction can equal its true "
             "label. Encode both the same way (e.g. y_true.astype(int) or y_pred.astype(str))."
         )
-    labels_true, labels_pred = _distinct(y_true), _distinct(y_pred)
+    labels_true, labels_pred = _distinct(y_true).tolist(), _distinct(y_pred).tolist()
     if len(labels_true) > 1 and len(labels_pred) > 1 and not set(labels_true) & set(labels_pred):
         raise ValueError(
             f"y_true and y_pred have no label in common (y_true: {labels_true[:10]}, y_pred: "
@@ -119,9 +121,24 @@ def check_label_pair(y_true, y_pred):
 
 
 def _distinct(y):
-    """Distinct labels of ``y`` as Python values (bools as ints, so True == 1 matches)."""
-    values = _unique_values(np.asarray(y).ravel())
-    return [int(v) if isinstance(v, (bool, np.bool_)) else v for v in values.tolist()]
+    """Distinct labels of ``y``, bools as ints (so ``True == 1`` matches), as an ndarray.
+
+    Small-range integers take one ``np.bincount`` instead of a sort; object arrays, which may
+    hold values that do not sort, keep their order of first appearance.
+    """
+    y = np.asarray(y).ravel()
+    if y.dtype.kind == "b":
+        return np.unique(y).astype(np.intp)
+    if y.dtype.kind in "iu" and y.size:
+        low, high = int(y.min()), int(y.max())
+        if high - low <= y.size:
+            return (np.flatnonzero(np.bincount(y - low)) + low).astype(y.dtype)
+    if y.dtype.kind != "O":
+        return np.unique(y)
+    values = _unique_values(y).tolist()
+    out = np.empty(len(values), dtype=object)
+    out[:] = [int(v) if isinstance(v, (bool, np.bool_)) else v for v in values]
+    return out
 
 
 def _unique_values(values):
@@ -178,8 +195,9 @@ def binarize(y_true, y_pred, pos_label):
     present = [y for y in (y_true, y_pred) if y is not None]
     labels = np.unique(np.concatenate([_distinct(y) for y in present]))
     if pos_label is None:
-        label_set = set(labels.tolist()) if labels.dtype.kind in "biuf" else None
-        if label_set is not None and (label_set <= {0, 1} or label_set <= {-1, 1}):
+        # Strings never equal 0 or 1, so only numeric (or bool) labels pass these tests.
+        label_set = set(labels.tolist())
+        if label_set <= {0, 1} or label_set <= {-1, 1}:
             pos_label = 1
         else:
             hint = (
@@ -195,15 +213,6 @@ def binarize(y_true, y_pred, pos_label):
     elif pos_label not in labels.tolist():
         raise ValueError(f"pos_label={pos_label!r} is not among the labels {labels.tolist()}.")
     return tuple(None if y is None else (y == pos_label) for y in (y_true, y_pred))
-
-
-def _distinct(y):
-    """Sorted distinct values; one bincount instead of a sort or hash for small-range ints."""
-    if y.dtype.kind in "iu" and y.size:
-        low, high = int(y.min()), int(y.max())
-        if high - low <= y.size:
-            return (np.flatnonzero(np.bincount(y - low)) + low).astype(y.dtype)
-    return np.unique(y)
 
 
 def check_scores(y_score, name="y_score", *, unit_interval=False):
@@ -233,11 +242,77 @@ def check_scores(y_score, name="y_score", *, unit_interval=False):
     return y_score
 
 
-def check_weights(sample_weight, n_samples):
-    """Float weights of length ``n_samples`` (ones when None); negative weights raise."""
+def check_random_state(random_state):
+    """scikit-learn's ``check_random_state``, for a numpy ``Generator`` too.
+
+    A Generator gives the ``RandomState`` interface over its own bit generator: the draws
+    advance the Generator, as they advance a RandomState instance passed in, and every
+    caller keeps the legacy methods (``randint``, ``random_sample``) that scikit-learn's
+    conventions use.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return np.random.RandomState(random_state.bit_generator)
+    return _sklearn_check_random_state(random_state)
+
+
+def check_weights(sample_weight, n_samples, *, keep_scale=False):
+    """Checked float weights of length ``n_samples``, or None when there is nothing to weigh.
+
+    Negative, NaN and infinite weights raise. Every skfair statistic and estimator depends on
+    the weights only through their ratios, so their scale must not matter; the checked
+    weights go through :func:`scale_free_weights`:
+
+    - equal positive weights are no weights: None is returned, and the unweighted path gives
+      the unweighted result bit for bit, for weights of 1e-300 or 1e308 alike;
+    - weights whose sum would overflow float64 (near 1e308) are divided by a power of two,
+      which is exact and keeps every ratio, instead of turning sums into inf and rates into
+      NaN.
+
+    ``keep_scale=True`` returns the checked weights as given instead, for a caller whose
+    output carries them (reweighing's sample weights, the weights a meta-estimator passes on
+    to a model whose regularisation depends on their scale).
+    """
     if sample_weight is None:
         return None
     weights = _check_sample_weight(sample_weight, np.empty(n_samples), dtype=np.float64)
     if (weights < 0).any():
-        raise ValueError("sample_weight has negative values.")
-    return weights
+        raise ValueError(
+            f"sample_weight has negative values (first at row {data_row(np.argmax(weights < 0))})"
+            "; weights must be non-negative."
+        )
+    return weights if keep_scale else scale_free_weights(weights)
+
+
+def scale_free_weights(weights):
+    """Checked ``weights`` for a statistic of their ratios: None when they are all equal and
+    positive, else :func:`finite_sum_weights` (see :func:`check_weights`)."""
+    if weights is None or (weights.size and weights[0] > 0 and (weights == weights[0]).all()):
+        return None
+    return finite_sum_weights(weights)
+
+
+def finite_sum_weights(weights):
+    """``weights`` divided by a power of two when their sum would overflow, else as given."""
+    if weights.size == 0:
+        return weights
+    with np.errstate(over="ignore"):
+        total = np.sum(weights)
+    if np.isfinite(total):
+        return weights
+    exponent = np.frexp(np.max(weights))[1] + int(np.ceil(np.log2(weights.size)))
+    # Two factors, each a normal float64, so that the scaling stays exact.
+    half = exponent // 2
+    return weights * 2.0**-half * 2.0 ** -(exponent - half)
+
+
+def check_group_weights(groups, weights):
+    """Raise for groups whose rows all have weight zero (``weights`` None passes)."""
+    if weights is None:
+        return
+    empty = np.flatnonzero(groups.counts(weights) <= 0)
+    if empty.size:
+        labels = [groups.labels[g] for g in empty[:10]]
+        raise ValueError(
+            f"Groups {labels} have a total sample_weight of zero: none of their rows counts. "
+            "Give them positive weights or leave their rows out of the data."
+        )

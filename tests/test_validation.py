@@ -53,3 +53,44 @@ def test_missing_member_labels_are_refused(missing):
         label_stability(members)
     with pytest.raises(ValueError, match="row 2"):
         check_label_values(np.array([0, 1, missing], dtype=object), "y")
+
+
+def test_object_dtype_booleans_are_binary_labels():
+    # pandas keeps booleans as dtype object after, e.g., a column held None once; the second
+    # definition of _distinct (which shadowed the first) returned [False, True] as objects and
+    # binarize refused them: "pos_label must be given for labels [False, True]".
+    y_true = pd.Series([True, False, True, True, False, True, False, False], dtype=object)
+    y_pred = np.array([1, 0, 0, 1, 1, 1, 0, 0])
+    expected = accuracy_difference(y_true.astype(bool).to_numpy(), y_pred, sensitive_features=GROUP)
+    assert accuracy_difference(y_true, y_pred, sensitive_features=GROUP) == expected
+    summary = group_summary(y_true, y_pred, sensitive_features=GROUP, metric="true_positive_rate")
+    # oracle: group 0 has positives at rows 0, 2, 3 (predicted 1, 0, 1); group 1 at row 5 (1)
+    np.testing.assert_allclose(summary["value"], [2 / 3, 1.0])
+
+
+def test_one_weight_check_makes_the_scale_irrelevant():
+    from skfair._groups import factorize_groups
+    from skfair._validation import check_group_weights, check_weights
+
+    # equal positive weights are no weights, at any scale
+    for scale in (1e-300, 1.0, 3.0, 1e308):
+        assert check_weights(np.full(5, scale), 5) is None
+    with pytest.raises(ValueError, match="non-zero"):
+        check_weights(np.zeros(5), 5)
+    # weights whose sum overflows are divided by a power of two: same ratios, finite sum
+    weights = np.array([1e308, 5e307, 1e308, 2.5e307])
+    checked = check_weights(weights, 4)
+    assert np.isfinite(checked.sum())
+    np.testing.assert_array_equal(checked / checked[0], weights / weights[0])
+    for bad, message in [([1.0, -1.0], "negative values"), ([1.0, np.inf], "infinity")]:
+        with pytest.raises(ValueError, match=message):
+            check_weights(np.array(bad), 2)
+        with pytest.raises(ValueError, match=message):
+            check_weights(np.array(bad), 2, keep_scale=True)
+    # keep_scale: checked, but as given (callers whose output carries the weights)
+    np.testing.assert_array_equal(check_weights(np.full(3, 50.0), 3, keep_scale=True), 50.0)
+    np.testing.assert_array_equal(check_weights(weights, 4, keep_scale=True), weights)
+    groups = factorize_groups(["a", "a", "b"])
+    with pytest.raises(ValueError, match=r"Groups \['b'\] have a total sample_weight of zero"):
+        check_group_weights(groups, np.array([1.0, 2.0, 0.0]))
+    check_group_weights(groups, None)

@@ -20,10 +20,11 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
+from skfair._audit._csv import feature_rows
+from skfair._csv import read_csv_file
 from skfair._groups import factorize_groups
 from skfair._response import DECISION_METHODS, ScoreReader
 from skfair.datasets import load_adult
-from skfair.datasets._base import parse_csv
 
 
 @dataclass
@@ -206,15 +207,8 @@ def csv_context(
     ``feature_names_in_``, any other model all columns but the target (and the split column),
     in file order. The model predicts the target's own values, ``positive_label`` among them.
     """
-    # utf-8-sig: a byte-order mark (spreadsheet exports) is not part of the first column name.
-    with open(path, encoding="utf-8-sig", newline="") as text:
-        try:
-            names, columns = parse_csv(text, source=str(path))
-        except UnicodeDecodeError as exc:
-            raise ValueError(
-                f"{path} is not a text csv file in UTF-8 (byte {exc.start}: {exc.reason}); "
-                "--data takes a csv file with a header row."
-            ) from None
+    table = read_csv_file(path)
+    names, columns = table.names, table.columns
     for name in [target, *sensitive]:
         if name not in columns:
             raise ValueError(f"Column {name!r} is not in {path}; its columns are {names}.")
@@ -222,7 +216,7 @@ def csv_context(
     if np.any(labels != labels):  # NaN: an empty field
         raise ValueError(
             f"The target column {target!r} has empty values (first at line "
-            f"{int(np.argmax(labels != labels)) + 2} of {path}, the header being line 1)."
+            f"{table.line(np.argmax(labels != labels))} of {path}, the header being line 1)."
         )
     positive_label = _positive_label(labels, positive_label, target)
     y = _match(labels, positive_label).astype(np.int64)
@@ -236,7 +230,7 @@ def csv_context(
         if missing.any():
             raise ValueError(
                 f"The sensitive column {name!r} has missing values (first at line "
-                f"{int(np.argmax(missing)) + 2} of {path}, the header being line 1); fill them "
+                f"{table.line(np.argmax(missing))} of {path}, the header being line 1); fill them "
                 "or drop those rows."
             )
     bins = dict(bins or {})
@@ -277,6 +271,7 @@ def csv_context(
             ": small groups make every comparison noisy and pairwise ones slow. Group a "
             "numeric column into K quantile bins with --bins COL=K."
         )
+    del encodings, labels  # per-row arrays no longer needed: not kept while the model trains
     if model is not None:
         _check_classes(model, positive_label)
         X = _model_input(model, columns, feature_names)
@@ -306,7 +301,6 @@ def csv_context(
             feature_names=_column_names(X, feature_names),
             row_ids=None if held_out is None else rows,
         )
-    X = _model_input(None, columns, feature_names)
     categorical = [j for j, name in enumerate(feature_names) if columns[name].dtype == object]
     numeric = [j for j in range(len(feature_names)) if j not in categorical]
     if held_out is None:
@@ -323,7 +317,12 @@ def csv_context(
             )
         train_rows, test_rows = np.flatnonzero(~held_out), np.flatnonzero(held_out)
         split = f"split by --eval-rows ({_describe_eval_rows(eval_rows)})"
-    model = plain_model(categorical, numeric).fit(X[train_rows], y[train_rows])
+    # Each value once, in its training or its evaluation rows; the file's columns go.
+    X_train, X_test = (
+        feature_rows(columns, feature_names, rows) for rows in (train_rows, test_rows)
+    )
+    del table, columns, held_out
+    model = plain_model(categorical, numeric).fit(X_train, y[train_rows])
     description["data"] += (
         f", {split} into {train_rows.size:,} training and {test_rows.size:,} evaluation rows"
     )
@@ -331,11 +330,11 @@ def csv_context(
         "logistic regression on one-hot encoded categorical and scaled numeric features "
         f"(all {len(feature_names)} columns but the target), trained on the training rows"
     )
-    y_pred, y_score, no_scores = _predict(model, X[test_rows], positive_label=1)
+    y_pred, y_score, no_scores = _predict(model, X_test, positive_label=1)
     _describe_scores(description, no_scores)
     return AuditContext(
         model=model,
-        X_test=X[test_rows],
+        X_test=X_test,
         y_test=y[test_rows],
         y_pred=y_pred,
         y_score=y_score,
@@ -343,7 +342,7 @@ def csv_context(
         privileged=privileged,
         positive_label=positive_label,
         description=description,
-        X_train=X[train_rows],
+        X_train=X_train,
         y_train=y[train_rows],
         sensitive_train={name: values[train_rows] for name, values in attributes.items()},
         random_state=random_state,

@@ -40,9 +40,9 @@ def rate_difference(
     ``privileged_group`` and dis pools all the others (``disadvantaged="pooled"``) or is each
     other group in turn, keeping the largest ``|rate(dis) - rate(priv)|`` with its sign
     (``disadvantaged="each"``). Without: ``max - min`` over the groups
-    whose rate is defined (non-zero denominator). Undefined rates are left out with a
-    UserWarning naming the groups; fewer than two defined rates give NaN. A single group gives
-    0.0 with a warning (unsigned) or raises (signed).
+    whose rate is defined (non-zero denominator). Undefined rates are left out with an
+    UndefinedMetricWarning naming the groups; fewer than two defined rates give NaN. A single
+    group gives 0.0 with a warning (unsigned) or raises (signed).
 
     Parameters
     ----------
@@ -105,7 +105,7 @@ def rate_ratio(
     if rates.max() == 0:
         warnings.warn(
             f"The {measure} is 0 in every group; the ratio is undefined and NaN is returned.",
-            UserWarning,
+            UndefinedMetricWarning,
         )
         return float("nan")
     return float(rates.min() / rates.max())
@@ -200,7 +200,7 @@ def signed_gaps(
         warnings.warn(
             f"The {measure} of the privileged group(s) {privileged_group!r} is 0; the ratio "
             "is undefined and NaN is returned.",
-            UserWarning,
+            UndefinedMetricWarning,
         )
         return np.full(dis.shape, np.nan)
     return dis / priv
@@ -218,7 +218,7 @@ def _side_rates(numerator, denominator, groups, privileged_group, measure, disad
             warnings.warn(
                 f"The {measure} is undefined for the {side} samples (groups {members}): they "
                 "have no (weight in the) samples it is computed on. NaN is returned.",
-                UserWarning,
+                UndefinedMetricWarning,
             )
             rates.append(float("nan"))
         else:
@@ -237,7 +237,7 @@ def _defined_rates(numerator, denominator, groups, measure):
         warnings.warn(
             f"The {measure} is undefined for group(s) {undefined}: they have no (weight in the) "
             "samples it is computed on. They are left out of the comparison.",
-            UserWarning,
+            UndefinedMetricWarning,
         )
     return numerator[defined] / denominator[defined]
 
@@ -278,7 +278,7 @@ def aggregate(values, agg, *, sizes=None, signed=False):
     return np.take_along_axis(values, np.expand_dims(worst, 0), axis=0)[0]
 
 
-def warn_single_group(groups, reported="no disparity"):
+def warn_single_group(groups, reported="no disparity", *, stacklevel=3):
     """Warn that a disparity over a single group is reported as ``reported``.
 
     The rule of every skfair group metric: with one group there is nothing to compare, the
@@ -292,5 +292,5 @@ def warn_single_group(groups, reported="no disparity"):
         "the sensitive features vary in the data passed (a cross-validation fold sorted by "
         "group may hold a single group).",
         UndefinedMetricWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )

@@ -8,8 +8,9 @@ per-sample value, the per-group ``(sum of w * value, sum of w)``.
 Merging: all are sums over samples, so the table of the whole data is the sum of the tables
 of its chunks (for the same group encoding).
 
-The bootstrap of a count table (:func:`bootstrap_count_tables`) draws its replicates from the
-table itself (a multinomial per group), so it needs no pass over the samples either.
+The bootstrap of a count table (:func:`bootstrap_group_tables`) draws its replicates from the
+table itself (a multinomial per group, one group at a time), so it needs no pass over the
+samples either.
 """
 
 from __future__ import annotations
@@ -76,13 +77,16 @@ def group_sums(values, groups, sample_weight=None):
     return numerator, denominator
 
 
-def bootstrap_count_tables(table, groups, cell, sample_weight, frequency, n_boot, rng):
-    """Count tables (n_boot, n_groups, n_cells) of a bootstrap stratified by group.
+def bootstrap_group_tables(table, groups, cell, sample_weight, frequency, n_boot, rng):
+    """Yield ``(group, count tables (n_boot, n_cells))`` of a bootstrap stratified by group.
 
     ``table`` (n_groups, n_cells) holds the weighted counts, ``cell`` the cell of each row,
     ``sample_weight`` the weight of each of its samples and ``frequency`` its number of
     samples (None: one), so that the distinct rows of a frequency table and the samples
-    themselves give the same draws.
+    themselves give the same draws. Groups come one at a time, in order, each drawing its
+    replicates from ``rng`` in turn, so that a caller can reduce a group's tables before the
+    next is drawn (memory: ``n_boot x n_cells``, not ``n_boot x n_groups x n_cells``); groups
+    without samples are skipped (their tables are zero).
 
     Resampling the ``n_g`` rows of a group with replacement draws its cell counts from a
     multinomial with the group's cell frequencies: no pass over the samples is needed. With
@@ -92,11 +96,11 @@ def bootstrap_count_tables(table, groups, cell, sample_weight, frequency, n_boot
     same distribution as resampling the rows.
     """
     if sample_weight is None:
-        replicates = np.zeros((n_boot, *table.shape))
         for g in np.flatnonzero(table.sum(axis=1) > 0):
             row = table[g]
-            replicates[:, g] = rng.multinomial(int(round(row.sum())), row / row.sum(), size=n_boot)
-        return replicates
+            draws = rng.multinomial(int(round(row.sum())), row / row.sum(), size=n_boot)
+            yield g, draws.astype(np.float64)
+        return
     n_cells = table.shape[1]
     weight_values, weight_codes = np.unique(sample_weight, return_inverse=True)
     n_weights = weight_values.size
@@ -111,42 +115,23 @@ def bootstrap_count_tables(table, groups, cell, sample_weight, frequency, n_boot
     sizes[row, keys % n_cells] = class_sizes
     row_weight = weight_values[group_weight % n_weights]
     bounds = np.searchsorted(group_weight // n_weights, np.arange(groups.n_groups + 1))
-    replicates = np.zeros((n_boot, groups.n_groups, n_cells))
     for g in range(groups.n_groups):
         group_sizes = sizes[bounds[g] : bounds[g + 1]]
         if not group_sizes.size:
             continue
         weights = row_weight[bounds[g] : bounds[g + 1]]
         n_rows = int(group_sizes.sum())
-        # Replicates per call, so that a block of draws holds about 2**22 numbers.
+        tables = np.empty((n_boot, n_cells))
+        # Replicates per call, so that a block of draws holds about 2**22 numbers (legacy
+        # multinomial draws replicate after replicate: the blocks do not change the stream).
         block = max(1, (1 << 22) // group_sizes.size)
         for low in range(0, n_boot, block):
             draws = rng.multinomial(
                 n_rows, group_sizes.ravel() / n_rows, size=min(block, n_boot - low)
             )
             draws = draws.reshape(draws.shape[0], *group_sizes.shape)
-            replicates[low : low + draws.shape[0], g] = np.einsum("bkc,k->bc", draws, weights)
-    return replicates
-
-
-
-def rescale_weights(sample_weight):
-    """Weights divided by a power of two when their sum would overflow float64, else as given.
-
-    Every statistic built on the count tables is a ratio of weighted sums, invariant under a
-    common factor of the weights; weights near the float64 limit (1e308) would otherwise
-    make the sums infinite and the ratios NaN. Division by a power of two is exact.
-    """
-    if sample_weight is None or sample_weight.size == 0:
-        return sample_weight
-    with np.errstate(over="ignore"):
-        total = np.sum(sample_weight)
-    if np.isfinite(total):
-        return sample_weight
-    exponent = np.frexp(np.max(sample_weight))[1] + int(np.ceil(np.log2(sample_weight.size)))
-    # Two factors, each a normal float64, so that the scaling stays exact.
-    half = exponent // 2
-    return sample_weight * 2.0**-half * 2.0 ** -(exponent - half)
+            tables[low : low + draws.shape[0]] = np.einsum("bkc,k->bc", draws, weights)
+        yield g, tables
 
 
 def class_table(groups, y_codes, n_classes, sample_weight=None):
@@ -170,6 +155,8 @@ def class_table(groups, y_codes, n_classes, sample_weight=None):
         minlength=groups.n_groups * n_classes,
     )
     return counts.reshape(groups.n_groups, n_classes).astype(np.float64, copy=False)
+
+
 @dataclass(frozen=True)
 class ValueCount:
     """Number of rows, and for each column whether all its values are whole numbers (class

@@ -8,12 +8,13 @@ extra, needed for ``as_frame=True`` alone.
 
 from __future__ import annotations
 
-import csv
 import gzip
 from importlib import resources
 
 import numpy as np
 from sklearn.utils import Bunch
+
+from skfair._csv import read_csv_table
 
 DATA_MODULE = "skfair.datasets"
 DATA_FOLDER = "data"
@@ -28,7 +29,7 @@ files."""
 
 
 def read_csv_columns(filename):
-    """Read a bundled ``.csv.gz`` file into ``(names, columns)`` (see :func:`parse_csv`).
+    """Read a bundled ``.csv.gz`` file into ``(names, columns)`` (see :mod:`skfair._csv`).
 
     Parameters
     ----------
@@ -37,64 +38,8 @@ def read_csv_columns(filename):
     """
     resource = resources.files(DATA_MODULE).joinpath(DATA_FOLDER, filename)
     with resource.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8", newline="") as text:
-        return parse_csv(text, source=filename)
-
-
-def parse_csv(text, *, source):
-    """Parse a csv file with a header row into numpy columns, without pandas.
-
-    A column whose values all parse as integers becomes int64, one whose values all parse as
-    numbers (empty fields allowed, as NaN) float64; any other column an object array of stripped
-    strings, with empty fields as ``np.nan``.
-
-    Parameters
-    ----------
-    text : file object
-        Opened in text mode with ``newline=""``.
-    source : str
-        Name used in error messages.
-
-    Returns
-    -------
-    names : list of str
-        The header row.
-    columns : dict of str to ndarray of shape (n_samples,)
-    """
-    reader = csv.reader(text)
-    try:
-        names = [name.strip() for name in next(reader)]
-    except StopIteration:
-        raise ValueError(f"{source} is empty; expected a header row.") from None
-    try:
-        rows = list(reader)
-    except csv.Error as exc:  # e.g. a field over csv.field_size_limit() characters
-        raise ValueError(f"{source}: line {reader.line_num}: {exc}.") from None
-    short = [i for i, row in enumerate(rows) if len(row) != len(names)]
-    if short:
-        raise ValueError(
-            f"{source}: line {short[0] + 2} has {len(rows[short[0]])} fields, the header "
-            f"{len(names)}."
-        )
-    if len(set(names)) != len(names):
-        raise ValueError(f"{source}: the header repeats column names: {names}.")
-    table = np.array(rows, dtype=object).reshape(len(rows), len(names))
-    return names, {name: _parse_column(table[:, j]) for j, name in enumerate(names)}
-
-
-def _parse_column(fields):
-    values = np.char.strip(fields.astype(str))
-    missing = values == ""
-    for dtype in (np.int64, np.float64):
-        if dtype is np.int64 and missing.any():
-            continue
-        try:
-            parsed = np.where(missing, "nan", values).astype(dtype)
-        except (ValueError, OverflowError):  # OverflowError: an integer beyond int64
-            continue
-        return parsed
-    values = values.astype(object)
-    values[missing] = np.nan
-    return values
+        table = read_csv_table(text, source=filename)
+    return table.names, table.columns
 
 
 def decode(values, codebook, *, name):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import Bunch, check_random_state
+from sklearn.utils import Bunch
 
-from skfair._compat import Interval, Real, StrOptions, validate_params
+from skfair._compat import RANDOM_STATE_CONSTRAINT, Interval, Real, StrOptions, validate_params
+from skfair._validation import check_random_state
 
 # M6 coefficients a = (10, -4, 16, 1, -3) / 20 (paper Sect. 4.4).
 _M6_SHIFT = np.array([10.0, -4.0, 16.0, 1.0, -3.0]) / 20.0
@@ -45,7 +46,7 @@ class LinearScore:
     {
         "name": [StrOptions(set(_DEFAULT_SCALE))],
         "n_samples": [Interval(Real, 1, None, closed="left")],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE_CONSTRAINT,
         "normal_scale": [StrOptions({"std", "var"}), None],
         "mu": [Real],
         "tau": [Real],
@@ -88,7 +89,7 @@ def make_bias_example(
         The model.
     n_samples : int, default=20000
         Number of rows.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed of the draw.
     normal_scale : {"std", "var"}, default=None
         Whether the second argument of N(m, s) is the standard deviation or the variance.

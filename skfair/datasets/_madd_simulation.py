@@ -7,7 +7,7 @@ from numbers import Integral
 import numpy as np
 from scipy.stats import gamma, truncnorm
 
-from skfair._compat import Interval, validate_params
+from skfair._compat import RANDOM_STATE_CONSTRAINT, Interval, validate_params
 
 # G0: X = Y / 11 with Y ~ Gamma(4, 1) truncated to [0, 11], i.e. density f_Gamma(4,1)(11 x) / C0.
 _G0_SHAPE, _G0_SCALE_INVERSE = 4.0, 11.0
@@ -20,7 +20,7 @@ _G1_LOC, _G1_SCALE = 0.55, 0.1
 @validate_params(
     {
         "n_samples_per_group": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE_CONSTRAINT,
     },
     prefer_skip_nested_validation=True,
 )
@@ -40,7 +40,7 @@ def make_madd_simulation(n_samples_per_group=10_000, *, random_state=None):
     ----------
     n_samples_per_group : int, default=10_000
         Number of samples in each group (the paper uses 10_000).
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seed of the draws.
 
     Returns

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Integral, Number, Real
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.utils import Bunch, _safe_indexing, check_random_state, get_tags
+from sklearn.utils import Bunch, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -27,11 +27,13 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import _model_allows_nan, accuracy_on_dask, check_meta_input
 from skfair._compat import (
+    RANDOM_STATE_CONSTRAINT,
     HasMethods,
     Interval,
     _fit_context,
     _raise_for_params,
     _routing_enabled,
+    _safe_indexing,
     process_routing,
 )
 from skfair._dask import map_row_blocks, refuse, uses_dask
@@ -40,7 +42,7 @@ from skfair._rows import row_codes
 from skfair._stats._votes import entropy as _entropy
 from skfair._stats._votes import label_stability_from_codes as _label_stability_from_codes
 from skfair._stats._votes import member_votes as _member_votes
-from skfair._validation import check_weights
+from skfair._validation import check_random_state, check_weights
 
 _MAX_SEED = np.iinfo(np.int32).max
 # Draws tried per member before a sample holding a single class is an error. A draw of n rows
@@ -83,7 +85,7 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     bootstrap_fraction : float in (0, 1], default=0.8
         Size of each bootstrap sample as a fraction of the training set (Virny's examples use
         0.8). Rows are drawn with replacement.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Draws one seed per member. A member's seed picks its bootstrap rows and is given to
         every ``random_state`` parameter of its estimator, so members differ and the ensemble
         is reproducible.
@@ -120,16 +122,22 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     binary member with ``p_1 = 0.5`` predicts ``classes_[0]`` (Virny's rule
     ``1{p_1 > 0.5}``), and so does the ensemble when the mean probability is 0.5.
 
-    ``sample_weight`` are frequencies, as in scikit-learn's bagging: each member's rows are
-    drawn with replacement with probabilities proportional to the weights, the sample size is
-    ``bootstrap_fraction`` times the total weight, and the members are fitted on their drawn
-    rows without weights (the draw has used them). To make a row of weight 2 and two copies
-    of the row the same draw for a given seed, not only in distribution, rows are drawn by
-    content: rows with equal features and label form one unit weighing their total weight,
-    the units are drawn (a multinomial draw in the sorted order of their contents) and
-    shuffled, and each unit is represented by its first row in ``estimators_samples_``.
-    Without weights this is the usual bootstrap (uniform, with replacement), and the members
-    do not depend on the order of the training rows.
+    ``sample_weight`` are sampling weights: each member's rows are drawn with replacement
+    with probabilities proportional to the weights, and the members are fitted on their drawn
+    rows without weights (the draw has used them). The sample size is ``bootstrap_fraction``
+    times the number of rows of positive weight, whatever the weights' scale: survey weights
+    of about 500 per row and weights summing to 1 give the same members, and equal weights
+    give the unweighted ensemble. (A size of ``bootstrap_fraction`` times the total weight,
+    scikit-learn's bagging with a float ``max_samples``, would make integer weights equal
+    repeated rows, but fit each member on 400,000 rows for 1,000 rows of survey weights and
+    fail for weights summing to 1; scikit-learn's default ``max_samples=None`` draws
+    ``n_samples`` rows for the same reason.) Rows of weight 0 are left out, as if absent.
+    Rows are drawn by content: rows with equal features and label form one unit weighing
+    their total weight, the units are drawn (a multinomial draw in the sorted order of their
+    contents) and shuffled, and each unit is represented by its first row in
+    ``estimators_samples_``, so a row of weight 2 and two copies of it weigh the same in the
+    draw. Without weights this is the usual bootstrap (uniform, with replacement), and the
+    members do not depend on the order of the training rows.
 
     A drawn sample that holds a single class, which would stop most classifiers' ``fit`` on
     small or unbalanced data, is redrawn from the same seed's stream (up to 100 times, then
@@ -173,7 +181,7 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         "estimator": [HasMethods(["fit", "predict"])],
         "n_estimators": [Interval(Integral, 2, None, closed="left")],
         "bootstrap_fraction": [Interval(Real, 0, 1, closed="right")],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE_CONSTRAINT,
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
     }
@@ -209,8 +217,9 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Frequency weights of the rows: each member's rows are drawn with probabilities
-            proportional to them (see Notes). The members' ``fit`` need not accept weights.
+            Sampling weights of the rows: each member's rows are drawn with probabilities
+            proportional to them, and their scale does not matter (see Notes). The members'
+            ``fit`` need not accept weights.
         **fit_params : dict
             Further parameters for the base estimator's ``fit``, only with metadata routing
             enabled (``sklearn.set_config(enable_metadata_routing=True)``). Per-sample
@@ -225,6 +234,7 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         if uses_dask(X, y, sample_weight):
             raise _FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
         X = check_meta_input(self, X, self.estimator, reset=True)
+        _check_object_values(X)
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         n_samples = X.shape[0]
@@ -470,10 +480,8 @@ class _BootstrapDraw:
     @classmethod
     def from_data(cls, X, y, sample_weight, bootstrap_fraction):
         _, class_codes = np.unique(y, return_inverse=True)
+        # check_weights has refused weights that are all zero.
         weights = np.ones(len(y)) if sample_weight is None else sample_weight
-        total = weights.sum()
-        if not total > 0:
-            raise ValueError("sample_weight sums to 0: no row can be drawn.")
         n_classes = class_codes.max() + 1
         if n_classes >= 2 and len(np.unique(class_codes[weights > 0])) < 2:
             raise ValueError(
@@ -481,14 +489,19 @@ class _BootstrapDraw:
                 "hold a single class; give rows of at least two classes a positive weight."
             )
         drawable = np.flatnonzero(weights > 0)
-        keys = np.column_stack([row_codes(_safe_indexing(X, drawable)), class_codes[drawable]])
-        _, first, units = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        # One int64 key per row, in the lexicographic order of (row content, class).
+        keys = row_codes(_safe_indexing(X, drawable)) * n_classes + class_codes[drawable]
+        _, first, units = np.unique(keys, return_index=True, return_inverse=True)
         unit_weights = np.bincount(units.reshape(-1), weights=weights[drawable])
-        # As scikit-learn's bagging: the size is the fraction of the total weight.
+        # A number of rows, not of weight units: the size does not depend on the weights' scale.
         return cls(
-            n_drawn=max(int(bootstrap_fraction * total), 1),
+            n_drawn=max(int(bootstrap_fraction * drawable.size), 1),
             probabilities=unit_weights / unit_weights.sum(),
-            representatives=drawable[first],
+            # int32 row numbers when they fit: the members' samples are kept (in
+            # estimators_samples_), 4 bytes a drawn row instead of 8.
+            representatives=drawable[first].astype(
+                np.int32 if len(y) <= np.iinfo(np.int32).max else np.intp
+            ),
             unit_classes=class_codes[drawable[first]],
         )
 
@@ -529,6 +542,34 @@ def _ensemble_block(X, *, row_offset, ensemble, method):
     if method == "uncertainty":
         return np.column_stack([out.label_stability, out.epistemic, out.aleatoric])
     return out
+
+
+def _is_number_or_string(value):
+    return value is None or isinstance(value, (Number, str, bytes, np.generic))
+
+
+# One Python call per value: an object array holds Python objects, read one by one anyway.
+_NUMBER_OR_STRING = np.frompyfunc(_is_number_or_string, 1, 1)
+
+
+def _check_object_values(X):
+    """Raise for a value of an object array ``X`` that is neither a number nor a string.
+
+    Each member sees only its drawn rows, so a value that its model cannot read (a dict, a
+    list) in a row that no member draws would pass unnoticed; the whole X is checked before
+    the draw instead. Strings pass: the model may encode them (a pipeline with an encoder).
+    """
+    if not isinstance(X, np.ndarray) or X.dtype != object:
+        return
+    readable = _NUMBER_OR_STRING(X).astype(bool)
+    if not readable.all():
+        row, column = np.argwhere(~readable)[0]
+        value = X[row, column]
+        raise TypeError(
+            f"X[{row}, {column}] is of type {type(value).__name__!r}, which no model reads: in "
+            "an object array X, every argument must be a string or a number (None for a missing "
+            "value). Convert or drop that value; all rows are checked, drawn or not."
+        )
 
 
 def _fit_member(estimator, X, y, rows, seed, fit_params, n_samples):

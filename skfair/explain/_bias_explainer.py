@@ -20,11 +20,12 @@ from joblib import Parallel, delayed
 from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.exceptions import NotFittedError, UndefinedMetricWarning
-from sklearn.utils import Bunch, check_array, check_random_state
+from sklearn.utils import Bunch, check_array
 from sklearn.utils.validation import check_is_fitted
 
 from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
 from skfair._compat import (
+    RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
     SENSITIVE_FEATURES_CONSTRAINT,
     HasMethods,
@@ -38,7 +39,12 @@ from skfair._groups import privileged_mask, split_sensitive_column
 from skfair._response import ScoreReader
 from skfair._stats._sorted import FAVORABLE_SIGN as _FAVORABLE_SIGN
 from skfair._stats._sorted import w1_parts as _w1_parts
-from skfair._validation import check_groups, check_weights
+from skfair._validation import (
+    check_group_weights,
+    check_groups,
+    check_random_state,
+    check_weights,
+)
 from skfair.explain._games import MarginalGame, RowPool
 from skfair.explain._shapley import (
     MAX_EXACT_PLAYERS,
@@ -184,7 +190,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     n_permutations : "auto", "exact" or int, default="auto"
         "auto": exact enumeration of the 2**p coalitions for at most 10 players, otherwise 128
         antithetic permutations; an int forces permutation sampling.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Background draw and permutations.
     n_jobs : int, default=None
         Parallel evaluation of coalitions or permutations with joblib. The work is split into
@@ -304,7 +310,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
             StrOptions({"auto", "exact"}),
             Interval(Integral, 1, None, closed="left"),
         ],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE_CONSTRAINT,
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
         "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
@@ -382,6 +388,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
         n_samples = X.shape[0]
+        # Equal weights come back as None: the unweighted result, whatever their scale.
         weights = check_weights(sample_weight, n_samples)
         weights = np.ones(n_samples) if weights is None else weights
         response = ScoreReader.from_estimator(self.estimator, self.response_method, self.pos_label)
@@ -453,6 +460,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
             self.privileged_group_ = self.protected_group_ = None
             return np.arange(n_samples), _ComparedPair(None, weights, self.sign_)
         groups = check_groups(sensitive, n_samples)
+        check_group_weights(groups, weights)
         labels = groups.labels
         self.groups_ = labels
         if groups.n_groups == 1:

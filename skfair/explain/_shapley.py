@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import comb
-from sklearn.utils import check_random_state
+
+from skfair._validation import check_random_state
 
 # Above this many players the 2**p coalition table is not enumerated (2**20 coalitions).
 MAX_EXACT_PLAYERS = 20

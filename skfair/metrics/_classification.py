@@ -43,7 +43,7 @@ from skfair._stats._aggregate import (
     signed_gaps,
     warn_single_group,
 )
-from skfair._stats._counts import ValueCount, confusion_table, rate_parts, rescale_weights
+from skfair._stats._counts import ValueCount, confusion_table, rate_parts
 from skfair._stats._sorted import RankSelection, linear_quantiles
 from skfair._validation import (
     binarize,
@@ -551,7 +551,7 @@ def _check_inputs(y_true, y_pred, sensitive_features, sample_weight, *, needs_y_
     if y_true is not None:
         check_label_pair(y_true, y_pred)
     groups = check_groups(sensitive_features, n_samples)
-    return y_true, y_pred, groups, rescale_weights(check_weights(sample_weight, n_samples))
+    return y_true, y_pred, groups, check_weights(sample_weight, n_samples)
 
 
 def _binary_confusion(
@@ -800,7 +800,7 @@ def _check_multiclass_inputs(
         sample_weight=sample_weight,
     )
     groups = check_groups(sensitive_features, n_samples)
-    sample_weight = rescale_weights(check_weights(sample_weight, n_samples))
+    sample_weight = check_weights(sample_weight, n_samples)
     arrays = [np.asarray(y) for y in (y_true, y_pred) if y is not None]
     continuous = any(
         y.dtype.kind in "biuf" and type_of_target(y) in ("continuous", "continuous-multioutput")

@@ -10,7 +10,11 @@ import numpy as np
 from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
 from skfair._dask import dask_dispatch
 from skfair._groups import factorize_groups
-from skfair._stats._aggregate import disadvantaged_sides, furthest_from_parity
+from skfair._stats._aggregate import (
+    disadvantaged_sides,
+    furthest_from_parity,
+    warn_single_group,
+)
 from skfair._stats._counts import FP, TN, confusion_table
 from skfair._validation import binarize
 from skfair.metrics._classification import _BINARY_CONSTRAINTS, PREDICTION_TABLE, _check_inputs
@@ -59,7 +63,9 @@ def conditional_demographic_disparity(
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     control_features : array-like of shape (n_samples,) or (n_samples, n_attributes), dict \
 or None, default=None
-        The conditioning attribute(s) (e.g. the department applied to).
+        The conditioning attribute(s) (e.g. the department applied to). Its scorer
+        (``get_fairness_scorer("conditional_demographic_disparity")``) receives them per test
+        fold as metadata, or reads them from X with ``control_column=``.
     privileged_group : label, tuple of labels, or list of them, default=None
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
@@ -107,7 +113,9 @@ or None, default=None
     if control_features is None:
         n_strata, codes = 1, groups.codes
     else:
-        strata = factorize_groups(control_features, n_samples=y_pred.shape[0])
+        strata = factorize_groups(
+            control_features, n_samples=y_pred.shape[0], argument="control_features"
+        )
         n_strata, codes = strata.n_groups, strata.codes * n_groups + groups.codes
     cells = SimpleNamespace(codes=codes, n_groups=n_strata * n_groups)
     table = confusion_table(cells, None, accepted, weights).reshape(n_strata, n_groups, 4)
@@ -135,6 +143,9 @@ or None, default=None
     stratum_sizes = table.sum(axis=(1, 2))[defined]
     conditional = stratum_sizes @ disparity / stratum_sizes.sum()
     if privileged_group is None:
+        if n_groups < 2:
+            # A group's share of the rejected and of the accepted are both 1.
+            warn_single_group(groups, reported="0.0", stacklevel=5)
         return float(np.abs(conditional).max())
     # Shares of groups add up, so a pooled side's disparity is the sum of its groups'.
     _, compared = disadvantaged_sides(groups, privileged_group, disadvantaged)

@@ -47,7 +47,6 @@ from skfair._stats._aggregate import (
     disadvantaged_sides,
     warn_single_group,
 )
-from skfair._stats._counts import rescale_weights
 from skfair._stats._sorted import (
     FAVORABLE_SIGN,
     cdf_at,
@@ -154,7 +153,7 @@ def _compared_pairs(
         y_score=y_score, y_true=y_true if condition_on_y else None, sample_weight=sample_weight
     )
     groups = check_groups(sensitive_features, n_samples)
-    weights = rescale_weights(check_weights(sample_weight, n_samples))
+    weights = check_weights(sample_weight, n_samples)
     weights = np.ones(n_samples) if weights is None else weights
     cell_names, cell_codes = _cells(y_true, condition_on_y, n_samples)
     signed = privileged_group is not None

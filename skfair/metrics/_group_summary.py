@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from skfair._compat import (
+    RANDOM_STATE_CONSTRAINT,
     SENSITIVE_FEATURES_CONSTRAINT,
     Integral,
     Interval,
@@ -23,7 +24,7 @@ from skfair.metrics._metric_table import MetricTable, _canonical_name, _import_p
         "metric": [str, callable],
         "n_boot": [Interval(Integral, 0, None, closed="left")],
         "ci": [Interval(Real, 0, 1, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE_CONSTRAINT,
         "sample_weight": ["array-like", None],
         "pos_label": [Real, str, "boolean", None],
         "as_frame": ["boolean"],
@@ -79,7 +80,7 @@ def group_summary(
         Number of bootstrap replicates; 0 computes no intervals (they are NaN).
     ci : float, default=0.95
         Coverage of the percentile interval ``[(1 - ci) / 2, (1 + ci) / 2]``.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seeds the bootstrap; an int gives reproducible intervals.
     sample_weight : array-like of shape (n_samples,), default=None
     pos_label : int, float, bool or str, default=None

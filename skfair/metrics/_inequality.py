@@ -19,19 +19,36 @@ import numpy as np
 from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, Real, validate_params
 from skfair._dask import dask_dispatch
 from skfair._groups import privileged_mask
+from skfair._stats._aggregate import warn_single_group
 from skfair._stats._counts import FN, FP, TN, TP, confusion_table
 from skfair._validation import binarize, check_labels, check_lengths, check_weights
 from skfair.metrics._classification import LABEL_TABLE, _binary_confusion
 
 
 def _entropy_terms(ratio, alpha):
-    """``f(x)`` of ``GE(alpha) = mean f(b_i / mu)``, with ``0 ln 0 = 0`` for ``alpha = 1``."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if alpha == 0:
-            return -np.log(ratio)
-        if alpha == 1:
-            return np.where(ratio > 0, ratio * np.log(np.where(ratio > 0, ratio, 1.0)), 0.0)
-        return (ratio**alpha - 1) / (alpha * (alpha - 1))
+    """Terms ``f(r)``, ``r = b / mu``, whose weighted mean is ``GE(alpha)``.
+
+    ``f(r) = (r^alpha - 1 - alpha (r - 1)) / (alpha (alpha - 1))``: the mean of ``r - 1`` is
+    0, so the added ``alpha (r - 1)`` leaves the mean unchanged, and every term is
+    non-negative and continuous in ``alpha``, with the limits ``r - 1 - ln r`` at
+    ``alpha = 0`` (mean log deviation) and ``r ln r - r + 1`` at ``alpha = 1`` (Theil;
+    ``0 ln 0 = 0``). ``r^alpha - 1`` computed directly is 0 for ``alpha = 1e-17`` and loses
+    digits near ``alpha = 1``; ``expm1`` keeps them.
+    """
+    positive = ratio > 0
+    log_ratio = np.log(np.where(positive, ratio, 1.0))
+    with np.errstate(over="ignore", invalid="ignore"):
+        if abs(alpha - 1) >= 0.5:
+            terms = (_expm1_over(alpha, log_ratio) - (ratio - 1)) / (alpha - 1)
+        else:
+            terms = (ratio * _expm1_over(alpha - 1, log_ratio) - (ratio - 1)) / alpha
+    # f(0) = (0^alpha - 1 + alpha) / (alpha (alpha - 1)): 1 / alpha, infinite for alpha <= 0.
+    return np.where(positive, terms, 1 / alpha if alpha > 0 else np.inf)
+
+
+def _expm1_over(t, x):
+    """``(exp(t x) - 1) / t``, with its limit ``x`` at ``t = 0``."""
+    return x if t == 0 else np.expm1(t * x) / t
 
 
 def _generalized_entropy(values, masses, alpha):
@@ -125,14 +142,32 @@ def generalized_entropy_index(y_true, y_pred, *, alpha=2, pos_label=None, sample
 
     Notes
     -----
-    aif360's ``generalized_entropy_index`` agrees for ``alpha`` not 0; for ``alpha = 0`` it
-    divides each term by ``mu`` as well.
+    ``alpha = 0`` is the limit of the general formula as ``alpha -> 0``, the mean log
+    deviation of Speicher et al. (2018, Eq. 4), as in the inequality literature (Shorrocks
+    1980):
+
+    ``GE(0) = -(1/n) sum_i ln(b_i / mu)``.
+
+    aif360 (``ClassificationMetric.generalized_entropy_index`` and
+    ``aif360.sklearn.metrics.generalized_entropy_error``) and holisticai, which follows it,
+    compute ``-(1/n) sum_i ln(b_i / mu) / mu`` at ``alpha = 0``: the mean log deviation
+    divided by the mean benefit, which is not the limit of their own formula for other
+    ``alpha``. Multiply the value here by ``1 / mu`` to reproduce theirs; the two agree when
+    the mean benefit is 1 (as many false positives as false negatives). For every other
+    ``alpha`` the definitions agree.
+
+    The index is continuous in ``alpha``: each sample contributes
+    ``(r^alpha - 1 - alpha (r - 1)) / (alpha (alpha - 1))`` with ``r = b / mu`` (the added
+    term has mean 0), evaluated with ``expm1`` so that ``alpha`` near 0 or 1 gives the
+    limits, not 0 from cancellation.
 
     References
     ----------
     .. [1] T. Speicher, H. Heidari, N. Grgic-Hlaca, K. P. Gummadi, A. Singla, A. Weller and
        M. B. Zafar, "A Unified Approach to Quantifying Algorithmic Unfairness: Measuring
        Individual & Group Unfairness via Inequality Indices", KDD 2018, Eq. (4).
+    .. [2] A. F. Shorrocks, "The Class of Additively Decomposable Inequality Measures",
+       Econometrica 48(3), 1980, pp. 613-625.
 
     Examples
     --------
@@ -291,6 +326,9 @@ def between_group_generalized_entropy_index(
     if privileged_group is not None:
         is_privileged = privileged_mask(groups, privileged_group)
         table = np.stack([table[~is_privileged].sum(axis=0), table[is_privileged].sum(axis=0)])
+    elif groups.n_groups < 2:
+        # One group mean: no inequality between groups to measure.
+        warn_single_group(groups, reported="0.0", stacklevel=5)
     masses = _benefit_masses(table)
     weights = masses.sum(axis=1)
     present = weights > 0

@@ -25,7 +25,6 @@ from skfair._dask import align, check_block, check_block_lengths, dask_dispatch,
 from skfair._dask._columns import as_numpy, split_argument
 from skfair._groups import check_n_groups, factorize_groups
 from skfair._stats._aggregate import aggregate, warn_single_group
-from skfair._stats._counts import rescale_weights
 from skfair._stats._histograms import (
     GroupRows,
     KeyedHistograms,
@@ -359,7 +358,7 @@ def _check_madd_weights(sample_weight, scores):
     if sample_weight is None:
         return None
     check_lengths(y_score=scores, sample_weight=sample_weight)
-    return rescale_weights(check_weights(sample_weight, scores.shape[0]))
+    return check_weights(sample_weight, scores.shape[0])
 
 
 def _check_table_size(n_groups, cells_per_group, parameter):

@@ -9,30 +9,26 @@ values, applied identically to the bootstrap replicates, so each aggregate has a
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import html
 import numbers
 import warnings
 from types import SimpleNamespace
 
 import numpy as np
-from sklearn.utils import check_random_state
+from sklearn.exceptions import UndefinedMetricWarning
 
 from skfair._dask import is_dask_collection, reduce_arguments
 from skfair._frames import collect_lazy
 from skfair._groups import factorize_groups, privileged_mask
-from skfair._stats._aggregate import DISADVANTAGED, furthest_from_parity
-from skfair._stats._counts import (
-    RATE_CELLS,
-    bootstrap_count_tables,
-    confusion_table,
-    rescale_weights,
-)
+from skfair._stats._aggregate import DISADVANTAGED, furthest_from_parity, warn_single_group
+from skfair._stats._counts import RATE_CELLS, bootstrap_group_tables, confusion_table
 from skfair._validation import (
     binarize,
     check_label_pair,
     check_labels,
     check_lengths,
+    check_random_state,
     check_weights,
 )
 
@@ -185,7 +181,7 @@ None, default=None
         Number of bootstrap replicates; 0 computes no intervals.
     ci : float, default=0.95
         Coverage of the percentile intervals.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seeds the bootstrap.
     as_frame : bool, default=False
         True returns pandas objects (needs pandas); False returns numpy arrays, with the row
@@ -212,7 +208,11 @@ None, default=None
     Groups with no samples in a stratum are absent from :attr:`by_group`; a rate whose
     denominator is zero in a group (e.g. a true-positive rate without positives) is NaN there
     and left out of the aggregates (fairlearn reports 0 for it, following scikit-learn's
-    ``zero_division``).
+    ``zero_division``), with an :class:`~sklearn.exceptions.UndefinedMetricWarning`. A
+    comparison needs two values: where fewer than two groups have a defined value,
+    :meth:`difference` and :meth:`ratio` are NaN, as the metric functions of
+    :mod:`skfair.metrics` are; a single group (in the table, or in a stratum) has nothing to
+    compare and gives 0.0 (ratio 1.0) with that warning.
 
     The bootstrap is stratified by group (and stratum): each replicate redraws every group at
     its own size. For the named rates the replicate of a group is a multinomial draw from the
@@ -314,13 +314,16 @@ None, default=None
         )
         self._sensitive = factorize_groups(sensitive_features, n_samples=n_samples)
         self._control = (
-            None if control_features is None else _control_encoding(control_features, n_samples)
+            None
+            if control_features is None
+            else factorize_groups(
+                control_features, n_samples=n_samples, argument="control_features"
+            )
         )
-        weights = rescale_weights(check_weights(sample_weight, n_samples))
         if frequency is None:
-            unit_weight = weights
-        elif weights is None:
-            weights = frequency.astype(np.float64)  # counts stand for unit weights
+            weights = unit_weight = check_weights(sample_weight, n_samples)
+        else:
+            weights, unit_weight = _row_weights(sample_weight, unit_weight, frequency)
         n_strata = 1 if self._control is None else self._control.n_groups
         n_groups = self._sensitive.n_groups
         codes = self._sensitive.codes
@@ -402,11 +405,56 @@ None, default=None
         if not self.n_boot:
             return values, {}
         # Groups are redrawn whole: the correctness split is a cell, not a stratum.
-        tables = bootstrap_count_tables(
+        draws = bootstrap_group_tables(
             table.reshape(cells.n_groups, shape[-1]), cells, cell, *rows, self.n_boot, rng
-        ).reshape(self.n_boot, *shape)
-        replicates = {name: self._rate_values(tables, *masks[name]) for name in masks}
-        return values, replicates
+        )
+        return values, self._bootstrap_rates(draws, masks)
+
+    def _bootstrap_rates(self, draws, masks):
+        """Replicates ``(per group, overall, sides)`` of each named rate.
+
+        ``draws`` yields one group's replicate count tables at a time; each is reduced at once
+        to every rate's numerator and denominator, so memory holds the replicate values
+        (``n_boot x n_groups`` per rate), never the ``n_boot x n_groups x n_cells`` tables. The
+        random stream is the one of drawing every table at once: the chunking does not change
+        the numbers.
+        """
+        n_strata, n_groups = self._shape
+        sides = self._privileged is not None
+        shapes = {
+            "per_group": (self.n_boot, n_strata, n_groups),
+            "parts": (2, self.n_boot, n_strata, 3 if sides else 1),
+        }
+        n_bytes = 8 * len(masks) * sum(int(np.prod(shape)) for shape in shapes.values())
+        try:
+            per_group = {name: np.full(shapes["per_group"], np.nan) for name in masks}
+            # numerator and denominator of [overall, disadvantaged side, privileged side]
+            parts = {name: np.zeros(shapes["parts"]) for name in masks}
+        except MemoryError as error:
+            raise MemoryError(
+                f"The bootstrap keeps n_boot={self.n_boot} replicates of {len(masks)} rate(s) "
+                f"in {n_strata * n_groups} (stratum, group) cells: {n_bytes / 2**30:.2f} GiB, "
+                "more than the memory available. Lower n_boot, or ask for fewer metrics or "
+                "groups per table."
+            ) from error
+        masks = {
+            name: (m.astype(np.float64), d.astype(np.float64)) for name, (m, d) in masks.items()
+        }
+        for g, group_draws in draws:
+            stratum, group = divmod(g, n_groups)
+            side = [0] if not sides else [0, 2 if self._privileged[group] else 1]
+            for name, (numerator_mask, denominator_mask) in masks.items():
+                numerator = group_draws @ numerator_mask
+                denominator = group_draws @ denominator_mask
+                per_group[name][:, stratum, group] = _ratio(numerator, denominator)
+                for column in side:
+                    parts[name][0, :, stratum, column] += numerator
+                    parts[name][1, :, stratum, column] += denominator
+        replicates = {}
+        for name in masks:
+            ratios = _ratio(parts[name][0], parts[name][1])
+            replicates[name] = (per_group[name], ratios[..., 0], ratios[..., 1:] if sides else None)
+        return replicates
 
     def _rate_values(self, table, numerator_mask, denominator_mask):
         """(per group, overall, sides) of the rate ``table @ numerator / table @ denominator``."""
@@ -596,9 +644,11 @@ None, default=None
         Returns
         -------
         Series, DataFrame (one row per control stratum) or ndarray
+            NaN, with an :class:`~sklearn.exceptions.UndefinedMetricWarning`, where fewer than
+            two groups have a defined value (or a compared side has none); a single group
+            gives 0.0 with that warning.
         """
-        function = self._aggregate("difference", method)
-        return self._output([function(v) for v in self._values], rows=False)
+        return self._compare("difference", method)
 
     def ratio(self, method="between_groups"):
         """Ratio of each metric between groups.
@@ -614,9 +664,60 @@ None, default=None
         Returns
         -------
         Series, DataFrame (one row per control stratum) or ndarray
+            NaN, with an :class:`~sklearn.exceptions.UndefinedMetricWarning`, where fewer than
+            two groups have a defined value, a compared side has none, or the denominator is
+            0; a single group gives 1.0 with that warning.
         """
-        function = self._aggregate("ratio", method)
-        return self._output([function(v) for v in self._values], rows=False)
+        return self._compare("ratio", method)
+
+    def _compare(self, kind, method):
+        """``difference`` or ``ratio``, with the warnings of the metric functions."""
+        function = self._aggregate(kind, method)
+        results = [function(v) for v in self._values]
+        if self._sensitive.n_groups < 2:
+            warn_single_group(
+                self._sensitive, reported="0.0" if kind == "difference" else "1.0", stacklevel=4
+            )
+        else:
+            for name, values, result in zip(self.metric_names, self._values, results, strict=True):
+                self._warn_undefined(name, values[0], result, kind, method)
+        return self._output(results, rows=False)
+
+    def _warn_undefined(self, name, per_group, result, kind, method):
+        """Warn that groups without a value are left out, and why an aggregate is NaN."""
+        undefined = self._present & np.isnan(per_group)
+        nan = np.isnan(np.atleast_1d(result))
+        single = np.count_nonzero(self._present, axis=-1) == 1
+        if not undefined.any() and not nan.any() and not single.any():
+            return
+        parts = []
+        if single.any():
+            strata = [self.strata[s] for s in np.flatnonzero(single)][:10]
+            parity = "1.0" if kind == "ratio" else "0.0"
+            parts.append(
+                f"has a single group in strata {strata}, with nothing to compare: reported as "
+                f"{parity} there"
+            )
+        if undefined.any():
+            labels = [label for label, u in zip(self.groups, self._rows(undefined)) if u]
+            parts.append(
+                f"is undefined for group(s) {labels[:10]}: they have no (weight in the) samples "
+                "it is computed on, and are left out"
+            )
+        if nan.any():
+            where = ""
+            if self._control is not None:
+                where = f" in strata {[self.strata[s] for s in np.flatnonzero(nan)][:10]}"
+            zero = ", or the ratio's denominator is 0" if kind == "ratio" else ""
+            parts.append(
+                f"NaN is returned{where}: fewer than two groups (or not both compared sides) "
+                f"have a defined value{zero}"
+            )
+        warnings.warn(
+            f"MetricTable.{kind}(method={method!r}): the {name!r} " + "; ".join(parts) + ".",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
 
     def difference_to(self, reference):
         """Each group's value minus the reference group's value, for every metric.
@@ -709,9 +810,11 @@ None, default=None
         if method not in ("between_groups", "to_overall"):
             raise ValueError(f"method must be 'between_groups' or 'to_overall', got {method!r}.")
         if method == "to_overall":
-            return _difference_to_overall if kind == "difference" else _ratio_to_overall
-        if self._privileged is None:
-            return _difference_between if kind == "difference" else _ratio_between
+            unsigned = _difference_to_overall if kind == "difference" else _ratio_to_overall
+        elif self._privileged is None:
+            unsigned = _difference_between if kind == "difference" else _ratio_between
+        if self._privileged is None or method == "to_overall":
+            return functools.partial(unsigned, present=self._present)
         privileged = self._privileged
         each = self.disadvantaged == "each"
         if kind == "difference":
@@ -779,22 +882,36 @@ def _group_max(v):
     return _nan_reduce(np.nanmax, v[0])
 
 
-def _difference_between(v):
-    return _group_max(v) - _group_min(v)
+def _compared(per_group, present, value, parity):
+    """``value`` where at least two groups have a defined value, else NaN.
+
+    A comparison of one defined value with nothing is undefined, as in the metric functions
+    (a bootstrap replicate where a group lost its value is then left out of the interval). A
+    stratum holding a single group (``present``: which groups have samples in each stratum)
+    has nothing to compare: the ``parity`` value, as a table of that stratum alone gives.
+    """
+    n_defined = np.count_nonzero(~np.isnan(per_group), axis=-1)
+    single = (np.count_nonzero(present, axis=-1) == 1) & (n_defined == 1)
+    return np.where(n_defined >= 2, value, np.where(single, parity, np.nan))
 
 
-def _ratio_between(v):
-    return _ratio(_group_min(v), _group_max(v))
+def _difference_between(v, present):
+    return _compared(v[0], present, _group_max(v) - _group_min(v), 0.0)
 
 
-def _difference_to_overall(v):
-    return _nan_reduce(np.nanmax, np.abs(v[0] - v[1][..., None]))
+def _ratio_between(v, present):
+    return _compared(v[0], present, _ratio(_group_min(v), _group_max(v)), 1.0)
 
 
-def _ratio_to_overall(v):
+def _difference_to_overall(v, present):
+    gaps = _nan_reduce(np.nanmax, np.abs(v[0] - v[1][..., None]))
+    return _compared(v[0], present, gaps, 0.0)
+
+
+def _ratio_to_overall(v, present):
     per_group, overall = v[0], v[1][..., None]
     closeness = np.fmin(_ratio(per_group, overall), _ratio(overall, per_group))
-    return _nan_reduce(np.nanmin, closeness)
+    return _compared(per_group, present, _nan_reduce(np.nanmin, closeness), 1.0)
 
 
 def _difference_to_group(v, index):
@@ -827,17 +944,6 @@ def _ratio(numerator, denominator):
 # helpers
 
 
-def _control_encoding(control_features, n_samples):
-    """Factorised control features, named ``control_features`` when the input has no names."""
-    control = factorize_groups(control_features, n_samples=n_samples)
-    default = "sensitive_features"
-    names = tuple(
-        "control_features" + name[len(default) :] if name.startswith(default) else name
-        for name in control.names
-    )
-    return dataclasses.replace(control, names=names)
-
-
 def _frequency_table(per_sample, parsed, n_boot):
     """On dask input, replace the per-sample inputs by their frequency table (in place);
     return each row's ``(frequency, unit weight or None)``.
@@ -866,10 +972,31 @@ def _frequency_table(per_sample, parsed, n_boot):
         per_sample["sample_weight"] = None
         return table.count, None
     if n_boot > 0:
+        # The rows' weights are formed from the checked unit weights (_row_weights).
         unit_weight = per_sample["sample_weight"]
-        per_sample["sample_weight"] = unit_weight * table.count
+        per_sample["sample_weight"] = None
         return table.count, unit_weight
     return table.count, None
+
+
+def _row_weights(sample_weight, unit_weight, frequency):
+    """Weights of the rows of a frequency table, and of each of their samples (or None).
+
+    ``sample_weight`` is None (unweighted: the counts stand for unit weights) or the rows'
+    summed weights; with a bootstrap, ``unit_weight`` is the weight of each of a row's
+    samples instead. The checks are those of the in-memory path on the samples' weights:
+    equal sample weights are no weights, and weights whose sum would overflow are rescaled
+    (both exact). Equal summed weights of rows of different frequencies are not equal sample
+    weights, so they stand for equal rows (ones), never for the frequencies.
+    """
+    n_rows = frequency.shape[0]
+    unit_weight = check_weights(unit_weight, n_rows)
+    if unit_weight is not None:
+        return unit_weight * frequency, unit_weight
+    weights = check_weights(sample_weight, n_rows)
+    if weights is None:
+        weights = frequency.astype(np.float64) if sample_weight is None else np.ones(n_rows)
+    return weights, None
 
 
 def _check_label_inputs(y_true, y_pred, rate_names):

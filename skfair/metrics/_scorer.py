@@ -10,6 +10,9 @@ A scorer gets the sensitive features in one of two ways:
   needs routing, which is why this mode also works for estimators that need the sensitive
   features at predict time.
 
+Metrics that condition on ``control_features`` (:func:`conditional_demographic_disparity`) get
+them the same two ways: requested as metadata, or read from ``X`` with ``control_column=``.
+
 The scorer object implements scikit-learn's public scorer protocol (``__call__(estimator, X,
 y)``, ``get_metadata_routing``, ``set_score_request``, ``_accept_sample_weight``) without
 subclassing scikit-learn's private ``_BaseScorer``: private-API drift is what broke aif360's
@@ -36,6 +39,7 @@ from skfair._compat import (
     _routing_enabled,
     validate_params,
 )
+from skfair._groups import split_sensitive_column
 from skfair._response import SCORE_METHODS, get_response_values
 from skfair._validation import check_groups, check_lengths
 from skfair.metrics._classification import (
@@ -206,26 +210,48 @@ def parity_loss(value, parity):
 class _FairnessScorer:
     """Scorer returned by :func:`make_fairness_scorer`; see there."""
 
-    def __init__(self, metric, *, response_method, sign, sensitive_column, needs_X, parity, kwargs):
+    def __init__(
+        self,
+        metric,
+        *,
+        response_method,
+        sign,
+        sensitive_column,
+        needs_X,
+        parity,
+        kwargs,
+        control_column=None,
+    ):
         self._metric = metric
         self._response_method = response_method
         self._sign = sign
         self._sensitive_column = sensitive_column
+        self._control_column = control_column
         self._needs_X = needs_X
         self._parity = parity
         self._kwargs = kwargs
         self._score_request = {"sensitive_features": True} if sensitive_column is None else {}
+        if control_column is None and _accepts(metric, "control_features"):
+            # Per-sample conditioning attributes are metadata too: routed, they are sliced
+            # with each test fold.
+            self._score_request["control_features"] = True
 
     # -- scikit-learn scorer protocol ---------------------------------------------------------
 
-    def __call__(self, estimator, X, y_true, sensitive_features=None, sample_weight=None):
-        """Score ``estimator`` on ``X``: ``sign * parity_loss(metric(y_true, response))``."""
+    def __call__(
+        self, estimator, X, y_true, sensitive_features=None, sample_weight=None, **metadata
+    ):
+        """Score ``estimator`` on ``X``: ``sign * parity_loss(metric(y_true, response))``.
+
+        ``metadata`` may hold ``control_features`` for metrics that take them.
+        """
+        control = self._control_features(X, metadata)
         if self._sensitive_column is None and sensitive_features is None:
             column = getattr(estimator, "sensitive_column", None)
             hint = f" The estimator reads {column!r} from X." if column is not None else ""
             raise ValueError(_NO_SENSITIVE_FEATURES + hint)
         sensitive, X_without = resolve_sensitive(X, sensitive_features, self._sensitive_column)
-        check_lengths(X=X, y_true=y_true, sensitive_features=sensitive)
+        check_lengths(X=X, y_true=y_true, sensitive_features=sensitive, control_features=control)
         groups = check_groups(sensitive, len(y_true))
         single_group = groups.n_groups < 2
         if single_group:
@@ -258,6 +284,8 @@ class _FairnessScorer:
             metric_kwargs["sensitive_features"] = sensitive
         if sample_weight is not None:
             metric_kwargs["sample_weight"] = sample_weight
+        if control is not None:
+            metric_kwargs["control_features"] = control
         with warnings.catch_warnings():
             if single_group:
                 # The metric's own single-group warning would repeat the one above.
@@ -270,8 +298,27 @@ class _FairnessScorer:
                 value = self._metric(y_true, response, **metric_kwargs)
         return self._sign * float(parity_loss(value, self._parity))
 
+    def _control_features(self, X, metadata):
+        """The control features of the scored rows: from ``X`` or the routed metadata."""
+        unknown = sorted(set(metadata) - {"control_features"})
+        if unknown:
+            raise TypeError(f"{self!r} got unexpected metadata {unknown}.")
+        control = metadata.get("control_features")
+        if control is not None and not _accepts(self._metric, "control_features"):
+            name = getattr(self._metric, "__name__", repr(self._metric))
+            raise TypeError(f"{name} takes no control_features.")
+        if self._control_column is None:
+            return control
+        if control is not None:
+            raise ValueError(
+                f"Both control_column={self._control_column!r} and control_features were "
+                "given; pass one or the other."
+            )
+        return split_sensitive_column(X, self._control_column)[0]
+
     def get_metadata_routing(self):
-        """Metadata requested by the scorer: ``sensitive_features`` (routing mode)."""
+        """Metadata requested by the scorer: ``sensitive_features`` (routing mode), and
+        ``control_features`` for metrics that take them (unless ``control_column`` is set)."""
         request = MetadataRequest(owner=self.__class__.__name__)
         for param, alias in self._score_request.items():
             request.score.add_request(param=param, alias=alias)
@@ -288,7 +335,7 @@ class _FairnessScorer:
                 "enable it using sklearn.set_config(enable_metadata_routing=True)."
             )
         for param, alias in kwargs.items():
-            if param not in ("sensitive_features", "sample_weight"):
+            if param not in ("sensitive_features", "sample_weight", "control_features"):
                 raise TypeError(f"Unexpected argument {param!r} for set_score_request.")
             self._score_request[param] = alias
         return self
@@ -305,6 +352,8 @@ class _FairnessScorer:
             arguments.append("greater_is_better=True")
         if self._sensitive_column is not None:
             arguments.append(f"sensitive_column={self._sensitive_column!r}")
+        if self._control_column is not None:
+            arguments.append(f"control_column={self._control_column!r}")
         if self._needs_X:
             arguments.append("needs_X=True")
         arguments.extend(f"{key}={value!r}" for key, value in self._kwargs.items())
@@ -322,6 +371,7 @@ def _as_tuple(response_method):
         "greater_is_better": ["boolean"],
         "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
         "needs_X": ["boolean"],
+        "control_column": SENSITIVE_COLUMN_CONSTRAINT,
     },
     prefer_skip_nested_validation=True,
 )
@@ -332,6 +382,7 @@ def make_fairness_scorer(
     greater_is_better=False,
     sensitive_column=None,
     needs_X=False,
+    control_column=None,
     **kwargs,
 ):
     """Make a scikit-learn scorer from a fairness metric.
@@ -364,6 +415,13 @@ def make_fairness_scorer(
         them through metadata routing.
     needs_X : bool, default=False
         Pass the features (without the sensitive columns) to the metric as its first argument.
+    control_column : str, int or list, default=None
+        For metrics with ``control_features`` (:func:`conditional_demographic_disparity`):
+        read them from these columns of X. Without it the scorer requests
+        ``control_features`` as metadata, so that with metadata routing enabled
+        ``cross_validate(..., params={"control_features": c})`` and ``GridSearchCV.fit(...,
+        control_features=c)`` deliver each test fold's slice. A fixed array in ``**kwargs``
+        would not be sliced by fold and is refused.
     **kwargs
         Passed to the metric (e.g. ``privileged_group="Male"``, ``pos_label=1``).
 
@@ -404,6 +462,18 @@ def make_fairness_scorer(
             response_method = builtin.response_method
     needs_X = needs_X or (builtin is not None and builtin.needs_X)
     _check_metric_keywords(metric, kwargs, needs_X)
+    if "control_features" in kwargs:
+        raise TypeError(
+            "control_features holds one value per sample, so a scorer cannot take a fixed "
+            "array of them: in cross-validation it would not be sliced with each fold. Name "
+            "the column(s) of X with control_column=, or pass control_features as metadata "
+            "(sklearn.set_config(enable_metadata_routing=True), then cross_validate(..., "
+            "params={'control_features': c}) or GridSearchCV(...).fit(X, y, "
+            "control_features=c))."
+        )
+    if control_column is not None and not _accepts(metric, "control_features"):
+        name = getattr(metric, "__name__", repr(metric))
+        raise TypeError(f"control_column= is for metrics with control_features; {name} has none.")
     return _FairnessScorer(
         metric,
         response_method=response_method,
@@ -412,6 +482,7 @@ def make_fairness_scorer(
         needs_X=needs_X,
         parity=builtin.parity if builtin is not None else "loss",
         kwargs=kwargs,
+        control_column=control_column,
     )
 
 
@@ -439,7 +510,7 @@ def _check_metric_keywords(metric, kwargs, needs_X):
         raise TypeError(
             f"{name} got unexpected keyword argument(s) {unknown}; its keywords are "
             f"{valid}, and make_fairness_scorer's own are response_method, "
-            f"greater_is_better, sensitive_column and needs_X.{hint}"
+            f"greater_is_better, sensitive_column, needs_X and control_column.{hint}"
         )
 
 

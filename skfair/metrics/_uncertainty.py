@@ -39,7 +39,6 @@ from skfair._dask import (
 from skfair._dask._columns import as_numpy, split_argument
 from skfair._groups import factorize_groups, rows_from
 from skfair._stats._aggregate import group_mean_difference, rate_difference
-from skfair._stats._counts import rescale_weights
 from skfair._stats._votes import GroupMeans, entropy, label_stability_from_codes, member_votes
 from skfair._validation import check_groups, check_label_values, check_lengths, check_weights
 
@@ -481,7 +480,7 @@ def _check_group_inputs(values, y_true, sensitive_features, sample_weight):
     check_lengths(
         **{"y_true": y_true, "the member outputs (axis 1)": values, "sample_weight": sample_weight}
     )
-    weights = rescale_weights(check_weights(sample_weight, n_samples))
+    weights = check_weights(sample_weight, n_samples)
     return check_groups(sensitive_features, n_samples), weights
 
 

@@ -37,6 +37,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from skfair._base import resolve_sensitive, warn_no_sensitive_features
 from skfair._compat import (
+    RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
     StrOptions,
     _check_feature_names_in,
@@ -47,7 +48,7 @@ from skfair._dask import check_in_memory, map_row_blocks, reduce_arguments, uses
 from skfair._frames import as_supported_frame
 from skfair._groups import factorize_groups, sensitive_column_positions, split_sensitive_column
 from skfair._random import RowRandom, draw_seed
-from skfair._validation import check_weights
+from skfair._validation import check_group_weights, check_weights
 
 # The hint of the error raised by fit_transform (the in-sample path) on dask input.
 IN_SAMPLE_ON_DASK = (
@@ -80,7 +81,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "handle_unknown": [StrOptions({"error", "identity"})],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": RANDOM_STATE_CONSTRAINT,
         "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
     }
 
@@ -248,11 +249,8 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
     def _fit(self, X, y, sensitive_features, sample_weight, *, in_sample):
         X, sensitive_features = self._split_input(X, sensitive_features, reset=True)
         n_samples = X.shape[0]
+        # Equal weights come back as None: the unweighted path gives the same maps, bit for bit.
         weights = check_weights(sample_weight, n_samples)
-        if weights is not None and weights[0] > 0 and (weights == weights[0]).all():
-            # equal weights are no weights (the repairs do not depend on the weights' scale):
-            # the unweighted path gives the same maps, bit for bit
-            weights = None
         self._seed = draw_seed(self.random_state)
         if sensitive_features is None:
             warn_no_sensitive_features(self)
@@ -264,8 +262,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
             self._fit_identity(X, y)
             return X.copy() if in_sample else None
         groups = factorize_groups(sensitive_features, n_samples=n_samples)
-        if weights is not None:
-            _check_group_weights(groups, weights)
+        check_group_weights(groups, weights)
         # The per-sample codes are not needed after fit; transform encodes new samples.
         self._groups = replace(
             groups, codes=groups.codes[:0], attribute_codes=groups.attribute_codes[:0]
@@ -373,17 +370,6 @@ def _check_finite(X):
         raise ValueError(
             f"Input contains NaN or inf: {int(bad[column])} value(s) in column {column}. "
             "Outputs must be finite; nothing is dropped silently."
-        )
-
-
-def _check_group_weights(groups, weights):
-    """Raise for groups whose calibration rows all have weight zero."""
-    empty = np.flatnonzero(groups.counts(weights) <= 0)
-    if empty.size:
-        labels = [groups.labels[g] for g in empty[:10]]
-        raise ValueError(
-            f"Groups {labels} have a total sample_weight of zero: no calibration row of theirs "
-            "enters the maps. Give them positive weights or leave them out of the data."
         )
 
 

@@ -32,6 +32,7 @@ from skfair._base import (
     resolve_sensitive,
 )
 from skfair._compat import (
+    RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
     Interval,
@@ -311,7 +312,7 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         "sampling": [StrOptions({"row", "batch"})],
         "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
         "drop_sensitive": ["boolean"],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": RANDOM_STATE_CONSTRAINT,
         "n_jobs": [Integral, None],
     }
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from skfair._dask import map_row_blocks, reduce_arguments
 from skfair._groups import factorize_groups
-from skfair._validation import check_labels
+from skfair._validation import check_labels, check_weights
 
 
 def reweighing_weights_on_dask(y, sensitive_features, sample_weight):
@@ -26,7 +26,9 @@ def reweighing_weights_on_dask(y, sensitive_features, sample_weight):
     labels = check_labels(arguments["y"], "y")
     groups = factorize_groups(arguments["sensitive_features"], n_samples=labels.shape[0])
     classes, y_codes = np.unique(labels, return_inverse=True)
-    factors = reweighing_factors(groups, y_codes.reshape(-1), classes, arguments["sample_weight"])
+    # The table's rows weigh their summed weights, checked as the in-memory path checks them.
+    table_weights = check_weights(arguments["sample_weight"], labels.shape[0])
+    factors = reweighing_factors(groups, y_codes.reshape(-1), classes, table_weights)
     # The encoding without the table's codes: each block encodes its own rows with it.
     encoding = dataclasses.replace(groups, codes=groups.codes[:0])
     return map_row_blocks(

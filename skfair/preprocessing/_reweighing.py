@@ -27,6 +27,7 @@ from skfair._base import (
     resolve_sensitive,
 )
 from skfair._compat import (
+    RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
     SENSITIVE_FEATURES_CONSTRAINT,
     HasMethods,
@@ -39,8 +40,13 @@ from skfair._compat import (
 from skfair._dask import check_in_memory, is_dask_collection, uses_dask
 from skfair._groups import factorize_groups
 from skfair._random import draw_seed
-from skfair._stats._counts import class_table, rescale_weights
-from skfair._validation import check_labels, check_weights
+from skfair._stats._counts import class_table
+from skfair._validation import (
+    check_labels,
+    check_weights,
+    finite_sum_weights,
+    scale_free_weights,
+)
 
 
 @validate_params(
@@ -109,9 +115,10 @@ def reweighing_weights(y, *, sensitive_features, sample_weight=None):
     y = check_labels(y, "y")
     n_samples = y.shape[0]
     groups = factorize_groups(sensitive_features, n_samples=n_samples)
-    weights = check_weights(sample_weight, n_samples)
+    # The factors depend on the weights' ratios only; the output carries their scale.
+    weights = check_weights(sample_weight, n_samples, keep_scale=True)
     classes, y_codes = np.unique(y, return_inverse=True)
-    factors = reweighing_factors(groups, y_codes.reshape(-1), classes, weights)
+    factors = reweighing_factors(groups, y_codes.reshape(-1), classes, scale_free_weights(weights))
     out = factors[groups.codes, y_codes.reshape(-1)]
     return out if weights is None else out * weights
 
@@ -119,10 +126,11 @@ def reweighing_weights(y, *, sensitive_features, sample_weight=None):
 def reweighing_factors(groups, y_codes, classes, sample_weight=None):
     """The factor ``P(a) P(y) / P(a, y)`` of every cell: an array (n_groups, n_classes).
 
-    Cells without samples get 0 (they weigh nothing); a group that lacks a class present
-    elsewhere is named in a warning.
+    ``sample_weight`` comes from :func:`~skfair._validation.check_weights` (None for equal
+    weights, rescaled when their sum would overflow). Cells without samples get 0 (they weigh
+    nothing); a group that lacks a class present elsewhere is named in a warning.
     """
-    table = class_table(groups, y_codes, len(classes), rescale_weights(sample_weight))
+    table = class_table(groups, y_codes, len(classes), sample_weight)
     total = table.sum()
     group_totals, class_totals = table.sum(axis=1), table.sum(axis=0)
     expected = np.outer(group_totals / total, class_totals)  # n P(a) P(y), without overflow
@@ -235,7 +243,7 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
         "drop_sensitive": ["boolean"],
         "resample": [StrOptions({"auto"}), "boolean"],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": RANDOM_STATE_CONSTRAINT,
     }
 
     def __init__(
@@ -296,7 +304,9 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         check_classification_targets(y)
         y = column_or_1d(y, warn=True)
         n_samples = y.shape[0]
-        user_weights = check_weights(sample_weight, n_samples)
+        # The model gets the user's weights on their own scale (its regularisation may
+        # depend on it); the factors depend on their ratios only.
+        user_weights = check_weights(sample_weight, n_samples, keep_scale=True)
         params = self._model_fit_params(sample_weight, sensitive_features, fit_params)
         classes, y_codes = np.unique(y, return_inverse=True)
         y_codes = y_codes.reshape(-1)
@@ -305,7 +315,9 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             self.groups_, self.weights_ = [None], np.ones((1, classes.shape[0]))
         else:
             groups = factorize_groups(sensitive, n_samples=n_samples)
-            self.weights_ = reweighing_factors(groups, y_codes, classes, user_weights)
+            self.weights_ = reweighing_factors(
+                groups, y_codes, classes, scale_free_weights(user_weights)
+            )
             self.groups_ = groups.labels
             factors = self.weights_[groups.codes, y_codes]
             weights = factors if user_weights is None else factors * user_weights
@@ -524,7 +536,7 @@ def _systematic_resample(weights, cells, rng):
     times: systematic sampling over the rows in random order within their cell."""
     n_samples = weights.shape[0]
     order = np.lexsort((rng.random(n_samples), cells))
-    expected = np.cumsum(rescale_weights(weights)[order])
+    expected = np.cumsum(finite_sum_weights(weights)[order])
     expected *= n_samples / expected[-1]
     points = rng.random() + np.arange(n_samples)
     positions = np.searchsorted(expected, points, side="right")

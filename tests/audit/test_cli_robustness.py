@@ -214,3 +214,23 @@ def test_missing_values_are_reported_by_file_line(tmp_path, capsys, column):
     assert audit(tmp_path / "loans.csv") == 1
     # Row 7 of the frame is line 9 of the file: the header is line 1.
     assert "first at line 9 of" in capsys.readouterr().err
+
+
+def test_line_numbers_count_lines_not_records(tmp_path, capsys):
+    # Regression: a quoted line break in an earlier field shifted every later line number.
+    frame = loans(n=50).astype({"sex": object})
+    frame.insert(0, "note", "")
+    frame.loc[2, "note"] = "two\nlines"
+    frame.loc[7, "sex"] = None
+    frame.to_csv(tmp_path / "loans.csv", index=False)
+    assert audit(tmp_path / "loans.csv") == 1
+    # row 7 starts on line 10: the header is line 1, and row 2 spans two lines
+    assert "first at line 10 of" in capsys.readouterr().err
+
+
+def test_a_trailing_blank_line_is_fine(tmp_path, capsys):
+    # Regression: "line 52 has 0 fields"
+    text = loans(n=50).to_csv(index=False) + "\n"
+    (tmp_path / "loans.csv").write_text(text)
+    assert audit(tmp_path / "loans.csv", "--sections", "groups") == 0
+    assert "female" in capsys.readouterr().out

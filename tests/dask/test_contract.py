@@ -11,6 +11,7 @@ data for fails here, asking for a recipe.
 """
 
 import contextlib
+import functools
 import importlib
 import inspect
 import warnings
@@ -306,6 +307,63 @@ def test_function_on_dask_equals_in_memory_or_raises_type_error(name, weighted, 
             got, expected = _metric_table_views(got), _metric_table_views(expected)
         _assert_equal(got, expected, name)
     RESULTS[name] = "equal"
+
+
+def _scorer_cases():
+    """Scorers of each way of getting the per-sample data: ``(scorer, X, metadata)``."""
+    from skfair.metrics import (
+        conditional_demographic_disparity,
+        get_fairness_scorer,
+        make_fairness_scorer,
+        statistical_parity_difference,
+    )
+
+    codes = {"group": np.unique(DATA["sensitive_features"], return_inverse=True)[1]}
+    codes["control"] = np.unique(DATA["control_features"], return_inverse=True)[1]
+    X_columns = np.column_stack([DATA["X"], codes["group"], codes["control"]])
+    sensitive = {"sensitive_features": DATA["sensitive_features"]}
+    cdd = get_fairness_scorer("conditional_demographic_disparity")
+    return {
+        "sensitive_features": (
+            get_fairness_scorer("statistical_parity_difference"),
+            DATA["X"],
+            sensitive,
+        ),
+        "sensitive_column": (
+            make_fairness_scorer(statistical_parity_difference, sensitive_column=2),
+            X_columns,
+            {},
+        ),
+        "cdd-control_features": (
+            cdd,
+            DATA["X"],
+            {**sensitive, "control_features": DATA["control_features"]},
+        ),
+        "cdd-control_column": (
+            make_fairness_scorer(
+                conditional_demographic_disparity, sensitive_column=2, control_column=3
+            ),
+            X_columns,
+            {},
+        ),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_scorer_cases()))
+def test_scorer_on_dask_equals_in_memory_or_raises_type_error(case, no_materialisation):
+    # The scorers of make_fairness_scorer / get_fairness_scorer take per-sample data when
+    # they are called (sensitive and control features as metadata or columns of X).
+    scorer, X, metadata = _scorer_cases()[case]
+    arguments = {"X": X, "y_true": DATA["y_true"], **metadata}
+    with no_materialisation.off():
+        score = functools.partial(scorer, LogisticRegression().fit(X, DATA["y_true"]))
+        expected = _call(score, arguments)
+    try:
+        got = _call(score, _as_dask(arguments))
+    except TypeError as error:
+        _assert_documented(error, case)
+        return
+    _assert_equal(got, expected, case)
 
 
 def test_every_function_with_data_is_exact_or_refuses_for_a_documented_reason():

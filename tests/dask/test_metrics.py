@@ -268,6 +268,53 @@ def test_group_summary_callable_metric_raises_and_weighted_bootstrap_is_exact():
         np.testing.assert_allclose(got[field], expected[field], rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("n_boot", [0, 40])
+@pytest.mark.parametrize(
+    "weights",
+    [
+        # Rows (a, 1) x1 of weight 2 and (a, 0) x2 of weight 1 (likewise for b): every
+        # distinct row's summed weight is 2, which are not equal sample weights.
+        np.array([2.0, 1.0, 1.0, 1.0, 1.0, 2.0] * 50),
+        # Equal weights of any scale are no weights, on dask as in memory (the rows' sums
+        # stay finite: a partition's table adds its rows' weights up).
+        np.full(300, 1e300),
+    ],
+    ids=["equal-row-sums", "equal-1e300"],
+)
+def test_metric_table_on_dask_checks_the_sample_weights_not_the_row_sums(weights, n_boot):
+    # Regression (merge of the shared weight check into the frequency-table path): equal
+    # summed weights made the rows weigh their frequencies (selection rates 1/3 and 2/3
+    # instead of 1/2).
+    y_pred = np.array([1, 0, 0, 1, 1, 0] * 50)
+    groups = np.array(["a", "a", "a", "b", "b", "b"] * 50)
+    kwargs = {"n_boot": n_boot, "random_state": 0}
+    expected = metrics.MetricTable(
+        "selection_rate", None, y_pred, sensitive_features=groups, sample_weight=weights, **kwargs
+    )
+    chunks = (100, 0, 200)
+    got = metrics.MetricTable(
+        "selection_rate",
+        None,
+        _dask(y_pred, chunks),
+        sensitive_features=_dask(groups, chunks),
+        sample_weight=_dask(weights, chunks),
+        **kwargs,
+    )
+    # the oracle: weighted shares by group, computed directly
+    for k, group in enumerate(["a", "b"]):
+        inside = groups == group
+        share = weights[inside] / weights[inside].max()
+        rate = share[y_pred[inside] == 1].sum() / share.sum()
+        assert got.by_group[k, 0] == pytest.approx(rate, rel=1e-12)
+    np.testing.assert_allclose(got.by_group, expected.by_group, rtol=0, atol=1e-12)
+    if n_boot:
+        for what in ("by_group", "difference"):
+            for bound_got, bound_expected in zip(
+                got.confidence_interval(what), expected.confidence_interval(what), strict=True
+            ):
+                np.testing.assert_allclose(bound_got, bound_expected, rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("bins", [None, 7, 60])
 def test_madd_from_summed_histograms(bins):
     from skfair.datasets import make_madd_simulation

@@ -29,8 +29,18 @@ from skfair.metrics import (
 X, Y = make_classification(n_samples=120, n_features=5, random_state=0)
 
 
+# The draw size is a number of rows, so that the weights' scale does not matter: integer
+# weights are then not repeated rows (a row of weight 2 is drawn twice as often, but the
+# sample does not grow), as for scikit-learn's own BaggingClassifier.
+_NOT_FREQUENCY_WEIGHTS = "sample_weight are sampling weights: the draw size does not grow with them"
+
+
 @parametrize_with_checks(
     [BootstrapEnsemble(LogisticRegression(), n_estimators=3)],
+    expected_failed_checks=lambda estimator: {
+        "check_sample_weight_equivalence_on_dense_data": _NOT_FREQUENCY_WEIGHTS,
+        "check_sample_weight_equivalence_on_sparse_data": _NOT_FREQUENCY_WEIGHTS,
+    },
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -53,7 +63,7 @@ def test_members_are_fitted_unweighted_on_rows_drawn_by_weight():
     weights = np.random.default_rng(0).uniform(0.5, 2, size=120)
     ensemble = BootstrapEnsemble(LogisticRegression(), n_estimators=4, random_state=3)
     ensemble.fit(X, Y, sample_weight=weights)
-    n_drawn = int(0.8 * weights.sum())
+    n_drawn = int(0.8 * 120)  # rows, not weight
     for member, rows in zip(ensemble.estimators_, ensemble.estimators_samples_, strict=True):
         assert len(rows) == n_drawn
         expected = LogisticRegression().fit(X[rows], Y[rows])
@@ -61,9 +71,9 @@ def test_members_are_fitted_unweighted_on_rows_drawn_by_weight():
 
 
 @pytest.mark.parametrize("container", ["array", "frame"])
-def test_integer_weights_give_the_same_members_as_repeated_rows(container):
-    # Regression: a seed drew from n_samples rows with a weight of 2 and from more rows with
-    # the row repeated, so scikit-learn's check_sample_weight_equivalence failed.
+def test_a_row_of_weight_k_weighs_as_k_copies_in_the_draw(container):
+    # Rows are drawn by content: with the same number of rows drawn, weights and repeated
+    # rows (in any order) give the same members for a seed, not only in distribution.
     rng = np.random.default_rng(1)
     weights = rng.integers(0, 4, size=120)
     repeated = np.repeat(np.arange(120), weights)
@@ -71,7 +81,8 @@ def test_integer_weights_give_the_same_members_as_repeated_rows(container):
     X_in = X if container == "array" else pd.DataFrame(X, columns=list("abcde"))
     params = dict(estimator=LogisticRegression(), n_estimators=5, random_state=0)
     weighted = BootstrapEnsemble(**params).fit(X_in, Y, sample_weight=weights)
-    copied = BootstrapEnsemble(**params).fit(
+    n_drawn = int(0.8 * np.count_nonzero(weights))  # rows of positive weight
+    copied = BootstrapEnsemble(**params, bootstrap_fraction=(n_drawn + 0.5) / len(repeated)).fit(
         _safe_indexing(X_in, repeated[order]), Y[repeated[order]]
     )
     np.testing.assert_array_equal(
@@ -80,9 +91,32 @@ def test_integer_weights_give_the_same_members_as_repeated_rows(container):
     for rows, copied_rows in zip(
         weighted.estimators_samples_, copied.estimators_samples_, strict=True
     ):
-        assert len(rows) == int(0.8 * weights.sum())
+        assert len(rows) == n_drawn
         assert weights[rows].min() > 0
         np.testing.assert_array_equal(X[rows], X[repeated[order]][copied_rows])
+
+
+@pytest.mark.parametrize("scale", [500.0, 1 / 3, 1e-300, 1e300])
+def test_the_draw_does_not_depend_on_the_weights_scale(scale):
+    # Regression: the draw size was 0.8 * sum(sample_weight): survey weights of about 500 per
+    # row fitted each member on 400 times the data, weights summing to 1 failed with a message
+    # blaming the data size, and weights of 1e300 raised OverflowError.
+    weights = np.random.default_rng(2).uniform(0.5, 2, size=120)
+    params = dict(estimator=LogisticRegression(), n_estimators=3, random_state=0)
+    reference = BootstrapEnsemble(**params).fit(X, Y, sample_weight=weights)
+    for scaled in (weights * scale, weights / weights.sum()):
+        ensemble = BootstrapEnsemble(**params).fit(X, Y, sample_weight=scaled)
+        for rows, reference_rows in zip(
+            ensemble.estimators_samples_, reference.estimators_samples_, strict=True
+        ):
+            np.testing.assert_array_equal(rows, reference_rows)
+            assert len(rows) == int(0.8 * 120)
+    # uniform weights of any scale are no weights
+    unweighted = BootstrapEnsemble(**params).fit(X, Y)
+    uniform = BootstrapEnsemble(**params).fit(X, Y, sample_weight=np.full(120, scale))
+    np.testing.assert_array_equal(
+        uniform.predict_proba_members(X), unweighted.predict_proba_members(X)
+    )
 
 
 def test_unweighted_draw_is_the_uniform_bootstrap():
@@ -323,3 +357,30 @@ def test_scorers_need_member_outputs_and_work_in_cross_validation():
         )
         assert scores["test_stability"][k] == pytest.approx(-stability)
         assert scores["test_epistemic"][k] == pytest.approx(-epistemic)
+
+
+def test_unreadable_values_are_checked_on_all_rows():
+    # A dict in a row that no member draws was passed over (the members never saw it), so
+    # scikit-learn's check_dtype_object failed or passed depending on the draw.
+    X_object = X.astype(object)
+    small = BootstrapEnsemble(
+        LogisticRegression(), n_estimators=2, bootstrap_fraction=0.1, random_state=0
+    )
+    drawn = np.concatenate(clone(small).fit(X_object, Y).estimators_samples_)
+    undrawn = int(np.setdiff1d(np.arange(X.shape[0]), drawn)[0])
+    X_object[undrawn, 3] = {"foo": "bar"}
+    with pytest.raises(TypeError, match=rf"X\[{undrawn}, 3\] is of type 'dict'.*string.* number"):
+        small.fit(X_object, Y)
+    # Strings stay for a model that encodes them, as on a DataFrame.
+    from sklearn.compose import make_column_transformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    X_strings = np.column_stack([X[:, 0], np.where(X[:, 1] > 0, "red", "blue")]).astype(object)
+    X_strings[:, 0] = X[:, 0]
+    model = make_pipeline(
+        make_column_transformer((OneHotEncoder(), [1]), remainder="passthrough"),
+        LogisticRegression(),
+    )
+    ensemble = BootstrapEnsemble(model, n_estimators=2, random_state=0).fit(X_strings, Y)
+    assert ensemble.predict(X_strings).shape == (X.shape[0],)

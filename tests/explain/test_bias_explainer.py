@@ -732,3 +732,41 @@ def test_bounds_for_probability_scores(data):
         assert 0.0 <= explainer.bias_.total <= 1.0
         assert (explainer.explanations_.total >= 0).all()
         assert (explainer.explanations_.total <= bound).all()
+
+
+@pytest.mark.parametrize("scale", [1e308, 1e-300, 7.0])
+def test_weights_of_any_scale(data, scale):
+    # Regression: uniform weights of 1e308 gave NaN (their sums overflowed), with
+    # RuntimeWarnings only; uniform weights must give the unweighted result.
+    X, group = data
+    common = dict(
+        estimator=ScoreStub(_sigmoid_of_weighted_sum),
+        background=X[:25],
+        n_background=None,
+        privileged_group=0,
+    )
+    unweighted = BiasExplainer(**common).fit(X, sensitive_features=group)
+    uniform = BiasExplainer(**common).fit(
+        X, sensitive_features=group, sample_weight=np.full(len(X), scale)
+    )
+    counts = np.arange(len(X)) % 3 + 1.0
+    weighted = BiasExplainer(**common).fit(X, sensitive_features=group, sample_weight=counts)
+    scaled = BiasExplainer(**common).fit(
+        X, sensitive_features=group, sample_weight=counts * (scale / 3)
+    )
+    for part in PARTS:
+        assert uniform.bias_[part] == unweighted.bias_[part]
+        assert scaled.bias_[part] == pytest.approx(weighted.bias_[part], rel=1e-12, abs=1e-15)
+        np.testing.assert_array_equal(uniform.explanations_[part], unweighted.explanations_[part])
+        np.testing.assert_allclose(
+            scaled.explanations_[part], weighted.explanations_[part], rtol=1e-10, atol=1e-15
+        )
+
+
+def test_a_group_of_zero_weight_is_refused(data):
+    # it gave NaN, where the repairs raise a clear error
+    X, group = data
+    weights = np.where(group == group[0], 0.0, 1.0)
+    explainer = BiasExplainer(ScoreStub(_sigmoid_of_weighted_sum), privileged_group=group[0])
+    with pytest.raises(ValueError, match=r"total sample_weight of zero"):
+        explainer.fit(X, sensitive_features=group, sample_weight=weights)

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import accuracy_score, fbeta_score, precision_score, recall_score
 
 from skfair.metrics import (
@@ -13,6 +14,7 @@ from skfair.metrics import (
     statistical_parity_difference,
     true_positive_rate_difference,
 )
+from skfair.metrics._metric_table import _difference_between
 
 RATES = {
     # name: (numerator indicator, denominator indicator) on columns of the oracle frame
@@ -196,8 +198,10 @@ def test_empty_intersections_are_absent():
         as_frame=True,
     )
     assert list(table.by_group.index) == [("x", "a"), ("x", "b"), ("y", "a")]
-    assert table.difference().loc["x"].iloc[0] == pytest.approx(0.5)
-    assert table.difference().loc["y"].iloc[0] == 0.0
+    with pytest.warns(UndefinedMetricWarning, match=r"single group in strata \['y'\]"):
+        difference = table.difference()
+    assert difference.loc["x"].iloc[0] == pytest.approx(0.5)
+    assert difference.loc["y"].iloc[0] == 0.0
 
 
 def test_callables_with_kwargs_agree_with_named_rates_and_sklearn():
@@ -261,6 +265,62 @@ def test_undefined_rates_are_nan_and_left_out_of_aggregates():
     assert table.group_min()[0] == pytest.approx(0.5)
 
 
+def test_a_comparison_with_an_undefined_group_is_nan_with_a_warning():
+    # group "b" has no positives: its true positive rate is undefined. MetricTable reported
+    # difference 0.0 and ratio 1.0 silently; the metric function gives NaN with a warning.
+    y_true = [1, 0, 1, 0, 0, 0, 0, 0]
+    y_pred = [1, 0, 0, 1, 1, 0, 1, 0]
+    sex = list("aaaabbbb")
+    with pytest.warns(UndefinedMetricWarning, match="left out"):
+        assert np.isnan(true_positive_rate_difference(y_true, y_pred, sensitive_features=sex))
+    table = MetricTable(
+        ["tpr", "selection_rate"], y_true, y_pred, sensitive_features=sex, as_frame=False
+    )
+    for method in ["between_groups", "to_overall"]:
+        for aggregate in [table.difference, table.ratio]:
+            undefined = r"'true_positive_rate' is undefined for group\(s\) \['b'\]"
+            with pytest.warns(UndefinedMetricWarning, match=undefined):
+                value = aggregate(method)
+            assert np.isnan(value[0])
+            assert value[1] == (0.0 if aggregate == table.difference else 1.0)
+    # signed: the disadvantaged side has no value
+    signed = MetricTable(
+        "tpr", y_true, y_pred, sensitive_features=sex, privileged_group="a", as_frame=False
+    )
+    with pytest.warns(UndefinedMetricWarning, match="NaN is returned"):
+        assert np.isnan(signed.difference()[0])
+    # a bootstrap replicate where a group loses its value is left out of the interval, not 0
+    rng = np.random.default_rng(0)
+    y_true = np.r_[np.ones(2), np.zeros(38), rng.integers(0, 2, 40)]
+    y_pred = rng.integers(0, 2, 80)
+    groups = np.repeat(["a", "b"], 40)
+    boot = MetricTable(
+        "tpr", y_true, y_pred, sensitive_features=groups, n_boot=200, random_state=0, as_frame=False
+    )
+    replicates = _difference_between(boot._replicates[0], boot._present)
+    lost = np.isnan(boot._replicates[0][0][:, 0, 0])
+    assert lost.any() and np.isnan(replicates[lost]).all()
+
+
+@pytest.mark.parametrize("n_boot", [0, 20])
+def test_a_single_group_warns_in_every_comparison(n_boot):
+    y_true, y_pred = [1, 0, 1, 0], [1, 1, 0, 0]
+    table = MetricTable(
+        ["tpr", "accuracy"],
+        y_true,
+        y_pred,
+        sensitive_features=["a"] * 4,
+        n_boot=n_boot,
+        random_state=0,
+        as_frame=False,
+    )
+    for method in ["between_groups", "to_overall"]:
+        with pytest.warns(UndefinedMetricWarning, match="Only one group"):
+            np.testing.assert_array_equal(table.difference(method), [0.0, 0.0])
+        with pytest.warns(UndefinedMetricWarning, match="Only one group"):
+            np.testing.assert_array_equal(table.ratio(method), [1.0, 1.0])
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     data=st.lists(
@@ -287,7 +347,10 @@ def test_aggregate_invariants_and_weights_equal_repeated_rows(data):
     by_group = weighted.by_group
     defined = ~np.isnan(by_group).all(axis=0)
     maxima, minima = np.nanmax(by_group[:, defined], 0), np.nanmin(by_group[:, defined], 0)
-    np.testing.assert_allclose(weighted.difference()[defined], maxima - minima, atol=1e-12)
+    # a comparison needs two groups with a defined value (one group: nothing to compare)
+    compared = (~np.isnan(by_group)).sum(axis=0) >= 2 if by_group.shape[0] > 1 else defined
+    expected = np.where(compared[defined], maxima - minima, np.nan)
+    np.testing.assert_allclose(weighted.difference()[defined], expected, atol=1e-12)
     np.testing.assert_allclose(weighted.group_max()[defined], maxima)
     ratio = weighted.ratio()[defined]
     finite = ~np.isnan(ratio)
@@ -299,6 +362,7 @@ def test_aggregate_invariants_and_weights_equal_repeated_rows(data):
     # to_overall against the population value: the largest |group - overall|.
     gaps = np.abs(by_group - weighted.overall)
     expected = np.array([np.nanmax(c) if not np.isnan(c).all() else np.nan for c in gaps.T])
+    expected[~compared] = np.nan
     np.testing.assert_allclose(weighted.difference("to_overall"), expected, atol=1e-12)
     # The selection rate is defined everywhere: the overall lies between the group extremes.
     assert minima[0] - 1e-12 <= weighted.overall[0] <= maxima[0] + 1e-12
@@ -397,6 +461,59 @@ def test_bad_arguments_raise_clear_errors():
         table.confidence_interval()
     with pytest.raises(ValueError, match="method must be"):
         table.difference("pairwise")
+
+
+def test_bootstrap_keeps_the_replicate_values_not_the_count_tables():
+    # Regression: n_boot=100_000 over 500 groups allocated every replicate count table at once
+    # (n_boot x n_groups x n_cells floats, 2.98 GiB) and failed with numpy's MemoryError.
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n, n_groups, n_boot = 20_000, 400, 4_000
+    groups = rng.integers(0, n_groups, n)
+    y_true, y_pred = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    tracemalloc.start()
+    try:
+        table = MetricTable(
+            ["tpr", "accuracy"],
+            y_true,
+            y_pred,
+            sensitive_features=groups,
+            n_boot=n_boot,
+            random_state=0,
+            as_frame=False,
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    kept = 2 * n_boot * n_groups * 8  # one float per replicate, group and rate
+    tables = n_boot * n_groups * 8 * 8  # what the old bootstrap held: 8 cells per group
+    assert peak < kept + tables / 4, (peak / 2**20, kept / 2**20)
+    # the same numbers as drawing every table at once, by an independent draw: each group in
+    # turn, its cells [tn, fp, fn, tp] split by correctness, n_boot multinomials
+    stream = np.random.RandomState(0)
+    positive_rate = np.full((n_boot, n_groups), np.nan)
+    for g in range(n_groups):
+        inside = groups == g
+        cell = y_pred[inside] + 2 * y_true[inside] + 4 * (y_true[inside] == y_pred[inside])
+        counts = np.bincount(cell, minlength=8).astype(float)
+        draws = stream.multinomial(inside.sum(), counts / counts.sum(), size=n_boot)
+        tp, fn = draws[:, [3, 7]].sum(1), draws[:, [2, 6]].sum(1)
+        with np.errstate(invalid="ignore"):
+            positive_rate[:, g] = tp / (tp + fn)
+    np.testing.assert_array_equal(table._replicates[0][0][:, 0], positive_rate)
+
+
+def test_a_bootstrap_too_large_for_memory_says_its_size():
+    with pytest.raises(MemoryError, match=r"n_boot=1000000000000 replicates .* GiB"):
+        MetricTable(
+            "selection_rate",
+            None,
+            [0, 1, 1, 0],
+            sensitive_features=[0, 0, 1, 1],
+            n_boot=10**12,
+            random_state=0,
+        )
 
 
 def test_difference_to_a_reference_group_matches_groupby_and_the_signed_difference():

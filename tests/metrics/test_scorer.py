@@ -9,11 +9,12 @@ from sklearn.compose import ColumnTransformer
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
-from sklearn.model_selection import GridSearchCV, KFold, cross_validate
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score, cross_validate
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skfair.metrics import (
+    conditional_demographic_disparity,
     disparate_impact_ratio,
     get_fairness_scorer,
     make_fairness_scorer,
@@ -424,3 +425,107 @@ def test_score_metric_scorer_uses_probabilities(data):
 def test_builder_parameter_errors_name_the_parameter(build, match):
     with pytest.raises(ValueError, match=match):
         build()
+
+
+def _cdd_data():
+    rng = np.random.default_rng(3)
+    n = 400
+    sex = rng.choice(["female", "male"], size=n)
+    dept = rng.choice(["a", "b", "c"], size=n)
+    x1 = rng.normal(size=n) + (dept == "a") + 0.5 * (sex == "male")
+    y = (x1 + rng.normal(scale=0.5, size=n) > 0.7).astype(int)
+    X = pd.DataFrame({"x1": x1, "x2": rng.normal(size=n), "sex": sex, "dept": dept})
+    return X, y, sex, dept
+
+
+def _cdd_oracle(estimator, X_fold, sex, dept):
+    return conditional_demographic_disparity(
+        None, estimator.predict(X_fold), sensitive_features=sex, control_features=dept
+    )
+
+
+def test_conditional_demographic_disparity_scorer_conditions_within_each_fold():
+    # The scorer could not take control_features in cross-validation: a fixed array is not
+    # sliced per fold, so every fold failed and cross_val_score returned NaN.
+    X, y, sex, dept = _cdd_data()
+    X_num = X[["x1", "x2"]].to_numpy()
+    cv = KFold(3, shuffle=True, random_state=0)
+    scorer = get_fairness_scorer("conditional_demographic_disparity")
+    with sklearn.config_context(enable_metadata_routing=True):
+        result = cross_validate(
+            LogisticRegression(),
+            X_num,
+            y,
+            scoring=scorer,
+            cv=cv,
+            params={"sensitive_features": sex, "control_features": dept},
+            return_estimator=True,
+            return_indices=True,
+            error_score="raise",
+        )
+        scores = cross_val_score(
+            LogisticRegression(),
+            X_num,
+            y,
+            scoring=scorer,
+            cv=cv,
+            params={"sensitive_features": sex, "control_features": dept},
+        )
+        search = GridSearchCV(
+            LogisticRegression(), {"C": [0.01, 1.0]}, scoring=scorer, cv=cv, error_score="raise"
+        ).fit(X_num, y, sensitive_features=sex, control_features=dept)
+    np.testing.assert_array_equal(scores, result["test_score"])
+    for estimator, test, score in zip(
+        result["estimator"], result["indices"]["test"], result["test_score"], strict=True
+    ):
+        assert score == pytest.approx(
+            -abs(_cdd_oracle(estimator, X_num[test], sex[test], dept[test])), abs=1e-12
+        )
+        # the conditioning matters on these data: the unconditioned value differs
+        unconditioned = conditional_demographic_disparity(
+            None, estimator.predict(X_num[test]), sensitive_features=sex[test]
+        )
+        assert abs(abs(unconditioned) + score) > 1e-3
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()
+
+    # column mode: both attributes read from X, the model drops them
+    model = Pipeline(
+        [
+            (
+                "drop",
+                ColumnTransformer([("drop", "drop", ["sex", "dept"])], remainder="passthrough"),
+            ),
+            ("clf", LogisticRegression()),
+        ]
+    )
+    column_scorer = get_fairness_scorer(
+        "conditional_demographic_disparity", sensitive_column="sex", control_column="dept"
+    )
+    assert "control_column='dept'" in repr(column_scorer)
+    result = cross_validate(
+        model,
+        X,
+        y,
+        scoring=column_scorer,
+        cv=cv,
+        return_estimator=True,
+        return_indices=True,
+        error_score="raise",
+    )
+    for estimator, test, score in zip(
+        result["estimator"], result["indices"]["test"], result["test_score"], strict=True
+    ):
+        expected = _cdd_oracle(estimator, X.iloc[test], sex[test], dept[test])
+        assert score == pytest.approx(-abs(expected), abs=1e-12)
+    search = GridSearchCV(
+        model, {"clf__C": [0.01, 1.0]}, scoring=column_scorer, cv=cv, error_score="raise"
+    ).fit(X, y)
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()
+
+
+def test_a_fixed_control_features_array_is_refused_when_the_scorer_is_built():
+    _, _, _, dept = _cdd_data()
+    with pytest.raises(TypeError, match="control_column="):
+        get_fairness_scorer("conditional_demographic_disparity", control_features=dept)
+    with pytest.raises(TypeError, match="has none"):
+        get_fairness_scorer("statistical_parity_difference", control_column="dept")

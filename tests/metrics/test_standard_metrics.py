@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import confusion_matrix
 from sklearn.model_selection import cross_val_score
@@ -326,3 +327,87 @@ def test_every_new_metric_is_a_scorer(name):
     scorer = get_fairness_scorer(name, sensitive_column=0)
     scores = cross_val_score(LogisticRegression(), X, y, scoring=scorer, cv=3)
     assert np.isfinite(scores).all() and (scores <= 0).all()
+
+
+@pytest.mark.parametrize(
+    "metric",
+    [
+        conditional_demographic_disparity,
+        between_group_generalized_entropy_index,
+        between_group_theil_index,
+        between_group_coefficient_of_variation,
+    ],
+)
+def test_a_single_group_warns(metric):
+    # these returned 0.0 silently, against the rule of every group metric
+    y_true, y_pred, _ = make_data(200)
+    with pytest.warns(UndefinedMetricWarning, match="Only one group"):
+        assert metric(y_true, y_pred, sensitive_features=["a"] * 200) == 0.0
+    with pytest.raises(ValueError, match="covers every group"):
+        metric(y_true, y_pred, sensitive_features=["a"] * 200, privileged_group="a")
+
+
+def test_control_features_errors_name_control_features():
+    # they were reported as problems of sensitive_features
+    y_pred = np.array([1, 0, 0, 1, 1, 0, 1, 0])
+    groups = np.array(list("aaaabbbb"))
+    with pytest.raises(ValueError, match="control_features has 3 samples"):
+        conditional_demographic_disparity(
+            None, y_pred, sensitive_features=groups, control_features=[1, 2, 3]
+        )
+    for missing in (np.array([1, np.nan, 1, 1, 2, 2, 2, 2]), np.array(["u", None] * 4, object)):
+        with pytest.raises(ValueError, match="control feature 'control_features' has missing"):
+            conditional_demographic_disparity(
+                None, y_pred, sensitive_features=groups, control_features=missing
+            )
+    with pytest.raises(ValueError, match="control feature 'dept' has missing"):
+        conditional_demographic_disparity(
+            None, y_pred, sensitive_features=groups, control_features={"dept": missing}
+        )
+
+
+def test_generalized_entropy_at_alpha_zero_is_the_mean_log_deviation():
+    # Speicher et al. (2018), Eq. 4 at alpha = 0: GE(0) = -(1/n) sum ln(b_i / mu). Without
+    # false negatives every benefit is positive and the value is finite.
+    rng = np.random.default_rng(5)
+    y_true = rng.integers(0, 2, 400)
+    y_pred = np.where(y_true == 1, 1, rng.integers(0, 2, 400))
+    weights = rng.random(400)
+    benefit = (y_pred - y_true + 1).astype(float)
+    mu = benefit.mean()
+    mean_log_deviation = -np.mean(np.log(benefit / mu))
+    assert generalized_entropy_index(y_true, y_pred, alpha=0) == pytest.approx(
+        mean_log_deviation, rel=1e-13
+    )
+    mu_w = np.average(benefit, weights=weights)
+    assert generalized_entropy_index(
+        y_true, y_pred, alpha=0, sample_weight=weights
+    ) == pytest.approx(-np.average(np.log(benefit / mu_w), weights=weights), rel=1e-13)
+    # aif360 and holisticai compute -(1/n) sum ln(b_i / mu) / mu: ours divided by mu
+    aif360_convention = -np.mean(np.log(benefit / mu) / mu)
+    assert generalized_entropy_index(y_true, y_pred, alpha=0) / mu == pytest.approx(
+        aif360_convention, rel=1e-13
+    )
+    # between groups: the same formula on the group means
+    groups = rng.choice(["a", "b", "c"], 400)
+    means = {g: benefit[groups == g].mean() for g in "abc"}
+    between = np.array([means[g] for g in groups])
+    assert between_group_generalized_entropy_index(
+        y_true, y_pred, sensitive_features=groups, alpha=0
+    ) == pytest.approx(-np.mean(np.log(between / between.mean())), rel=1e-12)
+
+
+@pytest.mark.parametrize("limit", [0, 1])
+def test_generalized_entropy_is_continuous_in_alpha(limit):
+    # (r^alpha - 1) / (alpha (alpha - 1)) computed directly gave 0.0 at alpha = 1e-17 (and lost
+    # digits near 1), where the index tends to the mean log deviation (the Theil index at 1)
+    rng = np.random.default_rng(6)
+    y_true = rng.integers(0, 2, 300)
+    y_pred = np.where(y_true == 1, 1, rng.integers(0, 2, 300))
+    benefit = (y_pred - y_true + 1).astype(float)
+    r = benefit / benefit.mean()
+    at_limit = -np.mean(np.log(r)) if limit == 0 else np.mean(r * np.log(r))
+    for step in [1e-17, 1e-12, -1e-12, 1e-8, -1e-8]:
+        value = generalized_entropy_index(y_true, y_pred, alpha=limit + step)
+        # the first-order term of the expansion in alpha bounds the gap
+        assert value == pytest.approx(at_limit, rel=1e-6, abs=0)

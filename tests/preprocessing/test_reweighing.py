@@ -189,6 +189,22 @@ def test_user_weights_multiply_the_factors():
     np.testing.assert_allclose(model.estimator_.coef_, direct.coef_)
 
 
+@pytest.mark.parametrize("with_groups", [True, False])
+def test_equal_user_weights_reach_the_model_on_their_own_scale(with_groups):
+    # The factors depend on the weights' ratios only, but the model's regularisation depends
+    # on their scale (LogisticRegression's penalty weighs 1 / sum(w)): equal weights of 50
+    # are not the unweighted fit, and the model gets them as given.
+    X, y, group = make_data()
+    user = np.full(y.shape[0], 50.0)
+    groups = {"sensitive_features": group} if with_groups else {}
+    model = ReweighingClassifier(LogisticRegression(C=0.01)).fit(X, y, sample_weight=user, **groups)
+    factors = reweighing_weights(y, sensitive_features=group) if with_groups else 1.0
+    direct = LogisticRegression(C=0.01).fit(X, y, sample_weight=factors * user)
+    unweighted = LogisticRegression(C=0.01).fit(X, y, sample_weight=factors * np.ones_like(user))
+    np.testing.assert_allclose(model.estimator_.coef_, direct.coef_, rtol=1e-6)
+    assert not np.allclose(model.estimator_.coef_, unweighted.coef_, rtol=1e-3)
+
+
 def test_a_pipeline_gets_the_weights_through_its_final_step():
     X, y, group = make_data()
     pipe = make_pipeline(StandardScaler(), LogisticRegression())

@@ -1,0 +1,101 @@
+"""The csv reader of the audit and the bundled data: typed columns, lines, memory."""
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import skfair._csv
+from skfair._csv import read_csv_file, read_csv_table
+
+
+def frame(n=500, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "count": rng.integers(-5, 10**6, n),
+            "share": np.round(rng.random(n), 3),
+            "city": rng.choice(["Lyon", "Oslo", "Quito"], n),
+            "late": rng.choice(["1", "2", "x"], n, p=[0.5, 0.49, 0.01]),
+        }
+    )
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 15])
+@pytest.mark.parametrize("hint", [False, True])
+def test_columns_are_typed_as_pandas_reads_them(tmp_path, monkeypatch, chunk, hint):
+    # small chunks: a column turns to text after chunks of integers (read again as text), and
+    # the buffers grow past the size estimated from the first chunk
+    monkeypatch.setattr(skfair._csv, "_CHUNK_RECORDS", chunk)
+    data = frame()
+    data.loc[[3, 250], "share"] = np.nan  # empty fields
+    data.loc[400, "late"] = "x"  # text late in the file
+    path = tmp_path / "data.csv"
+    data.to_csv(path, index=False)
+    if hint:
+        table = read_csv_file(path)
+    else:
+        with open(path, newline="") as text:
+            table = read_csv_table(text, source="data.csv")
+    oracle = pd.read_csv(path, dtype={"late": str}, keep_default_na=False, na_values=[""])
+    assert table.names == list(oracle.columns)
+    assert table.columns["count"].dtype == np.int64
+    np.testing.assert_array_equal(table.columns["count"], oracle["count"])
+    assert table.columns["share"].dtype == np.float64
+    np.testing.assert_array_equal(table.columns["share"], oracle["share"])
+    for name in ("city", "late"):
+        assert table.columns[name].dtype == object
+        assert table.columns[name].tolist() == oracle[name].tolist()
+    # equal strings are one object
+    city = table.columns["city"]
+    assert len({id(value) for value in city}) <= 3 * (len(city) // chunk + 1)
+
+
+def test_quoted_line_breaks_do_not_shift_the_line_numbers(tmp_path):
+    # Regression: errors counted records, so a quoted newline shifted every later line number.
+    text = 'name,sex,y\n"two\nlines",f,1\nb,m,0\nc,m\n'
+    path = tmp_path / "data.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match="data.csv: line 5 has 2 fields, the header 3"):
+        read_csv_file(path)
+    path.write_text('name,sex,y\n"two\nlines",f,1\nb,,0\n"three\n\nlines",m,1\nd,,1\n')
+    table = read_csv_file(path)
+    assert [table.line(row) for row in range(4)] == [2, 4, 5, 8]
+    assert table.columns["name"][0] == "two\nlines"
+
+
+def test_blank_lines_at_the_end_are_ignored_but_not_before(tmp_path):
+    # Regression: one trailing blank line made a file unreadable ("line 62 has 0 fields").
+    path = tmp_path / "data.csv"
+    path.write_text("a,b\n1,x\n2,y\n\n")
+    table = read_csv_file(path)
+    np.testing.assert_array_equal(table.columns["a"], [1, 2])
+    path.write_text("a,b\n1,x\n\n2,y\n")
+    with pytest.raises(ValueError, match="line 3 is blank"):
+        read_csv_file(path)
+
+
+def test_files_that_are_not_csv_tables_are_named():
+    with pytest.raises(ValueError, match="x.csv is empty"):
+        read_csv_table(io.StringIO(""), source="x.csv")
+    with pytest.raises(ValueError, match="repeats column names"):
+        read_csv_table(io.StringIO("a,a\n1,2\n"), source="x.csv")
+    empty = read_csv_table(io.StringIO("a,b\n"), source="x.csv")
+    assert empty.columns["a"].shape == (0,)
+
+
+def test_a_long_field_is_not_a_fixed_width_string_of_the_whole_chunk():
+    # fixed-width strings as wide as one 100,000-character field: 400 kB a field, 800 MB
+    import tracemalloc
+
+    long = "x" * 100_000
+    text = "id,note\n" + "".join(f"{i},{long if i == 3 else 'ok'}\n" for i in range(2000))
+    tracemalloc.start()
+    try:
+        table = read_csv_table(io.StringIO(text), source="notes.csv")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20
+    assert table.columns["note"][3] == long and table.columns["note"][4] == "ok"
