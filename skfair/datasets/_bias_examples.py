@@ -109,6 +109,11 @@ def make_bias_example(
         true f(X)), ``score_function`` (picklable callable f), ``favorable`` ("lower"),
         ``privileged_group`` (0), ``feature_names`` and ``DESCR``.
 
+    See Also
+    --------
+    make_madd_simulation : The simulated scores of the MADD paper.
+    skfair.explain.BiasExplainer : Explains the bias of a model on these data.
+
     Notes
     -----
     The paper writes N(m, s) without saying whether s is a standard deviation or a variance.

@@ -25,7 +25,7 @@ _G1_LOC, _G1_SCALE = 0.55, 0.1
     prefer_skip_nested_validation=True,
 )
 def make_madd_simulation(n_samples_per_group=10_000, *, random_state=None):
-    """Scores of two groups with known densities, from the MADD paper's simulation.
+    """Draw the scores of two groups with known densities, from the MADD paper's simulation.
 
     Group 0 has the density ``f_Gamma(4,1)(11 x) / C0`` on [0, 1] (a Gamma(4, 1) variable
     divided by 11, truncated); group 1 is N(0.55, 0.1^2) truncated to [0, 1] (the corrected
@@ -52,11 +52,22 @@ def make_madd_simulation(n_samples_per_group=10_000, *, random_state=None):
     y : ndarray of shape (2 * n_samples_per_group,)
         Binary labels, ``y_i ~ Bernoulli(y_score_i)``.
 
+    See Also
+    --------
+    make_bias_example : The synthetic credit models of the bias-explanation paper.
+    skfair.metrics.madd : The distance these scores are made to test.
+
     Notes
     -----
     The paper prints G1's density as ``f_N(0.55,1)(10 x) / C1``, which gives a distance of 1.43
     between the groups; its reported MADD of 1.19 and the authors' code correspond to
     N(0.55, 0.1^2), used here.
+
+    References
+    ----------
+    Verger, M., Lallé, S., Bouchet, F. and Luengo, V. (2024). Evaluating and Mitigating
+    Algorithmic Unfairness with the MADD Metric. Journal of Educational Data Mining,
+    Section 4.4.1.
 
     Examples
     --------

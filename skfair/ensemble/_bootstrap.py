@@ -114,7 +114,7 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
 
     See Also
     --------
-    sklearn.ensemble.BaggingClassifier : bagging for accuracy, with feature subsampling.
+    sklearn.ensemble.BaggingClassifier : Bagging for accuracy, with feature subsampling.
 
     Notes
     -----
@@ -157,6 +157,12 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     block of rows by block; ``score`` sums the right and wrong predictions over the
     partitions.
 
+    References
+    ----------
+    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
+       Virny and VirnyView", SIGMOD Companion 2024; Virny 0.6.0 documentation, "Disparity
+       Performance Dimensions" (label stability, epistemic and aleatoric uncertainty).
+
     Examples
     --------
     >>> from sklearn.datasets import make_classification
@@ -169,12 +175,6 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     >>> per_sample = ensemble.uncertainty(X[:3])
     >>> sorted(per_sample)
     ['aleatoric', 'epistemic', 'label_stability']
-
-    References
-    ----------
-    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
-       Virny and VirnyView", SIGMOD Companion 2024; Virny 0.6.0 documentation, "Disparity
-       Performance Dimensions" (label stability, epistemic and aleatoric uncertainty).
     """
 
     _parameter_constraints = {
@@ -336,6 +336,7 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            The class of the largest mean member probability (or of the most member votes).
         """
         check_is_fitted(self)
         if uses_dask(X):
@@ -392,11 +393,12 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             True labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
+            Sample weights; None weighs every sample equally.
 
         Returns
         -------
         score : float
+            Accuracy of :meth:`predict` on ``X`` against ``y`` (weighted by ``sample_weight``).
         """
         if uses_dask(X, y, sample_weight):
             return accuracy_on_dask(y, self.predict(X), sample_weight)
@@ -443,6 +445,8 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         routing : MetadataRouter
+            A :class:`~sklearn.utils.metadata_routing.MetadataRouter` encapsulating the
+            routing information.
         """
         return (
             MetadataRouter(owner=self)

@@ -235,6 +235,12 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     feature_names_in_ : ndarray of str
         Defined when X has string column names.
 
+    See Also
+    --------
+    explain_bias : The same as a function, returning a Bunch.
+    skfair.metrics.wasserstein_bias : The model bias that is explained.
+    skfair.plotting.BiasExplanationDisplay : Bar and waterfall plots of the explanations.
+
     Notes
     -----
     Cost: the model is evaluated on up to (2**p - 2) x n_eval x n_background hybrid
@@ -379,6 +385,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self : object
+            Fitted explainer.
         """
         if uses_dask(X, y, sensitive_features, sample_weight):
             raise _IN_MEMORY.error(f"{type(self).__name__}.fit")
@@ -820,6 +827,8 @@ _IN_MEMORY = refuse(
 def explain_bias(estimator, X, y=None, *, sensitive_features=None, sample_weight=None, **params):
     """Functional form of :class:`BiasExplainer`.
 
+    Fits ``BiasExplainer(estimator, **params)`` on ``X`` and returns its results in a Bunch.
+
     Parameters
     ----------
     estimator : estimator object
@@ -828,11 +837,11 @@ def explain_bias(estimator, X, y=None, *, sensitive_features=None, sample_weight
         Rows to explain.
     y : None
         Ignored.
-    sensitive_features : array-like, default=None
-        Group of each row.
+    sensitive_features : array-like of shape (n_samples,), default=None
+        Group of each row (two groups), when ``sensitive_column`` is not among ``params``.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the evaluation rows.
-    **params
+    **params : dict
         Parameters of :class:`BiasExplainer`.
 
     Returns
@@ -841,6 +850,17 @@ def explain_bias(estimator, X, y=None, *, sensitive_features=None, sample_weight
         ``bias``, ``explanations``, ``attributions``, ``names``, ``privileged_group``,
         ``protected_group``, ``sign``, ``method``, ``shapley_method``, ``n_permutations``,
         ``eval_index``, ``background`` and the fitted ``explainer``.
+
+    See Also
+    --------
+    BiasExplainer : The estimator form, to reuse the fitted explainer.
+    skfair.plotting.BiasExplanationDisplay : Bar and waterfall plots of the explanations.
+
+    References
+    ----------
+    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
+       fairness interpretability framework for machine learning models", Machine Learning
+       111, 3307-3357 (2022), arXiv:2011.03156.
 
     Examples
     --------

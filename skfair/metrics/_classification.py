@@ -123,11 +123,27 @@ def statistical_parity_difference(
         The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
         {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
-        Signed difference in [-1, 1] with ``privileged_group``, else in [0, 1].
+        Signed difference in [-1, 1] with ``privileged_group``, else in [0, 1]. NaN, with an
+        :class:`~sklearn.exceptions.UndefinedMetricWarning`, where fewer than two groups have
+        a defined rate (or a compared side has none).
+
+    See Also
+    --------
+    disparate_impact_ratio : The same rates compared as a ratio.
+    demographic_parity_unfairness : The multi-class version.
+    conditional_demographic_disparity : The disparity within strata of control features.
+
+    References
+    ----------
+    .. [1] T. Calders and S. Verwer, "Three naive Bayes approaches for discrimination-free
+       classification", Data Mining and Knowledge Discovery 21(2), 2010.
+    .. [2] H. Weerts, M. Dudik, R. Edgar, A. Jalali, R. Lutz and M. Madaio, "Fairlearn:
+       Assessing and Improving Fairness of AI Systems", JMLR 24(257), 2023.
 
     Examples
     --------
@@ -179,18 +195,36 @@ def disparate_impact_ratio(
     y_pred : array-like of shape (n_samples,)
         Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
         1.0 means parity.
+
+    See Also
+    --------
+    statistical_parity_difference : The same rates compared as a difference.
+
+    References
+    ----------
+    .. [1] M. Feldman, S. A. Friedler, J. Moeller, C. Scheidegger and S. Venkatasubramanian,
+       "Certifying and removing disparate impact", KDD 2015.
+    .. [2] R. K. E. Bellamy et al., "AI Fairness 360: An Extensible Toolkit for Detecting and
+       Mitigating Algorithmic Bias", IBM Journal of Research and Development 63(4/5), 2019.
 
     Examples
     --------
@@ -234,19 +268,44 @@ def true_positive_rate_difference(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        Signed difference in [-1, 1] with ``privileged_group``, else in [0, 1]. NaN, with an
+        :class:`~sklearn.exceptions.UndefinedMetricWarning`, where fewer than two groups have
+        a defined rate (or a compared side has none).
+
+    See Also
+    --------
+    true_positive_rate_ratio : The same rates compared as a ratio.
+    false_negative_rate_difference : The complementary rate, ``FNR = 1 - TPR``.
+    equalized_odds_difference : True- and false-positive rates together.
+
+    References
+    ----------
+    .. [1] M. Hardt, E. Price and N. Srebro, "Equality of Opportunity in Supervised Learning",
+       NeurIPS 2016.
+    .. [2] H. Weerts, M. Dudik, R. Edgar, A. Jalali, R. Lutz and M. Madaio, "Fairlearn:
+       Assessing and Improving Fairness of AI Systems", JMLR 24(257), 2023.
 
     Examples
     --------
@@ -288,19 +347,43 @@ def false_negative_rate_difference(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        Signed difference in [-1, 1] with ``privileged_group``, else in [0, 1]. NaN, with an
+        :class:`~sklearn.exceptions.UndefinedMetricWarning`, where fewer than two groups have
+        a defined rate (or a compared side has none).
+
+    See Also
+    --------
+    true_positive_rate_difference : The complementary rate, ``TPR = 1 - FNR``.
+    equalized_odds_difference : The false-positive and false-negative rates together.
+
+    References
+    ----------
+    .. [1] M. Hardt, E. Price and N. Srebro, "Equality of Opportunity in Supervised Learning",
+       NeurIPS 2016.
+    .. [2] A. Chouldechova, "Fair Prediction with Disparate Impact: A Study of Bias in
+       Recidivism Prediction Instruments", Big Data 5(2), 2017.
 
     Examples
     --------
@@ -343,19 +426,44 @@ def false_positive_rate_difference(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        Signed difference in [-1, 1] with ``privileged_group``, else in [0, 1]. NaN, with an
+        :class:`~sklearn.exceptions.UndefinedMetricWarning`, where fewer than two groups have
+        a defined rate (or a compared side has none).
+
+    See Also
+    --------
+    false_positive_rate_ratio : The same rates compared as a ratio.
+    true_negative_rate_difference : The complementary rate, ``TNR = 1 - FPR``.
+    equalized_odds_difference : True- and false-positive rates together.
+
+    References
+    ----------
+    .. [1] M. Hardt, E. Price and N. Srebro, "Equality of Opportunity in Supervised Learning",
+       NeurIPS 2016.
+    .. [2] A. Chouldechova, "Fair Prediction with Disparate Impact: A Study of Bias in
+       Recidivism Prediction Instruments", Big Data 5(2), 2017.
 
     Examples
     --------
@@ -389,7 +497,7 @@ def equalized_odds_difference(
     sample_weight=None,
     agg="worst_case",
 ):
-    """Equalized-odds disparity: the FPR and FNR (or TPR) disparities combined.
+    """Disparity of equalized odds: the FPR and FNR (or TPR) disparities combined.
 
     Unsigned (``privileged_group=None``), with ``D_X = max_g X_g - min_g X_g``:
     ``agg="worst_case"`` gives ``max(D_TPR, D_FPR)`` and ``agg="mean"`` gives
@@ -410,20 +518,46 @@ def equalized_odds_difference(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
     agg : {"worst_case", "mean"}, default="worst_case"
+        Combine the two rates' disparities: the larger one, or their mean.
 
     Returns
     -------
     float
+        Signed in [-1, 1] with ``privileged_group`` (positive: the disadvantaged samples suffer more
+        errors), else in [0, 1]; NaN when no component is defined (or, with ``agg="mean"``, one
+        is not).
+
+    See Also
+    --------
+    equalized_odds_ratio : The same rates compared as ratios.
+    average_odds_difference : The signed mean of the FPR and TPR disparities, as aif360.
+    equalized_odds_unfairness : The multi-class version.
+
+    References
+    ----------
+    .. [1] M. Hardt, E. Price and N. Srebro, "Equality of Opportunity in Supervised Learning",
+       NeurIPS 2016.
+    .. [2] H. Weerts, M. Dudik, R. Edgar, A. Jalali, R. Lutz and M. Madaio, "Fairlearn:
+       Assessing and Improving Fairness of AI Systems", JMLR 24(257), 2023.
 
     Examples
     --------
@@ -491,18 +625,40 @@ def accuracy_difference(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        Signed difference in [-1, 1] with ``privileged_group``, else in [0, 1]. NaN, with an
+        :class:`~sklearn.exceptions.UndefinedMetricWarning`, where fewer than two groups have
+        a defined rate (or a compared side has none).
+
+    See Also
+    --------
+    error_rate_ratio : The complementary rate compared as a ratio.
+    equalized_odds_difference : The two kinds of error separately.
+
+    References
+    ----------
+    .. [1] H. Weerts, M. Dudik, R. Edgar, A. Jalali, R. Lutz and M. Madaio, "Fairlearn:
+       Assessing and Improving Fairness of AI Systems", JMLR 24(257), 2023.
+    .. [2] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
+       Virny and VirnyView", SIGMOD-Companion 2024.
 
     Examples
     --------
@@ -647,6 +803,7 @@ def demographic_parity_unfairness(
     y_pred : array-like of shape (n_samples,)
         Predicted labels, or continuous outputs.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     bins : int or array-like, default=5
         For continuous outputs: ``int K`` gives the cut-offs ``quantile(y_true, [0, 1/K, ...,
         1])`` (linear interpolation, R's type 7); an array gives the cut-offs ``c_0 < ... <
@@ -659,10 +816,17 @@ def demographic_parity_unfairness(
         Class labels for discrete outputs; default: the sorted union of ``y_true`` and
         ``y_pred``. A value outside ``labels`` raises.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        ``U_DP``, in [0, 1]; 0 means exactly fair.
+
+    See Also
+    --------
+    statistical_parity_difference : The binary disparity of selection rates.
+    equalized_odds_unfairness : The multi-class equalized-odds unfairness.
 
     References
     ----------
@@ -711,6 +875,7 @@ def equalized_odds_unfairness(
     y_pred : array-like of shape (n_samples,)
         Predicted labels, or continuous outputs.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     bins : int or array-like, default=5
         Binning of continuous outputs, as in :func:`demographic_parity_unfairness`: quantile
         cut-offs of ``y_true``, the same for ``y_true`` and ``y_pred``.
@@ -718,10 +883,17 @@ def equalized_odds_unfairness(
         Class labels for discrete outputs; default: the sorted union of ``y_true`` and
         ``y_pred``.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        ``U_EO``, in [0, 1]; 0 means exactly fair, NaN when every cell is undefined.
+
+    See Also
+    --------
+    equalized_odds_difference : The binary disparity of error rates.
+    demographic_parity_unfairness : The multi-class demographic-parity unfairness.
 
     References
     ----------

@@ -49,7 +49,10 @@ def consistency_score(X, y_true, y_pred, *, n_neighbors=5, pos_label=None, sampl
     n_neighbors : int, default=5
         Neighbours per sample, the sample itself included.
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------

@@ -61,18 +61,25 @@ def conditional_demographic_disparity(
     y_pred : array-like of shape (n_samples,)
         Predicted labels; ``pos_label`` is acceptance.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     control_features : array-like of shape (n_samples,) or (n_samples, n_attributes), dict \
 or None, default=None
         The conditioning attribute(s) (e.g. the department applied to). Its scorer
         (``get_fairness_scorer("conditional_demographic_disparity")``) receives them per test
         fold as metadata, or reads them from X with ``control_column=``.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None returns the largest ``|CDD_g|`` over the
+        groups. A tuple gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------

@@ -382,6 +382,18 @@ def wasserstein_bias(
     float
         The requested part; 0.0 when there is a single group.
 
+    See Also
+    --------
+    ks_bias : The largest gap between the cumulative distributions.
+    quantile_bias : The gap at one quantile level.
+    classifier_bias : The gap in selection rates at one threshold.
+
+    References
+    ----------
+    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
+       fairness interpretability framework for machine learning models", Machine Learning
+       111, 3307-3357 (2022), arXiv:2011.03156.
+
     Examples
     --------
     >>> from skfair.metrics import wasserstein_bias
@@ -456,7 +468,7 @@ def ks_bias(
     y_score : array-like of shape (n_samples,)
         Scores.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Group of each sample.
+        Sensitive attribute(s); several attributes define intersectional groups.
     favorable : {"higher", "lower"}, default="higher"
         Whether higher scores are favourable.
     part : {"total", "positive", "negative"}, default="total"
@@ -472,11 +484,23 @@ def ks_bias(
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
         How to combine several pairs or cells.
     sample_weight : array-like of shape (n_samples,), default=None
-        Weights of the samples.
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        The requested part, in [0, 1].
+
+    See Also
+    --------
+    wasserstein_bias : The area between the cumulative distributions.
+    classifier_bias : The gap in selection rates at one threshold.
+
+    References
+    ----------
+    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
+       fairness interpretability framework for machine learning models", Machine Learning
+       111, 3307-3357 (2022), arXiv:2011.03156.
 
     Examples
     --------
@@ -543,7 +567,7 @@ def quantile_bias(
     y_score : array-like of shape (n_samples,)
         Scores.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Group of each sample.
+        Sensitive attribute(s); several attributes define intersectional groups.
     p : float or array-like of floats in (0, 1], default=0.5
         Quantile level(s). ``p <= 0`` raises (``Q(0) = -inf``).
     favorable : {"higher", "lower"}, default="higher"
@@ -560,11 +584,24 @@ def quantile_bias(
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
         How to combine several pairs or cells; elementwise for an array ``p``.
     sample_weight : array-like of shape (n_samples,), default=None
-        Weights of the samples.
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float or ndarray of shape (n_levels,)
+        The gap at each level ``p``, in the units of the scores (an array for an array ``p``);
+        positive means the privileged group is favoured, unsigned without ``privileged_group``.
+
+    See Also
+    --------
+    wasserstein_bias : Its integral over the levels (the net part).
+    classifier_bias : The gap in selection rates at one threshold.
+
+    References
+    ----------
+    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
+       fairness interpretability framework for machine learning models", Machine Learning
+       111, 3307-3357 (2022), arXiv:2011.03156.
 
     Examples
     --------
@@ -633,7 +670,7 @@ def classifier_bias(
     y_score : array-like of shape (n_samples,)
         Scores.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Group of each sample.
+        Sensitive attribute(s); several attributes define intersectional groups.
     threshold : float or array-like of floats, default=0.5
         Decision threshold(s) t; the classifier predicts the positive class when score > t.
     favorable : {"higher", "lower"}, default="higher"
@@ -649,11 +686,25 @@ def classifier_bias(
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
         How to combine several pairs or cells; elementwise for an array ``threshold``.
     sample_weight : array-like of shape (n_samples,), default=None
-        Weights of the samples.
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float or ndarray of shape (n_thresholds,)
+        The gap at each threshold, in [-1, 1] (an array for an array ``threshold``); positive
+        means the privileged group is favoured, unsigned without ``privileged_group``.
+
+    See Also
+    --------
+    wasserstein_bias : Its integral over the thresholds (the net part).
+    ks_bias : Its largest absolute value over the thresholds.
+    statistical_parity_difference : The same gap for predicted labels.
+
+    References
+    ----------
+    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
+       fairness interpretability framework for machine learning models", Machine Learning
+       111, 3307-3357 (2022), arXiv:2011.03156.
 
     Examples
     --------

@@ -83,6 +83,7 @@ def group_summary(
     random_state : int, RandomState instance, Generator or None, default=None
         Seeds the bootstrap; an int gives reproducible intervals.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
     pos_label : int, float, bool or str, default=None
         Positive label of the named binary rates (inferred for {0, 1}-like labels); forwarded
         to a callable ``metric`` when given.
@@ -110,6 +111,13 @@ def group_summary(
     its length (with weights and ``n_boot``, one row per distinct weight as well), and the
     values and intervals are exactly the in-memory ones. A callable ``metric`` is refused
     with a TypeError.
+
+    References
+    ----------
+    .. [1] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap", Chapman & Hall,
+       1993, Chapter 13 (percentile intervals).
+    .. [2] H. Weerts, M. Dudik, R. Edgar, A. Jalali, R. Lutz and M. Madaio, "Fairlearn:
+       Assessing and Improving Fairness of AI Systems", JMLR 24(257), 2023.
 
     Examples
     --------

@@ -121,13 +121,53 @@ def hfm(
         One or several sensitive attributes with any number of values each.
     version : {"max", "avg"}, default="max"
         Which value is returned; :func:`hfm_details` returns both.
-    method, scale, label_encoding, m1, m2, n_e, random_state, eps, base, sample_weight, \
-n_jobs, verbose
-        As in :func:`hfm_details`.
+    method : {"exact", "approx", "bruteforce"}, default="exact"
+        How the nearest other-group distances are found (:func:`skfair.neighbors.
+        nearest_other_group`). ``"approx"`` is the paper's ApproxDist / ExtendDist
+        (Algorithms 1-3), whose distances are never below the exact ones; one set of random
+        projections serves ``D``, ``D_f`` and every attribute, so a perfect classifier scores
+        exactly 0.
+    scale : "minmax", None or a fitted transformer, default="minmax"
+        ``"minmax"``: non-numeric columns are one-hot encoded, bool columns cast to 0/1, and
+        every column is min-max scaled to [0, 1] on the data passed (constant columns become
+        0); missing values raise, and an encoding beyond 1 GiB is refused before it is built.
+        None: ``X`` is used as given (numeric only). A fitted transformer (for instance a
+        ``MinMaxScaler`` fitted on the training fold, as in the paper) is applied with
+        ``transform``.
+    label_encoding : {"ordinal", "onehot"}, default="ordinal"
+        The label coordinate: the class code ``0..n_classes-1`` of the sorted union of the
+        classes in ``y_true`` and ``y_pred`` (the paper's), or class indicators scaled by
+        ``1/sqrt(2)`` so that any mismatch costs exactly 1 (the same as ordinal for two
+        classes).
+    m1 : int, default=25
+        Repetitions of random projections (``method="approx"``).
+    m2 : int, default=None
+        Other-group candidates per side (``method="approx"``); None means
+        ``ceil(2 * log10(n_samples))``.
+    n_e : int, default=2
+        Orthonormal directions per repetition (``method="approx"``).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the projections (``method="approx"``).
+    eps : float, default=None
+        None: ``D = D_f = 0`` gives 0, ``D = 0 < D_f`` gives ``+inf`` and ``D_f = 0 < D``
+        gives ``-inf`` (with an ``UndefinedMetricWarning``). A float reproduces the authors'
+        code (``eps=1e-13``): zero denominators and ratios are replaced by ``eps``.
+    base : float, default=10
+        Base of the logarithm (the paper's tables use 10).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights: the average version is the weighted mean of the per-point distances.
+        Rows of zero weight are left out entirely (neither anchors nor neighbours), so
+        integer weights give the same result as repeating rows.
+    n_jobs : int, default=None
+        Threads for the neighbour searches.
+    verbose : int, default=0
+        With a value above 0, print the neighbour engine used and the time of each search.
 
     Returns
     -------
     hfm : float
+        HFM of the version chosen: positive when the classifier separates the groups more than
+        the data do, 0 when as much, negative when less.
 
     See Also
     --------

@@ -122,12 +122,18 @@ def generalized_entropy_index(y_true, y_pred, *, alpha=2, pos_label=None, sample
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True binary labels; the benefit of a sample is ``y_pred - y_true + 1`` on the labels
+        coded 1 for ``pos_label`` and 0 otherwise.
     y_pred : array-like of shape (n_samples,)
+        Predicted binary labels.
     alpha : float, default=2
         Sensitivity to the top (large ``alpha``) or bottom (small ``alpha``) of the benefit
         distribution.
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
@@ -193,13 +199,20 @@ def theil_index(y_true, y_pred, *, pos_label=None, sample_weight=None):
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True binary labels; the benefit of a sample is ``y_pred - y_true + 1`` on the labels
+        coded 1 for ``pos_label`` and 0 otherwise.
     y_pred : array-like of shape (n_samples,)
+        Predicted binary labels.
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        Non-negative; NaN (with a warning) when every benefit is 0.
 
     See Also
     --------
@@ -233,13 +246,20 @@ def coefficient_of_variation(y_true, y_pred, *, pos_label=None, sample_weight=No
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True binary labels; the benefit of a sample is ``y_pred - y_true + 1`` on the labels
+        coded 1 for ``pos_label`` and 0 otherwise.
     y_pred : array-like of shape (n_samples,)
+        Predicted binary labels.
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        Non-negative; NaN (with a warning) when every benefit is 0.
 
     See Also
     --------
@@ -291,12 +311,24 @@ def between_group_generalized_entropy_index(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True binary labels; the benefit of a sample is ``y_pred - y_true + 1`` on the labels
+        coded 1 for ``pos_label`` and 0 otherwise.
     y_pred : array-like of shape (n_samples,)
+        Predicted binary labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     alpha : float, default=2
+        Sensitivity to the top (large ``alpha``) or bottom (small ``alpha``) of the benefit
+        distribution.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form one group and every other sample the other (aif360's
+        ``priv_group``). None keeps the groups of ``sensitive_features``. A tuple gives one
+        value per attribute for 2-D input.
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
@@ -341,21 +373,33 @@ def between_group_generalized_entropy_index(
 def between_group_theil_index(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
 ):
-    """Between-group part of the Theil index (:func:`between_group_generalized_entropy_index`
-    at ``alpha = 1``).
+    """Between-group part of the Theil index.
+
+    :func:`between_group_generalized_entropy_index` at ``alpha = 1``.
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True binary labels; the benefit of a sample is ``y_pred - y_true + 1`` on the labels
+        coded 1 for ``pos_label`` and 0 otherwise.
     y_pred : array-like of shape (n_samples,)
+        Predicted binary labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form one group and every other sample the other (aif360's
+        ``priv_group``). None keeps the groups of ``sensitive_features``. A tuple gives one
+        value per attribute for 2-D input.
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        Non-negative; 0 when every group has the same mean benefit.
 
     See Also
     --------
@@ -397,15 +441,26 @@ def between_group_coefficient_of_variation(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True binary labels; the benefit of a sample is ``y_pred - y_true + 1`` on the labels
+        coded 1 for ``pos_label`` and 0 otherwise.
     y_pred : array-like of shape (n_samples,)
+        Predicted binary labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form one group and every other sample the other (aif360's
+        ``priv_group``). None keeps the groups of ``sensitive_features``. A tuple gives one
+        value per attribute for 2-D input.
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        Non-negative; 0 when every group has the same mean benefit.
 
     See Also
     --------

@@ -117,7 +117,7 @@ def madd(
         Predicted probabilities of the positive class, in [0, 1]. An (n, 2) array is
         ``predict_proba`` output and its column 1 is used.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Group membership; 2-D input forms intersectional groups.
+        Sensitive attribute(s); several attributes define intersectional groups.
     bandwidth : "auto" or float in (0, 1], default="auto"
         ``"auto"`` returns the stable MADD of :func:`madd_bandwidth_search` (Algorithm 1 with
         ``bandwidths``, ``percent``, ``min_points``, ``min_interval_length``). A float ``h``
@@ -128,17 +128,32 @@ def madd(
     agg : {"worst_case", "mean"}, default="worst_case"
         Aggregation over the pairs of groups when there are more than two: the largest pairwise
         MADD, or their mean. Both equal the paper's MADD for two groups.
-    bandwidths, percent, min_points, min_interval_length, n_jobs, verbose
-        Parameters of the optimal-bandwidth search, used when ``bandwidth="auto"``; see
-        :func:`madd_bandwidth_search`.
+    bandwidths : int or array-like of float, default=1000
+        An int ``N`` gives the grid ``h = 1/m`` for the bin counts ``m = N, ..., 1`` (``N``
+        distinct values, ascending). An array is used as given: strictly increasing values in
+        (0, 1], turned into bin counts with ``bin_rule``.
+    percent : float, default=0.45
+        ``L = percent * h_sup`` (the paper's ``(1 - 0.1) / 2``).
+    min_points : int, default=50
+        The paper's nbPointsMin: eligible intervals hold at least ``min_points + 1`` points.
+    min_interval_length : float, default=None
+        ``L`` given directly instead of ``percent * h_sup`` (the authors used 0.05 for their
+        OULAD tables).
     bin_rule : {"exact", "floor"}, default="exact"
         How a float bandwidth becomes a bin count. ``"exact"`` is ``floor(1 / h)`` computed
         with a 1e-12 relative slack, so ``h = 1 / m`` gives ``m`` bins; ``"floor"`` is the float
         ``floor(1 / h)`` of maddlib, which gives ``m - 1`` bins for ``h = 1/93``, ``1/99``, ...
         (70 of the ``m <= 999``), for bit parity with it.
+    n_jobs : int, default=None
+        Pairs of groups searched in parallel with joblib (only useful for many groups). Each
+        pair has its own search, so the time grows with the square of the number of groups;
+        above 20 groups a UserWarning says so before the search starts.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the samples in their group's histogram; integer weights act as repeated
         rows (also in ``h_sup``, which then uses each group's total weight as its size).
+    verbose : int, default=0
+        Progress: ``verbose > 0`` prints the size of the search (pairs of groups, bandwidths)
+        before it starts and passes ``verbose`` to joblib, which reports the pairs as they end.
 
     Returns
     -------
@@ -147,8 +162,8 @@ def madd(
 
     See Also
     --------
-    madd_bandwidth_search : the stable interval, the MADD curve and h_sup.
-    skfair.postprocessing.MADDRepair : post-processing that contracts MADD by ``1 - lam``.
+    madd_bandwidth_search : The stable interval, the MADD curve and h_sup.
+    skfair.postprocessing.MADDRepair : Post-processing that contracts MADD by ``1 - lam``.
 
     Notes
     -----
@@ -156,6 +171,13 @@ def madd(
     (Theorem 2: the optimal ``h`` shrinks like ``n ** (-1/3)``), hence the default
     ``bandwidth="auto"``. A UserWarning is raised when the smallest group has fewer than 50
     samples, and when a fixed bin count exceeds its size.
+
+    References
+    ----------
+    .. [1] M. Verger, S. Lallé, F. Bouchet and V. Luengo, "Is Your Model 'MADD'? A Novel
+       Metric to Evaluate Algorithmic Fairness for Predictive Student Models", EDM 2023.
+    .. [2] M. Verger, S. Lallé, F. Bouchet and V. Luengo, "Evaluating and Mitigating
+       Algorithmic Unfairness with the MADD Metric", Journal of Educational Data Mining, 2024.
 
     Examples
     --------
@@ -240,7 +262,7 @@ def madd_bandwidth_search(
     y_score : array-like of shape (n_samples,), (n_samples, 1) or (n_samples, 2)
         Predicted probabilities of the positive class in [0, 1] (column 1 of an (n, 2) array).
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Group membership; 2-D input forms intersectional groups.
+        Sensitive attribute(s); several attributes define intersectional groups.
     bandwidths : int or array-like of float, default=1000
         An int ``N`` gives the grid ``h = 1/m`` for the bin counts ``m = N, ..., 1`` (``N``
         distinct values, ascending). An array is used as given: strictly increasing values in
@@ -262,16 +284,18 @@ def madd_bandwidth_search(
         Pairs of groups searched in parallel with joblib (only useful for many groups). Each
         pair has its own search, so the time grows with the square of the number of groups;
         above 20 groups a UserWarning says so before the search starts.
-    verbose : int, default=0
-        Progress: ``verbose > 0`` prints the size of the search (pairs of groups, bandwidths)
-        before it starts and passes ``verbose`` to joblib, which reports the pairs as they end.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the samples in their group's histograms; integer weights act as repeated
         rows, and ``h_sup`` uses each group's total weight as its size.
+    verbose : int, default=0
+        Progress: ``verbose > 0`` prints the size of the search (pairs of groups, bandwidths)
+        before it starts and passes ``verbose`` to joblib, which reports the pairs as they end.
 
     Returns
     -------
     result : :class:`~sklearn.utils.Bunch`
+        Dictionary-like object with the following attributes.
+
         interval : tuple of float
             ``(h[i], h[j])``, the first and last grid points of the stable interval.
         value : float
@@ -301,6 +325,18 @@ def madd_bandwidth_search(
     ValueError
         When no interval of the grid is eligible: use more bandwidths, a smaller ``percent``
         or ``min_interval_length``, or a smaller ``min_points``.
+
+    See Also
+    --------
+    madd : MADD at one bandwidth, or the stable MADD of this search.
+    skfair.plotting.MADDDisplay : The histograms and the MADD curve of this search.
+
+    References
+    ----------
+    .. [1] M. Verger, S. Lallé, F. Bouchet and V. Luengo, "Is Your Model 'MADD'? A Novel
+       Metric to Evaluate Algorithmic Fairness for Predictive Student Models", EDM 2023.
+    .. [2] M. Verger, S. Lallé, F. Bouchet and V. Luengo, "Evaluating and Mitigating
+       Algorithmic Unfairness with the MADD Metric", Journal of Educational Data Mining, 2024.
 
     Examples
     --------

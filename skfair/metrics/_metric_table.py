@@ -174,6 +174,7 @@ None, default=None
         compares every other group with the privileged ones and reports the comparison furthest
         from parity (sign kept), which shows a small harmed group that pooling hides.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
     pos_label : int, float, bool or str, default=None
         Positive label of the named binary rates (inferred for {0, 1}, {-1, 1} and
         {False, True}); forwarded to callables when given.
@@ -623,11 +624,23 @@ None, default=None
         return pd.Series(counts, index=self._frame_index(pd, True), name="count")
 
     def group_min(self):
-        """Smallest value of each metric over the groups (per control stratum)."""
+        """Smallest value of each metric over the groups (per control stratum).
+
+        Returns
+        -------
+        Series, DataFrame (one row per control stratum) or ndarray
+            One value per metric: pandas with ``as_frame=True``, else numpy.
+        """
         return self._output([_group_min(v) for v in self._values], rows=False)
 
     def group_max(self):
-        """Largest value of each metric over the groups (per control stratum)."""
+        """Largest value of each metric over the groups (per control stratum).
+
+        Returns
+        -------
+        Series, DataFrame (one row per control stratum) or ndarray
+            One value per metric: pandas with ``as_frame=True``, else numpy.
+        """
         return self._output([_group_max(v) for v in self._values], rows=False)
 
     def difference(self, method="between_groups"):
@@ -774,6 +787,7 @@ None, default=None
         Returns
         -------
         low, high : Series, DataFrame or ndarray
+            The bounds of the percentile interval at coverage ``ci``, shaped like ``what``.
         """
         if not self.n_boot:
             raise ValueError("The table has no bootstrap replicates; pass n_boot > 0.")

@@ -85,15 +85,24 @@ def average_odds_difference(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
@@ -157,15 +166,24 @@ def average_abs_odds_difference(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
@@ -225,23 +243,42 @@ def true_negative_rate_difference(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        Signed difference in [-1, 1] with ``privileged_group``, else in [0, 1]. NaN, with an
+        :class:`~sklearn.exceptions.UndefinedMetricWarning`, where fewer than two groups have
+        a defined rate (or a compared side has none).
 
     See Also
     --------
     false_positive_rate_difference : The complementary rate.
+
+    References
+    ----------
+    .. [1] M. Hardt, E. Price and N. Srebro, "Equality of Opportunity in Supervised Learning",
+       NeurIPS 2016.
+    .. [2] A. Chouldechova, "Fair Prediction with Disparate Impact: A Study of Bias in
+       Recidivism Prediction Instruments", Big Data 5(2), 2017.
 
     Examples
     --------
@@ -283,15 +320,24 @@ def true_positive_rate_ratio(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
@@ -301,6 +347,13 @@ def true_positive_rate_ratio(
     See Also
     --------
     true_positive_rate_difference : The difference of the same rates.
+
+    References
+    ----------
+    .. [1] M. Hardt, E. Price and N. Srebro, "Equality of Opportunity in Supervised Learning",
+       NeurIPS 2016.
+    .. [2] R. K. E. Bellamy et al., "AI Fairness 360: An Extensible Toolkit for Detecting and
+       Mitigating Algorithmic Bias", IBM Journal of Research and Development 63(4/5), 2019.
 
     Examples
     --------
@@ -341,15 +394,24 @@ def false_positive_rate_ratio(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
@@ -359,6 +421,13 @@ def false_positive_rate_ratio(
     See Also
     --------
     false_positive_rate_difference : The difference of the same rates.
+
+    References
+    ----------
+    .. [1] R. K. E. Bellamy et al., "AI Fairness 360: An Extensible Toolkit for Detecting and
+       Mitigating Algorithmic Bias", IBM Journal of Research and Development 63(4/5), 2019.
+    .. [2] H. Weerts, M. Dudik, R. Edgar, A. Jalali, R. Lutz and M. Madaio, "Fairlearn:
+       Assessing and Improving Fairness of AI Systems", JMLR 24(257), 2023.
 
     Examples
     --------
@@ -400,15 +469,24 @@ def error_rate_ratio(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
@@ -418,6 +496,11 @@ def error_rate_ratio(
     See Also
     --------
     accuracy_difference : The difference of the complementary rate.
+
+    References
+    ----------
+    .. [1] R. K. E. Bellamy et al., "AI Fairness 360: An Extensible Toolkit for Detecting and
+       Mitigating Algorithmic Bias", IBM Journal of Research and Development 63(4/5), 2019.
 
     Examples
     --------
@@ -449,7 +532,7 @@ def equalized_odds_ratio(
     sample_weight=None,
     agg="worst_case",
 ):
-    """Equalized-odds ratio: the TPR and FPR ratios combined.
+    """Ratio form of equalized odds: the TPR and FPR ratios combined.
 
     Unsigned (``privileged_group=None``), with ``R_X = min_g X_g / max_g X_g``:
     ``agg="worst_case"`` gives ``min(R_TPR, R_FPR)`` and ``agg="mean"`` gives
@@ -463,15 +546,24 @@ def equalized_odds_ratio(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
     agg : {"worst_case", "mean"}, default="worst_case"
 
     Returns
@@ -482,6 +574,13 @@ def equalized_odds_ratio(
     See Also
     --------
     equalized_odds_difference : The same comparison as a difference.
+
+    References
+    ----------
+    .. [1] M. Hardt, E. Price and N. Srebro, "Equality of Opportunity in Supervised Learning",
+       NeurIPS 2016.
+    .. [2] H. Weerts, M. Dudik, R. Edgar, A. Jalali, R. Lutz and M. Madaio, "Fairlearn:
+       Assessing and Improving Fairness of AI Systems", JMLR 24(257), 2023.
 
     Examples
     --------

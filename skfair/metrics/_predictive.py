@@ -38,15 +38,24 @@ def positive_predictive_value_difference(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
@@ -105,15 +114,24 @@ def false_discovery_rate_difference(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
@@ -172,15 +190,24 @@ def negative_predictive_value_difference(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
@@ -239,15 +266,24 @@ def false_omission_rate_difference(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True class labels.
     y_pred : array-like of shape (n_samples,)
+        Predicted class labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : label, tuple of labels, or list of them, default=None
+        Group(s) whose samples form the privileged side, compared with the other samples (see
+        ``disadvantaged``) for a signed result. None compares every pair of groups. A tuple
+        gives one value per attribute for 2-D input.
     disadvantaged : {"pooled", "each"}, default="pooled"
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     pos_label : int, float, bool or str, default=None
+        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+        {False, True}.
     sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------

@@ -430,6 +430,17 @@ def make_fairness_scorer(
     scorer : callable
         ``scorer(estimator, X, y, *, sensitive_features=None, sample_weight=None) -> float``.
 
+    See Also
+    --------
+    get_fairness_scorer : A ready scorer for a skfair metric named by a string.
+    most_accurate_within : A ``refit`` rule that bounds the fairness loss.
+
+    References
+    ----------
+    .. [1] L. Buitinck et al., "API design for machine learning software: experiences from
+       the scikit-learn project", ECML PKDD Workshop on Languages for Data Mining and Machine
+       Learning, 2013.
+
     Examples
     --------
     >>> import numpy as np
@@ -519,6 +530,9 @@ def _check_metric_keywords(metric, kwargs, needs_X):
 def get_fairness_scorer(name, **overrides):
     """Return a ready scorer for the skfair metric called ``name``.
 
+    The scorer of :func:`make_fairness_scorer` for that metric, with the metric's own
+    response method and loss transform; it returns ``-loss``, so the best value is 0.
+
     Parameters
     ----------
     name : str
@@ -526,6 +540,21 @@ def get_fairness_scorer(name, **overrides):
     **overrides
         Keyword arguments of :func:`make_fairness_scorer` (``sensitive_column``,
         ``response_method``, ...) and of the metric.
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y, *, sensitive_features=None, sample_weight=None) -> float``.
+
+    See Also
+    --------
+    make_fairness_scorer : A scorer from any metric callable.
+
+    References
+    ----------
+    .. [1] L. Buitinck et al., "API design for machine learning software: experiences from
+       the scikit-learn project", ECML PKDD Workshop on Languages for Data Mining and Machine
+       Learning, 2013.
 
     Examples
     --------
@@ -564,6 +593,25 @@ def most_accurate_within(bound, *, fairness, performance):
         Key of the fairness scorer in the ``scoring`` dict.
     performance : str
         Key of the performance scorer in the ``scoring`` dict.
+
+    Returns
+    -------
+    refit : callable
+        ``refit(cv_results) -> int``, the index of the chosen candidate in ``cv_results_``.
+
+    See Also
+    --------
+    make_fairness_scorer : The fairness scorer whose results this reads.
+    skfair.reductions.GridSearch : Trains under a fairness constraint instead of selecting.
+
+    References
+    ----------
+    .. [1] A. Agarwal, A. Beygelzimer, M. Dudík, J. Langford and H. Wallach, "A Reductions
+       Approach to Fair Classification", ICML 2018 (the most accurate model whose disparity
+       is within a bound).
+    .. [2] L. Buitinck et al., "API design for machine learning software: experiences from
+       the scikit-learn project", ECML PKDD Workshop on Languages for Data Mining and Machine
+       Learning, 2013.
 
     Examples
     --------

@@ -115,6 +115,17 @@ def label_stability(y_pred, *, labels=None):
     ndarray of shape (n_samples,)
         Values in [0, 1].
 
+    See Also
+    --------
+    label_stability_difference : Its group means compared.
+    epistemic_uncertainty : The model's share of the uncertainty.
+    skfair.ensemble.BootstrapEnsemble : An ensemble whose members' outputs this takes.
+
+    References
+    ----------
+    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
+       Virny and VirnyView", SIGMOD-Companion 2024.
+
     Examples
     --------
     >>> from skfair.metrics import label_stability
@@ -148,6 +159,19 @@ def aleatoric_uncertainty(y_proba):
     ndarray of shape (n_samples,)
         Values in [0, log2(n_classes)].
 
+    See Also
+    --------
+    aleatoric_uncertainty_difference : Its group means compared.
+    epistemic_uncertainty : The model's share of the uncertainty.
+    skfair.ensemble.BootstrapEnsemble : An ensemble whose members' outputs this takes.
+
+    References
+    ----------
+    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
+       Virny and VirnyView", SIGMOD-Companion 2024.
+    .. [2] E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine
+       learning: an introduction to concepts and methods", Machine Learning 110, 2021.
+
     Examples
     --------
     >>> from skfair.metrics import aleatoric_uncertainty
@@ -179,6 +203,19 @@ def epistemic_uncertainty(y_proba):
     -------
     ndarray of shape (n_samples,)
         Non-negative values (up to rounding, about 1e-15).
+
+    See Also
+    --------
+    epistemic_uncertainty_difference : Its group means compared.
+    aleatoric_uncertainty : The data's share of the uncertainty.
+    skfair.ensemble.BootstrapEnsemble : An ensemble whose members' outputs this takes.
+
+    References
+    ----------
+    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
+       Virny and VirnyView", SIGMOD-Companion 2024.
+    .. [2] E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine
+       learning: an introduction to concepts and methods", Machine Learning 110, 2021.
 
     Examples
     --------
@@ -229,7 +266,7 @@ def label_stability_difference(
         Label predicted by each member for each sample, as returned by
         :meth:`skfair.ensemble.BootstrapEnsemble.predict_members`.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Group membership; 2-D input gives intersectional groups.
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : value, tuple or list of them, default=None
         The privileged group(s). None compares every pair of groups.
     disadvantaged : {"pooled", "each"}, default="pooled"
@@ -239,11 +276,23 @@ def label_stability_difference(
     labels : array-like of shape (n_classes,), default=None
         The classes, see :func:`label_stability`.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        In [-1, 1] with ``privileged_group`` (negative: the disadvantaged samples' predictions are
+        less stable), else in [0, 1].
+
+    See Also
+    --------
+    label_stability : The per-sample label stability.
+    skfair.plotting.StabilityDisplay : The group means with error bars.
+
+    References
+    ----------
+    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
+       Virny and VirnyView", SIGMOD-Companion 2024.
 
     Examples
     --------
@@ -297,7 +346,7 @@ def epistemic_uncertainty_difference(
         :meth:`skfair.ensemble.BootstrapEnsemble.predict_proba_members`, or a binary
         problem's positive-class probabilities.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Group membership; 2-D input gives intersectional groups.
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : value, tuple or list of them, default=None
         The privileged group(s). None compares every pair of groups.
     disadvantaged : {"pooled", "each"}, default="pooled"
@@ -305,11 +354,25 @@ def epistemic_uncertainty_difference(
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        In bits: signed ``mean(dis) - mean(priv)`` with ``privileged_group`` (positive: the
+        disadvantaged samples are more uncertain), else the largest gap between two groups.
+
+    See Also
+    --------
+    epistemic_uncertainty : The per-sample epistemic uncertainty.
+    skfair.plotting.StabilityDisplay : The group means with error bars.
+
+    References
+    ----------
+    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
+       Virny and VirnyView", SIGMOD-Companion 2024.
+    .. [2] E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine
+       learning: an introduction to concepts and methods", Machine Learning 110, 2021.
 
     Examples
     --------
@@ -360,7 +423,7 @@ def aleatoric_uncertainty_difference(
         :meth:`skfair.ensemble.BootstrapEnsemble.predict_proba_members`, or a binary
         problem's positive-class probabilities.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Group membership; 2-D input gives intersectional groups.
+        Sensitive attribute(s); several attributes define intersectional groups.
     privileged_group : value, tuple or list of them, default=None
         The privileged group(s). None compares every pair of groups.
     disadvantaged : {"pooled", "each"}, default="pooled"
@@ -368,11 +431,25 @@ def aleatoric_uncertainty_difference(
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample equally.
 
     Returns
     -------
     float
+        In bits: signed ``mean(dis) - mean(priv)`` with ``privileged_group`` (positive: the
+        disadvantaged samples are more uncertain), else the largest gap between two groups.
+
+    See Also
+    --------
+    aleatoric_uncertainty : The per-sample aleatoric uncertainty.
+    skfair.plotting.StabilityDisplay : The group means with error bars.
+
+    References
+    ----------
+    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
+       Virny and VirnyView", SIGMOD-Companion 2024.
+    .. [2] E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine
+       learning: an introduction to concepts and methods", Machine Learning 110, 2021.
 
     Examples
     --------

@@ -135,6 +135,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
         Returns
         -------
         X_repaired : ndarray of shape (n_samples, n_outputs)
+            The repaired calibration outputs, in the row order of ``X``.
         """
         check_in_memory("fit_transform", X, sensitive_features, hint=IN_SAMPLE_ON_DASK)
         return self._fit(X, y, sensitive_features, sample_weight, in_sample=True)
@@ -163,7 +164,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
         return self._transform(X, sensitive_features, row_offset=0)
 
     def get_feature_names_out(self, input_features=None):
-        """Names of the output columns: the input's, without the sensitive columns.
+        """Get the names of the output columns: the input's, without the sensitive columns.
 
         Parameters
         ----------
@@ -173,6 +174,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
         Returns
         -------
         feature_names_out : ndarray of str
+            One name per output column, in order.
         """
         check_is_fitted(self, "n_features_in_")
         names = _check_feature_names_in(self, input_features)
