@@ -21,6 +21,7 @@ REQUIRED_ARGUMENTS = {
     "BiasExplainer": lambda cls: cls(LogisticRegression()),
     "BootstrapEnsemble": lambda cls: cls(LogisticRegression(), n_estimators=3),
     "GroupThresholdClassifier": lambda cls: cls(LogisticRegression()),
+    "MulticlassGroupThresholdClassifier": lambda cls: cls(LogisticRegression()),
 }
 
 
@@ -52,6 +53,7 @@ def test_every_subpackage_exports_what_design_requires():
         "BiasExplainer",
         "BootstrapEnsemble",
         "GroupThresholdClassifier",
+        "MulticlassGroupThresholdClassifier",
     }
     assert expected <= set(ESTIMATORS)
     assert set(skfair.postprocessing.__all__) >= {"BarycenterRepair", "MADDRepair"}

@@ -6,6 +6,9 @@ from skfair.postprocessing._barycenter import (
 from skfair.postprocessing._madd_repair import (
     MADDRepair,
 )
+from skfair.postprocessing._multiclass_thresholds import (
+    MulticlassGroupThresholdClassifier,
+)
 from skfair.postprocessing._repaired import (
     RepairedClassifier,
     RepairedRegressor,
@@ -18,6 +21,7 @@ __all__ = [
     "BarycenterRepair",
     "GroupThresholdClassifier",
     "MADDRepair",
+    "MulticlassGroupThresholdClassifier",
     "RepairedClassifier",
     "RepairedRegressor",
 ]

@@ -1,0 +1,538 @@
+"""The optimal fair randomised multi-class rule as a linear program (pure functions).
+
+A randomised rule gives each row ``i`` (group ``a_i``, class probabilities ``p_i``) a
+distribution ``q_i`` over the K classes. Under the model's law of the label (``Y`` given the
+row drawn from ``p_i``; Denis, Elie, Hebiri & Hu 2021), the expected accuracy and every rate
+that the multi-class unfairness measures ``U_DP`` and ``U_EO`` compare are linear in the
+``q_i``:
+
+- the objective ``sum_i w_i sum_k o_k p_ik q_ik`` (``o_k = 1`` for accuracy,
+  ``1 / (K P(Y = k))`` for balanced accuracy);
+- group statistics ``S_a[d, k] = sum_{i in a} w_i f_id q_ik`` over strata ``d``: one stratum
+  with ``f_i = 1`` for demographic parity (the share of group ``a`` predicted ``k``), one
+  stratum per true class with ``f_id = p_id`` for equalized odds (the mass of rows of true
+  class ``d`` predicted ``k``);
+- the constraints ``|S_a[d, k] / M_a[d] - sum_b S_b[d, k] / M[d]| <= tolerance``, with
+  ``M_a[d] = sum_{i in a} w_i f_id`` and ``M = sum_a M_a``: each group against the whole
+  population, as :func:`~skfair.metrics.demographic_parity_unfairness` and
+  :func:`~skfair.metrics.equalized_odds_unfairness` measure it.
+
+Written per row, the program has ``n_samples * K`` variables. Its Lagrangian separates over
+the rows: with multipliers ``Pi_a[d, k]`` (one per group, stratum and class) on the group
+statistics, each row's best response is the argmax over ``k`` of
+``o_k p_ik + sum_d f_id Pi_a[d, k]``: for demographic parity the probabilities shifted by
+per-group, per-class multipliers (Denis et al. 2021), for equalized odds a per-group linear
+map of them. :class:`FairArgmaxProgram` solves the program on blocks of rows refined until
+the per-row optimality conditions hold, and certifies the optimum by the Lagrangian bound.
+
+Where the multipliers tie classes, the optimum may need rows of one group to be split
+between the tied classes in a way that depends on the row (with equalized odds the
+multipliers can tie the classes of a whole group, as Hardt, Price & Srebro's (2016)
+equalized-odds thresholds mix two thresholds and a coin). The fitted rule therefore breaks
+ties by a second argmax, drawn per row from a few tie-breaking rules: the mixture is found by
+column generation over the vertices of the tied rows' reachable statistics, each the argmax
+of linear scores among the tied classes.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix
+from sklearn.exceptions import ConvergenceWarning
+
+CONSTRAINTS = ("demographic_parity", "equalized_odds")
+OBJECTIVES = ("accuracy", "balanced_accuracy")
+
+_LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+# Optimality certificate: the Lagrangian bound exceeds the value by at most this (relative).
+_CERTIFICATE = 1e-12
+_MAX_ROUNDS = 1000
+# Rows whose best class leads by more than this, in blocks given that class only, are merged
+# into one block per group and class.
+_SETTLED_MARGIN = 1e-9
+# A row is tied between classes whose scores are within this of its maximum (scores are in
+# probability units); widened if the optimum needs it (the solver's multipliers are exact to
+# about its 1e-10 tolerance, divided by the group's weight).
+_TIE_TOLERANCES = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5)
+# The tie-breaking mixture reproduces the tied rows' statistics to this, in rate units.
+_MIXTURE_TOLERANCE = 1e-11
+
+
+@dataclass(frozen=True)
+class FairRule:
+    """A fitted randomised rule: argmax of per-group linear scores, ties broken at random.
+
+    A row of group ``a`` scores ``p @ coef[a] + intercept[a]`` and gets its highest class.
+    Where classes are within ``tie_tolerance`` of the highest score, the row draws one of
+    its group's tie-breaking rules (rule ``r``, with ``tie_groups[r] == a``, has probability
+    ``tie_weights[r]``), which picks the tied class of highest score
+    ``p @ tie_coef[r] + tie_intercept[r]`` (the first such class on a tie).
+    """
+
+    coef: np.ndarray
+    intercept: np.ndarray
+    tie_tolerance: float
+    tie_groups: np.ndarray
+    tie_weights: np.ndarray
+    tie_coef: np.ndarray
+    tie_intercept: np.ndarray
+
+    def probabilities(self, probabilities, codes):
+        """Probability of each class for each row: ndarray of shape (n_samples, K)."""
+        out, tied = self._untied(probabilities, codes)
+        rows = np.flatnonzero(tied.sum(axis=1) > 1)
+        out[rows] = 0.0
+        for r in range(self.tie_groups.shape[0]):
+            mine = rows[codes[rows] == self.tie_groups[r]]
+            chosen = self._break(r, probabilities[mine], tied[mine])
+            out[mine, chosen] += self.tie_weights[r]
+        return out
+
+    def decide(self, probabilities, codes, uniforms):
+        """Class index of each row, from one uniform number in [0, 1) per row (used only by
+        rows with tied classes, to draw the tie-breaking rule)."""
+        out, tied = self._untied(probabilities, codes)
+        classes = out.argmax(axis=1)
+        rows = np.flatnonzero(tied.sum(axis=1) > 1)
+        start = 0.0
+        for r in range(self.tie_groups.shape[0]):
+            if r == 0 or self.tie_groups[r] != self.tie_groups[r - 1]:
+                start = 0.0
+            end = start + self.tie_weights[r]
+            last = r + 1 == self.tie_groups.shape[0] or self.tie_groups[r + 1] != self.tie_groups[r]
+            mine = rows[codes[rows] == self.tie_groups[r]]
+            draw = uniforms[mine]
+            mine = mine[(draw >= start) & ((draw < end) | last)]  # the last rule takes round-off
+            classes[mine] = self._break(r, probabilities[mine], tied[mine])
+            start = end
+        return classes
+
+    def _untied(self, probabilities, codes):
+        """One-hot highest classes, and the tied classes of each row."""
+        scores = np.empty_like(probabilities, dtype=np.float64)
+        for g in np.unique(codes):
+            rows = np.flatnonzero(codes == g)
+            scores[rows] = linear_scores(probabilities[rows], self.coef[g], self.intercept[g])
+        out = np.zeros_like(scores)
+        out[np.arange(scores.shape[0]), scores.argmax(axis=1)] = 1.0
+        return out, tie_masks(scores, self.tie_tolerance)
+
+    def _break(self, r, probabilities, tied):
+        scores = linear_scores(probabilities, self.tie_coef[r], self.tie_intercept[r])
+        return np.where(tied, scores, -np.inf).argmax(axis=1)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """One optimum of the program.
+
+    Attributes
+    ----------
+    objective : float
+        The optimal value.
+    prices : ndarray of shape (n_groups, n_strata, n_classes)
+        The multipliers at the optimum.
+    mixture : ndarray of shape (n_samples, n_classes)
+        An optimal class distribution per row (rows in the program's order).
+    bound_gap : float
+        Lagrangian bound minus ``objective`` (the optimality certificate).
+    tolerance : float
+    """
+
+    objective: float
+    prices: np.ndarray
+    mixture: np.ndarray
+    bound_gap: float
+    tolerance: float
+
+
+class FairArgmaxProgram:
+    """The program of one data set, solved for any number of tolerances.
+
+    Parameters
+    ----------
+    probabilities : ndarray of shape (n_samples, n_classes)
+        Class probabilities of the rows (non-negative, rows summing to one).
+    weights : ndarray of shape (n_samples,)
+        Non-negative row weights with a positive sum (normalised here to sum to one); rows
+        of weight zero are left out.
+    codes : ndarray of int of shape (n_samples,)
+        Group of each row, in ``range(n_groups)``; every group has positive weight.
+    n_groups : int
+    constraint : {"demographic_parity", "equalized_odds"}
+    objective : {"accuracy", "balanced_accuracy"}
+
+    Notes
+    -----
+    The rows are partitioned into blocks, each given one class distribution (a restriction
+    of the per-row program, so its value is a lower bound), starting from one block per group
+    and unconstrained argmax class. After each solve the multipliers score every row; a block
+    whose rows do not all prefer the classes it was given is split by the set of classes its
+    rows prefer, and blocks whose rows all prefer their one class are merged per group and
+    class. Either keeps the previous solution feasible, so the value never decreases; the
+    refinement stops when the per-row optimality conditions hold, that is when the Lagrangian
+    bound at the multipliers equals the value. The partition is kept between tolerances. The
+    restricted program has one variable per block and class, one row per block and
+    ``2 n_groups D K + D K`` coupling rows (``D = 1`` for demographic parity, ``K`` for
+    equalized odds).
+    """
+
+    def __init__(self, probabilities, weights, codes, n_groups, constraint, objective):
+        weights = np.asarray(weights, dtype=np.float64)
+        # rows of weight zero do not enter the program (whatever they get is optimal)
+        order = np.flatnonzero(weights > 0)
+        order = order[np.argsort(codes[order], kind="stable")]
+        self.probabilities = np.ascontiguousarray(probabilities[order], dtype=np.float64)
+        weights = weights[order]
+        self.weights = weights / weights.sum()
+        self.codes = np.asarray(codes)[order].astype(np.intp)
+        self.n_groups = n_groups
+        self.n_classes = K = self.probabilities.shape[1]
+        self.constraint = constraint
+        self.starts = np.searchsorted(self.codes, np.arange(n_groups + 1))
+        weighted = self.weights[:, None] * self.probabilities  # w_i p_ik
+        self.class_weights = objective_weights(objective, weighted.sum(axis=0))
+        self.gains = weighted * self.class_weights  # w_i o_k p_ik
+        # w_i f_id: the weight of row i in stratum d
+        self.strata = self.weights[:, None] if constraint == "demographic_parity" else weighted
+        self.group_mass = np.stack(
+            [np.bincount(self.codes, column, minlength=n_groups) for column in self.strata.T],
+            axis=1,
+        )
+        self.n_strata = self.group_mass.shape[1]
+        self.population_mass = self.group_mass.sum(axis=0)
+        self.defined = self.group_mass > 0  # a group's rates are defined where it has weight
+        self.blocks = _compact(self.codes * K + self.gains.argmax(axis=1))
+
+    def coefficients(self, prices):
+        """``(coef, intercept)`` of shape (n_groups, K, K) and (n_groups, K) at ``prices``."""
+        G, K = self.n_groups, self.n_classes
+        coef = np.broadcast_to(np.diag(self.class_weights), (G, K, K)).copy()
+        if self.constraint == "demographic_parity":
+            return coef, prices[:, 0, :].copy()
+        return coef + prices, np.zeros((G, K))
+
+    def row_scores(self, prices):
+        """Scores of every row at ``prices`` (rows in the program's order)."""
+        coef, intercept = self.coefficients(prices)
+        out = np.empty_like(self.probabilities)
+        for g in range(self.n_groups):
+            part = slice(self.starts[g], self.starts[g + 1])
+            out[part] = linear_scores(self.probabilities[part], coef[g], intercept[g])
+        return out
+
+    def solve(self, tolerance):
+        """The optimum at ``tolerance`` (a :class:`Solution`)."""
+        K, D = self.n_classes, self.n_strata
+        previous = -np.inf
+        for _ in range(_MAX_ROUNDS):
+            B = int(self.blocks.max()) + 1
+            block_group = np.zeros(B, dtype=np.intp)
+            block_group[self.blocks] = self.codes
+            mass = np.stack(
+                [np.bincount(self.blocks, c, minlength=B) for c in self.strata.T], axis=1
+            )
+            gain = np.stack(
+                [np.bincount(self.blocks, c, minlength=B) for c in self.gains.T], axis=1
+            )
+            # unit (b, k): block b predicted k
+            unit_stats = np.zeros((B, K, D, K))
+            unit_stats[:, np.arange(K), :, np.arange(K)] = mass[None]
+            value, x, prices, offset = self.master(
+                np.repeat(block_group, K),
+                unit_stats.reshape(B * K, D, K),
+                gain.ravel(),
+                np.repeat(np.arange(B), K),
+                tolerance,
+            )
+            split = x.reshape(B, K)
+            split /= split.sum(axis=1, keepdims=True)
+            mixture = split[self.blocks]
+            scores = self.row_scores(prices)
+            scale = max(1.0, abs(value))
+            gap = offset + float(self.weights @ scores.max(axis=1)) - value
+            if gap <= _CERTIFICATE * scale:
+                break
+            # Merging is allowed only after progress, so that merges and splits cannot cycle.
+            blocks = self._repartition(split, scores, merge=value > previous + 1e-14 * scale)
+            if _same_partition(blocks, self.blocks):  # nothing left to split
+                break
+            self.blocks, previous = blocks, value
+        if gap > 1e-9 * max(1.0, abs(value)):
+            warnings.warn(
+                f"The multi-class fairness program stopped {gap:.3g} below its Lagrangian "
+                "bound; the rule found is feasible but may be slightly suboptimal.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return Solution(value, prices, mixture, float(gap), float(tolerance))
+
+    def _repartition(self, split, scores, *, merge):
+        """Split the blocks whose rows disagree with the multipliers; merge settled ones."""
+        K = self.n_classes
+        best = scores.argmax(axis=1)
+        if K > 1:
+            ordered = np.partition(scores, K - 2, axis=1)
+            margin = ordered[:, K - 1] - ordered[:, K - 2]
+        else:
+            margin = np.full(scores.shape[0], np.inf)
+        pure = split.max(axis=1) > 1.0 - 1e-12
+        row_settled = pure[self.blocks] & (split.argmax(axis=1)[self.blocks] == best)
+        row_settled &= margin > _SETTLED_MARGIN
+        unsettled = np.bincount(self.blocks, ~row_settled, minlength=split.shape[0]) > 0
+        core = ~unsettled[self.blocks] & merge
+        # Rows tied at the multipliers stay together: splitting them would follow round-off.
+        tied = _compact(_mask_codes(tie_masks(scores, _TIE_TOLERANCES[0])))
+        n_core = self.n_groups * K
+        return _compact(
+            np.where(core, self.codes * K, n_core + self.blocks.astype(np.int64) * (tied.max() + 1))
+            + np.where(core, best, tied)
+        )
+
+    def master(self, unit_group, unit_stats, unit_value, unit_convexity, tolerance):
+        """Solve the program restricted to mixtures of "units".
+
+        Unit ``u`` belongs to group ``unit_group[u]``, adds ``unit_stats[u]`` (shape
+        (n_strata, K)) to its group's statistics and ``unit_value[u]`` to the objective
+        per unit of its weight ``x_u >= 0``; the weights of the units of each convexity set
+        ``unit_convexity[u]`` sum to one.
+
+        Returns ``(value, x, prices, bound_offset)``: the Lagrangian bound at ``prices`` is
+        ``bound_offset + sum_i w_i max_k score_ik``.
+        """
+        G, D, K = self.n_groups, self.n_strata, self.n_classes
+        U, S = unit_value.shape[0], D * K
+        n_sets = int(unit_convexity.max()) + 1
+        population = np.where(self.population_mass > 0, self.population_mass, 1.0)
+        group_mass = np.where(self.defined, self.group_mass, 1.0)
+        stats = unit_stats.reshape(U, S)
+        unit, entry = np.nonzero(stats)
+        amount = stats[unit, entry]
+        stratum = entry // K
+        # equality rows: one per convexity set, then one per population rate u[d, k]
+        A_eq = coo_matrix(
+            (
+                np.concatenate([np.ones(U), amount / population[stratum], -np.ones(S)]),
+                (
+                    np.concatenate([unit_convexity, n_sets + entry, n_sets + np.arange(S)]),
+                    np.concatenate([np.arange(U), unit, U + np.arange(S)]),
+                ),
+            ),
+            shape=(n_sets + S, U + S),
+        ).tocsr()
+        b_eq = np.r_[np.ones(n_sets), np.zeros(S)]
+        # inequality rows |S[a, d, k] / M_a[d] - u[d, k]| <= tolerance, where defined
+        defined = np.broadcast_to(self.defined[:, :, None], (G, D, K)).reshape(G, S)
+        row_of = np.full((G, S), -1)
+        n_ub = int(defined.sum())
+        row_of[defined] = np.arange(n_ub)
+        rows = row_of[unit_group[unit], entry]
+        keep = rows >= 0
+        rate_rows, rate_cols = rows[keep], unit[keep]
+        rate_vals = amount[keep] / group_mass[unit_group[unit[keep]], stratum[keep]]
+        u_cols = U + np.broadcast_to(np.arange(S), (G, S))[defined]
+        A_ub = coo_matrix(
+            (
+                np.concatenate([rate_vals, -np.ones(n_ub), -rate_vals, np.ones(n_ub)]),
+                (
+                    np.concatenate(
+                        [rate_rows, np.arange(n_ub), n_ub + rate_rows, n_ub + np.arange(n_ub)]
+                    ),
+                    np.concatenate([rate_cols, u_cols, rate_cols, u_cols]),
+                ),
+            ),
+            shape=(2 * n_ub, U + S),
+        ).tocsr()
+        b_ub = np.full(2 * n_ub, float(tolerance))
+        cost = np.r_[-unit_value, np.zeros(S)]
+        bounds = np.r_[np.tile([[0.0, np.inf]], (U, 1)), np.tile([[-np.inf, np.inf]], (S, 1))]
+        result = solve_lp(cost, A_ub, b_ub, A_eq, b_eq, bounds)
+        y_pop = result.eqlin.marginals[n_sets:].reshape(D, K)
+        y_ub = result.ineqlin.marginals
+        spread = np.zeros((G, S))
+        spread[defined] = y_ub[:n_ub] - y_ub[n_ub:]
+        prices = (
+            y_pop[None] / population[None, :, None]
+            + spread.reshape(G, D, K) / group_mass[:, :, None]
+        )
+        offset = -float(tolerance) * float(y_ub.sum())
+        x = result.x[:U].clip(0.0)
+        return -result.fun, x, prices, offset
+
+
+    def rule(self, solution):
+        """The fitted :class:`FairRule` at ``solution``."""
+        coef, intercept = self.coefficients(solution.prices)
+        mixture = solution.mixture
+        scores = self.row_scores(solution.prices)
+        support = mixture > 1e-12
+        for tie_tolerance in _TIE_TOLERANCES:
+            tied = tie_masks(scores, tie_tolerance)
+            if not (support & ~tied).any():  # the optimum randomises only among tied classes
+                break
+        else:  # pragma: no cover - solver multipliers off by more than 1e-5
+            warnings.warn(
+                "The optimal rule randomises between classes whose scores differ by more "
+                "than 1e-5; the fitted rule may miss the constraint by a small amount.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        several = tied.sum(axis=1) > 1
+        parts = []
+        for g in range(self.n_groups):
+            part = slice(self.starts[g], self.starts[g + 1])
+            rows = np.flatnonzero(several[part]) + self.starts[g]
+            parts.append(self._tie_breaking(g, rows, tied[rows], mixture[rows]))
+        K = self.n_classes
+        return FairRule(
+            coef=coef,
+            intercept=intercept,
+            tie_tolerance=tie_tolerance,
+            tie_groups=np.concatenate([np.full(len(w), g) for g, (w, _, _) in enumerate(parts)]),
+            tie_weights=np.concatenate([w for w, _, _ in parts]),
+            tie_coef=np.concatenate([c for _, c, _ in parts]).reshape(-1, K, K),
+            tie_intercept=np.concatenate([b for _, _, b in parts]).reshape(-1, K),
+        )
+
+    def _tie_breaking(self, g, rows, tied, mixture):
+        """A mixture of tie-breaking rules giving the tied rows of group ``g`` the statistics
+        of ``mixture``: ``(weights, coef, intercept)`` of the rules.
+
+        Column generation: the statistics reachable by the tied rows form a polytope whose
+        vertices are argmax rules of linear scores among the tied classes (scores of the
+        form ``sum_d f_id Y[d, k]``); a phase-one master finds a mixture of the vertices met
+        so far closest to the target, and its duals give the next vertex.
+        """
+        K, D = self.n_classes, self.n_strata
+        if rows.size == 0:
+            return np.zeros(0), np.zeros((0, K, K)), np.zeros((0, K))
+        strata = self.strata[rows]
+        scale = np.where(self.defined[g], self.group_mass[g], 1.0)
+        target = np.stack([strata[:, d] @ mixture for d in range(D)]) / scale[:, None]
+        probabilities = self.probabilities[rows]
+        rules, stats = [], []
+
+        def add(coef, intercept):
+            chosen = np.where(
+                tied, linear_scores(probabilities, coef, intercept), -np.inf
+            ).argmax(axis=1)
+            rules.append((coef, intercept))
+            stats.append(
+                np.stack(
+                    [np.bincount(chosen, strata[:, d], minlength=K) for d in range(D)]
+                ) / scale[:, None]
+            )
+
+        for k in range(K):  # prefer class k, then the first tied class
+            add(np.zeros((K, K)), np.eye(K)[k])
+        S = D * K
+        for _ in range(_MAX_ROUNDS):
+            J = len(rules)
+            columns = np.asarray(stats).reshape(J, S).T  # (S, J)
+            # variables: theta (J), excess (S), shortfall (S); minimise the total deviation
+            A_eq = np.block([
+                [columns, np.eye(S), -np.eye(S)],
+                [np.ones((1, J)), np.zeros((1, 2 * S))],
+            ])
+            result = solve_lp(
+                np.r_[np.zeros(J), np.ones(2 * S)], None, None, A_eq,
+                np.r_[target.ravel(), 1.0], [(0.0, None)] * (J + 2 * S),
+            )
+            if result.fun <= _MIXTURE_TOLERANCE:
+                break
+            y = result.eqlin.marginals[:S].reshape(D, K) / scale[:, None]
+            if self.constraint == "demographic_parity":
+                coef, intercept = np.zeros((K, K)), y[0]
+            else:
+                coef, intercept = y, np.zeros(K)
+            before = len(stats)
+            add(coef, intercept)
+            if any(np.array_equal(stats[-1], old) for old in stats[:before]):
+                stats.pop(), rules.pop()
+                break  # pragma: no cover - no vertex improves: round-off
+        else:  # pragma: no cover
+            pass
+        if result.fun > 1e-9:
+            warnings.warn(
+                f"The tie-breaking mixture of group {g} misses its target by {result.fun:.3g}; "
+                "the fitted rule may miss the constraint by that much.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        theta = result.x[: len(rules)]
+        active = np.flatnonzero(theta > 1e-13)
+        weights = theta[active] / theta[active].sum()
+        coef = np.asarray([rules[j][0] for j in active])
+        intercept = np.asarray([rules[j][1] for j in active])
+        return weights, coef, intercept
+
+
+def objective_weights(objective, class_mass):
+    """``o_k``: 1 for accuracy; ``1 / (K' P(Y = k))`` for balanced accuracy (K' classes of
+    positive mass)."""
+    if objective == "accuracy":
+        return np.ones_like(class_mass)
+    present = class_mass > 0
+    return np.where(present, 1.0 / (present.sum() * np.where(present, class_mass, 1.0)), 0.0)
+
+
+def linear_scores(probabilities, coef, intercept):
+    """``p @ coef + intercept`` by an explicit sum over the rows of ``coef``: the same
+    floating-point operations for a row whatever batch it is in."""
+    scores = np.broadcast_to(intercept, (probabilities.shape[0], coef.shape[1])).copy()
+    for d in range(coef.shape[0]):
+        if np.any(coef[d]):
+            scores += probabilities[:, d, None] * coef[d]
+    return scores
+
+
+def tie_masks(scores, tie_tolerance):
+    """Classes whose score is within ``tie_tolerance`` of the row's maximum."""
+    return scores >= scores.max(axis=1, keepdims=True) - tie_tolerance
+
+
+def solve_lp(cost, A_ub, b_ub, A_eq, b_eq, bounds):
+    """HiGHS at tight tolerances: interior point (with crossover to a vertex), then dual
+    simplex, without presolve, and at HiGHS's default tolerances when presolve misjudges a
+    feasible program (a constant rule always is)."""
+    attempts = (
+        ("highs-ipm", _LP_OPTIONS),
+        ("highs-ds", _LP_OPTIONS),
+        ("highs-ds", {**_LP_OPTIONS, "presolve": False}),
+        ("highs-ds", {}),
+    )
+    for method, options in attempts:
+        result = linprog(
+            cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
+            method=method, options=options,
+        )
+        if result.status == 0:
+            return result
+    raise RuntimeError(  # pragma: no cover
+        f"The multi-class fairness program failed: {result.message}"
+    )
+
+
+def _mask_codes(masks):
+    """A small integer code per distinct row of a boolean matrix."""
+    if masks.shape[1] <= 62:
+        return masks.astype(np.int64) @ (np.int64(1) << np.arange(masks.shape[1], dtype=np.int64))
+    return np.unique(masks, axis=0, return_inverse=True)[1].ravel()
+
+
+def _same_partition(a, b):
+    """Whether two labelings of the rows define the same partition."""
+    n_a, n_b = int(a.max()) + 1, int(b.max()) + 1
+    if n_a != n_b:
+        return False
+    return np.unique(a.astype(np.int64) * n_b + b).size == n_a
+
+
+def _compact(keys):
+    """Consecutive integer ids of non-negative integer ``keys``, in the keys' order."""
+    present = np.bincount(keys) > 0
+    return (np.cumsum(present) - 1)[keys]
