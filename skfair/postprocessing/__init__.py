@@ -9,6 +9,9 @@ from skfair.postprocessing._madd_repair import (
 from skfair.postprocessing._multiclass_thresholds import (
     MulticlassGroupThresholdClassifier,
 )
+from skfair.postprocessing._pareto import (
+    threshold_pareto_front,
+)
 from skfair.postprocessing._repaired import (
     RepairedClassifier,
     RepairedRegressor,
@@ -24,4 +27,5 @@ __all__ = [
     "MulticlassGroupThresholdClassifier",
     "RepairedClassifier",
     "RepairedRegressor",
+    "threshold_pareto_front",
 ]

@@ -53,7 +53,7 @@ _CERTIFICATE = 1e-12
 _MAX_ROUNDS = 1000
 # Rows whose best class leads by more than this, in blocks given that class only, are merged
 # into one block per group and class.
-_SETTLED_MARGIN = 1e-9
+_SETTLED_MARGIN = 1e-3
 # A row is tied between classes whose scores are within this of its maximum (scores are in
 # probability units); widened if the optimum needs it (the solver's multipliers are exact to
 # about its 1e-10 tolerance, divided by the group's weight).
@@ -483,6 +483,9 @@ def objective_weights(objective, class_mass):
 def linear_scores(probabilities, coef, intercept):
     """``p @ coef + intercept`` by an explicit sum over the rows of ``coef``: the same
     floating-point operations for a row whatever batch it is in."""
+    diagonal = np.diagonal(coef)
+    if not np.any(coef - np.diag(diagonal)):  # shifts of weighted probabilities
+        return probabilities * diagonal + intercept
     scores = np.broadcast_to(intercept, (probabilities.shape[0], coef.shape[1])).copy()
     for d in range(coef.shape[0]):
         if np.any(coef[d]):
@@ -519,8 +522,11 @@ def solve_lp(cost, A_ub, b_ub, A_eq, b_eq, bounds):
 
 def _mask_codes(masks):
     """A small integer code per distinct row of a boolean matrix."""
-    if masks.shape[1] <= 62:
-        return masks.astype(np.int64) @ (np.int64(1) << np.arange(masks.shape[1], dtype=np.int64))
+    if masks.shape[1] <= 63:
+        packed = np.packbits(masks, axis=1, bitorder="little")
+        wide = np.zeros((masks.shape[0], 8), dtype=np.uint8)
+        wide[:, : packed.shape[1]] = packed
+        return wide.view("<u8")[:, 0].astype(np.int64)
     return np.unique(masks, axis=0, return_inverse=True)[1].ravel()
 
 

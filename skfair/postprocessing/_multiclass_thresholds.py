@@ -355,47 +355,10 @@ class MulticlassGroupThresholdClassifier(
         self.multipliers_ = prices[:, 0, :] if self.constraint == "demographic_parity" else prices
         self.optimality_gap_ = solution.bound_gap
         decisions = self._rule.probabilities(probabilities, codes)
-        self._set_rates(probabilities, decisions, weights / weights.sum(), codes, n_groups)
-
-    def _set_rates(self, probabilities, decisions, weights, codes, n_groups):
-        """Expected rates, objective and unfairness of the decisions, recomputed from them."""
-        K = self.classes_.shape[0]
-        weighted = weights[:, None] * decisions
-        selection = np.stack(
-            [np.bincount(codes, weighted[:, k], minlength=n_groups) for k in range(K)], axis=1
-        )  # (group, predicted class)
-        joint = np.stack(
-            [
-                np.stack(
-                    [np.bincount(codes, weighted[:, k] * probabilities[:, j], minlength=n_groups)
-                     for k in range(K)],
-                    axis=1,
-                )
-                for j in range(K)
-            ],
-            axis=1,
-        )  # (group, true class, predicted class)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            self.rates_ = {
-                "selection_rate": selection / selection.sum(axis=1, keepdims=True),
-                "class_rate": joint / joint.sum(axis=2, keepdims=True),
-            }
-        class_mass = (weights[:, None] * probabilities).sum(axis=0)
-        correct = np.einsum("gkk->k", joint)
-        if self.objective == "accuracy":
-            self.objective_value_ = float(correct.sum())
-        else:
-            present = class_mass > 0
-            self.objective_value_ = float(np.mean(correct[present] / class_mass[present]))
-        if n_groups < 2:
-            self.constraint_gap_ = 0.0
-            return
-        groups = SimpleNamespace(n_groups=n_groups, labels=self.groups_)
-        if self.constraint == "demographic_parity":
-            counts, strata = selection[:, None, :], None
-        else:
-            counts, strata = joint, self.classes_
-        self.constraint_gap_ = _max_gap_to_population(counts, groups, strata=strata)
+        self.rates_, self.objective_value_, self.constraint_gap_ = decision_summary(
+            probabilities, decisions, weights, codes, self.groups_,
+            self.constraint, self.objective, self.classes_,
+        )
 
     def decision_probability(self, X, *, sensitive_features=None):
         """Probability that ``predict`` returns each class, for each row.
@@ -472,3 +435,50 @@ def _row_uniforms(X_model, probabilities, codes, seed):
     (the draws of :class:`GroupThresholdClassifier`, through this one place)."""
     weights = np.resize(_KEY_WEIGHTS, probabilities.shape[1])
     return row_uniforms(row_keys(X_model, probabilities @ weights), codes, seed)
+
+
+def decision_summary(probabilities, decisions, weights, codes, group_labels, constraint,
+                     objective, classes):
+    """Expected rates, objective and unfairness of randomised decisions.
+
+    ``decisions[i, k]`` is the probability that row ``i`` is predicted class ``k``; the
+    true class follows ``probabilities``. Returns ``(rates, objective_value, gap)`` with the
+    gap measured as :func:`~skfair.metrics.demographic_parity_unfairness` or
+    :func:`~skfair.metrics.equalized_odds_unfairness` measure it.
+    """
+    n_groups, K = len(group_labels), probabilities.shape[1]
+    weighted = (weights / weights.sum())[:, None] * decisions
+    selection = np.stack(
+        [np.bincount(codes, weighted[:, k], minlength=n_groups) for k in range(K)], axis=1
+    )  # (group, predicted class)
+    joint = np.stack(
+        [
+            np.stack(
+                [np.bincount(codes, weighted[:, k] * probabilities[:, j], minlength=n_groups)
+                 for k in range(K)],
+                axis=1,
+            )
+            for j in range(K)
+        ],
+        axis=1,
+    )  # (group, true class, predicted class)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = {
+            "selection_rate": selection / selection.sum(axis=1, keepdims=True),
+            "class_rate": joint / joint.sum(axis=2, keepdims=True),
+        }
+    correct = np.einsum("gkk->k", joint)
+    if objective == "accuracy":
+        value = float(correct.sum())
+    else:
+        class_mass = joint.sum(axis=(0, 2))
+        present = class_mass > 0
+        value = float(np.mean(correct[present] / class_mass[present]))
+    if n_groups < 2:
+        return rates, value, 0.0
+    groups = SimpleNamespace(n_groups=n_groups, labels=group_labels)
+    if constraint == "demographic_parity":
+        counts, strata = selection[:, None, :], None
+    else:
+        counts, strata = joint, classes
+    return rates, value, _max_gap_to_population(counts, groups, strata=strata)
