@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import (
     validate_params,
 )
 from sklearn.utils._response import _get_response_values
+from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.metadata_routing import _raise_for_params, _routing_enabled, process_routing
 from sklearn.utils.validation import _check_feature_names_in, validate_data
 
@@ -22,12 +23,21 @@ from sklearn.utils.validation import _check_feature_names_in, validate_data
 from threadpoolctl import threadpool_limits
 
 
+def install_hint(extra):
+    """How to install one of skfair's extras: the README's instruction, from a checkout.
+
+    Every error message about a missing optional package ends with it, so that there is one
+    install instruction everywhere until the distribution is published.
+    """
+    return f'install the {extra} extra from the skfair checkout: python -m pip install ".[{extra}]"'
+
+
 def check_matplotlib_support(caller_name):
     """Raise an ImportError naming skfair's ``plot`` extra when matplotlib is missing."""
     try:
         _check_matplotlib(caller_name)
     except ImportError as error:
-        raise ImportError(f'{error}, or with skfair: pip install "scikit-fairkit[plot]"') from error
+        raise ImportError(f"{error}; or {install_hint('plot')}") from error
 
 
 # The constraints of the sensitive-feature parameters, shared by every function and estimator:
@@ -45,6 +55,7 @@ __all__ = [
     "Real",
     "StrOptions",
     "_check_feature_names_in",
+    "_get_output_config",
     "_get_response_values",
     "_fit_context",
     "_raise_for_params",

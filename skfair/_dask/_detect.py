@@ -26,8 +26,10 @@ def import_dask():
         import dask
         import dask.array  # noqa: F401
     except ImportError as error:  # pragma: no cover - dask is in the test extra
+        from skfair._compat import install_hint
+
         raise ImportError(
-            'This input is a dask collection, which needs dask: pip install "scikit-fairkit[dask]".'
+            f"This input is a dask collection, which needs dask: {install_hint('dask')}."
         ) from error
     return dask
 

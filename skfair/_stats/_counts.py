@@ -1,10 +1,11 @@
-"""Weighted count tables: group x y_true x y_pred, and per-group sums.
+"""Weighted count tables: group x y_true x y_pred, group x class, and per-group sums.
 
 Statistic: for binary labels, the weighted counts ``[tn, fp, fn, tp]`` of every group (one
 ``np.bincount`` over the joint code ``4 * group + 2 * (y_true == pos) + (y_pred == pos)``);
-for a per-sample value, the per-group ``(sum of w * value, sum of w)``.
+for labels of any number of classes, the weighted count of each class in each group; for a
+per-sample value, the per-group ``(sum of w * value, sum of w)``.
 
-Merging: both are sums over samples, so the table of the whole data is the sum of the tables
+Merging: all are sums over samples, so the table of the whole data is the sum of the tables
 of its chunks (for the same group encoding).
 """
 
@@ -87,3 +88,26 @@ def rescale_weights(sample_weight):
     # Two factors, each a normal float64, so that the scaling stays exact.
     half = exponent // 2
     return sample_weight * 2.0**-half * 2.0 ** -(exponent - half)
+
+
+def class_table(groups, y_codes, n_classes, sample_weight=None):
+    """Weighted counts of each class in each group, from one bincount.
+
+    Parameters
+    ----------
+    groups : GroupEncoding
+    y_codes : ndarray of int of shape (n_samples,)
+        Class of each sample, in ``range(n_classes)``.
+    n_classes : int
+    sample_weight : ndarray of shape (n_samples,), default=None
+
+    Returns
+    -------
+    table : ndarray of shape (n_groups, n_classes)
+    """
+    counts = np.bincount(
+        groups.codes * n_classes + y_codes,
+        weights=sample_weight,
+        minlength=groups.n_groups * n_classes,
+    )
+    return counts.reshape(groups.n_groups, n_classes).astype(np.float64, copy=False)

@@ -180,9 +180,10 @@ None, default=None
         Coverage of the percentile intervals.
     random_state : int, RandomState instance or None, default=None
         Seeds the bootstrap.
-    as_frame : bool, default=True
-        Return pandas objects (needs pandas); False returns numpy arrays, with the row labels
-        in :attr:`groups` and the column names in :attr:`metric_names`.
+    as_frame : bool, default=False
+        True returns pandas objects (needs pandas); False returns numpy arrays, with the row
+        labels in :attr:`groups` and the column names in :attr:`metric_names`, so that the
+        table works on an install without the ``pandas`` extra, like the data loaders.
 
     Attributes
     ----------
@@ -228,7 +229,7 @@ None, default=None
     >>> y_pred = [1, 0, 0, 1, 1, 1, 0, 0]
     >>> sex = ["F", "F", "F", "F", "M", "M", "M", "M"]
     >>> table = MetricTable(["selection_rate", "tpr"], y_true, y_pred,
-    ...                     sensitive_features=sex, as_frame=False)
+    ...                     sensitive_features=sex)
     >>> table.by_group
     array([[0.5       , 0.66666667],
            [0.5       , 1.        ]])
@@ -253,7 +254,7 @@ None, default=None
         n_boot=0,
         ci=0.95,
         random_state=None,
-        as_frame=True,
+        as_frame=False,
     ):
         if not isinstance(n_boot, numbers.Integral) or isinstance(n_boot, bool) or n_boot < 0:
             raise ValueError(f"n_boot must be a non-negative integer, got {n_boot!r}.")
@@ -567,15 +568,57 @@ None, default=None
         function = self._aggregate("ratio", method)
         return self._output([function(v) for v in self._values], rows=False)
 
-    def confidence_interval(self, what="by_group", method="between_groups"):
+    def difference_to(self, reference):
+        """Each group's value minus the reference group's value, for every metric.
+
+        The gap of every group to one named group (Aequitas' disparities against a reference
+        group, as differences); the reference group's own row is 0. With control features the
+        reference group is compared within each stratum.
+
+        Parameters
+        ----------
+        reference : label or tuple of labels
+            The reference group: a value of the sensitive attribute, or a tuple of one value
+            per attribute for intersectional groups.
+
+        Returns
+        -------
+        DataFrame or ndarray
+            Shaped like :attr:`by_group`.
+        """
+        index = self._reference_index(reference)
+        return self._output([_difference_to_group(v, index) for v in self._values], rows=True)
+
+    def _reference_index(self, reference):
+        """Position of the one group named ``reference`` among the groups."""
+        try:
+            mask = privileged_mask(self._sensitive, reference)
+        except ValueError as exc:
+            raise ValueError(
+                f"reference={reference!r} must name one group present in the data; the groups "
+                f"are {self._sensitive.labels}."
+            ) from exc
+        if mask.sum() != 1:
+            raise ValueError(
+                f"reference={reference!r} must name one group, not {int(mask.sum())}; the groups "
+                f"are {self._sensitive.labels}."
+            )
+        return int(np.flatnonzero(mask)[0])
+
+    def confidence_interval(self, what="by_group", method="between_groups", reference=None):
         """Bootstrap percentile interval ``(low, high)`` of a value of the table.
 
         Parameters
         ----------
-        what : {"by_group", "overall", "difference", "ratio", "group_min", "group_max"}
+        what : {"by_group", "overall", "difference", "ratio", "group_min", "group_max", \
+"difference_to"}
             The value whose interval is returned; ``low`` and ``high`` have its shape.
         method : {"between_groups", "to_overall"}, default="between_groups"
             For ``"difference"`` and ``"ratio"``.
+        reference : label or tuple of labels, default=None
+            For ``"difference_to"``: the reference group of :meth:`difference_to`. Groups are
+            resampled independently, so the interval of a gap holds the uncertainty of both
+            groups' values.
 
         Returns
         -------
@@ -591,11 +634,17 @@ None, default=None
         }
         if what in ("difference", "ratio"):
             formula = self._aggregate(what, method)
+        elif what == "difference_to":
+            if reference is None:
+                raise ValueError('what="difference_to" needs the reference group: reference=...')
+            index = self._reference_index(reference)
+            formula = lambda v: _difference_to_group(v, index)  # noqa: E731
         elif what in formulas:
             formula = formulas[what]
         else:
             raise ValueError(
-                f"what must be one of {sorted([*formulas, 'difference', 'ratio'])}, got {what!r}."
+                f"what must be one of {sorted([*formulas, 'difference', 'difference_to', 'ratio'])}"
+                f", got {what!r}."
             )
         levels = [(1 - self.ci) / 2, (1 + self.ci) / 2]
         bounds = []
@@ -603,7 +652,7 @@ None, default=None
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
                 bounds.append(np.nanquantile(formula(replicates), levels, axis=0))
-        rows = what == "by_group"
+        rows = what in ("by_group", "difference_to")
         return tuple(self._output([b[k] for b in bounds], rows=rows) for k in range(2))
 
     def _aggregate(self, kind, method):
@@ -696,6 +745,11 @@ def _ratio_to_overall(v):
     per_group, overall = v[0], v[1][..., None]
     closeness = np.fmin(_ratio(per_group, overall), _ratio(overall, per_group))
     return _nan_reduce(np.nanmin, closeness)
+
+
+def _difference_to_group(v, index):
+    per_group = v[0]
+    return per_group - per_group[..., index : index + 1]
 
 
 def _signed_difference(v, privileged, each):
@@ -834,11 +888,13 @@ def _format_value(value):
 
 
 def _import_pandas():
+    from skfair._compat import install_hint
+
     try:
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - exercised without pandas only
         raise ImportError(
-            'pandas output needs pandas: pip install "scikit-fairkit[pandas]", or pass '
-            "as_frame=False for numpy arrays."
+            f"as_frame=True returns pandas objects, which needs pandas: {install_hint('pandas')}; "
+            "or pass as_frame=False (the default) for numpy arrays."
         ) from exc
     return pd
