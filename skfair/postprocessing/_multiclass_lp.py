@@ -30,8 +30,8 @@ between the tied classes in a way that depends on the row (with equalized odds t
 multipliers can tie the classes of a whole group, as Hardt, Price & Srebro's (2016)
 equalized-odds thresholds mix two thresholds and a coin). The fitted rule therefore breaks
 ties by a second argmax, drawn per row from a few tie-breaking rules: the mixture is found by
-column generation over the vertices of the tied rows' reachable statistics, each the argmax
-of linear scores among the tied classes.
+Wolfe's (1976) minimum-norm-point algorithm over the vertices of the tied rows' reachable
+statistics, each the argmax of linear scores among the tied classes.
 """
 
 from __future__ import annotations
