@@ -86,43 +86,56 @@ class FairRule:
 
     def probabilities(self, probabilities, codes):
         """Probability of each class for each row: ndarray of shape (n_samples, K)."""
-        out, tied = self._untied(probabilities, codes)
-        rows = np.flatnonzero(tied.sum(axis=1) > 1)
-        out[rows] = 0.0
-        for r in range(self.tie_groups.shape[0]):
-            mine = rows[codes[rows] == self.tie_groups[r]]
-            chosen = self._break(r, probabilities[mine], tied[mine])
-            out[mine, chosen] += self.tie_weights[r]
+        out, tied, tied_rows = self._untied(probabilities, codes)
+        for rows in tied_rows:
+            out[rows] = 0.0
+        for r, g in enumerate(self.tie_groups):
+            mine = tied_rows[g]
+            out[mine, self._break(r, probabilities[mine], tied[mine])] += self.tie_weights[r]
         return np.minimum(out, 1.0, out=out)  # weights summing to 1 + round-off
 
     def decide(self, probabilities, codes, uniforms):
         """Class index of each row, from one uniform number in [0, 1) per row (used only by
         rows with tied classes, to draw the tie-breaking rule)."""
-        out, tied = self._untied(probabilities, codes)
+        out, tied, tied_rows = self._untied(probabilities, codes)
         classes = out.argmax(axis=1)
-        rows = np.flatnonzero(tied.sum(axis=1) > 1)
-        start = 0.0
-        for r in range(self.tie_groups.shape[0]):
-            if r == 0 or self.tie_groups[r] != self.tie_groups[r - 1]:
-                start = 0.0
-            end = start + self.tie_weights[r]
-            last = r + 1 == self.tie_groups.shape[0] or self.tie_groups[r + 1] != self.tie_groups[r]
-            mine = rows[codes[rows] == self.tie_groups[r]]
-            draw = uniforms[mine]
-            mine = mine[(draw >= start) & ((draw < end) | last)]  # the last rule takes round-off
+        start, end = self._shares()
+        for r, g in enumerate(self.tie_groups):
+            mine = tied_rows[g]
+            mine = mine[(uniforms[mine] >= start[r]) & (uniforms[mine] < end[r])]
             classes[mine] = self._break(r, probabilities[mine], tied[mine])
-            start = end
         return classes
 
+    def _shares(self):
+        """``[start, end)`` of each tie-breaking rule's share of [0, 1) in its group (the
+        last rule of a group takes what round-off leaves)."""
+        start, end = np.zeros_like(self.tie_weights), np.zeros_like(self.tie_weights)
+        for g in np.unique(self.tie_groups):
+            rules = np.flatnonzero(self.tie_groups == g)
+            end[rules] = np.cumsum(self.tie_weights[rules])
+            start[rules] = end[rules] - self.tie_weights[rules]
+            end[rules[-1]] = np.inf
+        return start, end
+
     def _untied(self, probabilities, codes):
-        """One-hot highest classes, and the tied classes of each row."""
+        """One-hot highest classes, the tied classes of each row, and per group the rows
+        with tied classes."""
+        n_groups = self.coef.shape[0]
+        order = np.argsort(codes, kind="stable")
+        starts = np.searchsorted(codes[order], np.arange(n_groups + 1))
         scores = np.empty_like(probabilities, dtype=np.float64)
-        for g in np.unique(codes):
-            rows = np.flatnonzero(codes == g)
+        for g in range(n_groups):
+            rows = order[starts[g] : starts[g + 1]]
             scores[rows] = linear_scores(probabilities[rows], self.coef[g], self.intercept[g])
         out = np.zeros_like(scores)
         out[np.arange(scores.shape[0]), scores.argmax(axis=1)] = 1.0
-        return out, tie_masks(scores, self.tie_tolerance)
+        tied = tie_masks(scores, self.tie_tolerance)
+        several = tied.sum(axis=1) > 1
+        tied_rows = [
+            order[starts[g] : starts[g + 1]][several[order[starts[g] : starts[g + 1]]]]
+            for g in range(n_groups)
+        ]
+        return out, tied, tied_rows
 
     def _break(self, r, probabilities, tied):
         scores = linear_scores(probabilities, self.tie_coef[r], self.tie_intercept[r])
@@ -235,7 +248,6 @@ class FairArgmaxProgram:
 
     def solve(self, tolerance):
         """The optimum at ``tolerance`` (a :class:`Solution`)."""
-        K, D = self.n_classes, self.n_strata
         previous = -np.inf
         for _ in range(_MAX_ROUNDS):
             B = int(self.blocks.max()) + 1
@@ -247,18 +259,7 @@ class FairArgmaxProgram:
             gain = np.stack(
                 [np.bincount(self.blocks, c, minlength=B) for c in self.gains.T], axis=1
             )
-            # unit (b, k): block b predicted k
-            unit_stats = np.zeros((B, K, D, K))
-            unit_stats[:, np.arange(K), :, np.arange(K)] = mass[None]
-            value, x, prices, offset = self.master(
-                np.repeat(block_group, K),
-                unit_stats.reshape(B * K, D, K),
-                gain.ravel(),
-                np.repeat(np.arange(B), K),
-                tolerance,
-            )
-            split = x.reshape(B, K)
-            split /= split.sum(axis=1, keepdims=True)
+            value, split, prices, offset = self._restricted(block_group, mass, gain, tolerance)
             mixture = split[self.blocks]
             scores = self.row_scores(prices)
             scale = max(1.0, abs(value))
@@ -301,48 +302,45 @@ class FairArgmaxProgram:
             + np.where(core, best, tied)
         )
 
-    def master(self, unit_group, unit_stats, unit_value, unit_convexity, tolerance):
-        """Solve the program restricted to mixtures of "units".
+    def _restricted(self, block_group, mass, gain, tolerance):
+        """Solve the program with one class distribution per block.
 
-        Unit ``u`` belongs to group ``unit_group[u]``, adds ``unit_stats[u]`` (shape
-        (n_strata, K)) to its group's statistics and ``unit_value[u]`` to the objective
-        per unit of its weight ``x_u >= 0``; the weights of the units of each convexity set
-        ``unit_convexity[u]`` sum to one.
-
-        Returns ``(value, x, prices, bound_offset)``: the Lagrangian bound at ``prices`` is
-        ``bound_offset + sum_i w_i max_k score_ik``.
+        Block ``b`` (of group ``block_group[b]``) has weight ``mass[b, d]`` in stratum ``d``
+        and gains ``gain[b, k]`` when predicted ``k``. Returns ``(value, split, prices,
+        offset)``: the blocks' class distributions ``split`` (B, K), the multipliers, and the
+        Lagrangian bound's constant, the bound at ``prices`` being
+        ``offset + sum_i w_i max_k score_ik``.
         """
         G, D, K = self.n_groups, self.n_strata, self.n_classes
-        U, S = unit_value.shape[0], D * K
-        n_sets = int(unit_convexity.max()) + 1
+        B, S = mass.shape[0], D * K
+        n_x = B * K
         population = np.where(self.population_mass > 0, self.population_mass, 1.0)
         group_mass = np.where(self.defined, self.group_mass, 1.0)
-        stats = unit_stats.reshape(U, S)
-        unit, entry = np.nonzero(stats)
-        amount = stats[unit, entry]
-        stratum = entry // K
-        # equality rows: one per convexity set, then one per population rate u[d, k]
+        # x[b, k] (column b K + k) adds mass[b, d] to the statistic (d, k) of b's group
+        b, d, k = np.nonzero(np.broadcast_to(mass[:, :, None] > 0, (B, D, K)))
+        column, entry, amount = b * K + k, d * K + k, mass[b, d]
+        # equality rows: one distribution per block (B); the population rates u (S)
         A_eq = coo_matrix(
             (
-                np.concatenate([np.ones(U), amount / population[stratum], -np.ones(S)]),
+                np.concatenate([np.ones(n_x), amount / population[d], -np.ones(S)]),
                 (
-                    np.concatenate([unit_convexity, n_sets + entry, n_sets + np.arange(S)]),
-                    np.concatenate([np.arange(U), unit, U + np.arange(S)]),
+                    np.concatenate([np.repeat(np.arange(B), K), B + entry, B + np.arange(S)]),
+                    np.concatenate([np.arange(n_x), column, n_x + np.arange(S)]),
                 ),
             ),
-            shape=(n_sets + S, U + S),
+            shape=(B + S, n_x + S),
         ).tocsr()
-        b_eq = np.r_[np.ones(n_sets), np.zeros(S)]
+        b_eq = np.r_[np.ones(B), np.zeros(S)]
         # inequality rows |S[a, d, k] / M_a[d] - u[d, k]| <= tolerance, where defined
         defined = np.broadcast_to(self.defined[:, :, None], (G, D, K)).reshape(G, S)
         row_of = np.full((G, S), -1)
         n_ub = int(defined.sum())
         row_of[defined] = np.arange(n_ub)
-        rows = row_of[unit_group[unit], entry]
+        rows = row_of[block_group[b], entry]
         keep = rows >= 0
-        rate_rows, rate_cols = rows[keep], unit[keep]
-        rate_vals = amount[keep] / group_mass[unit_group[unit[keep]], stratum[keep]]
-        u_cols = U + np.broadcast_to(np.arange(S), (G, S))[defined]
+        rate_rows, rate_cols = rows[keep], column[keep]
+        rate_vals = amount[keep] / group_mass[block_group[b[keep]], d[keep]]
+        u_cols = n_x + np.broadcast_to(np.arange(S), (G, S))[defined]
         A_ub = coo_matrix(
             (
                 np.concatenate([rate_vals, -np.ones(n_ub), -rate_vals, np.ones(n_ub)]),
@@ -353,13 +351,13 @@ class FairArgmaxProgram:
                     np.concatenate([rate_cols, u_cols, rate_cols, u_cols]),
                 ),
             ),
-            shape=(2 * n_ub, U + S),
+            shape=(2 * n_ub, n_x + S),
         ).tocsr()
         b_ub = np.full(2 * n_ub, float(tolerance))
-        cost = np.r_[-unit_value, np.zeros(S)]
-        bounds = np.r_[np.tile([[0.0, np.inf]], (U, 1)), np.tile([[-np.inf, np.inf]], (S, 1))]
+        cost = np.r_[-gain.ravel(), np.zeros(S)]
+        bounds = np.r_[np.tile([[0.0, np.inf]], (n_x, 1)), np.tile([[-np.inf, np.inf]], (S, 1))]
         result = solve_lp(cost, A_ub, b_ub, A_eq, b_eq, bounds)
-        y_pop = result.eqlin.marginals[n_sets:].reshape(D, K)
+        y_pop = result.eqlin.marginals[B:].reshape(D, K)
         y_ub = result.ineqlin.marginals
         spread = np.zeros((G, S))
         spread[defined] = y_ub[:n_ub] - y_ub[n_ub:]
@@ -368,9 +366,8 @@ class FairArgmaxProgram:
             + spread.reshape(G, D, K) / group_mass[:, :, None]
         )
         offset = -float(tolerance) * float(y_ub.sum())
-        x = result.x[:U].clip(0.0)
-        return -result.fun, x, prices, offset
-
+        split = result.x[:n_x].clip(0.0).reshape(B, K)
+        return -result.fun, split / split.sum(axis=1, keepdims=True), prices, offset
 
     def rule(self, solution):
         """The fitted :class:`FairRule` at ``solution``."""
