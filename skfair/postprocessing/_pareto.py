@@ -52,9 +52,9 @@ def threshold_pareto_front(
     For each tolerance, the rule a fitted :class:`GroupThresholdClassifier` or
     :class:`MulticlassGroupThresholdClassifier` would choose on ``(X, y)`` with its constraint
     and objective: its expected objective and its constraint gap there. The model is not
-    refitted: its scores on X are computed once, and so are the statistics the linear
-    program needs (the groups' ROC hulls; the multi-class program's partition of the rows,
-    refined once and reused from one tolerance to the next).
+    refitted: its scores on X are computed once, and so is what the linear program is built
+    from (the groups' ROC hulls; the multi-class program, whose partition of the rows carries
+    over from one tolerance to the next). Each tolerance then costs one solve.
 
     Parameters
     ----------
