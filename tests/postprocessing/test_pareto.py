@@ -102,3 +102,12 @@ def test_front_in_sensitive_column_mode_and_errors():
         threshold_pareto_front(clf, Xs, y, tolerances=[-0.1])
     with pytest.raises(Exception, match="not fitted"):
         threshold_pareto_front(clone(clf), Xs, y)
+
+
+def test_dask_input_is_refused_at_once():
+    da = pytest.importorskip("dask.array")
+    X, y, group = binary_data()
+    clf = GroupThresholdClassifier(LogisticRegression(), random_state=0)
+    clf.fit(X, y, sensitive_features=group)
+    with pytest.raises(TypeError, match="compute"):
+        threshold_pareto_front(clf, da.from_array(X, chunks=500), y, sensitive_features=group)
