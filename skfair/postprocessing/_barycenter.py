@@ -386,6 +386,16 @@ class BarycenterRepair(_BaseRepair):
     Outputs stay within the range of the calibration values; probabilities stay in [0, 1]
     without clipping.
 
+    **Dask input.** ``fit`` reads the calibration rows as the frequency table of their
+    distinct (sensitive values, outputs) rows, summed over the partitions: the maps depend on
+    the data through the groups' weighted ECDFs, so the fit is exactly the in-memory one. The
+    table has one row per distinct output of each group: round continuous outputs first (e.g.
+    ``S.round(4)``, at most 10,001 rows per group on [0, 1]); a table past 2**21 rows is
+    refused with a ValueError before it reaches the client. ``transform`` returns a lazy dask
+    array, block by block at each block's row offset, exactly the in-memory output.
+    ``fit_transform`` (ranks of all rows), ``ties="jitter"`` and a sequential repair (several
+    attributes with ``epsilon > 0``) refuse dask input with a TypeError.
+
     References
     ----------
     E. Chzhen, C. Denis, M. Hebiri, L. Oneto, M. Pontil, "Fair regression with Wasserstein
@@ -434,6 +444,13 @@ class BarycenterRepair(_BaseRepair):
         self.handle_unknown = handle_unknown
         self.random_state = random_state
         self.sensitive_column = sensitive_column
+
+    def _table_fit_refusal(self):
+        # The maps depend on the calibration rows through the groups' weighted ECDFs, which
+        # the frequency table of distinct (group, output) rows holds exactly.
+        if self.ties == "jitter":
+            return 'ties="jitter" draws noise for every calibration row; use ties="randomized".'
+        return None
 
     def _fit_identity(self, X, y):
         _check_epsilon(self.epsilon, None)

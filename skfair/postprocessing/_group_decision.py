@@ -19,12 +19,12 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import check_cv
-from sklearn.utils import Bunch, _safe_indexing
+from sklearn.utils import Bunch
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
-from sklearn.utils.validation import _check_method_params, check_is_fitted, indexable
+from sklearn.utils.validation import check_is_fitted, indexable
 
 from skfair._base import check_meta_input, resolve_sensitive
-from skfair._compat import _routing_enabled, process_routing
+from skfair._compat import _check_method_params, _routing_enabled, _safe_indexing, process_routing
 from skfair._groups import factorize_groups
 
 

@@ -12,9 +12,15 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.metrics import accuracy_score
 from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_consistent_length, column_or_1d
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
-from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
+from skfair._base import (
+    _model_allows_nan,
+    accuracy_on_dask,
+    check_meta_input,
+    lazy_method,
+    resolve_sensitive,
+)
 from skfair._compat import (
     SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
@@ -22,20 +28,18 @@ from skfair._compat import (
     StrOptions,
     _fit_context,
 )
-from skfair._dask import check_in_memory
+from skfair._dask import check_in_memory, uses_dask
+from skfair._random import draw_seed, row_keys, row_uniforms
 from skfair._response import get_response_values
 from skfair._validation import check_weights
 from skfair.metrics._classification import _max_gap_to_population
-from skfair.postprocessing._base import draw_seed
 from skfair.postprocessing._group_decision import GroupDecisionMixin
 from skfair.postprocessing._multiclass_lp import CONSTRAINTS, OBJECTIVES, FairArgmaxProgram
-from skfair.postprocessing._thresholds import row_keys, row_uniforms
 
 _ON_DASK = (
     "Fit on rows in memory (for example a sample of the dask collection computed with "
-    ".compute()); the fitted rule is a few numbers per group and class, and predict works "
-    "block by block: dask.array.map_blocks or dask.dataframe.map_partitions with "
-    "sensitive_column=."
+    ".compute()); the fitted rule is a few numbers per group and class, and predict, "
+    "decision_probability and score take dask collections, block by block."
 )
 # Weights of a fixed projection of the class probabilities, used to key a row's random draw
 # when X cannot be hashed (sparse or non-numeric arrays): square roots of primes.
@@ -377,7 +381,15 @@ class MulticlassGroupThresholdClassifier(
         probability : ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
-        check_in_memory("decision_probability", X, sensitive_features, hint=_ON_DASK)
+        if uses_dask(X, sensitive_features):
+            return lazy_method(
+                self,
+                "decision_probability",
+                X,
+                sensitive_features,
+                trailing_shape=(len(self.classes_),),
+                dtype=np.float64,
+            )
         probabilities, codes, _ = self._scores_and_codes(X, sensitive_features)
         return self._rule.probabilities(probabilities, codes)
 
@@ -395,7 +407,9 @@ class MulticlassGroupThresholdClassifier(
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        check_in_memory("predict", X, sensitive_features, hint=_ON_DASK)
+        if uses_dask(X, sensitive_features):
+            check_is_fitted(self)
+            return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
         probabilities, codes, X_model = self._scores_and_codes(X, sensitive_features)
         uniforms = _row_uniforms(X_model, probabilities, codes, self._seed)
         return self.classes_[self._rule.decide(probabilities, codes, uniforms)]
@@ -419,6 +433,8 @@ class MulticlassGroupThresholdClassifier(
         score : float
         """
         y_pred = self.predict(X, sensitive_features=sensitive_features)
+        if uses_dask(y_pred, y, sample_weight):
+            return accuracy_on_dask(y, y_pred, sample_weight)
         return accuracy_score(y, y_pred, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):

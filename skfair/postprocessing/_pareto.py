@@ -134,7 +134,8 @@ def threshold_pareto_front(
             )
         positive = np.asarray(y) == estimator.pos_label_
         front = binary_front(
-            scores, positive, weights, codes, n_groups, constraint, objective, tolerances
+            scores, positive, weights, codes, n_groups, constraint, objective, tolerances,
+            cost=estimator._cost,
         )
     return Bunch(**front, constraint=constraint, objective=objective)
 
@@ -164,7 +165,9 @@ def _front(solve, tolerances):
     }
 
 
-def binary_front(scores, positive, weights, codes, n_groups, constraint, objective, tolerances):
+def binary_front(
+    scores, positive, weights, codes, n_groups, constraint, objective, tolerances, *, cost=None
+):
     """The front of :class:`GroupThresholdClassifier`'s program, on its groups' ROC hulls."""
     blocks = score_blocks(scores, positive, weights, codes, n_groups)
     geometries = [group_geometry(blocks, g) for g in range(n_groups)]
@@ -172,11 +175,12 @@ def binary_front(scores, positive, weights, codes, n_groups, constraint, objecti
     neg = np.array([geo.negative for geo in geometries])
 
     def solve(tolerance):
-        fpr, tpr = solve_thresholds(geometries, constraint, objective, tolerance)
+        fpr, tpr = solve_thresholds(geometries, constraint, objective, tolerance, cost=cost)
         rules = [group_rule(geo, x, t) for geo, x, t in zip(geometries, fpr, tpr)]
         achieved = np.array([rule_rates(geo, rule) for geo, rule in zip(geometries, rules)])
         rates = _rates_table(achieved[:, 0], achieved[:, 1], pos, neg)
-        return _objective_value(objective, rates, pos, neg), constraint_gap(constraint, rates)
+        value = _objective_value(objective, rates, pos, neg, cost)
+        return value, constraint_gap(constraint, rates)
 
     return _front(solve, tolerances)
 

@@ -17,8 +17,7 @@ from sklearn.utils.validation import check_array
 
 from skfair._base import resolve_sensitive
 from skfair._compat import Interval, StrOptions, _fit_context, _get_output_config, validate_data
-from skfair._dask import check_in_memory
-from skfair._dask._repairs import transform_blocks, uses_dask
+from skfair._dask import check_in_memory, uses_dask
 from skfair.postprocessing._barycenter import BarycenterRepair
 from skfair.postprocessing._base import _BaseRepair, _check_finite
 
@@ -257,7 +256,7 @@ class FeatureRepair(BarycenterRepair):
                     f"{self.get_feature_names_out()[self.categorical_features_].tolist()}) "
                     "when fitting, or transform in memory."
                 )
-            return transform_blocks(self, X, sensitive_features)
+            return super().transform(X, sensitive_features=sensitive_features)
         repaired = self._transform(X, sensitive_features, row_offset=0)
         return self._with_passthrough(X, repaired)
 

@@ -19,7 +19,13 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
+from skfair._base import (
+    _model_allows_nan,
+    accuracy_on_dask,
+    check_meta_input,
+    lazy_method,
+    resolve_sensitive,
+)
 from skfair._compat import (
     SENSITIVE_COLUMN_CONSTRAINT,
     SENSITIVE_FEATURES_CONSTRAINT,
@@ -30,11 +36,11 @@ from skfair._compat import (
     process_routing,
     validate_params,
 )
-from skfair._dask import check_in_memory, is_dask_collection
+from skfair._dask import check_in_memory, is_dask_collection, uses_dask
 from skfair._groups import factorize_groups
+from skfair._random import draw_seed
 from skfair._stats._counts import class_table, rescale_weights
 from skfair._validation import check_labels, check_weights
-from skfair.postprocessing._base import draw_seed
 
 
 @validate_params(
@@ -359,7 +365,10 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            On a dask collection, a lazy dask array computed block by block.
         """
+        if uses_dask(X):
+            return lazy_method(self, "predict", X, None, dtype=self.classes_.dtype)
         X_model = self._model_input(X)
         return self.estimator_.predict(X_model)
 
@@ -377,7 +386,12 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
+            On a dask collection, a lazy dask array computed block by block.
         """
+        if uses_dask(X):
+            return lazy_method(
+                self, "predict_proba", X, None, trailing_shape=(len(self.classes_),), dtype=float
+            )
         X_model = self._model_input(X)
         return self.estimator_.predict_proba(X_model)
 
@@ -395,7 +409,17 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         log_proba : ndarray of shape (n_samples, n_classes)
+            On a dask collection, a lazy dask array computed block by block.
         """
+        if uses_dask(X):
+            return lazy_method(
+                self,
+                "predict_log_proba",
+                X,
+                None,
+                trailing_shape=(len(self.classes_),),
+                dtype=float,
+            )
         X_model = self._model_input(X)
         return self.estimator_.predict_log_proba(X_model)
 
@@ -413,9 +437,37 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         decision : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            On a dask collection, a lazy dask array computed block by block.
         """
+        if uses_dask(X):
+            check_is_fitted(self)
+            shape = () if len(self.classes_) == 2 else (len(self.classes_),)
+            return lazy_method(
+                self, "decision_function", X, None, trailing_shape=shape, dtype=float
+            )
         X_model = self._model_input(X)
         return self.estimator_.decision_function(X_model)
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of :meth:`predict` on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+            On dask collections, exact from the summed weights of right and wrong predictions.
+        """
+        if uses_dask(X, y, sample_weight):
+            return accuracy_on_dask(y, self.predict(X), sample_weight)
+        return super().score(X, y, sample_weight=sample_weight)
 
     def get_metadata_routing(self):
         """Get metadata routing of this object.

@@ -410,12 +410,15 @@ def test_clear_errors():
     assert not hasattr(clf, "predict_proba")
 
 
-def test_dask_input_is_refused_at_once_with_the_alternative():
+def test_dask_fit_is_refused_at_once_and_predict_runs_block_by_block():
     da = pytest.importorskip("dask.array")
     X, y, group = make_data()
     clf = MulticlassGroupThresholdClassifier(LogisticRegression(), random_state=0)
-    with pytest.raises(TypeError, match="map_blocks"):
+    with pytest.raises(TypeError, match="does not accept dask.*block by block"):
         clf.fit(da.from_array(X, chunks=300), y, sensitive_features=group)
     clf.fit(X, y, sensitive_features=group)
-    with pytest.raises(TypeError, match="does not accept dask"):
-        clf.predict(da.from_array(X, chunks=300), sensitive_features=group)
+    lazy = clf.decision_probability(da.from_array(X, chunks=300), sensitive_features=group)
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_array_equal(
+        lazy.compute(), clf.decision_probability(X, sensitive_features=group)
+    )
