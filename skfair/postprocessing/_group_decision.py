@@ -6,7 +6,8 @@ as in :class:`sklearn.model_selection.TunedThresholdClassifierCV`. The sensitive
 as ``sensitive_features=`` (metadata routing) or as ``sensitive_column=`` columns of X. A class
 using :class:`GroupDecisionMixin` defines ``_scores(estimator, X)`` (the model's scores as the
 rule reads them) and has the parameters ``estimator``, ``cv``, ``sensitive_column``,
-``drop_sensitive`` and ``n_jobs``.
+``drop_sensitive``, ``sampling`` and ``n_jobs``; its randomised decisions are drawn by
+:meth:`GroupDecisionMixin._draw` with the seed ``_seed`` drawn at fit.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted, indexable
 from skfair._base import check_meta_input, resolve_sensitive
 from skfair._compat import _check_method_params, _routing_enabled, _safe_indexing, process_routing
 from skfair._groups import factorize_groups
+from skfair._random import draw_choices, row_keys
 
 
 class GroupDecisionMixin:
@@ -115,6 +117,22 @@ class GroupDecisionMixin:
             )
         codes = self._encoding.encode(sensitive, n_samples=scores.shape[0])
         return scores, codes, X_model
+
+    def _draw(self, shares, rows, X_model, key_scores, codes, order=()):
+        """The option each of ``rows`` takes, drawn as ``sampling`` says.
+
+        ``shares[i, r]`` is the probability that ``rows[i]`` takes option ``r``; the draws are
+        keyed on the rows' values in ``X_model`` (or on ``key_scores`` when those cannot be
+        read) and on their groups ``codes``, see :func:`skfair._random.draw_choices`.
+        """
+        # Only the rows that draw are keyed; when they are few, on their own.
+        if rows.size < codes.size // 2:
+            keys = row_keys(_safe_indexing(X_model, rows), key_scores[rows])
+        else:
+            keys = row_keys(X_model, key_scores)[rows]
+        return draw_choices(
+            shares, keys, codes[rows], self._seed, sampling=self.sampling, order=order
+        )
 
     def get_metadata_routing(self):
         """Get metadata routing of this object.

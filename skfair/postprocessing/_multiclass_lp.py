@@ -94,28 +94,32 @@ class FairRule:
             out[mine, self._break(r, probabilities[mine], tied[mine])] += self.tie_weights[r]
         return np.minimum(out, 1.0, out=out)  # weights summing to 1 + round-off
 
-    def decide(self, probabilities, codes, uniforms):
-        """Class index of each row, from one uniform number in [0, 1) per row (used only by
-        rows with tied classes, to draw the tie-breaking rule)."""
+    def decide(self, probabilities, codes, choose):
+        """Class index of each row. ``choose(rows, shares)`` draws the tie-breaking rule of
+        each row of ``rows`` (those with tied classes): the index of its option, option
+        ``r`` with probability ``shares[i, r]``, the weight of its group's ``r``-th rule."""
         out, tied, tied_rows = self._untied(probabilities, codes)
         classes = out.argmax(axis=1)
-        start, end = self._shares()
-        for r, g in enumerate(self.tie_groups):
-            mine = tied_rows[g]
-            mine = mine[(uniforms[mine] >= start[r]) & (uniforms[mine] < end[r])]
+        rows = np.concatenate(tied_rows)
+        if rows.size == 0 or self.tie_groups.size == 0:
+            return classes
+        n_groups = self.coef.shape[0]
+        rank = np.zeros_like(self.tie_groups)  # each rule's place among its group's rules
+        for g in np.unique(self.tie_groups):
+            mine = np.flatnonzero(self.tie_groups == g)
+            rank[mine] = np.arange(mine.size)
+        rules = np.full((n_groups, rank.max() + 1), -1)  # group, place -> rule (-1: none)
+        rules[self.tie_groups, rank] = np.arange(self.tie_groups.size)
+        shares = np.zeros(rules.shape)
+        shares[self.tie_groups, rank] = self.tie_weights
+        # a group's first rule takes what round-off leaves
+        shares[:, 0] += np.where(rules[:, 0] >= 0, 1.0 - shares.sum(axis=1), 0.0)
+        row_group = codes[rows]
+        drawn = rules[row_group, choose(rows, shares[row_group])]
+        for r in range(self.tie_groups.size):
+            mine = rows[drawn == r]
             classes[mine] = self._break(r, probabilities[mine], tied[mine])
         return classes
-
-    def _shares(self):
-        """``[start, end)`` of each tie-breaking rule's share of [0, 1) in its group (the
-        last rule of a group takes what round-off leaves)."""
-        start, end = np.zeros_like(self.tie_weights), np.zeros_like(self.tie_weights)
-        for g in np.unique(self.tie_groups):
-            rules = np.flatnonzero(self.tie_groups == g)
-            end[rules] = np.cumsum(self.tie_weights[rules])
-            start[rules] = end[rules] - self.tie_weights[rules]
-            end[rules[-1]] = np.inf
-        return start, end
 
     def _untied(self, probabilities, codes):
         """One-hot highest classes, the tied classes of each row, and per group the rows

@@ -15,6 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from skfair._base import (
+    FIT_IN_MEMORY,
     _model_allows_nan,
     accuracy_on_dask,
     check_meta_input,
@@ -28,21 +29,16 @@ from skfair._compat import (
     StrOptions,
     _fit_context,
 )
-from skfair._dask import check_in_memory, uses_dask
-from skfair._random import draw_seed, row_keys, row_uniforms
+from skfair._dask import uses_dask
+from skfair._random import SAMPLINGS, draw_seed
 from skfair._response import get_response_values
 from skfair._validation import check_weights
 from skfair.metrics._classification import _max_gap_to_population
 from skfair.postprocessing._group_decision import GroupDecisionMixin
 from skfair.postprocessing._multiclass_lp import CONSTRAINTS, OBJECTIVES, FairArgmaxProgram
 
-_ON_DASK = (
-    "Fit on rows in memory (for example a sample of the dask collection computed with "
-    ".compute()); the fitted rule is a few numbers per group and class, and predict, "
-    "decision_probability and score take dask collections, block by block."
-)
 # Weights of a fixed projection of the class probabilities, used to key a row's random draw
-# when X cannot be hashed (sparse or non-numeric arrays): square roots of primes.
+# when X cannot be read row by row: square roots of primes.
 _KEY_WEIGHTS = np.sqrt([2.0, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53])
 
 
@@ -82,6 +78,15 @@ class MulticlassGroupThresholdClassifier(
         integer) and the model is then refitted on all data, like
         :class:`sklearn.model_selection.TunedThresholdClassifierCV`. Ignored for a
         :class:`~sklearn.frozen.FrozenEstimator`.
+    sampling : {"row", "batch"}, default="row"
+        How the rows whose classes the rule ties draw their tie-breaking rule (as
+        :class:`GroupThresholdClassifier` draws its randomised decisions). ``"row"``: a row's
+        draw is a function of its values, its group and the seed, so a row gets the same
+        class alone or in any batch; identical rows of a batch draw apart. ``"batch"``:
+        within each group of the batch, the number of tied rows given each tie-breaking rule
+        is its expected number rounded (systematic sampling with one random offset, within
+        a row per rule), so the batch's realised rates stay closer to the fitted ones; a
+        row's class then depends on the batch it comes with.
     sensitive_column : str, int or list of them, default=None
         Column(s) of X holding the sensitive features, removed before the model sees X
         (unless ``drop_sensitive=False``). This mode works inside ``GridSearchCV`` and with
@@ -89,9 +94,7 @@ class MulticlassGroupThresholdClassifier(
     drop_sensitive : bool, default=True
         Whether to remove ``sensitive_column`` from X before the model.
     random_state : int, RandomState instance, Generator or None, default=None
-        Seeds the randomised decisions. A row's draw is keyed on its values, its group and
-        this seed, so a row gets the same decision alone or in any batch; None draws a seed
-        at fit.
+        Seeds the randomised decisions (see ``sampling``); None draws a seed at fit.
     n_jobs : int, default=None
         Folds fitted in parallel with ``cv``.
 
@@ -169,10 +172,15 @@ class MulticlassGroupThresholdClassifier(
     model's law of the label given the row, which matches the observed labels when the
     model is calibrated.
 
-    **Decisions.** A row's random draw is a hash of the row's values as the model receives
-    them, its group and the seed (the same draw as :class:`GroupThresholdClassifier`): it is
-    reproducible and does not depend on the batch. For sparse or non-numeric arrays the row
-    is keyed by a fixed projection of its probabilities. There is no ``predict_proba``: the
+    **Decisions.** Only rows whose classes the rule ties draw at random, one of their group's
+    tie-breaking rules, through the same draws as :class:`GroupThresholdClassifier`'s
+    randomised decisions: with ``sampling="row"`` a hash of the row's values as the model
+    receives them (a fixed projection of its probabilities when they cannot be read), its
+    group and the seed, so the draw is reproducible and does not depend on the batch, the
+    copies of a row repeated in a batch drawing apart; with ``sampling="batch"``, systematic
+    sampling of the rules within each group of the batch (Madow & Madow 1944). The rules
+    are drawn one at a time from the last, each with its probability given the later ones
+    (two rules: one Bernoulli draw, as in the binary case). There is no ``predict_proba``: the
     rule's class probabilities (:meth:`decision_probability`) are not estimates of
     ``P(y | X)``.
 
@@ -183,6 +191,9 @@ class MulticlassGroupThresholdClassifier(
 
     Hardt, M., Price, E. and Srebro, N. (2016). Equality of Opportunity in Supervised Learning.
     NeurIPS.
+
+    Madow, W. G. and Madow, L. H. (1944). On the theory of systematic sampling, I. The Annals
+    of Mathematical Statistics 15(1), 1-24.
 
     Examples
     --------
@@ -215,6 +226,7 @@ class MulticlassGroupThresholdClassifier(
         "objective": [StrOptions(set(OBJECTIVES))],
         "tolerance": [Interval(Real, 0, None, closed="left")],
         "cv": ["cv_object"],
+        "sampling": [StrOptions(set(SAMPLINGS))],
         "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
         "drop_sensitive": ["boolean"],
         "random_state": ["random_state", np.random.Generator],
@@ -229,6 +241,7 @@ class MulticlassGroupThresholdClassifier(
         objective="accuracy",
         tolerance=0.0,
         cv=5,
+        sampling="row",
         sensitive_column=None,
         drop_sensitive=True,
         random_state=None,
@@ -239,6 +252,7 @@ class MulticlassGroupThresholdClassifier(
         self.objective = objective
         self.tolerance = tolerance
         self.cv = cv
+        self.sampling = sampling
         self.sensitive_column = sensitive_column
         self.drop_sensitive = drop_sensitive
         self.random_state = random_state
@@ -269,8 +283,8 @@ class MulticlassGroupThresholdClassifier(
         -------
         self : object
         """
-        check_in_memory(type(self).__name__, X, y, sensitive_features, sample_weight,
-                        hint=_ON_DASK)
+        if uses_dask(X, y, sample_weight, sensitive_features):
+            raise FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
         X = check_meta_input(self, X, self.estimator, reset=True)
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
@@ -406,13 +420,20 @@ class MulticlassGroupThresholdClassifier(
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            Drawn as ``sampling`` says. On a dask collection, a lazy dask array in which
+            each partition is a batch: the classes equal those of ``predict`` called on each
+            partition in turn.
         """
         if uses_dask(X, sensitive_features):
             check_is_fitted(self)
             return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
         probabilities, codes, X_model = self._scores_and_codes(X, sensitive_features)
-        uniforms = _row_uniforms(X_model, probabilities, codes, self._seed)
-        return self.classes_[self._rule.decide(probabilities, codes, uniforms)]
+        key_scores = probabilities @ np.resize(_KEY_WEIGHTS, probabilities.shape[1])
+
+        def choose(rows, shares):
+            return self._draw(shares, rows, X_model, key_scores, codes)
+
+        return self.classes_[self._rule.decide(probabilities, codes, choose)]
 
     def score(self, X, y, sample_weight=None, *, sensitive_features=None):
         """Accuracy of the decisions.
@@ -444,13 +465,6 @@ class MulticlassGroupThresholdClassifier(
         tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
         tags.input_tags.string = self.sensitive_column is not None
         return tags
-
-
-def _row_uniforms(X_model, probabilities, codes, seed):
-    """One uniform number in [0, 1) per row, a function of the row's values, group and seed
-    (the draws of :class:`GroupThresholdClassifier`, through this one place)."""
-    weights = np.resize(_KEY_WEIGHTS, probabilities.shape[1])
-    return row_uniforms(row_keys(X_model, probabilities @ weights), codes, seed)
 
 
 def decision_summary(probabilities, decisions, weights, codes, group_labels, constraint,

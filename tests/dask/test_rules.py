@@ -187,6 +187,7 @@ def test_meta_estimator_fit_on_a_dask_dataframe_refuses_at_once():
         RepairedClassifier(LogisticRegression(), BarycenterRepair(), sensitive_column="g"),
         RepairedRegressor(LinearRegression(), BarycenterRepair(), sensitive_column="g"),
         GroupThresholdClassifier(LogisticRegression(), sensitive_column="g"),
+        MulticlassGroupThresholdClassifier(LogisticRegression(), sensitive_column="g"),
     ):
         with (
             dask.config.set(scheduler=_never_compute),

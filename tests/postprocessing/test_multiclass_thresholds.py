@@ -216,11 +216,12 @@ def test_rates_are_the_groups_expected_shares():
 # realised decisions
 
 
+@pytest.mark.parametrize("sampling", ["row", "batch"])
 @pytest.mark.parametrize("constraint", CONSTRAINTS)
-def test_realised_decisions_average_to_the_rule_over_seeds(constraint):
+def test_realised_decisions_average_to_the_rule_over_seeds(constraint, sampling):
     # few distinct probability vectors: many rows are tied and randomised
     P, groups = make_probabilities(600, 3, 3, 5, decimals=0)
-    clf, X = on_probabilities(P, groups, constraint=constraint)
+    clf, X = on_probabilities(P, groups, constraint=constraint, sampling=sampling)
     Q = clf.decision_probability(X, sensitive_features=groups)
     assert ((Q > 0) & (Q < 1)).any(axis=1).sum() > 20  # the check is about randomised rows
     counts, unfairness = np.zeros_like(Q), []
@@ -243,6 +244,26 @@ def test_realised_decisions_average_to_the_rule_over_seeds(constraint):
         )
     if unfairness:  # each seed's realised U_DP is small, of the order of 1 / sqrt(group size)
         assert np.mean(unfairness) < 0.05
+
+
+def test_batch_sampling_keeps_each_groups_counts_closer_to_the_expected_ones():
+    P, groups = make_probabilities(600, 3, 3, 5, decimals=0)
+    clf, X = on_probabilities(P, groups, constraint="demographic_parity")
+    Q = clf.decision_probability(X, sensitive_features=groups)
+    expected = np.array([Q[groups == g].sum(axis=0) for g in range(3)])
+    error = {}
+    for sampling in ("row", "batch"):
+        error[sampling] = []
+        for seed in range(50):
+            pred = clone(clf).set_params(sampling=sampling, random_state=seed)
+            decisions = pred.fit(X, sensitive_features=groups).predict(
+                X, sensitive_features=groups
+            )
+            counts = np.array([np.bincount(decisions[groups == g], minlength=3) for g in range(3)])
+            error[sampling].append(np.abs(counts - expected).max())
+    # systematic sampling of the tie-breaking rules: each group's class counts vary less
+    # around the expected ones than with a draw per row
+    assert np.mean(error["batch"]) < 0.75 * np.mean(error["row"])
 
 
 def test_decisions_do_not_depend_on_batching_and_follow_random_state():
@@ -414,7 +435,7 @@ def test_dask_fit_is_refused_at_once_and_predict_runs_block_by_block():
     da = pytest.importorskip("dask.array")
     X, y, group = make_data()
     clf = MulticlassGroupThresholdClassifier(LogisticRegression(), random_state=0)
-    with pytest.raises(TypeError, match="does not accept dask.*block by block"):
+    with pytest.raises(TypeError, match="fit does not accept dask.*block by block"):
         clf.fit(da.from_array(X, chunks=300), y, sensitive_features=group)
     clf.fit(X, y, sensitive_features=group)
     lazy = clf.decision_probability(da.from_array(X, chunks=300), sensitive_features=group)
