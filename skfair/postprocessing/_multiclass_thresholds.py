@@ -83,10 +83,11 @@ class MulticlassGroupThresholdClassifier(
         :class:`GroupThresholdClassifier` draws its randomised decisions). ``"row"``: a row's
         draw is a function of its values, its group and the seed, so a row gets the same
         class alone or in any batch; identical rows of a batch draw apart. ``"batch"``:
-        within each group of the batch, the number of tied rows given each tie-breaking rule
-        is its expected number rounded (systematic sampling with one random offset, within
-        a row per rule), so the batch's realised rates stay closer to the fitted ones; a
-        row's class then depends on the batch it comes with.
+        within each group of the batch, the tie-breaking rules are given by systematic
+        sampling (the last rule to its expected number of tied rows rounded, each other
+        within a row of its expected number given the rules drawn before it), so the
+        batch's realised rates stay closer to the fitted ones; a row's class then depends
+        on the batch it comes with.
     sensitive_column : str, int or list of them, default=None
         Column(s) of X holding the sensitive features, removed before the model sees X
         (unless ``drop_sensitive=False``). This mode works inside ``GridSearchCV`` and with
