@@ -34,6 +34,7 @@ REQUIRED_ARGUMENTS = {
     "GroupThresholdClassifier": lambda cls: cls(LogisticRegression()),
     "ExponentiatedGradient": lambda cls: cls(LogisticRegression()),
     "GridSearch": lambda cls: cls(LogisticRegression()),
+    "MulticlassGroupThresholdClassifier": lambda cls: cls(LogisticRegression()),
     "ReweighingClassifier": lambda cls: cls(LogisticRegression()),
 }
 
@@ -66,6 +67,7 @@ def test_every_subpackage_exports_what_design_requires():
         "BiasExplainer",
         "BootstrapEnsemble",
         "GroupThresholdClassifier",
+        "MulticlassGroupThresholdClassifier",
     }
     assert expected <= set(ESTIMATORS)
     assert set(skfair.postprocessing.__all__) >= {"BarycenterRepair", "MADDRepair"}
