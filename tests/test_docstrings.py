@@ -87,9 +87,6 @@ _PENDING_NUMPYDOC = frozenset(
         "skfair.neighbors.draw_projections",
         "skfair.neighbors.nearest_other_group",
         "skfair.neighbors.other_group_distance",
-        "skfair.postprocessing.GroupThresholdClassifier.decision_probability",
-        "skfair.postprocessing.GroupThresholdClassifier.fit",
-        "skfair.postprocessing.GroupThresholdClassifier.score",
     }
 )
 _PENDING_REFERENCES = frozenset(

@@ -50,6 +50,14 @@ class ParetoFrontDisplay:
     --------
     skfair.postprocessing.threshold_pareto_front : Computes the front.
 
+    References
+    ----------
+    Hardt, M., Price, E. and Srebro, N. (2016). Equality of Opportunity in Supervised Learning.
+    Advances in Neural Information Processing Systems 29.
+
+    Denis, C., Elie, R., Hebiri, M. and Hu, F. (2021). Fairness guarantee in multi-class
+    classification. arXiv:2109.13642.
+
     Examples
     --------
     >>> import matplotlib
@@ -113,6 +121,7 @@ class ParetoFrontDisplay:
         Returns
         -------
         display : ParetoFrontDisplay
+            The display, plotted; its figure, axes and artists are stored as attributes.
         """
         check_matplotlib_support(f"{cls.__name__}.from_estimator")
         front = threshold_pareto_front(
@@ -170,6 +179,7 @@ class ParetoFrontDisplay:
         Returns
         -------
         display : ParetoFrontDisplay
+            The display, plotted; its figure, axes and artists are stored as attributes.
         """
         check_matplotlib_support(f"{cls.__name__}.from_predictions")
         y_score = np.asarray(y_score, dtype=np.float64)
@@ -211,6 +221,7 @@ class ParetoFrontDisplay:
         Returns
         -------
         self : ParetoFrontDisplay
+            The display; its figure, axes and artists are stored as attributes.
         """
         check_matplotlib_support(f"{type(self).__name__}.plot")
         import matplotlib.pyplot as plt

@@ -71,7 +71,7 @@ def threshold_pareto_front(
     sensitive_features : array-like, dict or DataFrame, default=None
         Sensitive attribute(s), when the estimator has no ``sensitive_column``.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample equally.
     tolerances : array-like of float, default=None
         Tolerances to solve for. None: 21 evenly spaced values from 0 to the gap of the
         unconstrained optimum.
@@ -94,6 +94,14 @@ def threshold_pareto_front(
     The optimal objective is a concave, piecewise-linear function of the tolerance (the
     value of a linear program whose right-hand side moves linearly), so the straight lines
     between the points are below the front.
+
+    References
+    ----------
+    Hardt, M., Price, E. and Srebro, N. (2016). Equality of Opportunity in Supervised Learning.
+    Advances in Neural Information Processing Systems 29.
+
+    Denis, C., Elie, R., Hebiri, M. and Hu, F. (2021). Fairness guarantee in multi-class
+    classification. arXiv:2109.13642.
 
     Examples
     --------

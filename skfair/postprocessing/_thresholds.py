@@ -353,6 +353,7 @@ class GroupThresholdClassifier(
         Returns
         -------
         self : object
+            Fitted classifier.
         """
         if uses_dask(X, y, sample_weight, sensitive_features):
             raise FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
@@ -470,6 +471,8 @@ class GroupThresholdClassifier(
         Returns
         -------
         probability : ndarray of shape (n_samples,)
+            Probability, in [0, 1], that the randomised rule decides ``pos_label_`` for each
+            row.
         """
         if uses_dask(X, sensitive_features):
             return lazy_method(
@@ -534,13 +537,14 @@ class GroupThresholdClassifier(
         y : array-like of shape (n_samples,)
             True labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
+            Sample weights; None weighs every sample equally.
         sensitive_features : array-like, dict or DataFrame, default=None
             Sensitive attribute(s), when ``sensitive_column`` is not set.
 
         Returns
         -------
         score : float
+            Accuracy of :meth:`predict` on ``X`` against ``y`` (weighted by ``sample_weight``).
         """
         y_pred = self.predict(X, sensitive_features=sensitive_features)
         if uses_dask(y_pred, y, sample_weight):
