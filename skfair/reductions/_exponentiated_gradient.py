@@ -91,7 +91,7 @@ class ExponentiatedGradient(_BaseReduction):
         routing.
     drop_sensitive : bool, default=True
         Whether to remove ``sensitive_column`` from X before the base learner.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seeds the randomised predictions and the weighted resamples.
 
     Attributes

@@ -57,7 +57,7 @@ class GridSearch(_BaseReduction):
         (unless ``drop_sensitive=False``).
     drop_sensitive : bool, default=True
         Whether to remove ``sensitive_column`` from X before the base learner.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seeds the weighted resamples of a base learner without ``sample_weight``.
     n_jobs : int, default=None
         Grid points fitted in parallel (joblib).
