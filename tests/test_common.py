@@ -116,6 +116,11 @@ def _random_state_outputs(name, random_state):
         return estimator.fit(X, sensitive_features=group).explanations_["total"]
     if name == "BootstrapEnsemble":
         return estimator.fit(X, y).predict_proba_members(X)
+    if name in ("ExponentiatedGradient", "GridSearch"):
+        # the random state keys the randomised decisions (models decide without the groups)
+        if name == "ExponentiatedGradient":
+            estimator.set_params(predict_method="randomized")
+        return estimator.fit(X, y, sensitive_features=group).predict(X)
     # a classifier that takes the groups at fit and predict
     estimator.fit(X, y, sensitive_features=group)
     return estimator.predict(X, sensitive_features=group)
