@@ -16,9 +16,11 @@ import time
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
+from scipy.spatial import cKDTree
 
 from skfair._compat import threadpool_limits
 from skfair.neighbors._kernel import gram_tolerance, paired_sqdist
+from skfair.neighbors._principal import PrincipalFrame
 
 # Rows per leaf: large enough for efficient matrix products, small enough for tight boxes.
 _LEAF_SIZE = 64
@@ -61,23 +63,24 @@ class BlockTreeSearch:
     and returns the result.
     """
 
-    def __init__(self, Z, ZT, attribute_codes, n_groups):
-        n, n_features = Z.shape
+    name = "block_tree"
+
+    def __init__(self, Z, ZT, attribute_codes, n_groups, *, frame=None):
+        n = Z.shape[0]
         self.ZT = ZT
         self.shape = (n, attribute_codes.shape[1])
         self.searched = np.flatnonzero(np.asarray(n_groups) >= 2)
         self.tree = None
         if self.searched.size == 0:
             return
+        # Centring leaves every distance unchanged and keeps the Gram form's rounding small.
+        frame = PrincipalFrame(Z) if frame is None else frame
+        coords = frame.coordinates(_TREE_DIMS)
+        self.perm, starts = _leaf_partition(coords, _LEAF_SIZE)
         # Many small products: BLAS threads would only contend (and stall under load).
         with threadpool_limits(limits=1, user_api="blas"):
-            # Centring leaves every distance unchanged and keeps the Gram form's rounding
-            # small.
-            centred = Z - Z.mean(axis=0)
-            coords = centred @ _principal_axes(centred, min(n_features, _TREE_DIMS))
-            self.perm, starts = _leaf_partition(coords, _LEAF_SIZE)
             self.tree = _LeafTree(
-                centred[self.perm],
+                frame.centred[self.perm],
                 coords[self.perm],
                 starts,
                 attribute_codes[self.perm][:, self.searched],
@@ -252,31 +255,20 @@ class _LeafTree:
         self.found.append((rows[row], candidates[column], np.full(row.size, a), gram_value))
 
 
-def _principal_axes(centred, n_axes):
-    """The ``n_axes`` directions of largest variance, as columns."""
-    _, vectors = np.linalg.eigh(centred.T @ centred)
-    return vectors[:, ::-1][:, :n_axes]
-
-
 def _leaf_partition(coords, leaf_size):
     """Order the rows so that leaves are contiguous; return the order and leaf boundaries.
 
-    Level by level, every node larger than ``leaf_size`` is halved at its median along the
-    coordinate of largest spread; one lexsort per level sorts all nodes at once.
+    Every node larger than ``leaf_size`` is halved at its median along the coordinate of
+    largest spread: scipy's median-balanced KD-tree, whose leaves are read off its nodes. A
+    node of identical points is not split by scipy; it is cut into leaves of ``leaf_size``.
     """
-    n = coords.shape[0]
-    perm = np.arange(n)
-    starts = np.array([0, n])
-    while np.diff(starts).max() > leaf_size:
-        sizes = np.diff(starts)
-        node = np.repeat(np.arange(sizes.size), sizes)
-        sorted_coords = coords[perm]
-        spread = np.maximum.reduceat(sorted_coords, starts[:-1], axis=0)
-        spread -= np.minimum.reduceat(sorted_coords, starts[:-1], axis=0)
-        axis = np.argmax(spread, axis=1)
-        key = sorted_coords[np.arange(n), axis[node]]
-        perm = perm[np.lexsort((key, node))]
-        split = sizes > leaf_size
-        middles = starts[:-1][split] + sizes[split] // 2
-        starts = np.sort(np.concatenate([starts, middles]))
-    return perm, starts
+    tree = cKDTree(coords, leafsize=leaf_size, balanced_tree=True)
+    starts, nodes = [], [tree.tree]
+    while nodes:
+        node = nodes.pop()
+        if node.split_dim == -1:
+            starts.append(np.arange(node.start_idx, node.end_idx, leaf_size))
+        else:
+            nodes += [node.lesser, node.greater]
+    starts.append([tree.n])
+    return tree.indices, np.sort(np.concatenate(starts).astype(np.intp))
