@@ -17,8 +17,10 @@ _TREE_OPTIONS = {"leafsize": 32, "balanced_tree": False}
 # Pilot: runs of this many consecutive anchors (in the spatial order of the queries), spread
 # evenly over the anchors, so that the sample sees both the data's regions and the cache reuse
 # of consecutive queries.
-_PILOT_RUNS = 8
+_PILOT_RUNS = 16
 _PILOT_RUN_LENGTH = 32
+# Runs searched per call; the pilot checks its budget between calls.
+_PILOT_RUNS_PER_CALL = 4
 
 
 def kd_tree_other_group(Z, ZT, attribute_codes, n_groups, *, frame=None, n_jobs=None):
@@ -157,10 +159,10 @@ class KDTreeSearch:
         a = searched[0]
         group = int(np.argmax(self._sizes[a]))
         order_built = self.order is not None
-        start = time.perf_counter()
+        start = time.thread_time()
         anchors = self._anchors(a, group)
         self._tree(a, group)
-        built = time.perf_counter() - start
+        built = time.thread_time() - start
         # Every complement tree (an attribute of k groups: (k - 1) n rows), and the order tree.
         rows_to_build = sum(n * (self.n_groups[b] - 1) for b in searched)
         if not order_built and any(self.n_groups[b] > 2 for b in searched):
@@ -169,14 +171,21 @@ class KDTreeSearch:
         self.pilot_build_seconds = build_seconds
         total_anchors = n * len(searched)
         length = min(_PILOT_RUN_LENGTH, anchors.size)
-        firsts = np.linspace(0, anchors.size - length, _PILOT_RUNS).astype(np.intp)
+        firsts = np.unique(np.linspace(0, anchors.size - length, _PILOT_RUNS).astype(np.intp))
+        runs = [np.arange(first, first + length) for first in firsts]
+        # One anchor first: the fixed cost of a call, which the run pays once per group, not
+        # once per few anchors, is measured and left out of the estimate.
+        start = time.thread_time()
+        self._search(a, group, anchors[:1], 1)
+        call_seconds = time.thread_time() - start
         searched_anchors, search_seconds = 0, 0.0
         estimate = build_seconds
-        for first in np.unique(firsts):
-            start = time.perf_counter()
-            self._search(a, group, anchors[first : first + length], 1)
-            search_seconds += time.perf_counter() - start
-            searched_anchors += length
+        for first in range(0, len(runs), _PILOT_RUNS_PER_CALL):
+            sample = anchors[np.concatenate(runs[first : first + _PILOT_RUNS_PER_CALL])]
+            start = time.thread_time()
+            self._search(a, group, sample, 1)
+            search_seconds += max(time.thread_time() - start - call_seconds, 0.0)
+            searched_anchors += sample.size
             estimate = build_seconds + search_seconds * total_anchors / searched_anchors
             if estimate > budget:
                 break

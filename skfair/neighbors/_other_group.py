@@ -366,9 +366,9 @@ def _choose_exact_engine(Z, ZT, attribute_codes, n_groups, *, with_block_tree, s
     original = KDTreeSearch(Z, ZT, attribute_codes, n_groups)
     estimates = {original: original.pilot()}
     build_seconds = original.pilot_build_seconds
-    start = time.perf_counter()
+    start = time.thread_time()
     frame = PrincipalFrame(Z)
-    framed = time.perf_counter() - start
+    framed = time.thread_time() - start
     # The spatial order of the queries serves both frames.
     rotated = KDTreeSearch(Z, ZT, attribute_codes, n_groups, frame=frame, order=original.order)
     estimates[rotated] = framed + rotated.pilot(budget=estimates[original])
@@ -378,10 +378,10 @@ def _choose_exact_engine(Z, ZT, attribute_codes, n_groups, *, with_block_tree, s
         and n_features > _KD_TREE_MAX_FEATURES
         and best > _BLOCK_TREE_PILOT_RATIO * build_seconds
     ):
-        start = time.perf_counter()
+        start = time.thread_time()
         block_tree = BlockTreeSearch(Z, ZT, attribute_codes, n_groups, frame=frame)
-        built = time.perf_counter() - start
-        estimates[block_tree] = built + block_tree.pilot(_PILOT_LEAVES) * block_tree.n_leaves
+        built = time.thread_time() - start
+        estimates[block_tree] = built + block_tree.pilot(_PILOT_LEAVES)
     engine = min(estimates, key=estimates.get)
     if search.verbose > 0:
         costs = ", ".join(f"{e.name} {seconds:.2f} s" for e, seconds in estimates.items())

@@ -150,7 +150,7 @@ def _fake_pilots(monkeypatch, original, rotated, block, build=1.0):
 
     def block_pilot(self, n_leaves, random_state=0):
         measured.append(self.name)
-        return block / self.n_leaves
+        return block
 
     monkeypatch.setattr(_kd_tree.KDTreeSearch, "pilot", kd_pilot)
     monkeypatch.setattr(_block_tree.BlockTreeSearch, "pilot", block_pilot)
@@ -280,11 +280,14 @@ def test_kd_tree_pilot_stops_at_the_budget(monkeypatch):
     ZT = np.ascontiguousarray(Z.T)
     engine = _kd_tree.KDTreeSearch(Z, ZT, codes, [3, 2])
     assert engine.pilot() > engine.pilot_build_seconds > 0
-    # Runs of consecutive anchors of the first attribute's largest group, spread evenly.
-    assert searched == [(0, _kd_tree._PILOT_RUN_LENGTH)] * _kd_tree._PILOT_RUNS
+    # One anchor (the cost of a call), then runs of consecutive anchors of the first
+    # attribute's largest group, spread evenly, a few runs per call.
+    per_call = _kd_tree._PILOT_RUN_LENGTH * _kd_tree._PILOT_RUNS_PER_CALL
+    n_calls = _kd_tree._PILOT_RUNS // _kd_tree._PILOT_RUNS_PER_CALL
+    assert searched == [(0, 1)] + [(0, per_call)] * n_calls
     searched.clear()
     assert engine.pilot(budget=0.0) > 0
-    assert searched == [(0, _kd_tree._PILOT_RUN_LENGTH)]
+    assert searched == [(0, 1), (0, per_call)]
 
 
 @settings(max_examples=100, deadline=None)
@@ -684,3 +687,26 @@ def test_verbose_reports_the_pilot(monkeypatch, capsys):
     nearest_other_group(X, sensitive_features=s, verbose=1)
     out = capsys.readouterr().out
     assert "pilot estimates" in out and "exact (" in out
+
+
+@pytest.mark.parametrize("dense_share", [0.0, 1.0])
+def test_block_tree_dense_pass_equals_bruteforce(dense_share, monkeypatch):
+    # Every leaf in the dense pass (share 0), or only leaves without a bound (share 1); tiny
+    # tiles so that ties fall across tiles and blocks; several attributes, duplicates.
+    from skfair.neighbors import _block_tree
+
+    monkeypatch.setattr(_block_tree, "_DENSE_SHARE", dense_share)
+    monkeypatch.setattr(_block_tree, "_DENSE_ANCHORS", 5)
+    monkeypatch.setattr(_block_tree, "_DENSE_CANDIDATES", 7)
+    rng = np.random.default_rng(11)
+    n = 600
+    X = rng.integers(0, 3, (n, 12)).astype(float)
+    X[500:560] = X[:60]
+    S = np.column_stack([rng.integers(0, 3, n), rng.integers(0, 2, n), rng.integers(0, 5, n)])
+    ref = nearest_other_group(X, sensitive_features=S, method="bruteforce", return_index=True)
+    for n_jobs in (None, 2):
+        got = nearest_other_group(
+            X, sensitive_features=S, algorithm="block_tree", n_jobs=n_jobs, return_index=True
+        )
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])
