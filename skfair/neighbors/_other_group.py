@@ -357,32 +357,39 @@ def _choose_exact_engine(Z, ZT, attribute_codes, n_groups, *, with_block_tree, s
     factors are best seen in principal coordinates, one-hot columns and a uniform cube in the
     original ones. The block tree's cost is closer to that of BLAS brute force. Each engine is
     measured on a pilot and extrapolated to all rows (:meth:`KDTreeSearch.pilot`,
-    :meth:`BlockTreeSearch.pilot`); a pilot stops once it exceeds the best estimate so far.
-    The block tree, whose construction costs a few KD-trees', is measured only when the
-    KD-tree's estimate is more than ``_BLOCK_TREE_PILOT_RATIO`` times its trees'
-    construction, i.e. when its queries struggle.
+    :meth:`BlockTreeSearch.pilot`): the KD-tree in both frames on one group, the second
+    stopping once it exceeds the first. The block tree, whose construction costs a few
+    KD-trees', is measured only when the better KD-tree's estimate is more than
+    ``_BLOCK_TREE_PILOT_RATIO`` times its trees' construction, i.e. when its queries
+    struggle; that KD-tree is then measured on every group, and the cheaper of the two runs.
+    Every engine is backed by the same kernel, so the choice never changes the result.
     """
     n_features = Z.shape[1]
     original = KDTreeSearch(Z, ZT, attribute_codes, n_groups)
     estimates = {original: original.pilot()}
-    build_seconds = original.pilot_build_seconds
     start = time.thread_time()
     frame = PrincipalFrame(Z)
     framed = time.thread_time() - start
     # The spatial order of the queries serves both frames.
     rotated = KDTreeSearch(Z, ZT, attribute_codes, n_groups, frame=frame, order=original.order)
     estimates[rotated] = framed + rotated.pilot(budget=estimates[original])
-    best = min(estimates.values())
+    kd_tree = engine = min(estimates, key=estimates.get)
     if (
         with_block_tree
         and n_features > _KD_TREE_MAX_FEATURES
-        and best > _BLOCK_TREE_PILOT_RATIO * build_seconds
+        and estimates[kd_tree] > _BLOCK_TREE_PILOT_RATIO * kd_tree.pilot_build_seconds
     ):
+        # Measured on one group, the KD-tree's estimate is only good for comparing frames;
+        # against the block tree, every group is measured.
+        estimates[kd_tree] = kd_tree.pilot(every_group=True) + (
+            framed if kd_tree is rotated else 0.0
+        )
         start = time.thread_time()
         block_tree = BlockTreeSearch(Z, ZT, attribute_codes, n_groups, frame=frame)
         built = time.thread_time() - start
         estimates[block_tree] = built + block_tree.pilot(_PILOT_LEAVES)
-    engine = min(estimates, key=estimates.get)
+        if estimates[block_tree] < estimates[kd_tree]:
+            engine = block_tree
     if search.verbose > 0:
         costs = ", ".join(f"{e.name} {seconds:.2f} s" for e, seconds in estimates.items())
         print(f"[nearest_other_group] pilot estimates (one thread): {costs}", flush=True)

@@ -143,8 +143,8 @@ def _fake_pilots(monkeypatch, original, rotated, block, build=1.0):
 
     measured = []
 
-    def kd_pilot(self, budget=np.inf):
-        measured.append(self.name)
+    def kd_pilot(self, budget=np.inf, every_group=False):
+        measured.append(self.name + (", every group" if every_group else ""))
         self.pilot_build_seconds = build
         return original if self.name == "kd_tree" else rotated
 
@@ -203,19 +203,25 @@ def test_auto_with_its_pilot_equals_bruteforce_on_each_kind_of_data(kind, d, mon
 @pytest.mark.parametrize(
     "d, estimates, build, measured, chosen",
     [
-        # The block tree loses its pilot: the scipy-backed KD-tree runs.
+        # The block tree loses its pilot: the scipy-backed KD-tree runs (in the better frame,
+        # measured again on every group).
         (
             20,
             (30.0, 40.0, 50.0),
             1.0,
-            ["kd_tree", "kd_tree in principal coordinates", "block_tree"],
+            ["kd_tree", "kd_tree in principal coordinates", "kd_tree, every group", "block_tree"],
             "kd_tree",
         ),
         (
             20,
             (40.0, 30.0, 50.0),
             1.0,
-            ["kd_tree", "kd_tree in principal coordinates", "block_tree"],
+            [
+                "kd_tree",
+                "kd_tree in principal coordinates",
+                "kd_tree in principal coordinates, every group",
+                "block_tree",
+            ],
             "kd_tree in principal coordinates",
         ),
         # The block tree wins its pilot.
@@ -223,7 +229,7 @@ def test_auto_with_its_pilot_equals_bruteforce_on_each_kind_of_data(kind, d, mon
             20,
             (30.0, 40.0, 20.0),
             1.0,
-            ["kd_tree", "kd_tree in principal coordinates", "block_tree"],
+            ["kd_tree", "kd_tree in principal coordinates", "kd_tree, every group", "block_tree"],
             "block_tree",
         ),
         # The KD-tree's queries cost less than 8 times its construction: no block-tree pilot.
@@ -284,8 +290,14 @@ def test_kd_tree_pilot_stops_at_the_budget(monkeypatch):
     # attribute's largest group, spread evenly, a few runs per call.
     per_call = _kd_tree._PILOT_RUN_LENGTH * _kd_tree._PILOT_RUNS_PER_CALL
     n_calls = _kd_tree._PILOT_RUNS // _kd_tree._PILOT_RUNS_PER_CALL
-    assert searched == [(0, 1)] + [(0, per_call)] * n_calls
+    one_group = [(0, 1)] + [(0, per_call)] * n_calls
+    assert searched == one_group
+    # Then the two other groups, not the one already measured.
     searched.clear()
+    assert engine.pilot(every_group=True) > engine.pilot_build_seconds
+    assert searched == one_group * 2
+    searched.clear()
+    engine = _kd_tree.KDTreeSearch(Z, ZT, codes, [3, 2])
     assert engine.pilot(budget=0.0) > 0
     assert searched == [(0, 1), (0, per_call)]
 
