@@ -14,13 +14,16 @@ _TIE_BAND = 1e-9
 # and faster to query for two neighbours (measured at n = 10^5, 10 features: 1.3x on latent,
 # 1.6x on uniform and 2x to 3x on tabular data with many one-hot columns).
 _TREE_OPTIONS = {"leafsize": 32, "balanced_tree": False}
-# Pilot: runs of this many consecutive anchors (in the spatial order of the queries), spread
-# evenly over the anchors, so that the sample sees both the data's regions and the cache reuse
-# of consecutive queries.
-_PILOT_RUNS = 4
-_PILOT_RUN_LENGTH = 128
-# Runs searched per call; the pilot checks its budget between calls.
-_PILOT_RUNS_PER_CALL = 2
+# Pilot: runs of consecutive anchors (in the spatial order of the queries), in the middle of
+# equal shares of the anchors, so that the sample sees both the data's regions and the cache
+# reuse of consecutive queries; the first anchors of each run warm the cache and are not
+# timed (without, up to 5x too high). ``_PILOT_MIN_RUNS`` runs per group to compare frames,
+# ``_PILOT_RUNS`` per group to face the block tree, out of ``_PILOT_MAX_RUNS`` positions.
+_PILOT_MIN_RUNS = 8
+_PILOT_RUNS = 16
+_PILOT_MAX_RUNS = 64
+_PILOT_WARM = 64
+_PILOT_RUN_LENGTH = 64
 
 
 def kd_tree_other_group(Z, ZT, attribute_codes, n_groups, *, frame=None, n_jobs=None):
@@ -74,9 +77,10 @@ class KDTreeSearch:
         self.pilot_build_seconds = 0.0
         self._trees = {}
         self._rows_built = 0
-        # The pilot's measurements: seconds spent building, and per anchor of each group.
+        # The pilot's measurements: seconds spent building, and per anchor in each run of each
+        # group.
         self._pilot_build = 0.0
-        self._pilot_per_anchor = {}
+        self._pilot_runs = {}
         self._sizes = [
             np.bincount(attribute_codes[:, a], minlength=k) for a, k in enumerate(self.n_groups)
         ]
@@ -157,15 +161,22 @@ class KDTreeSearch:
     def pilot(self, budget=np.inf, every_group=False):
         """Estimated seconds of :meth:`run` in one thread, measured on a sample.
 
-        For the largest group of the first searched attribute (or, with ``every_group``, for
-        each of its groups), the complement tree is built (and kept for :meth:`run`) and runs
-        of consecutive anchors are searched. The build time is scaled by the rows of every
-        tree to build, each group's search time per anchor by its anchors (a group not
-        measured takes the mean of those measured). The largest group's complement is the
-        sparsest, so its queries reach farthest: measured alone, it overestimates (up to 3x on
-        one-hot data), alike for every frame. The pilot stops once its running estimate
-        exceeds ``budget``; a second call measures only what the first did not.
+        For the largest group of the first searched attribute, the complement tree is built
+        (and kept for :meth:`run`) and ``_PILOT_MIN_RUNS`` runs of consecutive anchors are
+        searched; with ``every_group``, ``_PILOT_RUNS`` runs for each of its groups (a second
+        call measures only what the first did not). The build time is scaled by the rows
+        of every tree to build, each group's search time per anchor by its anchors (a group
+        not measured takes the mean of those measured). The pilot stops once its estimate
+        exceeds ``budget`` after ``_PILOT_MIN_RUNS`` runs of a group.
+
+        The runs are the same for every frame, so that two frames are compared on the same
+        anchors: the cost of a query is heavy-tailed and varies by region (on one-hot data one
+        run may cost 100 times another), which makes a single estimate uncertain (within about
+        2x on such data, measured at n = 8*10^4) but a comparison on the same sample sound.
+        The largest group's complement is the sparsest, so its queries reach farthest:
+        measured alone, it overestimates, alike in every frame.
         """
+        n_runs = _PILOT_RUNS if every_group else _PILOT_MIN_RUNS
         n = self.codes.shape[0]
         searched = [a for a, k in enumerate(self.n_groups) if k >= 2 and self._sizes[a].max() < n]
         if not searched:
@@ -178,30 +189,35 @@ class KDTreeSearch:
         rows_to_build += 0 if self._order_given else n
         estimate = self._estimate(a, rows_to_build, len(searched))
         for group in (int(g) for g in groups):
-            if group in self._pilot_per_anchor:
+            run_costs = self._pilot_runs.setdefault(group, [])
+            if len(run_costs) >= n_runs:
                 continue
             start = time.thread_time()
             anchors = self._anchors(a, group)
             self._tree(a, group)
             self._pilot_build += time.thread_time() - start
-            length = min(_PILOT_RUN_LENGTH, anchors.size)
-            firsts = np.unique(np.linspace(0, anchors.size - length, _PILOT_RUNS))
-            runs = [np.arange(first, first + length) for first in firsts.astype(np.intp)]
-            # One anchor first: the fixed cost of a call, which the run pays once per group,
-            # not once per few anchors, is measured and left out of the estimate.
-            start = time.thread_time()
-            self._search(a, group, anchors[:1], 1)
-            call_seconds = time.thread_time() - start
-            searched_anchors, search_seconds = 0, 0.0
-            for first in range(0, len(runs), _PILOT_RUNS_PER_CALL):
-                sample = anchors[np.concatenate(runs[first : first + _PILOT_RUNS_PER_CALL])]
+            # The fixed cost of a call, which the run pays once per group, not once per few
+            # anchors, is measured on no anchor and left out of the estimate (the smaller of
+            # two calls: the first call on a new tree also pays one-time costs).
+            call_seconds = np.inf
+            for _ in range(2):
                 start = time.thread_time()
-                self._search(a, group, sample, 1)
-                search_seconds += max(time.thread_time() - start - call_seconds, 0.0)
-                searched_anchors += sample.size
-                self._pilot_per_anchor[group] = search_seconds / searched_anchors
+                self._search(a, group, anchors[:0], 1)
+                call_seconds = min(call_seconds, time.thread_time() - start)
+            length = min(_PILOT_WARM + _PILOT_RUN_LENGTH, anchors.size)
+            warm = min(_PILOT_WARM, length // 2)
+            firsts = _pilot_runs(anchors.size, length)
+            for first in firsts[len(run_costs) : n_runs]:
+                # The first anchors of a run bring its region of the tree into the cache,
+                # where the sequential run finds it: only the rest are timed.
+                if warm:
+                    self._search(a, group, anchors[first : first + warm], 1)
+                start = time.thread_time()
+                self._search(a, group, anchors[first + warm : first + length], 1)
+                seconds = time.thread_time() - start - call_seconds
+                run_costs.append(max(seconds, 0.0) / (length - warm))
                 estimate = self._estimate(a, rows_to_build, len(searched))
-                if estimate > budget:
+                if estimate > budget and len(run_costs) >= _PILOT_MIN_RUNS:
                     return estimate
         return estimate
 
@@ -209,10 +225,24 @@ class KDTreeSearch:
         """The pilot's extrapolation to the whole run (see :meth:`pilot`)."""
         build = self._pilot_build * rows_to_build / max(self._rows_built, 1)
         self.pilot_build_seconds = build
-        if not self._pilot_per_anchor:
-            return build
         sizes = self._sizes[a]
-        per_anchor = np.full(sizes.size, np.mean(list(self._pilot_per_anchor.values())))
-        for group, seconds in self._pilot_per_anchor.items():
+        measured = {group: np.mean(costs) for group, costs in self._pilot_runs.items() if costs}
+        if not measured:
+            return build
+        per_anchor = np.full(sizes.size, np.mean(list(measured.values())))
+        for group, seconds in measured.items():
             per_anchor[group] = seconds
         return build + per_anchor @ sizes * n_attributes
+
+
+def _pilot_runs(n_anchors, length):
+    """First anchors of the pilot's runs: the middles of ``_PILOT_MAX_RUNS`` equal shares, in
+    an order whose every prefix of ``2**k`` runs is spread evenly (bit reversal)."""
+    bits = int(np.log2(_PILOT_MAX_RUNS))
+    shares = np.arange(_PILOT_MAX_RUNS)
+    reversed_bits = sum(((shares >> bit) & 1) << (bits - 1 - bit) for bit in range(bits))
+    middles = (reversed_bits + 0.5) * n_anchors / _PILOT_MAX_RUNS
+    firsts = np.clip(middles - length / 2, 0, n_anchors - length).astype(np.intp)
+    # Small groups: fewer distinct runs.
+    _, first_seen = np.unique(firsts, return_index=True)
+    return firsts[np.sort(first_seen)]

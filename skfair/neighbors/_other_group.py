@@ -362,6 +362,8 @@ def _choose_exact_engine(Z, ZT, attribute_codes, n_groups, *, with_block_tree, s
     KD-trees', is measured only when the better KD-tree's estimate is more than
     ``_BLOCK_TREE_PILOT_RATIO`` times its trees' construction, i.e. when its queries
     struggle; that KD-tree is then measured on every group, and the cheaper of the two runs.
+    The pilots are timed in CPU time of the calling thread, so that the load of a shared
+    machine does not sway them.
     Every engine is backed by the same kernel, so the choice never changes the result.
     """
     n_features = Z.shape[1]
@@ -379,15 +381,16 @@ def _choose_exact_engine(Z, ZT, attribute_codes, n_groups, *, with_block_tree, s
         and n_features > _KD_TREE_MAX_FEATURES
         and estimates[kd_tree] > _BLOCK_TREE_PILOT_RATIO * kd_tree.pilot_build_seconds
     ):
-        # Measured on one group, the KD-tree's estimate is only good for comparing frames;
-        # against the block tree, every group is measured.
-        estimates[kd_tree] = kd_tree.pilot(every_group=True) + (
-            framed if kd_tree is rotated else 0.0
-        )
         start = time.thread_time()
         block_tree = BlockTreeSearch(Z, ZT, attribute_codes, n_groups, frame=frame)
         built = time.thread_time() - start
         estimates[block_tree] = built + block_tree.pilot(_PILOT_LEAVES)
+        # Measured on one group, the KD-tree's estimate is only good for comparing frames;
+        # against the block tree, every group is measured (until it exceeds the block tree).
+        extra = framed if kd_tree is rotated else 0.0
+        estimates[kd_tree] = extra + kd_tree.pilot(
+            budget=estimates[block_tree] - extra, every_group=True
+        )
         if estimates[block_tree] < estimates[kd_tree]:
             engine = block_tree
     if search.verbose > 0:

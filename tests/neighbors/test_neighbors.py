@@ -209,7 +209,7 @@ def test_auto_with_its_pilot_equals_bruteforce_on_each_kind_of_data(kind, d, mon
             20,
             (30.0, 40.0, 50.0),
             1.0,
-            ["kd_tree", "kd_tree in principal coordinates", "kd_tree, every group", "block_tree"],
+            ["kd_tree", "kd_tree in principal coordinates", "block_tree", "kd_tree, every group"],
             "kd_tree",
         ),
         (
@@ -219,8 +219,8 @@ def test_auto_with_its_pilot_equals_bruteforce_on_each_kind_of_data(kind, d, mon
             [
                 "kd_tree",
                 "kd_tree in principal coordinates",
-                "kd_tree in principal coordinates, every group",
                 "block_tree",
+                "kd_tree in principal coordinates, every group",
             ],
             "kd_tree in principal coordinates",
         ),
@@ -229,7 +229,7 @@ def test_auto_with_its_pilot_equals_bruteforce_on_each_kind_of_data(kind, d, mon
             20,
             (30.0, 40.0, 20.0),
             1.0,
-            ["kd_tree", "kd_tree in principal coordinates", "kd_tree, every group", "block_tree"],
+            ["kd_tree", "kd_tree in principal coordinates", "block_tree", "kd_tree, every group"],
             "block_tree",
         ),
         # The KD-tree's queries cost less than 8 times its construction: no block-tree pilot.
@@ -269,7 +269,27 @@ def test_explicit_kd_tree_never_measures_the_block_tree(monkeypatch):
     assert calls == ["kd_tree"]
 
 
-def test_kd_tree_pilot_stops_at_the_budget(monkeypatch):
+def _pilot_calls(searched):
+    """Split the recorded pilot calls into groups: two empty calls (the cost of a call), then
+    runs of a warm-up call and a timed call; return the number of runs of each group."""
+    from skfair.neighbors import _kd_tree
+
+    runs, position = [], 0
+    while position < len(searched):
+        assert searched[position : position + 2] == [(0, 0), (0, 0)]
+        position += 2
+        count = 0
+        while searched[position : position + 2] == [
+            (0, _kd_tree._PILOT_WARM),
+            (0, _kd_tree._PILOT_RUN_LENGTH),
+        ]:
+            position += 2
+            count += 1
+        runs.append(count)
+    return runs
+
+
+def test_kd_tree_pilot_samples_runs_and_stops_at_the_budget(monkeypatch):
     from skfair.neighbors import _kd_tree
 
     searched = []
@@ -281,25 +301,34 @@ def test_kd_tree_pilot_stops_at_the_budget(monkeypatch):
 
     monkeypatch.setattr(_kd_tree.KDTreeSearch, "_search", spy)
     rng = np.random.default_rng(0)
-    Z = rng.random((2000, 5))
-    codes = np.column_stack([rng.integers(0, 3, 2000), rng.integers(0, 2, 2000)])
+    Z = rng.random((30_000, 5))
+    codes = np.column_stack([rng.integers(0, 3, 30_000), rng.integers(0, 2, 30_000)])
     ZT = np.ascontiguousarray(Z.T)
     engine = _kd_tree.KDTreeSearch(Z, ZT, codes, [3, 2])
     assert engine.pilot() > engine.pilot_build_seconds > 0
-    # One anchor (the cost of a call), then runs of consecutive anchors of the first
-    # attribute's largest group, spread evenly, a few runs per call.
-    per_call = _kd_tree._PILOT_RUN_LENGTH * _kd_tree._PILOT_RUNS_PER_CALL
-    n_calls = _kd_tree._PILOT_RUNS // _kd_tree._PILOT_RUNS_PER_CALL
-    one_group = [(0, 1)] + [(0, per_call)] * n_calls
-    assert searched == one_group
-    # Then the two other groups, not the one already measured.
+    # The first attribute's largest group only, in runs of a warm-up and a timed call.
+    assert _pilot_calls(searched) == [_kd_tree._PILOT_MIN_RUNS]
+    # Then more runs of that group, and those of the two others.
     searched.clear()
     assert engine.pilot(every_group=True) > engine.pilot_build_seconds
-    assert searched == one_group * 2
+    runs = _kd_tree._PILOT_RUNS
+    assert sorted(_pilot_calls(searched)) == [runs - _kd_tree._PILOT_MIN_RUNS, runs, runs]
     searched.clear()
     engine = _kd_tree.KDTreeSearch(Z, ZT, codes, [3, 2])
     assert engine.pilot(budget=0.0) > 0
-    assert searched == [(0, 1), (0, per_call)]
+    assert _pilot_calls(searched) == [_kd_tree._PILOT_MIN_RUNS]
+
+
+def test_kd_tree_pilot_runs_spread_over_the_anchors():
+    from skfair.neighbors._kd_tree import _PILOT_MAX_RUNS, _pilot_runs
+
+    firsts = _pilot_runs(64_000, 128)
+    assert firsts.size == _PILOT_MAX_RUNS and np.unique(firsts).size == _PILOT_MAX_RUNS
+    # Every prefix of 2^k runs has one run in each of 2^k equal shares.
+    for k in range(1, 7):
+        shares = (firsts[: 2**k] + 64) * 2**k // 64_000
+        assert sorted(shares) == list(range(2**k))
+    assert np.unique(_pilot_runs(300, 128)).size == _pilot_runs(300, 128).size
 
 
 @settings(max_examples=100, deadline=None)
