@@ -94,11 +94,12 @@ def nearest_other_group(
         :func:`other_group_distance`). ``"bruteforce"`` (alias ``"exact_bruteforce"``) is the
         O(n^2) definition, evaluated in cache-sized tiles of anchors and candidates.
     algorithm : {"auto", "kd_tree", "block_tree", "projection"}, default="auto"
-        Engine of ``method="exact"``: one KD-tree per group complement; a principal-axis tree
-        whose leaves are compared in blocks with BLAS matrix products, then re-evaluated with
-        the exact kernel (``"block_tree"``, for many features); or a projection sort that
-        stops each scan with the projection-gap bound. ``"auto"`` takes the KD-tree up to 16
-        coordinates and otherwise the engine a short pilot measures as cheaper (see Notes).
+        Engine of ``method="exact"``: one KD-tree (scipy's ``cKDTree``) per group
+        complement, in the original or the principal coordinates; a principal-axis tree whose
+        leaves are compared in blocks with BLAS matrix products, then re-evaluated with the
+        exact kernel (``"block_tree"``, for many features); or a projection sort that stops
+        each scan with the projection-gap bound. ``"auto"`` takes the engine a short pilot
+        measures as cheapest (see Notes).
     m1 : int, default=25
         Number of projection repetitions (``method="approx"``).
     m2 : int, default=None
@@ -136,11 +137,16 @@ def nearest_other_group(
 
     A KD-tree's query cost grows quickly with the intrinsic dimension of the data, which the
     number of coordinates does not reveal: 50 features spanned by 3 latent factors are easy,
-    20 uniform ones are not. With ``algorithm="auto"`` on more than 16 coordinates and at least
-    20,000 points, both engines are timed on a pilot (8 random leaves of the block tree, whose
-    work is kept, and 128 random anchors in the KD-trees), extrapolated to all points, and the
-    cheaper one runs. Up to 16 coordinates the KD-tree won on every kind of data measured. The
-    choice depends on the machine's load, the result never does.
+    20 uniform ones are not; and it depends on how the data lie against the axes: latent
+    factors are best split in principal coordinates, one-hot columns and a uniform cube in the
+    original ones. On 20,000 points or more, the KD-tree is timed in both frames on the same
+    sample of queries (runs of consecutive queries in the order the full search makes them),
+    and, with ``algorithm="auto"`` on more than 16 coordinates when the KD-tree's queries cost
+    many times its construction, against the block tree (a few random leaves, whose work is
+    kept); the cheapest runs. Below 20,000 points: the KD-tree in the original coordinates,
+    or with ``"auto"`` from 32 coordinates on, the block tree. The pilots are timed in CPU
+    time of the calling thread, so that the load of a shared machine does not sway them; the
+    choice only affects the time, never the result.
 
     Coordinates must stay below about ``1e150 / sqrt(n_features)`` in absolute value, so that
     squared distances cannot overflow; rescale larger data first (every distance scales with
