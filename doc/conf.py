@@ -1,5 +1,6 @@
 """Sphinx configuration of the skfair documentation."""
 
+import importlib.util
 import os
 import sys
 import warnings
@@ -23,6 +24,18 @@ extensions = [
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
+
+# Formulas are typeset by a copy of MathJax in the built site (the docs extra's
+# sphinx-mathjax-offline), so that they render offline too; without that package the build
+# still works, with MathJax loaded from the network.
+if importlib.util.find_spec("sphinx-mathjax-offline") is not None:
+    extensions.append("sphinx-mathjax-offline")
+    mathjax_path = "mathjax/tex-chtml.js"
+else:
+    print(
+        "skfair docs: MathJax is loaded from the network; install the docs extra for a site "
+        "that works offline."
+    )
 
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py"]
@@ -116,7 +129,9 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
 }
-html_static_path = []
+html_static_path = ["_static"]
+# Long API names wrap instead of being cut off (titles, signatures, the page's contents).
+html_css_files = ["skfair.css"]
 
 sphinx_gallery_conf = {
     "examples_dirs": "../examples",
@@ -127,6 +142,9 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "matplotlib_animations": False,
     "backreferences_dir": None,
+    # The page of execution times loads jQuery and DataTables from a CDN: not written, so
+    # that the site works offline.
+    "write_computation_times": False,
 }
 
 # Examples run headless.

@@ -175,7 +175,8 @@ def main():
         from skfair.plotting import BiasExplanationDisplay
     except ImportError:
         return
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    # Stacked, at the width of the page: the text is shown at its size, not scaled down.
+    fig, (left, right) = plt.subplots(2, 1, figsize=(7.5, 9))
     BiasExplanationDisplay.from_explainer(pdp, sort_by="positive", ax=left)
     left.set_title("Bias explanations (PDP)")
     BiasExplanationDisplay.from_explainer(shapley, kind="waterfall", part="positive", ax=right)

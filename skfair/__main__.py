@@ -7,10 +7,12 @@ test split, for ``sex`` and ``race``::
 
     python -m skfair audit
 
-Audit a model fitted by you (joblib file) on your own csv file::
+Audit a model fitted by you (joblib file) on the rows of your own csv file it was not fitted
+on (here, those whose column ``split`` holds ``test``)::
 
     python -m skfair audit --data loans.csv --target approved --positive-label yes \\
-        --sensitive sex age_group --privileged sex=male --model model.joblib
+        --sensitive sex age_group --privileged sex=male --model model.joblib \\
+        --eval-rows split=test
 
 Also write an HTML page with figures, and print JSON instead of text::
 
@@ -59,9 +61,18 @@ def _add_audit_parser(commands):
     audit.add_argument(
         "--model",
         metavar="FILE",
-        help="fitted classifier saved with joblib.dump; evaluated on every row of --data (or on "
-        "the Adult test split). Without it, a logistic regression is trained on a split of the "
-        "data. Only load files you trust: unpickling runs code.",
+        help="fitted classifier saved with joblib.dump; evaluated on the --eval-rows of --data "
+        "(by default every row, with a caution: rows it was fitted on make the results "
+        "in-sample), or on the Adult test split. Without it, a logistic regression is trained "
+        "on a split of the data. Only load files you trust: unpickling runs code.",
+    )
+    audit.add_argument(
+        "--eval-rows",
+        metavar="COL=VALUE|START:STOP",
+        help="the evaluation rows of --data: those whose column COL holds VALUE (a split "
+        "column, then no feature), or the data rows START to STOP - 1 (numbered from 0, the "
+        "first row after the header; START: for all rows from START). Without --model, the "
+        "model is trained on the other rows (instead of a random split).",
     )
     audit.add_argument(
         "--positive-label",
@@ -113,6 +124,12 @@ def _add_audit_parser(commands):
         "matplotlib: the plot extra)",
     )
     audit.add_argument(
+        "--json-schema",
+        action="store_true",
+        help="print the JSON Schema of --format json (its version is the document's 'schema' "
+        "field) and exit",
+    )
+    audit.add_argument(
         "--quiet",
         action="store_true",
         help="no progress messages on stderr (shown only when stderr is a terminal)",
@@ -136,10 +153,18 @@ def _audit(args, parser):
         render_section_text,
     )
 
+    if args.json_schema:
+        from skfair._audit._json import json_schema
+
+        sys.stdout.write(json_schema())
+        return
     privileged = _parse_privileged(args.privileged, parser)
     bins = _parse_bins(args.bins, parser)
+    eval_rows = None if args.eval_rows is None else _parse_eval_rows(args.eval_rows, parser)
     if bins and args.data is None:
         parser.error("--bins needs --data (Adult's sensitive attributes are categorical).")
+    if eval_rows is not None and args.data is None:
+        parser.error("--eval-rows needs --data (without it the Adult test split is evaluated).")
     if args.data is None:
         if args.target is not None or args.sensitive is not None:
             parser.error("--target and --sensitive need --data.")
@@ -173,7 +198,11 @@ def _audit(args, parser):
             bins=bins,
             test_size=args.test_size,
             random_state=args.random_state,
+            eval_rows=eval_rows,
         )
+        if "caution" in context.description:
+            # Always said, also when the progress messages are not shown.
+            print(f"skfair audit: caution: {context.description['caution']}", file=sys.stderr)
     sections = []
     computed = _audit.compute_sections(
         context,
@@ -217,9 +246,9 @@ def _check_matplotlib():
     try:
         import matplotlib  # noqa: F401
     except ImportError as exc:
-        raise ImportError(
-            '--html draws figures with matplotlib: pip install "scikit-fairkit[plot]".'
-        ) from exc
+        from skfair._compat import install_hint
+
+        raise ImportError(f"--html draws figures with matplotlib: {install_hint('plot')}.") from exc
 
 
 def _load_model(path):
@@ -260,6 +289,25 @@ def _parse_privileged(items, parser):
             parser.error(f"--privileged takes COL=VALUE, got {item!r}.")
         privileged[name] = value
     return privileged
+
+
+def _parse_eval_rows(text, parser):
+    """``COL=VALUE`` -> ("column", COL, VALUE); ``START:STOP`` -> ("range", start, stop)."""
+    name, sep, value = text.partition("=")
+    if sep:
+        if not name or not value:
+            parser.error(f"--eval-rows takes COL=VALUE or START:STOP, got {text!r}.")
+        return ("column", name, value)
+    start, sep, stop = text.partition(":")
+    if not sep or not start.isdigit() or not (stop == "" or stop.isdigit()):
+        parser.error(
+            f"--eval-rows takes COL=VALUE (a split column) or START:STOP (data rows, from 0), "
+            f"got {text!r}."
+        )
+    start, stop = int(start), None if stop == "" else int(stop)
+    if stop is not None and stop <= start:
+        parser.error(f"--eval-rows {text}: STOP must exceed START.")
+    return ("range", start, stop)
 
 
 def _parse_bins(items, parser):

@@ -1,13 +1,27 @@
-"""Pieces shared by skfair's estimators."""
+"""Pieces shared by skfair's estimators.
+
+On dask input, a fitted estimator is small: its prediction methods apply it to each block of
+rows in memory and return a lazy dask array (:func:`lazy_method`, the shape of dask-ml's
+``ParallelPostFit``); nothing is computed until the result is. An estimator whose output
+depends on the row's position in the data (row-keyed random numbers) provides
+``_at_row_offset(row_offset)``, a copy of itself for rows that start at that position, so
+that every block is treated exactly as inside the whole data.
+"""
 
 from __future__ import annotations
 
 import warnings
 
+import numpy as np
 from sklearn.utils import get_tags
+from sklearn.utils.validation import check_is_fitted
 
 from skfair._compat import validate_data
-from skfair._groups import split_sensitive_column
+from skfair._dask import align, map_row_blocks, reduce_blocks, refuse
+from skfair._dask._columns import as_numpy
+from skfair._frames import as_supported_frame, refuse_dask
+from skfair._groups import rows_from, split_sensitive_column
+from skfair._stats._table import DistinctRows
 
 
 def _model_allows_nan(model):
@@ -30,8 +44,14 @@ def check_meta_input(meta, X, model, *, reset):
     it) with its values unconverted (``dtype=None``), holding no NaN or infinity unless the
     model accepts NaN. The number of columns is recorded and checked in both cases.
 
+    Dataframes of other libraries (polars, pyarrow, a polars LazyFrame, which is collected)
+    become pandas first (:func:`skfair._frames.as_supported_frame`), so that their column
+    names serve ``sensitive_column`` and ``feature_names_in_`` as a pandas DataFrame's do.
+
     Returns X, validated.
     """
+    refuse_dask(X=X)
+    X = as_supported_frame(X)
     if hasattr(X, "iloc"):
         if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
             raise ValueError(
@@ -76,3 +96,50 @@ def warn_no_sensitive_features(owner):
         UserWarning,
         stacklevel=3,
     )
+
+
+# The fit of a meta-estimator trains its model on all rows.
+FIT_IN_MEMORY = refuse(
+    "the model is trained on all rows (a scikit-learn estimator fits in memory).",
+    "Fit it on an in-memory sample (e.g. ddf.sample(frac=0.1).compute()), or wrap a model "
+    "fitted elsewhere in FrozenEstimator and fit on in-memory calibration rows; the "
+    "prediction methods and score then accept dask input, block by block.",
+)
+
+
+def lazy_method(estimator, method, X, sensitive_features, *, trailing_shape=(), dtype):
+    """Lazy ``estimator.method(X, sensitive_features=...)`` of dask input, block by block."""
+    check_is_fitted(estimator)
+    return map_row_blocks(
+        _method_block,
+        [X, sensitive_features],
+        trailing_shape=trailing_shape,
+        dtype=dtype,
+        estimator=estimator,
+        method=method,
+    )
+
+
+def _method_block(X, sensitive_features, *, row_offset, estimator, method):
+    at_offset = getattr(estimator, "_at_row_offset", None)
+    if at_offset is not None:
+        estimator = at_offset(row_offset)
+    # Models that predict without the sensitive attribute take X alone.
+    kwargs = {} if sensitive_features is None else {"sensitive_features": sensitive_features}
+    with rows_from(row_offset):
+        return getattr(estimator, method)(X, **kwargs)
+
+
+def accuracy_on_dask(y, y_pred, sample_weight=None):
+    """Accuracy of lazy predictions: the weight of the right and of the wrong predictions,
+    summed over the partitions (a table of two rows)."""
+    columns = [y, y_pred] + ([] if sample_weight is None else [sample_weight])
+    table = reduce_blocks(DistinctRows(("correct",)), align(columns), _correct_chunk)
+    weights = table.sample_weight()
+    return float(weights[table.keys[0]].sum() / weights.sum())
+
+
+def _correct_chunk(statistic, y, y_pred, sample_weight=None):
+    y, y_pred = as_numpy(y), as_numpy(y_pred)
+    weights = None if sample_weight is None else as_numpy(sample_weight).astype(np.float64)
+    return statistic.chunk([np.asarray(y == y_pred, dtype=bool)], weights)

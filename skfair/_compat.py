@@ -5,6 +5,7 @@ private. Importing them here means a rename upstream breaks one file, not every 
 """
 
 from sklearn.base import _fit_context
+from sklearn.utils import _safe_indexing
 from sklearn.utils._optional_dependencies import check_matplotlib_support as _check_matplotlib
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -15,11 +16,21 @@ from sklearn.utils._param_validation import (
     validate_params,
 )
 from sklearn.utils._response import _get_response_values
+from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.metadata_routing import _raise_for_params, _routing_enabled, process_routing
-from sklearn.utils.validation import _check_feature_names_in, validate_data
+from sklearn.utils.validation import _check_feature_names_in, _check_method_params, validate_data
 
 # threadpoolctl is a requirement of scikit-learn itself, so it is always installed.
 from threadpoolctl import threadpool_limits
+
+
+def install_hint(extra):
+    """How to install one of skfair's extras: the README's instruction, from a checkout.
+
+    Every error message about a missing optional package ends with it, so that there is one
+    install instruction everywhere until the distribution is published.
+    """
+    return f'install the {extra} extra from the skfair checkout: python -m pip install ".[{extra}]"'
 
 
 def check_matplotlib_support(caller_name):
@@ -27,13 +38,14 @@ def check_matplotlib_support(caller_name):
     try:
         _check_matplotlib(caller_name)
     except ImportError as error:
-        raise ImportError(f'{error}, or with skfair: pip install "scikit-fairkit[plot]"') from error
+        raise ImportError(f"{error}; or {install_hint('plot')}") from error
 
 
 # The constraints of the sensitive-feature parameters, shared by every function and estimator:
 # ``sensitive_features`` is an array-like (one column per attribute) or a dict of columns;
 # ``sensitive_column`` names or positions the sensitive column(s) inside X.
-SENSITIVE_FEATURES_CONSTRAINT = ["array-like", dict]
+# A lazy frame (polars LazyFrame, ...) is collected where it is read (skfair._frames).
+SENSITIVE_FEATURES_CONSTRAINT = ["array-like", dict, HasMethods(["collect"])]
 SENSITIVE_COLUMN_CONSTRAINT = [str, Integral, list, tuple, None]
 
 __all__ = [
@@ -45,10 +57,13 @@ __all__ = [
     "Real",
     "StrOptions",
     "_check_feature_names_in",
+    "_get_output_config",
+    "_check_method_params",
     "_get_response_values",
     "_fit_context",
     "_raise_for_params",
     "_routing_enabled",
+    "_safe_indexing",
     "check_matplotlib_support",
     "process_routing",
     "threadpool_limits",

@@ -13,15 +13,37 @@ and ``("a", "b|c")`` stay distinct groups.
 from __future__ import annotations
 
 import warnings
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
 
-from skfair._frames import as_supported_frame
+from skfair._frames import as_supported_frame, refuse_dask
 
 # Integer columns whose range is at most this many times the sample count are factorised with
 # a lookup table (one bincount) instead of a sort.
 _LOOKUP_RANGE_FACTOR = 4
+
+# Position of the first row of the rows being checked within the whole data: 0 in memory, the
+# partition's offset when a partition of a larger collection is checked on its own.
+_ROW_OFFSET = ContextVar("skfair_row_offset", default=0)
+
+
+@contextmanager
+def rows_from(offset):
+    """Within this context, row numbers in error messages count from ``offset``: the rows
+    checked are a block of a larger collection that starts at that row."""
+    token = _ROW_OFFSET.set(int(offset))
+    try:
+        yield
+    finally:
+        _ROW_OFFSET.reset(token)
+
+
+def data_row(position):
+    """The row of the whole data at ``position`` of the rows being checked."""
+    return int(position) + _ROW_OFFSET.get()
 
 
 @dataclass(frozen=True)
@@ -369,6 +391,7 @@ def _label_key(label):
 def _as_columns(sensitive_features, n_samples):
     """Split the input into 1-D columns, their names, whether it was 1-D and whether the
     names came with the input."""
+    refuse_dask(sensitive_features=sensitive_features)
     sensitive_features = as_supported_frame(sensitive_features)
     if sensitive_features is None:
         raise ValueError(
@@ -458,28 +481,32 @@ def _is_missing(values):
     return np.asarray(pd.isna(values), dtype=bool)
 
 
-def _missing_error(name, position):
+def _missing_error(name, position, what="sensitive feature"):
     return ValueError(
-        f"sensitive feature '{name}' has missing values (None/NaN), first at row {position}. "
+        f"{what} '{name}' has missing values (None/NaN), first at row {data_row(position)}. "
         "Missing values are never dropped silently: impute them, drop those rows, or encode "
         "'missing' as its own group before calling skfair."
     )
 
 
-def _factorize_column(column, name):
-    """Return ``(sorted distinct values, code of each sample)`` for one attribute."""
+def _factorize_column(column, name, what="sensitive feature"):
+    """Return ``(sorted distinct values, code of each sample)`` for one attribute.
+
+    ``what`` and ``name`` say in error messages which column is meant (another per-sample
+    column than a sensitive feature, when the column is a key of a frequency table).
+    """
     dtype = getattr(column, "dtype", None)
     if dtype is not None and getattr(dtype, "name", None) == "category":
         codes = np.asarray(column.cat.codes, dtype=np.intp)
         missing = codes < 0
         if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]), what)
         categories = np.asarray(column.cat.categories)
         used, codes = _compact(codes, len(categories))
         return categories[used], codes
     array = np.asarray(column)
     if array.ndim != 1:
-        raise ValueError(f"sensitive feature '{name}' must be 1-D, got shape {array.shape}.")
+        raise ValueError(f"{what} '{name}' must be 1-D, got shape {array.shape}.")
     kind = array.dtype.kind
     if kind == "b":
         values, codes = _compact(array.astype(np.intp), 2)
@@ -489,21 +516,20 @@ def _factorize_column(column, name):
     if kind == "f":
         missing = np.isnan(array)
         if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
-        values, codes = np.unique(array, return_inverse=True)
-        return values, codes.reshape(-1)
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]), what)
+        return _factorize_floats(array)
     if kind in "US":
         values, codes = np.unique(array, return_inverse=True)
         return values, codes.reshape(-1)
     if kind == "O":
-        return _factorize_objects(array, name)
+        return _factorize_objects(array, name, what)
     if kind in "mM":
         missing = np.isnat(array)
         if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]), what)
         values, codes = np.unique(array, return_inverse=True)
         return values, codes.reshape(-1)
-    raise TypeError(f"sensitive feature '{name}' has unsupported dtype {array.dtype}.")
+    raise TypeError(f"{what} '{name}' has unsupported dtype {array.dtype}.")
 
 
 def _factorize_integers(array):
@@ -517,7 +543,23 @@ def _factorize_integers(array):
     return values, codes.reshape(-1)
 
 
-def _factorize_objects(array, name):
+def _factorize_floats(array):
+    """Sorted distinct values and codes of a float array without NaN: a hash table (pandas)
+    finds the distinct values, and only those are sorted (``np.unique`` sorts every value)."""
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - exercised without pandas only
+        values, codes = np.unique(array, return_inverse=True)
+        return values, codes.reshape(-1)
+    # + 0.0 turns -0.0 into 0.0: one value, as np.unique has it.
+    codes, values = pd.factorize(array + 0.0, sort=False)
+    order = np.argsort(values)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.shape[0])
+    return values[order], rank[codes]
+
+
+def _factorize_objects(array, name, what="sensitive feature"):
     try:
         import pandas as pd
     except ImportError:  # pragma: no cover - exercised without pandas only
@@ -526,12 +568,12 @@ def _factorize_objects(array, name):
         codes, values = pd.factorize(array, sort=False, use_na_sentinel=True)
         missing = codes < 0
         if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]), what)
         values = np.asarray(values, dtype=object)
     else:
         missing = _is_missing(array)
         if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]))
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]), what)
         values, codes = np.unique(array.astype(str), return_inverse=True)
         codes = codes.reshape(-1)
         first = np.zeros(len(values), dtype=np.intp)
@@ -540,7 +582,7 @@ def _factorize_objects(array, name):
     types = {type(_python_scalar(value)) for value in values}
     if len(types) > 1 and not types <= {int, float, bool}:
         raise ValueError(
-            f"sensitive feature '{name}' mixes value types {sorted(t.__name__ for t in types)}; "
+            f"{what} '{name}' mixes value types {sorted(t.__name__ for t in types)}; "
             "values such as 1 and '1' would be ambiguous. Convert the column to one type."
         )
     if types <= {int, float, bool}:

@@ -10,7 +10,8 @@ import numpy as np
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, column_or_1d
 
-from skfair._groups import _is_missing, factorize_groups
+from skfair._frames import collect_lazy, refuse_dask
+from skfair._groups import _is_missing, data_row, factorize_groups
 
 _NOT_LABELS = (
     "continuous",
@@ -21,7 +22,9 @@ _NOT_LABELS = (
 
 
 def check_lengths(**arrays):
-    """Raise when the named arrays (None ignored) do not all have the same length."""
+    """Raise when the named arrays (None ignored) do not all have the same length (and a
+    TypeError for dask collections: the caller reads them in memory)."""
+    refuse_dask(**arrays)
     lengths = {name: _length(value) for name, value in arrays.items() if value is not None}
     if len(set(lengths.values())) > 1:
         detail = ", ".join(f"{name} has {length}" for name, length in lengths.items())
@@ -32,6 +35,7 @@ def check_lengths(**arrays):
 
 
 def _length(value):
+    value = collect_lazy(value)
     if isinstance(value, dict):
         return len(next(iter(value.values()))) if value else 0
     shape = getattr(value, "shape", None)
@@ -61,26 +65,26 @@ def check_labels(y, name):
     return y
 
 
-def check_label_values(y, name):
+def check_label_values(y, name, sample_axis=0):
     """Raise for missing values (None, NaN, pd.NA) and for labels mixing strings and numbers.
 
-    ``y`` is an array of labels of any shape (member labels of an ensemble are 2-D). Labels
-    such as ``1`` and ``"1"`` in one array would be two different classes that print alike,
-    so a mix of string and numeric labels is refused, as scikit-learn's ``unique_labels``
-    does.
+    ``y`` is an array of labels of any shape (member labels of an ensemble are 2-D, their
+    samples on ``sample_axis=1``). Labels such as ``1`` and ``"1"`` in one array would be
+    two different classes that print alike, so a mix of string and numeric labels is
+    refused, as scikit-learn's ``unique_labels`` does.
     """
     y = np.asarray(y)
     if y.dtype.kind == "f" and np.isnan(y).any():
         position = np.unravel_index(np.argmax(np.isnan(y)), y.shape)
-        raise ValueError(f"{name} has NaN values (first at {_where(position)}).")
+        raise ValueError(f"{name} has NaN values (first at {_where(position, sample_axis)}).")
     if y.dtype.kind != "O":
         return
     missing = _is_missing(y)
     if missing.any():
         position = np.unravel_index(np.argmax(missing), y.shape)
         raise ValueError(
-            f"{name} has missing values (None/NaN), first at {_where(position)}. Labels must "
-            "all be known: drop or impute those samples first."
+            f"{name} has missing values (None/NaN), first at {_where(position, sample_axis)}. "
+            "Labels must all be known: drop or impute those samples first."
         )
     kinds = _label_kinds(y)
     if len(kinds) > 1:
@@ -148,10 +152,13 @@ def _label_kinds(y):
     return kinds
 
 
-def _where(position):
+def _where(position, sample_axis=0):
+    """Where ``position`` is, the sample axis counted in rows of the whole data."""
+    position = [int(p) for p in position]
+    position[sample_axis] = data_row(position[sample_axis])
     if len(position) == 1:
-        return f"row {int(position[0])}"
-    return "index " + str(tuple(int(p) for p in position))
+        return f"row {position[0]}"
+    return "index " + str(tuple(position))
 
 
 def _raise_not_labels(target_type, name):
@@ -214,7 +221,9 @@ def check_scores(y_score, name="y_score", *, unit_interval=False):
     y_score = y_score.astype(np.float64, copy=False)
     finite = np.isfinite(y_score)
     if not finite.all():
-        raise ValueError(f"{name} has NaN or infinite values (first at row {np.argmin(finite)}).")
+        raise ValueError(
+            f"{name} has NaN or infinite values (first at row {data_row(np.argmin(finite))})."
+        )
     if unit_interval and y_score.size and (y_score.min() < 0 or y_score.max() > 1):
         raise ValueError(
             f"{name} must lie in [0, 1] (probabilities), got values in "

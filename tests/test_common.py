@@ -12,7 +12,15 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 import skfair.postprocessing
 from skfair.postprocessing import BarycenterRepair
 
-SUBPACKAGES = ["metrics", "neighbors", "postprocessing", "explain", "ensemble", "datasets"]
+SUBPACKAGES = [
+    "metrics",
+    "neighbors",
+    "postprocessing",
+    "explain",
+    "ensemble",
+    "datasets",
+    "preprocessing",
+]
 
 # Estimators whose constructor needs arguments.
 REQUIRED_ARGUMENTS = {
@@ -21,6 +29,7 @@ REQUIRED_ARGUMENTS = {
     "BiasExplainer": lambda cls: cls(LogisticRegression()),
     "BootstrapEnsemble": lambda cls: cls(LogisticRegression(), n_estimators=3),
     "GroupThresholdClassifier": lambda cls: cls(LogisticRegression()),
+    "ReweighingClassifier": lambda cls: cls(LogisticRegression()),
 }
 
 

@@ -46,3 +46,70 @@ def test_codes_do_not_depend_on_row_order():
     X[::5, 1] = "s"
     order = rng.permutation(50)
     np.testing.assert_array_equal(row_codes(X)[order], row_codes(X[order]))
+
+
+class _NoPandas:
+    """A meta path finder for which pandas is not installed."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "pandas":
+            raise ImportError("pandas is not installed")
+
+
+def _without_pandas(monkeypatch):
+    """``import pandas`` raises ImportError, as on a base install."""
+    import sys
+
+    monkeypatch.delitem(sys.modules, "pandas", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [_NoPandas(), *sys.meta_path])
+
+
+@pytest.mark.parametrize("pandas_installed", [True, False])
+def test_column_codes_follow_the_order_of_values_without_pandas(monkeypatch, pandas_installed):
+    from skfair._rows import column_codes
+
+    if not pandas_installed:
+        _without_pandas(monkeypatch)
+    # Numbers in an object column (a csv read without pandas) sort by value, not as text
+    # ("100" < "9"); 1.0 and True equal 1; missing values are one value, coded last.
+    numbers = np.array([10, 9, 100, np.nan, 9.0, None, 1, True], dtype=object)
+    assert column_codes(numbers) == (5, pytest.approx([2, 1, 3, 4, 1, 4, 0, 0]))
+    words = np.array(["b", pd.NA, "a", "b", np.nan], dtype=object)
+    n_values, codes = column_codes(words)
+    assert n_values == 3
+    np.testing.assert_array_equal(codes, [1, 2, 0, 1, 2])
+    # Types that do not compare stay distinct: 1 and "1".
+    n_values, codes = column_codes(np.array([1, "1", 1, "a"], dtype=object))
+    assert n_values == 3 and codes[0] == codes[2] != codes[1]
+
+
+def test_bootstrap_draws_do_not_depend_on_pandas(monkeypatch):
+    """The members' rows are drawn over row codes: the same draws on a base install."""
+    from sklearn.compose import make_column_transformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    from skfair.ensemble import BootstrapEnsemble
+
+    rng = np.random.default_rng(0)
+    X = np.empty((300, 2), dtype=object)
+    X[:, 0] = rng.integers(0, 120, size=300).tolist()  # ints as Python objects
+    X[:, 1] = rng.choice(["a", "b", "c"], size=300)
+    X_numeric = np.column_stack([X[:, 0].astype(float), X[:, 1] == "a"])
+    y = (X_numeric[:, 0] + 30 * X_numeric[:, 1] > 70).astype(int)
+
+    def samples():
+        ensemble = BootstrapEnsemble(
+            make_pipeline(
+                make_column_transformer((OneHotEncoder(), [1]), remainder="passthrough"),
+                LogisticRegression(),
+            ),
+            n_estimators=5,
+            random_state=0,
+        ).fit(X, y)
+        return np.array(ensemble.estimators_samples_)
+
+    with_pandas = samples()
+    _without_pandas(monkeypatch)
+    np.testing.assert_array_equal(samples(), with_pandas)

@@ -187,17 +187,24 @@ def csv_context(
     bins=None,
     test_size=0.3,
     random_state=0,
+    eval_rows=None,
 ):
     """Audit context on a user's csv file.
 
     ``bins`` maps numeric sensitive columns to a number of quantile bins their values are
     grouped into (:func:`quantile_bins`); the model still sees the original column.
 
-    Without ``model``, :func:`plain_model` is trained on a stratified split of the file (all
-    columns but the target are features) and evaluated on the rest. With a fitted ``model``, all
-    rows are evaluation rows; a model fitted on a DataFrame receives the columns named in its
-    ``feature_names_in_``, any other model all columns but the target, in file order. The
-    model predicts the target's own values, ``positive_label`` among them.
+    ``eval_rows`` names the evaluation rows (:func:`evaluation_rows`): ``("column", COL,
+    VALUE)``, the rows whose column COL holds VALUE (COL is then no feature), or ``("range",
+    start, stop)``, data rows ``start`` (from 0) to ``stop`` (excluded; None: to the end).
+
+    Without ``model``, :func:`plain_model` is trained on the other rows (all columns but the
+    target are features), or, without ``eval_rows``, on a stratified split of the file, and
+    evaluated on the rest. A fitted ``model`` is evaluated on the ``eval_rows``, or on all rows
+    (the description then cautions that rows the model was fitted on make the results
+    in-sample); a model fitted on a DataFrame receives the columns named in its
+    ``feature_names_in_``, any other model all columns but the target (and the split column),
+    in file order. The model predicts the target's own values, ``positive_label`` among them.
     """
     # utf-8-sig: a byte-order mark (spreadsheet exports) is not part of the first column name.
     with open(path, encoding="utf-8-sig", newline="") as text:
@@ -251,7 +258,9 @@ def csv_context(
             "groups or more."
         )
     privileged = check_privileged(privileged, attributes)
-    feature_names = [name for name in names if name != target]
+    held_out = None if eval_rows is None else evaluation_rows(eval_rows, columns, y.shape[0], path)
+    split_column = eval_rows[1] if eval_rows is not None and eval_rows[0] == "column" else None
+    feature_names = [name for name in names if name not in (target, split_column)]
     description = {
         "data": f"{path} ({labels.shape[0]:,} rows)",
         "target": f"{target}; favourable outcome {positive_label!r} = 1",
@@ -271,32 +280,52 @@ def csv_context(
     if model is not None:
         _check_classes(model, positive_label)
         X = _model_input(model, columns, feature_names)
-        description["model"] = f"{_model_name(model)} from --model, evaluated on all rows"
+        rows = np.arange(y.shape[0]) if held_out is None else np.flatnonzero(held_out)
+        if held_out is None:
+            description["model"] = f"{_model_name(model)} from --model, evaluated on all rows"
+            description["caution"] = IN_SAMPLE_CAUTION
+        else:
+            X = _take_rows(X, rows)
+            description["model"] = (
+                f"{_model_name(model)} from --model, evaluated on the {rows.size:,} rows named "
+                f"by --eval-rows ({_describe_eval_rows(eval_rows)})"
+            )
         y_pred, y_score, no_scores = _predict(model, X, positive_label=positive_label)
         _describe_scores(description, no_scores)
         return AuditContext(
             model=model,
             X_test=X,
-            y_test=y,
+            y_test=y[rows],
             y_pred=y_pred,
             y_score=y_score,
-            sensitive=attributes,
+            sensitive={name: values[rows] for name, values in attributes.items()},
             privileged=privileged,
             positive_label=positive_label,
             description=description,
             random_state=random_state,
             feature_names=_column_names(X, feature_names),
+            row_ids=None if held_out is None else rows,
         )
     X = _model_input(None, columns, feature_names)
     categorical = [j for j, name in enumerate(feature_names) if columns[name].dtype == object]
     numeric = [j for j in range(len(feature_names)) if j not in categorical]
-    train_rows, test_rows = train_test_split(
-        np.arange(y.shape[0]), test_size=test_size, random_state=random_state, stratify=y
-    )
+    if held_out is None:
+        train_rows, test_rows = train_test_split(
+            np.arange(y.shape[0]), test_size=test_size, random_state=random_state, stratify=y
+        )
+        split = f"split at random (random_state={random_state})"
+    else:
+        if held_out.all():
+            raise ValueError(
+                f"--eval-rows {_describe_eval_rows(eval_rows)} names every row of {path}, which "
+                "leaves no row to train a model on; name the held-out rows only, or pass the "
+                "fitted model with --model."
+            )
+        train_rows, test_rows = np.flatnonzero(~held_out), np.flatnonzero(held_out)
+        split = f"split by --eval-rows ({_describe_eval_rows(eval_rows)})"
     model = plain_model(categorical, numeric).fit(X[train_rows], y[train_rows])
     description["data"] += (
-        f", split at random (random_state={random_state}) into {train_rows.size:,} training and "
-        f"{test_rows.size:,} evaluation rows"
+        f", {split} into {train_rows.size:,} training and {test_rows.size:,} evaluation rows"
     )
     description["model"] = (
         "logistic regression on one-hot encoded categorical and scaled numeric features "
@@ -326,6 +355,67 @@ def csv_context(
 
 # More groups than this in a sensitive column get a hint in the summary.
 MANY_GROUPS = 20
+
+IN_SAMPLE_CAUTION = (
+    "the model is evaluated on every row of --data; if some of them were used to fit it, the "
+    "results are in-sample (accuracy too high, gaps misstated). Name the rows it was not "
+    "fitted on with --eval-rows COL=VALUE (a split column) or --eval-rows START:STOP."
+)
+
+
+def evaluation_rows(eval_rows, columns, n_rows, path):
+    """Boolean mask of the rows named by ``eval_rows`` (see :func:`csv_context`)."""
+    kind, first, second = eval_rows
+    if kind == "column":
+        if first not in columns:
+            raise ValueError(
+                f"--eval-rows {first}={second}: column {first!r} is not in {path}; its columns "
+                f"are {list(columns)}."
+            )
+        values = columns[first]
+        mask = _match(values, second)
+        if values.dtype.kind in "iuf" and not mask.any():
+            # "2020" names the value 2020.0 of a numeric column too.
+            mask = values == _as_number(second)
+        if not mask.any():
+            present = [str(value) for value in np.unique(values.astype(str))[:10]]
+            raise ValueError(
+                f"--eval-rows {first}={second}: no row of {path} has {first} = {second!r}; its "
+                f"values include {present}."
+            )
+        return mask
+    start, stop = first, n_rows if second is None else second
+    if not 0 <= start < min(stop, n_rows):
+        raise ValueError(
+            f"--eval-rows {_describe_eval_rows(eval_rows)} names no data row of {path}, which "
+            f"has {n_rows:,} (numbered from 0)."
+        )
+    if stop > n_rows:
+        raise ValueError(
+            f"--eval-rows {_describe_eval_rows(eval_rows)} goes past the last data row of "
+            f"{path}, which has {n_rows:,} (numbered from 0)."
+        )
+    mask = np.zeros(n_rows, dtype=bool)
+    mask[start:stop] = True
+    return mask
+
+
+def _as_number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return np.nan
+
+
+def _describe_eval_rows(eval_rows):
+    kind, first, second = eval_rows
+    if kind == "column":
+        return f"{first}={second}"
+    return f"{first}:{'' if second is None else second}"
+
+
+def _take_rows(X, rows):
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
 
 
 def quantile_bins(values, n_bins, *, name):
@@ -445,9 +535,11 @@ def _model_input(model, columns, feature_names):
     try:
         import pandas as pd
     except ImportError as exc:
+        from skfair._compat import install_hint
+
         raise ImportError(
             "The model was fitted on a pandas DataFrame, so the audit needs pandas to pass it "
-            'one: pip install "scikit-fairkit[pandas]".'
+            f"one: {install_hint('pandas')}."
         ) from exc
     return pd.DataFrame({name: columns[name] for name in expected})
 

@@ -1,8 +1,10 @@
 """HTML renderer: one self-contained page (inline CSS, figures as base64 PNG, no script).
 
-Every figure is drawn by a Display class of :mod:`skfair.plotting` from the data a section
-returned; matplotlib (the ``plot`` extra) is needed. A figure that cannot be drawn becomes a
-line in its section, as do the warnings raised while drawing it.
+The renderer knows no section by name: it shows each section's lead, blocks (fields and
+tables), figures (:class:`~skfair._audit._report.Figure`, drawn here, so matplotlib -- the
+``plot`` extra -- is needed) and notes. A figure that cannot be drawn becomes a line in its
+section, as do the warnings raised while drawing it. The page prints without hidden columns:
+tables wrap instead of scrolling on paper and on narrow screens.
 """
 
 from __future__ import annotations
@@ -11,44 +13,72 @@ import base64
 import html
 import io
 import warnings
-from functools import partial
 
-from skfair._audit._report import Fields
-from skfair._audit._text import format_cell
+from skfair._audit._report import Fields, Verdict
+from skfair._audit._text import format_cell, text_columns
 
 _CSS = """
 *{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;
-  line-height:1.45;margin:0;background:#f6f8fa}
-main{max-width:1180px;margin:0 auto;padding:8px 20px 40px}
-header{padding:20px 0 4px}
-h1{font-size:1.7em;margin:0 0 4px}
-h2{font-size:1.3em;margin:0 0 10px;padding-bottom:4px;border-bottom:1px solid #d0d7de}
-nav{font-size:.92em;margin:6px 0 14px;display:flex;flex-wrap:wrap;gap:2px 16px}
+  line-height:1.4;margin:0;background:#f6f8fa}
+main{max-width:1180px;margin:0 auto;padding:4px 20px 40px}
+header{padding:12px 0 0}
+h1{font-size:1.5em;margin:0}
+h2{font-size:1.3em;margin:0 0 6px;padding-bottom:4px;border-bottom:1px solid #d0d7de}
+h3{font-size:1em;margin:10px 0 4px}
+header p{margin:2px 0}
+nav{font-size:.88em;margin:4px 0 8px;display:flex;flex-wrap:wrap;gap:0 14px}
 nav a{color:#0969da;text-decoration:none}
-section{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:14px 18px;
-  margin:14px 0}
-.table-wrap{overflow-x:auto;margin:8px 0 12px;max-width:100%}
-table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:.92em}
-th,td{padding:3px 10px;border-bottom:1px solid #e5e7eb;text-align:left;vertical-align:top}
+section{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:10px 18px;
+  margin:10px 0}
+.table-wrap{overflow-x:auto;margin:6px 0 10px;max-width:100%}
+table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:.9em}
+caption{text-align:left;font-weight:600;padding:2px 0 4px;caption-side:top}
+th,td{padding:2px 10px;border-bottom:1px solid #e5e7eb;text-align:left;vertical-align:top}
 th{background:#f6f8fa;font-weight:600}
 td.num,th.num{text-align:right;white-space:nowrap}
-dl{display:grid;grid-template-columns:max-content auto;gap:4px 14px;margin:4px 0}
+th.group{background:#fff;border-right:1px solid #e5e7eb}
+dl{display:grid;grid-template-columns:max-content auto;gap:2px 14px;margin:2px 0 8px}
 dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
-figure{margin:10px 0 16px}
+/* Figures side by side when they fit; a caption wraps at its figure's width. */
+.figures{display:flex;flex-wrap:wrap;gap:0 18px;align-items:flex-start}
+figure{margin:10px 0 12px;max-width:100%;display:table;table-layout:fixed}
 figure img{display:block;max-width:100%;height:auto;border:1px solid #eaeef2}
-figcaption{font-size:.88em;color:#57606a;margin-top:4px}
-p{overflow-wrap:anywhere}
-p.note{color:#424a53;font-size:.92em}
+figcaption{display:table-caption;caption-side:bottom;font-size:.88em;color:#57606a;
+  margin-top:4px}
+p{overflow-wrap:anywhere;margin:6px 0}
+p.lead{font-size:1.02em;color:#1f2328;font-style:italic;margin:2px 0 8px}
+p.note{color:#424a53;font-size:.9em}
 p.warning{color:#7d4e00;background:#fff8c5;padding:4px 8px;border-radius:4px;font-size:.9em}
 p.error{color:#82071e;background:#ffebe9;padding:4px 8px;border-radius:4px}
 p.message{color:#57606a;font-style:italic}
-.verdict-large,.verdict-fails{color:#82071e;font-weight:600}
+.verdict-large{color:#82071e;font-weight:600}
 .verdict-moderate{color:#9a6700;font-weight:600}
-.verdict-ok{color:#1a7f37}
+.verdict-equal{color:#1a7f37}
+.verdict-other{color:#57606a}
+/* On paper and on narrow screens nothing may hide behind a scrollbar: cells wrap. */
+@media print, (max-width: 820px){
+  body{background:#fff}
+  main{max-width:none;padding:0 4px}
+  nav{display:none}
+  section{border:none;border-top:1px solid #d0d7de;border-radius:0;padding:6px 0;margin:6px 0}
+  .table-wrap{overflow:visible}
+  table{font-size:.8em;width:100%}
+  th,td{padding:1px 4px;overflow-wrap:anywhere}
+  /* Numbers and intervals wrap at their spaces only, never inside a number. */
+  td.num,th.num{white-space:normal;overflow-wrap:normal}
+  figure{break-inside:avoid}
+  h2{break-after:avoid}
+}
 """
 
 _DPI = 96
+# The CSS class of each verdict of the summary (other verdict cells: "verdict-other").
+_VERDICT_CLASSES = {
+    "large gap": "verdict-large",
+    "moderate gap": "verdict-moderate",
+    "about equal": "verdict-equal",
+}
 
 
 def render_html(sections, *, title="Fairness audit"):
@@ -57,7 +87,7 @@ def render_html(sections, *, title="Fairness audit"):
     Parameters
     ----------
     sections : list of Section
-        Computed sections (their ``data`` holds what the figures are drawn from).
+        Computed sections (their ``figures`` are drawn here).
     title : str, default="Fairness audit"
 
     Returns
@@ -89,6 +119,8 @@ def _anchor(section):
 
 def _section_html(section):
     parts = [f'<section id="{_anchor(section)}">', f"<h2>{html.escape(section.title)}</h2>"]
+    if section.lead:
+        parts.append(f'<p class="lead">{html.escape(section.lead)}</p>')
     if section.error is not None:
         parts.append(f'<p class="error">This section failed: {html.escape(section.error)}</p>')
     elif section.message is not None:
@@ -102,13 +134,9 @@ def _section_html(section):
             text = f"{warning.category.__name__}: {warning.message}"
             if text not in section.warnings and text not in figure_warnings:
                 figure_warnings.append(text)
-        verdicts = section.data.get("verdicts")
-        for block in section.blocks:
-            parts.append(_block_html(block))
-        if verdicts is not None:
-            parts.append("<h3>Reading the disparities</h3>")
-            parts.append(_block_html(verdicts, verdict_column=3))
-        parts += figures
+        parts += [_block_html(block) for block in section.blocks]
+        if figures:
+            parts.append(f'<div class="figures">{"".join(figures)}</div>')
         parts += [f'<p class="note">{html.escape(note)}</p>' for note in section.notes]
         section.warnings = section.warnings + figure_warnings
     parts += [f'<p class="warning">warning: {html.escape(text)}</p>' for text in section.warnings]
@@ -116,60 +144,57 @@ def _section_html(section):
     return "\n".join(parts)
 
 
-def _block_html(block, verdict_column=None):
+def _block_html(block):
     if isinstance(block, Fields):
         items = "".join(
             f"<dt>{html.escape(str(key))}</dt><dd>{html.escape(str(value))}</dd>"
             for key, value in block.items.items()
         )
-        return f"<dl>{items}</dl>"
+        caption = f"<h3>{html.escape(block.caption)}</h3>" if block.caption else ""
+        return f"{caption}<dl>{items}</dl>"
+    text = text_columns(block.rows)
+    numeric = [j > 0 and j not in text for j in range(len(block.header))]
 
-    def cell_html(tag, cell, j, text):
-        numeric = j > 0 and not isinstance(cell, str)
-        classes = ["num"] if numeric else []
-        if j == verdict_column:
-            classes.append(_verdict_class(text))
+    def cell_html(cell, j):
+        classes = ["num"] if numeric[j] else []
+        if isinstance(cell, Verdict):
+            classes.append(_VERDICT_CLASSES.get(str(cell), "verdict-other"))
         attribute = f' class="{" ".join(classes)}"' if classes else ""
-        return f"<{tag}{attribute}>{html.escape(text)}</{tag}>"
+        return f"<td{attribute}>{html.escape(format_cell(cell, block.digits))}</td>"
 
-    first = block.rows[0] if block.rows else []
-    numeric = [
-        j > 0 and j < len(first) and not isinstance(first[j], str) for j in range(len(block.header))
-    ]
     head = "".join(
         ('<th class="num">' if numeric[j] else "<th>") + html.escape(str(cell)) + "</th>"
         for j, cell in enumerate(block.header)
     )
-    rows = "".join(
-        "<tr>"
-        + "".join(
-            cell_html("td", cell, j, format_cell(cell, block.digits)) for j, cell in enumerate(row)
-        )
-        + "</tr>"
-        for row in block.rows
-    )
+    rows = []
+    for k, row in enumerate(block.rows):
+        cells = [cell_html(cell, j) for j, cell in enumerate(row)]
+        if block.group_rows:
+            # The group's label once, spanning its rows.
+            if k > 0 and block.rows[k - 1][0] == row[0]:
+                cells = cells[1:]
+            else:
+                span = next(
+                    (n for n, other in enumerate(block.rows[k:]) if other[0] != row[0]),
+                    len(block.rows) - k,
+                )
+                label = html.escape(format_cell(row[0], block.digits))
+                cells[0] = f'<th class="group" rowspan="{span}" scope="rowgroup">{label}</th>'
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    caption = f"<caption>{html.escape(block.caption)}</caption>" if block.caption else ""
     return (
-        f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
-        f"<tbody>{rows}</tbody></table></div>"
+        f'<div class="table-wrap"><table>{caption}<thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
-
-
-def _verdict_class(text):
-    if text.startswith(("large", "fails")):
-        return "verdict-large"
-    if text.startswith("moderate"):
-        return "verdict-moderate"
-    return "verdict-ok"
 
 
 # ----------------------------------------------------------------------------------------------
-# figures: each drawn by a Display of skfair.plotting from the section's data
+# figures: drawn from each section's Figure list
 
 
 def _figures(section):
     """<figure> elements of a section; a figure that fails becomes a warning paragraph."""
-    builder = _FIGURES.get(section.name)
-    if builder is None:
+    if not section.figures:
         return []
     import matplotlib
 
@@ -177,14 +202,14 @@ def _figures(section):
     import matplotlib.pyplot as plt
 
     figures = []
-    for caption, draw in builder(section.data):
+    for figure in section.figures:
         try:
-            display = draw()
-            figures.append(_figure_html(display.figure_, caption))
+            drawn = figure.draw()
+            figures.append(_figure_html(getattr(drawn, "figure_", drawn), figure.caption))
         # A figure that cannot be drawn must not lose the section's numbers.
         except Exception as exc:
             figures.append(
-                f'<p class="warning">figure "{html.escape(caption)}" not drawn: '
+                f'<p class="warning">figure "{html.escape(figure.caption)}" not drawn: '
                 f"{html.escape(str(exc))}</p>"
             )
         finally:
@@ -200,122 +225,3 @@ def _figure_html(figure, caption):
         f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(caption)}">'
         f"<figcaption>{html.escape(caption)}</figcaption></figure>"
     )
-
-
-def _interval_figures(data):
-    from skfair.plotting import GroupRatesDisplay
-
-    for name, summaries in data.get("summaries", {}).items():
-        yield (
-            f"{name}: per-group rates with 95 % bootstrap intervals (dotted: all rows)",
-            lambda summaries=summaries: GroupRatesDisplay(summaries=summaries).plot(),
-        )
-
-
-def _score_figures(data):
-    from skfair.plotting import ScoreDistributionDisplay
-
-    for name, values in data.get("sensitive", {}).items():
-        yield (
-            f"{name}: score distribution of each group",
-            lambda values=values: ScoreDistributionDisplay.from_predictions(
-                data["scores"], sensitive_features=values
-            ),
-        )
-
-
-def _madd_figures(data):
-    from skfair.plotting import MADDDisplay
-
-    for name in data.get("results", {}):
-        values = data["sensitive"][name]
-        yield (
-            f"{name}: histograms of the worst pair and MADD against the bandwidth "
-            "(shaded: the stable interval)",
-            lambda values=values: _quietly(
-                MADDDisplay.from_predictions, None, data["scores"], sensitive_features=values
-            ),
-        )
-
-
-def _quietly(function, *args, **kwargs):
-    """Call without the small-group warning that the MADD section's note already gives."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return function(*args, **kwargs)
-
-
-def _repair_figures(data):
-    from skfair.plotting import ScoreDistributionDisplay
-
-    for name, values in data.get("sensitive", {}).items():
-        yield (
-            f"{name}: score distributions before and after the cross-fitted barycenter repair",
-            lambda values=values: ScoreDistributionDisplay.from_predictions(
-                data["scores"], sensitive_features=values, repaired=data["repaired_scores"]
-            ),
-        )
-
-
-def _threshold_figures(data):
-    from skfair._audit._sections import _take
-    from skfair.plotting import GroupThresholdDisplay
-
-    common = " (one point, common to every group)" if data["constraint"] == "equalized_odds" else ""
-    for name, (classifier, rows) in data.get("classifiers", {}).items():
-        yield (
-            f"{name}: ROC curve of each group on the half of the evaluation rows its thresholds "
-            f"were chosen on, upper hulls (dashed) and the operating points chosen for "
-            f"{data['constraint']}{common}",
-            partial(
-                GroupThresholdDisplay.from_estimator,
-                classifier,
-                _take(data["X"], rows),
-                data["y"][rows],
-                sensitive_features=data["sensitive"][name][rows],
-            ),
-        )
-
-
-def _bias_figures(data):
-    from skfair.plotting import BiasExplanationDisplay
-
-    parts = ("total", "positive", "negative", "net")
-    for name, explainer in data.get("explainers", {}).items():
-        yield (
-            f"{name}: bias explanations of the features ({explainer.privileged_group_!r} vs "
-            f"{explainer.protected_group_!r})",
-            lambda explainer=explainer: BiasExplanationDisplay(
-                names=data["feature_names"],
-                values={part: explainer.explanations_[part] for part in parts},
-                bias=explainer.bias_,
-                max_display=8,
-            ).plot(),
-        )
-
-
-def _stability_figures(data):
-    from skfair._groups import factorize_groups
-    from skfair.plotting import StabilityDisplay
-
-    for name, values in data.get("sensitive", {}).items():
-        encoding = factorize_groups(values)
-        yield (
-            f"{name}: per-group means with 95 % intervals (mean ± 1.96 standard errors)",
-            lambda encoding=encoding: StabilityDisplay(
-                measures=data["per_sample"],
-                groups=encoding.codes,
-                group_labels=list(encoding.labels),
-            ).plot(),
-        )
-
-
-_FIGURES = {
-    "intervals": _interval_figures,
-    "scores": _score_figures,
-    "madd": _madd_figures,
-    "repair": _repair_figures,
-    "thresholds": _threshold_figures,
-    "bias_sources": _bias_figures,
-    "stability": _stability_figures,
-}

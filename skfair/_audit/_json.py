@@ -1,4 +1,10 @@
-"""JSON renderer: the report's numbers and labels, machine-readable and stable for diffing."""
+"""JSON renderer: the report's numbers and labels, machine-readable and stable for diffing.
+
+The document follows the JSON Schema ``audit.schema.json`` next to this module (printed by
+``python -m skfair audit --json-schema``); its ``"schema"`` field is the version of that layout,
+:data:`SCHEMA_VERSION`, raised whenever a key changes meaning or goes away (new sections, new
+keys and new table columns do not raise it).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,15 @@ from skfair._audit._report import Estimate, Fields, GroupSizes, Interval, IntRan
 
 # Decimals kept: enough for every printed digit, few enough to be identical across platforms.
 DECIMALS = 10
+SCHEMA_VERSION = 1
+SCHEMA_FILE = "audit.schema.json"
+
+
+def json_schema():
+    """The JSON Schema of the audit's JSON output, as text."""
+    from importlib.resources import files
+
+    return files("skfair._audit").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
 
 
 def _number(value):
@@ -21,7 +36,10 @@ def _number(value):
 
 
 def json_cell(cell):
-    """A table cell as JSON: numbers as numbers (NaN as null), intervals as objects."""
+    """A table cell as JSON: numbers as numbers (NaN and empty cells as null), intervals as
+    objects."""
+    if cell is None:
+        return None
     if isinstance(cell, Estimate):
         return {"value": _number(cell.value), "low": _number(cell.low), "high": _number(cell.high)}
     if isinstance(cell, Interval):
@@ -40,20 +58,26 @@ def json_cell(cell):
 
 
 def section_json(section):
-    """A section as a JSON-ready dict (its ``data`` for figures is left out)."""
-    tables, fields = [], {}
+    """A section as a JSON-ready dict (its ``data`` and figures are left out)."""
+    tables, fields = [], []
     for block in section.blocks:
         if isinstance(block, Fields):
-            fields.update({str(key): str(value) for key, value in block.items.items()})
+            fields.append(
+                {
+                    "caption": block.caption,
+                    "items": {str(key): str(value) for key, value in block.items.items()},
+                }
+            )
         else:
             tables.append(
                 {
                     "attribute": block.name,
+                    "caption": block.caption,
                     "header": [str(cell) for cell in block.header],
                     "rows": [[json_cell(cell) for cell in row] for row in block.rows],
                 }
             )
-    result = {"name": section.name, "title": section.title}
+    result = {"name": section.name, "title": section.title, "lead": section.lead}
     if section.error is not None:
         result["error"] = section.error
     if section.message is not None:
@@ -68,10 +92,11 @@ def section_json(section):
 
 
 def render_json(sections):
-    """The report as a JSON document: ``{"skfair_version", "sections": [...]}``."""
+    """The report as a JSON document: ``{"schema", "skfair_version", "sections": [...]}``."""
     from skfair import __version__
 
     document = {
+        "schema": SCHEMA_VERSION,
         "skfair_version": __version__,
         "sections": [section_json(section) for section in sections],
     }

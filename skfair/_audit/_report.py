@@ -1,12 +1,14 @@
-"""What a section returns: tables, key-value fields and notes as data, no formatting.
+"""What a section returns: tables, key-value fields, notes and figures as data, no formatting.
 
 A section function takes an :class:`~skfair._audit._context.AuditContext` and returns a
 :class:`Section`. Its tables hold numbers (floats, ints, :class:`Estimate`, :class:`Interval`,
-:class:`IntRange`, :class:`GroupSizes`) and labels (str); the renderers
+:class:`IntRange`, :class:`GroupSizes`), labels (str) and empty cells (None); its figures are
+:class:`Figure` (a caption and a function drawing it). The renderers
 (:mod:`~skfair._audit._text`, :mod:`~skfair._audit._json`, :mod:`~skfair._audit._html`) decide
-how they are shown. :func:`compute_sections` runs the sections one at a time, so a failing
-section becomes an error line in its own place and the others still run, and warnings raised
-while computing a section become lines of that section.
+how they are shown and know no section by name, so a new section renders in every format.
+:func:`compute_sections` runs the sections one at a time, so a failing section becomes an error
+line in its own place and the others still run, and warnings raised while computing a section
+become lines of that section.
 """
 
 from __future__ import annotations
@@ -19,11 +21,18 @@ import numpy as np
 
 @dataclass
 class Estimate:
-    """A value with a confidence interval ``[low, high]``."""
+    """A value with a confidence interval ``[low, high]``; ``signed`` shows a "+" (a gap)."""
 
     value: float
     low: float
     high: float
+    signed: bool = False
+
+
+class Verdict(str):
+    """A table cell holding a verdict (text); the HTML report colours it by severity."""
+
+    __slots__ = ()
 
 
 @dataclass
@@ -54,20 +63,38 @@ class IntRange:
 class Table:
     """Rows of cells under a header; ``digits`` decimals for the floats of the text renderers.
 
-    ``name`` is the sensitive attribute the table is about (None for a table of several).
+    ``name`` is the sensitive attribute the table is about (None for a table of several);
+    ``caption`` a line shown above it. With ``group_rows``, consecutive rows with the same
+    first cell form a group of rows, and the renderers show that label once per group.
     """
 
     header: list
     rows: list
     digits: int = 4
     name: str | None = None
+    caption: str | None = None
+    group_rows: bool = False
 
 
 @dataclass
 class Fields:
-    """Named lines of text (the summary section)."""
+    """Named lines of text, under an optional caption."""
 
     items: dict
+    caption: str | None = None
+
+
+@dataclass
+class Figure:
+    """A figure of the HTML report: its caption and a function drawing it.
+
+    ``draw()`` takes no argument and returns a Display of :mod:`skfair.plotting` (anything
+    with a ``figure_``) or a matplotlib Figure; it runs only when the HTML page is written,
+    so the text and JSON reports need no matplotlib.
+    """
+
+    caption: str
+    draw: object
 
 
 @dataclass
@@ -83,8 +110,13 @@ class Section:
     message : str or None
         Set instead of blocks when the section does not apply to this audit, saying why.
     data : dict
-        Raw results the figures of the HTML report are drawn from (arrays, fitted objects);
-        not part of the text or JSON output.
+        Raw results (arrays, fitted objects) for callers of the section; not rendered.
+    lead : str or None
+        One sentence on what the section answers, shown first; when a section leaves it None
+        (as the built-in ones do), :func:`compute_sections` takes the first paragraph of the
+        section function's docstring, so it is there also when the section does not apply.
+    figures : list of Figure
+        Figures of the HTML report, shown after the blocks.
     name, title : str
         Command-line name and title, set by :func:`compute_sections`.
     error : str or None
@@ -97,6 +129,8 @@ class Section:
     notes: list = field(default_factory=list)
     message: str | None = None
     data: dict = field(default_factory=dict)
+    lead: str | None = None
+    figures: list = field(default_factory=list)
     name: str = ""
     title: str = ""
     error: str | None = None
@@ -138,6 +172,8 @@ def compute_sections(context, sections, names=None, *, progress=None):
             except Exception as exc:
                 section = Section(error=_error_text(exc))
         section.name, section.title = name, title
+        if section.lead is None:
+            section.lead = _first_paragraph(function.__doc__)
         seen = []
         for warning in caught:
             text = f"{warning.category.__name__}: {warning.message}"
@@ -145,6 +181,12 @@ def compute_sections(context, sections, names=None, *, progress=None):
                 seen.append(text)
         section.warnings = seen
         yield section
+
+
+def _first_paragraph(docstring):
+    """The first paragraph of a docstring (its summary) on one line, or None."""
+    paragraph = (docstring or "").strip().split("\n\n")[0]
+    return " ".join(line.strip() for line in paragraph.splitlines()) or None
 
 
 def _error_text(exc):

@@ -2,30 +2,28 @@
 
 A section is a function ``section(context) -> Section``; :data:`SECTIONS` maps its
 command-line name to a title and the function. To add one, write the function and add one
-entry to :data:`SECTIONS`. A section that cannot run in a given context (no scores, no
-training data) returns ``Section(message=...)`` saying why. Keep sections fast (the whole audit
-should run in well under a minute on two cores) and seed every random choice with
-``context.random_state``. Sections that need the training data (``context.X_train`` ...) must
-handle None: with ``--model`` the whole file is evaluation data.
+entry to :data:`SECTIONS`: the renderers show its ``lead`` (one sentence on what it answers;
+by default the first paragraph of the function's docstring), tables, notes and figures
+(:class:`~skfair._audit._report.Figure`) in every format. A section that cannot run in a given
+context (no scores, no training data) returns ``Section(message=...)`` saying why. Keep
+sections fast (the whole audit should run in well under a minute on two cores) and seed every
+random choice with ``context.random_state``. Sections that need the training data
+(``context.X_train`` ...) must handle None: with ``--model`` the whole file is evaluation data.
 """
 
 from __future__ import annotations
 
 import warnings
+from functools import partial
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.utils import Bunch
 
 from skfair._audit._context import score_reader
-from skfair._audit._report import (
-    Estimate,
-    Fields,
-    GroupSizes,
-    Interval,
-    IntRange,
-    Section,
-    Table,
-)
+from skfair._audit._data_repair_section import data_repair_section
+from skfair._audit._report import Figure, GroupSizes, Interval, IntRange, Section, Table
+from skfair._audit._summary import CI, N_BOOT, compared_columns, group_text, summary_section
 from skfair._groups import factorize_groups
 from skfair._response import auto_threshold
 from skfair.ensemble import BootstrapEnsemble
@@ -36,7 +34,6 @@ from skfair.metrics import (
     epistemic_uncertainty,
     epistemic_uncertainty_difference,
     equalized_odds_difference,
-    group_summary,
     hfm_details,
     ks_bias,
     label_stability,
@@ -47,27 +44,6 @@ from skfair.metrics import (
 )
 
 NO_SCORES = "n/a: the model gives no scores (neither predict_proba nor decision_function)."
-
-
-def summary_section(context):
-    """What was audited: data, model, target, and the overall rates."""
-    y, y_pred = context.y_test, context.y_pred
-    entries = dict(context.description)
-    entries["overall"] = (
-        f"{y.shape[0]:,} evaluation rows, accuracy {np.mean(y == y_pred):.3f}, "
-        f"base rate {y.mean():.3f}, selection rate {y_pred.mean():.3f}"
-    )
-    if context.y_score is None and "scores" not in entries:
-        entries["scores"] = "none: the model has neither predict_proba nor decision_function"
-    return Section(
-        blocks=[Fields(entries)],
-        data={
-            "n_rows": int(y.shape[0]),
-            "accuracy": float(np.mean(y == y_pred)),
-            "base_rate": float(y.mean()),
-            "selection_rate": float(y_pred.mean()),
-        },
-    )
 
 
 # (MetricTable named rate, column title)
@@ -81,73 +57,70 @@ _GROUP_RATES = [
 
 
 def groups_section(context):
-    """Per-group table of counts and rates, one table per sensitive attribute."""
-    tables = []
-    for name, values in context.sensitive.items():
+    """How often does each group have the favourable outcome, in the data (base rate) and from the
+    model (selection rate), and how accurate is the model for it?
+
+    Per-group table of counts and rates, one table per sensitive attribute and jointly, and
+    figures of the selection rate, TPR and FPR with their bootstrap intervals.
+    """
+    tables, figures = [], []
+    for name, values, _ in compared_columns(context):
         table = MetricTable(
             [rate for rate, _ in _GROUP_RATES],
             context.y_test,
             context.y_pred,
             sensitive_features=values,
             pos_label=1,
-            as_frame=False,
+            n_boot=N_BOOT,
+            ci=CI,
+            random_state=context.random_state,
         )
         counts, by_group = table.counts, table.by_group
         rows = [
-            [str(label), int(counts[g]), float(counts[g] / counts.sum())]
+            [group_text(label), int(counts[g]), float(counts[g] / counts.sum())]
             + [float(value) for value in by_group[g]]
             for g, label in enumerate(table.groups)
         ]
         header = [name, "n", "share"] + [title for _, title in _GROUP_RATES]
         tables.append(Table(header, rows, digits=3, name=name))
+        figures.append(
+            Figure(
+                f"{name}: each group's selection rate, TPR and FPR with {CI:.0%} "
+                "bootstrap intervals (the summary's intervals; dotted: all rows)",
+                partial(_rates_display, table),
+            )
+        )
     note = (
         "base rate = P(y=1), selection rate = P(y_pred=1), TPR = P(y_pred=1 | y=1), "
-        "FPR = P(y_pred=1 | y=0); 1 is the favourable outcome; n/a: no sample to divide by."
+        "FPR = P(y_pred=1 | y=0); 1 is the favourable outcome; n/a: no row to divide by."
     )
-    return Section(blocks=tables, notes=[note])
-
-
-_N_BOOT = 1000
-_CI = 0.95
-_INTERVAL_RATES = [
-    ("selection_rate", "selection rate"),
-    ("true_positive_rate", "TPR"),
-    ("false_positive_rate", "FPR"),
-]
-
-
-def intervals_section(context):
-    """Bootstrap confidence intervals of the per-group rates (small groups are uncertain)."""
-    tables, summaries = [], {}
-    for name, values in context.sensitive.items():
-        columns = [
-            group_summary(
-                context.y_test,
-                context.y_pred,
-                sensitive_features=values,
-                metric=metric,
-                n_boot=_N_BOOT,
-                ci=_CI,
-                random_state=context.random_state,
-            )
-            for metric, _ in _INTERVAL_RATES
-        ]
-        rows = [
-            [str(label)]
-            + [
-                Estimate(float(column.value[g]), float(column.ci_low[g]), float(column.ci_high[g]))
-                for column in columns
-            ]
-            for g, label in enumerate(columns[0].groups)
-        ]
-        header = [name] + [title for _, title in _INTERVAL_RATES]
-        tables.append(Table(header, rows, digits=3, name=name))
-        summaries[name] = columns
-    note = (
-        f"value [{_CI:.0%} percentile interval] from {_N_BOOT} bootstrap replicates that "
-        f"resample each group at its own size (random_state={context.random_state})."
+    return Section(
+        blocks=tables,
+        notes=[note],
+        figures=figures,
     )
-    return Section(blocks=tables, notes=[note], data={"summaries": summaries})
+
+
+def _rates_display(table):
+    """The GroupRatesDisplay of one MetricTable: each group's rates with their intervals."""
+    from skfair.plotting import GroupRatesDisplay
+
+    low, high = table.confidence_interval("by_group")
+    counts = np.asarray(table.counts)
+    summaries = [
+        Bunch(
+            metric=rate,
+            groups=[group_text(label) for label in table.groups],
+            value=table.by_group[:, k],
+            ci_low=low[:, k],
+            ci_high=high[:, k],
+            count=counts,
+            overall=table.overall[k],
+        )
+        for k, (rate, _) in enumerate(_GROUP_RATES)
+        if rate in ("selection_rate", "true_positive_rate", "false_positive_rate")
+    ]
+    return GroupRatesDisplay(summaries=summaries).plot()
 
 
 # The disparity rows, read off one MetricTable of these rates per column.
@@ -183,7 +156,6 @@ def _disparities(y_true, y_pred, values, privileged):
         sensitive_features=values,
         privileged_group=privileged,
         pos_label=1,
-        as_frame=False,
     )
     selection, tpr, fpr, fnr, accuracy = table.difference()
     odds = fpr if np.isnan(fnr) or abs(fpr) >= abs(fnr) else fnr
@@ -191,12 +163,15 @@ def _disparities(y_true, y_pred, values, privileged):
 
 
 def disparities_section(context):
-    """Disparity metrics of the predictions, one column per attribute and their intersection.
+    """How large are the usual disparity metrics of the decisions (fairlearn's and aif360's
+    definitions), per attribute and for the intersection?
+
+    Disparity metrics of the predictions, one column per attribute and their intersection.
 
     Attributes with a privileged group get signed values (disadvantaged minus privileged, or
     their ratio); the others, and the intersection, the largest gap between any two groups.
     """
-    columns = _compared_columns(context)
+    columns = compared_columns(context)
     values_by_column = [
         _disparities(context.y_test, context.y_pred, values, privileged)
         for _, values, privileged in columns
@@ -224,59 +199,21 @@ def disparities_section(context):
         if privileged is not None
     )
     notes.append(
-        "Parity is 0 for differences and 1 for the ratio. equalized_odds_difference is the "
-        "larger of the TPR and FPR differences. Small groups make the gaps noisy"
-        + (" (see the intervals)." if "intervals" in context.shown_sections else ".")
+        "Parity is 0 for differences and 1 for the ratio (the four-fifths rule asks for a "
+        "ratio of at least 0.8). equalized_odds_difference is the larger of the FPR and FNR "
+        "differences. A largest gap between any two groups is driven by the smallest groups, "
+        "whose rates are the least certain"
+        + (
+            ": the summary gives each group's gap to one reference group with its interval."
+            if "summary" in context.shown_sections
+            else "."
+        )
     )
     table = Table(["metric"] + [name for name, _, _ in columns], rows)
-    verdicts = [
-        [row[0], name, value, *_verdict(row[0], value, privileged)]
-        for row in rows[:-1]
-        for (name, _, privileged), value in zip(columns, row[1:], strict=True)
-    ]
-    verdict_table = Table(["metric", "attribute", "value", "verdict", "convention"], verdicts)
-    return Section(blocks=[table], notes=notes, data={"verdicts": verdict_table})
-
-
-def _verdict(metric, value, privileged):
-    """A plain-language reading of a disparity value and the convention it follows.
-
-    Differences: below 0.02 in magnitude about equal, 0.05 small, 0.1 moderate, else large
-    (rules of thumb, not tests); the ratio against the four-fifths rule (0.8).
-    """
-    if metric == "disparate_impact_ratio":
-        convention = (
-            "smallest over largest selection rate"
-            if privileged is None
-            else f"disadvantaged over privileged ({privileged!r}) selection rate"
-        )
-        if np.isnan(value):
-            return "undefined", convention
-        if privileged is not None and value > 1:
-            return "the disadvantaged groups are selected more often", convention
-        if value >= 0.8:
-            return "passes the four-fifths rule (at least 0.8)", convention
-        return "fails the four-fifths rule (below 0.8)", convention
-    convention = (
-        "largest gap between two groups, unsigned"
-        if privileged is None
-        else f"disadvantaged minus privileged ({privileged!r}), signed"
+    return Section(
+        blocks=[table],
+        notes=notes,
     )
-    if np.isnan(value):
-        return "undefined", convention
-    size = abs(value)
-    verdict = (
-        "about equal"
-        if size < 0.02
-        else "small gap"
-        if size < 0.05
-        else "moderate gap"
-        if size < 0.1
-        else "large gap"
-    )
-    if privileged is not None and size >= 0.02 and metric != "equalized_odds_difference":
-        verdict += "; the disadvantaged groups' rate is " + ("lower" if value < 0 else "higher")
-    return verdict, convention
 
 
 # (row label, metric, keyword arguments)
@@ -291,10 +228,13 @@ _SCORE_METRICS = [
 
 
 def scores_section(context):
-    """Distribution-level bias of the scores (Wasserstein-1 and Kolmogorov-Smirnov)."""
+    """Do the groups' score distributions differ, beyond the decisions at the threshold?
+
+    Distribution-level bias of the scores (Wasserstein-1 and Kolmogorov-Smirnov).
+    """
     if context.y_score is None:
         return Section(message=NO_SCORES)
-    columns = _compared_columns(context)
+    columns = compared_columns(context)
     rows = []
     for label, metric, kwargs in _SCORE_METRICS:
         row = [label]
@@ -315,16 +255,33 @@ def scores_section(context):
         "parts can come from different pairs."
     )
     table = Table(["metric"] + [name for name, _, _ in columns], rows)
+    figures = [
+        Figure(
+            f"{name}: cumulative distribution of each group's scores (W1 is the area between "
+            "two curves, KS their largest vertical gap)",
+            partial(_score_display, context.y_score, values),
+        )
+        for name, values in context.sensitive.items()
+    ]
     return Section(
         blocks=[table],
         notes=[note],
-        data={"scores": context.y_score, "sensitive": context.sensitive},
+        figures=figures,
+    )
+
+
+def _score_display(scores, values, repaired=None):
+    """The groups' cumulative score distributions (a density is a spike near 0 or 1)."""
+    from skfair.plotting import ScoreDistributionDisplay
+
+    return ScoreDistributionDisplay.from_predictions(
+        scores, sensitive_features=values, repaired=repaired, kind="cdf"
     )
 
 
 def _convention_note(context):
-    """How the differences of :func:`_compared_columns` are signed, naming only those shown."""
-    columns = _compared_columns(context)
+    """How the differences of :func:`compared_columns` are signed, naming only those shown."""
+    columns = compared_columns(context)
     unsigned = [name for name, _, privileged in columns if privileged is None]
     signed = [name for name, _, privileged in columns if privileged is not None]
     parts = []
@@ -338,22 +295,15 @@ def _convention_note(context):
     return " ".join(parts)
 
 
-def _compared_columns(context):
-    """(title, sensitive features, privileged group or None): each attribute, then all jointly."""
-    columns = [
-        (name, values, context.privileged.get(name)) for name, values in context.sensitive.items()
-    ]
-    if len(columns) > 1:
-        columns.append((" & ".join(context.sensitive), dict(context.sensitive), None))
-    return columns
-
-
 # Most groups per column the MADD section compares (1,225 pairs).
 _MAX_MADD_GROUPS = 50
 
 
 def madd_section(context):
-    """MADD of the score distributions at the optimal bandwidth (Verger et al., JEDM 2024).
+    """How far apart are the groups' distributions of predicted probabilities, measured so that the
+    result does not hinge on a histogram bandwidth (MADD)?
+
+    MADD of the score distributions at the optimal bandwidth (Verger et al., JEDM 2024).
 
     One row per attribute and their intersection: the stable MADD of the worst pair of groups,
     the mean stable MADD over all pairs, the stable bandwidth interval and its bin counts,
@@ -398,7 +348,7 @@ def madd_section(context):
                 float(result.h_sup),
             ]
         )
-        pairs.append([name, " vs ".join(_group_text(label) for label in result.worst_pair)])
+        pairs.append([name, " vs ".join(group_text(label) for label in result.worst_pair)])
     note = (
         "MADD is the L1 distance between two groups' histograms of predicted probabilities "
         "(0: same distribution, 2: disjoint), averaged over the bandwidth interval where it is "
@@ -414,16 +364,28 @@ def madd_section(context):
     header = ["attribute", "MADD (worst pair)", "MADD (mean of pairs)"]
     header += ["stable interval h", "bins", "h_sup"]
     blocks = [Table(header, rows), Table(["attribute", "worst pair"], pairs)]
+    figures = [
+        Figure(
+            f"{name}: histograms of the worst pair and MADD against the bandwidth "
+            "(shaded: the stable interval)",
+            partial(_madd_display, scores, dict(columns)[name]),
+        )
+        for name in results
+    ]
     return Section(
         blocks=blocks,
         notes=[note],
-        data={"results": results, "scores": scores, "sensitive": dict(columns)},
+        figures=figures,
     )
 
 
-def _group_text(label):
-    """A group label as text; a joint group (a tuple of labels) as ``a & b``."""
-    return " & ".join(map(str, label)) if isinstance(label, tuple) else str(label)
+def _madd_display(scores, values):
+    """MADDDisplay without the small-group warning that the MADD section's note gives."""
+    from skfair.plotting import MADDDisplay
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return MADDDisplay.from_predictions(None, scores, sensitive_features=values)
 
 
 def _alternating_halves(cells, random_state):
@@ -441,7 +403,10 @@ def _alternating_halves(cells, random_state):
 
 
 def repair_section(context):
-    """Disparities before and after a Wasserstein-barycenter repair of the model's scores.
+    """How much of the gaps would a repair of the scores (every group moved to a common score
+    distribution) remove, and at what cost in accuracy?
+
+    Disparities before and after a Wasserstein-barycenter repair of the model's scores.
 
     The repair (:class:`~skfair.postprocessing.BarycenterRepair`, groups = the joint cells of
     all sensitive attributes) is cross-fitted on the evaluation rows: each half is repaired
@@ -471,7 +436,7 @@ def repair_section(context):
             )[:, 0]
     y_repaired = (repaired >= threshold).astype(np.int64)
     rows = []
-    for name, values, privileged in _compared_columns(context):
+    for name, values, privileged in compared_columns(context):
         # Signed as in the disparities section when the attribute has a privileged group.
         kwargs = {} if privileged is None else {"privileged_group": privileged}
         for metric, before, after in (
@@ -504,10 +469,18 @@ def repair_section(context):
         "odds."
     )
     table = Table(["metric", "attribute", "before", "after"], rows)
+    figures = [
+        Figure(
+            f"{name}: cumulative score distributions before and after the cross-fitted "
+            "barycenter repair",
+            partial(_score_display, scores, values, repaired=repaired),
+        )
+        for name, values in context.sensitive.items()
+    ]
     return Section(
         blocks=[table],
         notes=[note],
-        data={"scores": scores, "repaired_scores": repaired, "sensitive": context.sensitive},
+        figures=figures,
     )
 
 
@@ -516,7 +489,10 @@ THRESHOLD_CONSTRAINT = "equalized_odds"
 
 
 def thresholds_section(context):
-    """Disparities and accuracy before and after group-specific decision thresholds.
+    """How far would group-specific decision thresholds on the same model close the gaps in true and
+    false positive rates, and at what cost in accuracy?
+
+    Disparities and accuracy before and after group-specific decision thresholds.
 
     :class:`~skfair.postprocessing.GroupThresholdClassifier` keeps the model (through
     :class:`~sklearn.frozen.FrozenEstimator`) and chooses a randomised threshold per group so
@@ -549,7 +525,7 @@ def thresholds_section(context):
         )
     rows, fitted, decisions, failures, fit_gaps = [], {}, {}, [], []
     accuracy_before = float(np.mean(context.y_pred == context.y_test))
-    for name, values, privileged in _compared_columns(context):
+    for name, values, privileged in compared_columns(context):
         y_after = np.empty_like(context.y_pred)
         try:
             for fit_rows in (half, ~half):
@@ -596,17 +572,37 @@ def thresholds_section(context):
     ]
     notes += [f"not computed for {failure}" for failure in failures]
     table = Table(["metric", "attribute", "before", "after"], rows)
+    common = ""
+    if THRESHOLD_CONSTRAINT == "equalized_odds":
+        common = " (one point, common to every group)"
+    figures = [
+        Figure(
+            f"{name}: ROC curve of each group on the half of the evaluation rows its thresholds "
+            "were chosen on, upper hulls (dashed) and the operating points chosen for "
+            f"{THRESHOLD_CONSTRAINT}{common}",
+            partial(
+                _threshold_display,
+                classifier,
+                _take(context.X_test, fit_rows),
+                y_model[fit_rows],
+                context.sensitive[name][fit_rows],
+            ),
+        )
+        for name, (classifier, fit_rows) in fitted.items()
+    ]
     return Section(
         blocks=[table],
         notes=notes,
-        data={
-            "constraint": THRESHOLD_CONSTRAINT,
-            "classifiers": fitted,
-            "decisions": decisions,
-            "X": context.X_test,
-            "y": y_model,
-            "sensitive": context.sensitive,
-        },
+        figures=figures,
+        data={"classifiers": fitted, "decisions": decisions},
+    )
+
+
+def _threshold_display(classifier, X, y, sensitive_features):
+    from skfair.plotting import GroupThresholdDisplay
+
+    return GroupThresholdDisplay.from_estimator(
+        classifier, X, y, sensitive_features=sensitive_features
     )
 
 
@@ -620,39 +616,57 @@ def _take(values, rows):
     return values.iloc[rows] if hasattr(values, "iloc") else values[rows]
 
 
-_BIAS_SOURCE_ROWS = 2000
+# Each of the two groups compared is explained on at most this many of its evaluation rows.
+_BIAS_SOURCE_ROWS = 1000
 _BIAS_SOURCE_BACKGROUND = 100
 _BIAS_SOURCE_TOP = 5
+# A group is compared with the reference group only when it has at least this many evaluation
+# rows: the W1 distance of a small group's scores is dominated by sampling noise (it is biased
+# upwards), so the "farthest" group would otherwise be the smallest.
+_BIAS_SOURCE_MIN_ROWS = 100
 
 
 def bias_sources_section(context):
-    """Where the score bias comes from: W1 model bias and per-feature bias explanations.
+    """Which features drive the gap between the score distributions of two groups?
 
-    Miroshnikov et al. (arXiv:2011.03156): the Wasserstein-1 distance between the groups' score
-    distributions splits into a positive part (the privileged group favoured) and a negative
+    Where the score bias comes from: W1 model bias and per-feature bias explanations.
+
+    Miroshnikov et al. (arXiv:2011.03156): the Wasserstein-1 distance between two groups' score
+    distributions splits into a positive part (the reference group favoured) and a negative
     part; each feature's bias explanation is the same split of its partial-dependence explainer
-    (``BiasExplainer(method="pdp")``), computed on a random subsample of the evaluation rows.
+    (``BiasExplainer(method="pdp")``). The pair is chosen by :func:`_bias_source_pair`; each
+    group is explained on a random sample of at most ``_BIAS_SOURCE_ROWS`` of its rows.
     """
     if context.y_score is None:
         return Section(message=NO_SCORES)
     from skfair.explain import BiasExplainer
 
-    rng = np.random.default_rng(context.random_state)
-    n_rows = context.y_test.shape[0]
-    rows = np.sort(rng.choice(n_rows, min(n_rows, _BIAS_SOURCE_ROWS), replace=False))
-    X = context.X_test.iloc[rows] if hasattr(context.X_test, "iloc") else context.X_test[rows]
     classes = np.asarray(getattr(context.model, "classes_", []))
     positive = context.favourable_class()
-    tables, explainers = [], {}
+    tables, figures, explainers, names = [], [], {}, []
     for name, values in context.sensitive.items():
+        groups = factorize_groups(values)
+        counts = groups.counts()
+        reference, other, why = _bias_source_pair(context, name, groups)
+        rng = np.random.default_rng(context.random_state)
+        sampled = {
+            g: rng.choice(
+                np.flatnonzero(groups.codes == g), min(counts[g], _BIAS_SOURCE_ROWS), replace=False
+            )
+            for g in (reference, other)
+        }
+        rows = np.sort(np.concatenate(list(sampled.values())))
+        X = _take(context.X_test, rows)
+        labels = groups.labels
         explainer = BiasExplainer(
             context.model,
             method="pdp",
             pos_label=positive if classes.size else None,
-            privileged_group=context.privileged.get(name),
+            privileged_group=labels[reference],
+            protected_group=labels[other],
             n_background=_BIAS_SOURCE_BACKGROUND,
             random_state=context.random_state,
-        ).fit(X, sensitive_features=values[rows])
+        ).fit(X, sensitive_features=np.asarray(values)[rows])
         explainers[name] = explainer
         bias, ex = explainer.bias_, explainer.explanations_
         names = (
@@ -661,51 +675,90 @@ def bias_sources_section(context):
             else np.asarray(context.feature_names, dtype=object)
         )
         top = np.argsort(-ex.positive, kind="stable")[:_BIAS_SOURCE_TOP]
-        header = [
-            f"{name}: {explainer.privileged_group_!r} vs {explainer.protected_group_!r}",
-            "beta",
-            "beta+",
-            "beta-",
-            "net",
-        ]
+        ref_text, other_text = str(labels[reference]), str(labels[other])
+        header = ["feature", "beta", f"beta+ ({ref_text})", f"beta- ({other_text})", "net"]
         parts = ("total", "positive", "negative", "net")
         model_row = ["model (W1 bias)"] + [float(bias[part]) for part in parts]
         feature_rows = [[str(names[j])] + [float(ex[part][j]) for part in parts] for j in top]
-        tables.append(Table(header, [model_row, *feature_rows], name=name))
-    note = (
-        f"Scores of the favourable class on {rows.size:,} random evaluation rows (random_state="
-        f"{context.random_state}), background {_BIAS_SOURCE_BACKGROUND} rows. beta = W1 distance "
-        "between the groups' distributions of a feature's partial-dependence explainer; beta+ "
-        "= part where the first-named (privileged) group is favoured, beta- = the other group "
-        "favoured, net = beta+ - beta-. Top features by beta+. Explanations are not additive "
-        "(features offset and amplify each other); BiasExplainer(method='shapley') gives "
-        "additive Shapley-bias values."
-    )
-    several = [
-        name
-        for name, values in context.sensitive.items()
-        if factorize_groups(values).counts().size > 2
-    ]
-    if several:
-        note += (
-            f" {', '.join(several)}: of more than two groups, the pair compared is the one whose "
-            "score distributions are farthest apart (largest W1), or with --privileged the "
-            "group farthest from the privileged one."
+        caption = (
+            f"{name}: {ref_text} ({why}; {sampled[reference].size:,} of its "
+            f"{counts[reference]:,} rows) vs {other_text} ({sampled[other].size:,} of "
+            f"{counts[other]:,} rows)"
         )
-    if any(name not in context.privileged for name in context.sensitive):
-        note += " Without --privileged the group favoured on average is named first."
+        tables.append(Table(header, [model_row, *feature_rows], name=name, caption=caption))
+        figures.append(
+            Figure(
+                f"{name}: bias explanations of the features ({ref_text} vs {other_text}; "
+                f"positive: {ref_text} favoured)",
+                partial(_bias_display, explainer, [str(n) for n in names]),
+            )
+        )
+    note = (
+        f"The pair compared, for each attribute: the reference group (the privileged one from "
+        f"--privileged, else the largest) and, among the other groups with at least "
+        f"{_BIAS_SOURCE_MIN_ROWS} evaluation rows (all other groups if none has), the one whose "
+        "scores are farthest from the reference group's (largest W1 distance); each group is "
+        f"explained on at most {_BIAS_SOURCE_ROWS:,} of its rows drawn at random (random_state="
+        f"{context.random_state}), background {_BIAS_SOURCE_BACKGROUND} rows. beta = W1 "
+        "distance between the two groups' distributions of a feature's partial-dependence "
+        "explainer; beta+ = the part where the reference group is favoured (higher score of "
+        "the favourable class), beta- = the part where the other group is, net = beta+ - beta-. "
+        "Top features by beta+. Explanations are not additive (features offset and amplify "
+        "each other); BiasExplainer(method='shapley') gives additive Shapley-bias values."
+    )
     return Section(
         blocks=tables,
         notes=[note],
-        data={"explainers": explainers, "feature_names": [str(name) for name in names]},
+        figures=figures,
+        data={"explainers": explainers},
     )
+
+
+def _bias_source_pair(context, name, groups):
+    """(reference code, other code, why the reference): the pair the bias sources compare."""
+    counts = groups.counts()
+    labels = [str(label) for label in groups.labels]
+    privileged = context.privileged.get(name)
+    if privileged is None:
+        reference, why = int(np.argmax(counts)), "the largest group"
+    else:
+        reference, why = labels.index(str(privileged)), "the privileged group"
+    others = [g for g in range(len(labels)) if g != reference]
+    large = [g for g in others if counts[g] >= _BIAS_SOURCE_MIN_ROWS] or others
+    scores = np.asarray(context.y_score, dtype=np.float64)
+
+    def distance(g):
+        pair = (groups.codes == reference) | (groups.codes == g)
+        return wasserstein_bias(None, scores[pair], sensitive_features=groups.codes[pair])
+
+    return reference, max(large, key=distance), why
+
+
+def _bias_display(explainer, feature_names):
+    import matplotlib.pyplot as plt
+
+    from skfair.plotting import BiasExplanationDisplay
+
+    parts = ("total", "positive", "negative", "net")
+    # Two attributes' figures side by side on the page, text at its usual size.
+    _, ax = plt.subplots(figsize=(5.4, 4.6), layout="constrained")
+    return BiasExplanationDisplay(
+        names=feature_names,
+        values={part: explainer.explanations_[part] for part in parts},
+        bias=explainer.bias_,
+        max_display=8,
+        groups=(explainer.privileged_group_, explainer.protected_group_),
+    ).plot(ax=ax)
 
 
 _N_REPLICAS = 10
 
 
 def stability_section(context):
-    """Label stability and uncertainty of the model across bootstrap replicas, per group.
+    """Would the model decide the same for each group's rows had it been trained on another sample
+    of the data, and how uncertain is it?
+
+    Label stability and uncertainty of the model across bootstrap replicas, per group.
 
     The model is refitted on ``_N_REPLICAS`` bootstrap samples (80 % of the training rows,
     with replacement) by :class:`~skfair.ensemble.BootstrapEnsemble`; each evaluation row gets
@@ -781,9 +834,27 @@ def stability_section(context):
     if len(measures) == 1:
         note += " The model has no predict_proba, so only label stability is shown."
     per_sample = {title: values for title, values, _, _ in measures}
+    figures = [
+        Figure(
+            f"{name}: per-group means with 95 % intervals (mean ± 1.96 standard errors)",
+            partial(_stability_display, per_sample, values),
+        )
+        for name, values in context.sensitive.items()
+    ]
     return Section(
-        blocks=tables, notes=[note], data={"per_sample": per_sample, "sensitive": context.sensitive}
+        blocks=tables,
+        notes=[note],
+        figures=figures,
     )
+
+
+def _stability_display(per_sample, values):
+    from skfair.plotting import StabilityDisplay
+
+    encoding = factorize_groups(values)
+    return StabilityDisplay(
+        measures=per_sample, groups=encoding.codes, group_labels=list(encoding.labels)
+    ).plot()
 
 
 # Rows HFM's exact neighbour search uses in the audit: a few seconds on two cores.
@@ -791,7 +862,10 @@ _HFM_ROWS = 3000
 
 
 def hfm_section(context):
-    """HFM, the Harmonic Fairness measure via Manifolds (Bian, Luo & Xu 2024).
+    """Does the model separate the groups more than the data do, among rows that are alike in their
+    other features (HFM)?
+
+    HFM, the Harmonic Fairness measure via Manifolds (Bian, Luo & Xu 2024).
 
     Per attribute and over all attributes (marginally): the distance between the groups on
     ``[y_true, x]`` (D) and on ``[y_pred, x]`` (D_f), ``x`` the non-sensitive features one-hot
@@ -848,7 +922,10 @@ def hfm_section(context):
             f"(random_state={context.random_state}); skfair.metrics.hfm(..., method='approx') "
             "handles all rows."
         )
-    return Section(blocks=[Table(header, table_rows)], notes=[note])
+    return Section(
+        blocks=[Table(header, table_rows)],
+        notes=[note],
+    )
 
 
 def _non_sensitive_features(context):
@@ -873,14 +950,14 @@ def _non_sensitive_features(context):
 
 
 SECTIONS = {
-    "summary": ("Audit summary", summary_section),
+    "summary": ("Summary", summary_section),
     "groups": ("Per-group rates", groups_section),
-    "intervals": ("Per-group rates with bootstrap intervals", intervals_section),
     "disparities": ("Disparity metrics", disparities_section),
     "scores": ("Bias of the score distributions", scores_section),
     "madd": ("Score distributions: MADD", madd_section),
     "hfm": ("Group separation in the model's view: HFM", hfm_section),
     "repair": ("Barycenter repair of the scores", repair_section),
+    "data_repair": ("Repairing the data", data_repair_section),
     "thresholds": ("Group-specific decision thresholds", thresholds_section),
     "bias_sources": ("Where does the bias come from", bias_sources_section),
     "stability": ("Stability and uncertainty across bootstrap replicas", stability_section),

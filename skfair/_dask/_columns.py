@@ -25,29 +25,27 @@ _UNKNOWN_CATEGORIES = "__UNKNOWN_CATEGORIES__"
 class Argument:
     """How one argument was split into columns, and how to rebuild it from table keys."""
 
-    kind: str  # "vector", "matrix", "members", "series", "frame", "dict"
+    kind: str  # "vector", "matrix", "series", "frame", "dict"
     columns: list
     names: list = field(default_factory=list)
     categories: list = field(default_factory=list)
-    member_shape: tuple = ()
-    scale: float | None = None  # grid scores: the keys are indices, the values index * scale
+    # How the values were encoded per partition: None, ("grid", resolution) (the keys are
+    # grid indices, the values index * resolution) or ("binned", inner cut-offs) (the keys
+    # are representatives of the bins).
+    encoding: tuple | None = None
 
     @property
     def n_columns(self):
         return len(self.columns)
 
     def rebuild(self, keys):
-        if self.scale is not None:
-            keys = [k.astype(np.float64) * self.scale for k in keys]
+        if self.encoding is not None and self.encoding[0] == "grid":
+            keys = [k.astype(np.float64) * self.encoding[1] for k in keys]
         keys = [_restore_categorical(k, c) for k, c in zip(keys, self.categories, strict=True)]
         if self.kind == "vector":
             return keys[0]
         if self.kind == "matrix":
             return np.column_stack(keys)
-        if self.kind == "members":
-            # back to (n_members, n_rows, ...) from one column per member (and class)
-            stacked = np.stack(keys, axis=-1)
-            return np.moveaxis(stacked.reshape(-1, *self.member_shape), 0, 1)
         if self.kind == "dict":
             return dict(zip(self.names, keys, strict=True))
         import pandas as pd
@@ -59,36 +57,29 @@ class Argument:
 
 @dataclass(frozen=True)
 class GridScores:
-    """Scores held as integer indices on the grid ``k * resolution``."""
+    """Scores to be counted as integer indices on the grid ``k * resolution``."""
 
-    index: object
+    scores: object
     resolution: float
 
 
-def split_argument(value, *, column=None, members=False):
-    """An :class:`Argument` for ``value``; ``column`` picks one column of a 2-D array first.
+@dataclass(frozen=True)
+class BinnedScores:
+    """Outputs to be replaced, per partition, by a representative of their bin ``(c_{k-1},
+    c_k]`` at the inner cut-offs ``inner``: ``c_k`` itself, or just above the last one."""
 
-    ``members=True`` reads ensemble member outputs of shape ``(n_members, n_samples, ...)``:
-    samples on axis 1, one column per member (and class).
-    """
+    scores: object
+    inner: np.ndarray
+
+
+def split_argument(value, *, column=None):
+    """An :class:`Argument` for ``value``; ``column`` picks one column of a 2-D array first."""
     if isinstance(value, GridScores):
-        argument = split_argument(value.index, column=column)
-        return dataclasses.replace(argument, scale=value.resolution)
-    if members:
-        if not hasattr(value, "ndim"):
-            value = np.asarray(value)
-        if value.ndim < 2:
-            raise ValueError(
-                f"Member outputs must have shape (n_members, n_samples, ...), got {value.shape}."
-            )
-        samples_first = value.reshape(value.shape[0], value.shape[1], -1).transpose(1, 0, 2)
-        n_columns = samples_first.shape[1] * samples_first.shape[2]
-        flat = samples_first.reshape(value.shape[1], n_columns)
-        columns = [flat[:, j] for j in range(n_columns)]
-        member_shape = (value.shape[0], *value.shape[2:])
-        return Argument(
-            "members", columns, categories=[None] * n_columns, member_shape=member_shape
-        )
+        argument = split_argument(value.scores, column=column)
+        return dataclasses.replace(argument, encoding=("grid", value.resolution))
+    if isinstance(value, BinnedScores):
+        argument = split_argument(value.scores, column=column)
+        return dataclasses.replace(argument, encoding=("binned", value.inner))
     if isinstance(value, dict):
         names = list(value)
         columns = [_one_column(v) for v in value.values()]
@@ -111,53 +102,177 @@ def split_argument(value, *, column=None, members=False):
     return Argument("vector", [value], categories=[None])
 
 
-def aligned_partitions(columns):
-    """One list of delayed partitions per column, all aligned (same rows in each position).
+@dataclass
+class Blocks:
+    """Row blocks of several per-sample columns, aligned: block ``i`` of every column holds the
+    same rows.
 
-    Columns of dask DataFrames with the same number of partitions are zipped as they are;
-    anything else (dask arrays, in-memory arrays next to dask ones) goes through dask arrays
-    rechunked to the chunks of the first dask array.
+    Attributes
+    ----------
+    parts : list of list of Delayed
+        One list of delayed in-memory blocks per column.
+    chunks : tuple of int or None
+        Rows of each block when known; None when some block's length is only known after it
+        is computed (dask DataFrames, filtered arrays).
+    axes : list of int
+        The axis of each column that holds the samples.
+    """
+
+    parts: list
+    chunks: tuple | None
+    axes: list
+
+    @property
+    def n_blocks(self):
+        return len(self.parts[0])
+
+    def rows(self):
+        """The parts of each block, one tuple per block."""
+        return list(zip(*self.parts, strict=True))
+
+    def offsets(self):
+        """First row of each block, or None for every block when the lengths are unknown."""
+        if self.chunks is None:
+            return [None] * self.n_blocks
+        return np.concatenate([[0], np.cumsum(self.chunks)[:-1]]).astype(int).tolist()
+
+    def offset_of(self, index):
+        """First row of block ``index``; unknown lengths are computed for the blocks before it
+        only (one pass over them, to name a row in an error)."""
+        if self.chunks is not None:
+            return int(np.sum(self.chunks[:index]))
+        dask = import_dask()
+        lengths = dask.compute(
+            *[dask.delayed(_n_rows)(part, self.axes[0]) for part in self.parts[0][:index]]
+        )
+        return int(sum(lengths))
+
+
+def align(columns, axes=None):
+    """:class:`Blocks` of per-sample ``columns`` (dask collections or in-memory arrays).
+
+    Columns with the same number of row blocks are zipped as they are (lengths that disagree
+    are caught in each block); otherwise dask arrays are rechunked to the row chunks of the
+    first one with known chunks. In-memory columns are cut to those chunks. Lengths are
+    computed (one pass, one integer per block) only when nothing else aligns the columns:
+    blocks of unknown length next to in-memory columns, or different numbers of blocks.
+    Other axes of a column (features, members, classes) are taken whole in each block.
     """
     import_dask()
     import dask.array as da
 
-    if all(_is_series(c) and is_dask_collection(c) for c in columns):
-        n_partitions = {c.npartitions for c in columns}
-        if len(n_partitions) == 1:
-            return [list(c.to_delayed()) for c in columns]
-    arrays = []
-    for c in columns:
-        if _is_series(c) and is_dask_collection(c):
-            c = series_to_dask_array(c)
-        arrays.append(c)
-    reference = next(a for a in arrays if is_dask_collection(a))
-    if any(np.isnan(size) for size in reference.chunks[0]):
-        reference = reference.compute_chunk_sizes()
-    lengths = {}
+    axes = [0] * len(columns) if axes is None else list(axes)
+    columns = [
+        _whole_other_axes(c, axis) if is_dask_collection(c) and not _is_series(c) else c
+        for c, axis in zip(columns, axes, strict=True)
+    ]
+    lazy = [(c, axis) for c, axis in zip(columns, axes) if is_dask_collection(c)]
+    known = [_row_chunks(c, axis) for c, axis in lazy if _known(_row_chunks(c, axis))]
+    n_blocks = {_n_blocks(c, axis) for c, axis in lazy}
+    all_lazy = len(lazy) == len(columns)
+    # Frame columns next to arrays: the frame's partition lengths are unknown, so nothing says
+    # that its partitions hold the rows of the arrays' chunks.
+    frames_and_arrays = len({_is_series(c) or _is_frame(c) for c, _ in lazy}) > 1
+    if (
+        len(n_blocks) == 1
+        and len({tuple(k) for k in known}) <= 1
+        and (all_lazy or known)
+        and not frames_and_arrays
+    ):
+        # Zipped as they are: unknown lengths are checked block by block.
+        return _blocks(columns, axes, known[0] if known else None, da)
+    reference = None
+    for c, axis in lazy:
+        row_chunks = _row_chunks(c, axis)
+        if _known(row_chunks):
+            reference = row_chunks
+            break
     aligned = []
-    for index, a in enumerate(arrays):
-        if is_dask_collection(a):
-            if any(np.isnan(size) for size in a.chunks[0]):
-                a = a.compute_chunk_sizes()
-        else:
-            a = da.from_array(_in_memory_column(a), chunks=(reference.chunks[0],))
-        lengths[index] = a.shape[0]
-        aligned.append(a)
-    if len(set(lengths.values())) > 1:
+    for c, axis in zip(columns, axes, strict=True):
+        if is_dask_collection(c):
+            c = _with_known_chunks(c, axis)
+            if reference is None:
+                reference = c.chunks[axis]
+        aligned.append(c)
+    lengths = {_length(c, axis) for c, axis in zip(aligned, axes, strict=True)}
+    if len(lengths) > 1:
         raise ValueError(
-            f"Inconsistent numbers of samples across the inputs: {sorted(set(lengths.values()))}."
-            " Pass one value per sample to each."
+            f"Inconsistent numbers of samples across the inputs: {sorted(lengths)}. Pass one "
+            "value per sample to each."
         )
-    return [list(a.rechunk((reference.chunks[0],)).to_delayed().ravel()) for a in aligned]
+    aligned = [
+        c.rechunk({axis: reference}) if is_dask_collection(c) else c
+        for c, axis in zip(aligned, axes, strict=True)
+    ]
+    return _blocks(aligned, axes, reference, da)
 
 
-def series_to_dask_array(series, lengths=True):
-    """A dask Series as a dask array with known chunks (string columns become object);
-    ``lengths`` are the partition lengths when known, else True to compute them."""
+def _blocks(columns, axes, chunks, da):
+    dask = import_dask()
+    arrays = [c for c in columns if is_dask_collection(c) and not (_is_series(c) or _is_frame(c))]
+    # Arrays are optimised together, so that what they share (the data they are computed
+    # from) stays one task. A frame's columns are optimised one by one: each reads its own
+    # column (projection), and dask.optimize does not keep a frame column's partitions.
+    optimized = dict(zip(map(id, arrays), dask.optimize(*arrays), strict=True))
+    parts = []
+    for c, axis in zip(columns, axes, strict=True):
+        if id(c) in optimized:
+            delayed = optimized[id(c)].to_delayed(optimize_graph=False)
+            parts.append(list(np.asarray(delayed, dtype=object).ravel()))
+        elif is_dask_collection(c):
+            parts.append(list(c.to_delayed()))
+        else:
+            array = _in_memory_column(c)
+            pieces = np.split(array, np.cumsum(chunks)[:-1], axis=axis) if chunks else [array]
+            parts.append([dask.delayed(piece) for piece in pieces])
+    return Blocks(parts, tuple(int(n) for n in chunks) if chunks is not None else None, axes)
+
+
+def _whole_other_axes(array, axis):
+    """A dask array with one chunk along every axis but the sample axis."""
+    if getattr(array, "ndim", 1) < 2 or not hasattr(array, "rechunk"):
+        return array
+    return array.rechunk({a: -1 for a in range(array.ndim) if a != axis})
+
+
+def _n_blocks(c, axis):
+    return c.npartitions if _is_series(c) or _is_frame(c) else c.numblocks[axis]
+
+
+def _row_chunks(c, axis):
+    if _is_series(c) or _is_frame(c):
+        return None
+    return c.chunks[axis]
+
+
+def _known(chunks):
+    return chunks is not None and not any(np.isnan(size) for size in chunks)
+
+
+def _with_known_chunks(c, axis):
+    """A dask array of ``c`` whose row chunks are known (computed when they are not)."""
+    if _is_series(c) or _is_frame(c):
+        c = c.to_dask_array(lengths=True) if _is_frame(c) else series_to_dask_array(c)
+    if not _known(c.chunks[axis]):
+        c = c.compute_chunk_sizes()
+    return c
+
+
+def _length(c, axis):
+    return int(c.shape[axis]) if hasattr(c, "shape") else len(c)
+
+
+def _n_rows(part, axis):
+    return np.shape(part)[axis] if not hasattr(part, "iloc") else len(part)
+
+
+def series_to_dask_array(series):
+    """A dask Series as a dask array with known chunks (one small pass for the partition
+    lengths; string columns become object)."""
     with warnings.catch_warnings():
         # Dask warns that it converts pandas string dtypes to object: so does .to_numpy().
         warnings.filterwarnings("ignore", message="Dask currently has limited support")
-        return series.to_dask_array(lengths=lengths)
+        return series.to_dask_array(lengths=True)
 
 
 def as_numpy(part):
@@ -168,7 +283,7 @@ def as_numpy(part):
 
 
 def _in_memory_column(value):
-    if hasattr(value, "to_numpy"):
+    if hasattr(value, "to_numpy") and getattr(value, "ndim", 1) == 1:
         return value.to_numpy()
     return np.asarray(value)
 

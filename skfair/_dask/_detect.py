@@ -1,23 +1,15 @@
 """Recognise dask collections without importing dask for everyone else.
 
-A numpy or pandas user never pays for dask: a value can only be a dask collection if the module
-that defines it has been imported, so ``dask`` is looked up in ``sys.modules`` and imported
-from there only.
+A numpy or pandas user never pays for dask: :func:`is_dask_collection` looks dask up in
+``sys.modules`` (:mod:`skfair._frames`), and :func:`import_dask` imports it only once a dask
+collection has arrived.
 """
 
 from __future__ import annotations
 
-import sys
+from skfair._frames import is_dask_collection
 
-
-def is_dask_collection(value):
-    """Whether ``value`` (or a value of a dict) is a dask collection; never imports dask."""
-    dask = sys.modules.get("dask")
-    if dask is None:
-        return False
-    if isinstance(value, dict):
-        return any(dask.is_dask_collection(item) for item in value.values())
-    return dask.is_dask_collection(value)
+__all__ = ["check_in_memory", "import_dask", "is_dask_collection"]
 
 
 def import_dask():
@@ -26,8 +18,10 @@ def import_dask():
         import dask
         import dask.array  # noqa: F401
     except ImportError as error:  # pragma: no cover - dask is in the test extra
+        from skfair._compat import install_hint
+
         raise ImportError(
-            'This input is a dask collection, which needs dask: pip install "scikit-fairkit[dask]".'
+            f"This input is a dask collection, which needs dask: {install_hint('dask')}."
         ) from error
     return dask
 

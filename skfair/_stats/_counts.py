@@ -1,14 +1,20 @@
-"""Weighted count tables: group x y_true x y_pred, and per-group sums.
+"""Weighted count tables: group x y_true x y_pred, group x class, and per-group sums.
 
 Statistic: for binary labels, the weighted counts ``[tn, fp, fn, tp]`` of every group (one
 ``np.bincount`` over the joint code ``4 * group + 2 * (y_true == pos) + (y_pred == pos)``);
-for a per-sample value, the per-group ``(sum of w * value, sum of w)``.
+for labels of any number of classes, the weighted count of each class in each group; for a
+per-sample value, the per-group ``(sum of w * value, sum of w)``.
 
-Merging: both are sums over samples, so the table of the whole data is the sum of the tables
+Merging: all are sums over samples, so the table of the whole data is the sum of the tables
 of its chunks (for the same group encoding).
+
+The bootstrap of a count table (:func:`bootstrap_count_tables`) draws its replicates from the
+table itself (a multinomial per group), so it needs no pass over the samples either.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -70,6 +76,60 @@ def group_sums(values, groups, sample_weight=None):
     return numerator, denominator
 
 
+def bootstrap_count_tables(table, groups, cell, sample_weight, frequency, n_boot, rng):
+    """Count tables (n_boot, n_groups, n_cells) of a bootstrap stratified by group.
+
+    ``table`` (n_groups, n_cells) holds the weighted counts, ``cell`` the cell of each row,
+    ``sample_weight`` the weight of each of its samples and ``frequency`` its number of
+    samples (None: one), so that the distinct rows of a frequency table and the samples
+    themselves give the same draws.
+
+    Resampling the ``n_g`` rows of a group with replacement draws its cell counts from a
+    multinomial with the group's cell frequencies: no pass over the samples is needed. With
+    weights, rows only matter through how many times each (weight, cell) class is drawn (rows
+    of one class are exchangeable), so each group draws one multinomial over its distinct
+    weights x the cells, and a class drawn k times adds k times its weight to its cell: the
+    same distribution as resampling the rows.
+    """
+    if sample_weight is None:
+        replicates = np.zeros((n_boot, *table.shape))
+        for g in np.flatnonzero(table.sum(axis=1) > 0):
+            row = table[g]
+            replicates[:, g] = rng.multinomial(int(round(row.sum())), row / row.sum(), size=n_boot)
+        return replicates
+    n_cells = table.shape[1]
+    weight_values, weight_codes = np.unique(sample_weight, return_inverse=True)
+    n_weights = weight_values.size
+    keys, inverse = np.unique(
+        (groups.codes.astype(np.int64) * n_weights + weight_codes) * n_cells + cell,
+        return_inverse=True,
+    )
+    class_sizes = np.rint(np.bincount(inverse.reshape(-1), weights=frequency)).astype(np.int64)
+    # One row per (group, distinct weight) present, one column per cell.
+    group_weight, row = np.unique(keys // n_cells, return_inverse=True)
+    sizes = np.zeros((group_weight.size, n_cells), dtype=np.int64)
+    sizes[row, keys % n_cells] = class_sizes
+    row_weight = weight_values[group_weight % n_weights]
+    bounds = np.searchsorted(group_weight // n_weights, np.arange(groups.n_groups + 1))
+    replicates = np.zeros((n_boot, groups.n_groups, n_cells))
+    for g in range(groups.n_groups):
+        group_sizes = sizes[bounds[g] : bounds[g + 1]]
+        if not group_sizes.size:
+            continue
+        weights = row_weight[bounds[g] : bounds[g + 1]]
+        n_rows = int(group_sizes.sum())
+        # Replicates per call, so that a block of draws holds about 2**22 numbers.
+        block = max(1, (1 << 22) // group_sizes.size)
+        for low in range(0, n_boot, block):
+            draws = rng.multinomial(
+                n_rows, group_sizes.ravel() / n_rows, size=min(block, n_boot - low)
+            )
+            draws = draws.reshape(draws.shape[0], *group_sizes.shape)
+            replicates[low : low + draws.shape[0], g] = np.einsum("bkc,k->bc", draws, weights)
+    return replicates
+
+
+
 def rescale_weights(sample_weight):
     """Weights divided by a power of two when their sum would overflow float64, else as given.
 
@@ -87,3 +147,45 @@ def rescale_weights(sample_weight):
     # Two factors, each a normal float64, so that the scaling stays exact.
     half = exponent // 2
     return sample_weight * 2.0**-half * 2.0 ** -(exponent - half)
+
+
+def class_table(groups, y_codes, n_classes, sample_weight=None):
+    """Weighted counts of each class in each group, from one bincount.
+
+    Parameters
+    ----------
+    groups : GroupEncoding
+    y_codes : ndarray of int of shape (n_samples,)
+        Class of each sample, in ``range(n_classes)``.
+    n_classes : int
+    sample_weight : ndarray of shape (n_samples,), default=None
+
+    Returns
+    -------
+    table : ndarray of shape (n_groups, n_classes)
+    """
+    counts = np.bincount(
+        groups.codes * n_classes + y_codes,
+        weights=sample_weight,
+        minlength=groups.n_groups * n_classes,
+    )
+    return counts.reshape(groups.n_groups, n_classes).astype(np.float64, copy=False)
+@dataclass(frozen=True)
+class ValueCount:
+    """Number of rows, and for each column whether all its values are whole numbers (class
+    labels stored as floats, as opposed to continuous outputs), in two phases."""
+
+    def chunk(self, *columns):
+        whole = tuple(
+            np.asarray(c).dtype.kind != "f" or bool(np.all(np.mod(c, 1) == 0)) for c in columns
+        )
+        return np.shape(columns[0])[0], whole
+
+    def merge(self, parts):
+        return (
+            sum(n for n, _ in parts),
+            tuple(all(flags) for flags in zip(*(whole for _, whole in parts), strict=True)),
+        )
+
+    def formula(self, merged):
+        return merged

@@ -17,7 +17,13 @@ for the order of the optimal bandwidth).
 
 from __future__ import annotations
 
+import functools
+import hashlib
+from dataclasses import dataclass
+
 import numpy as np
+
+from skfair._stats._table import DistinctRows, FrequencyTable
 
 # Relative slack of bin_rule="exact": floor((1/h)(1 + 1e-12)) gives m back for every h = 1/m
 # with m <= 1e6, where float floor(1/h) loses one bin for 70 of the m <= 999.
@@ -77,62 +83,190 @@ def stacked_edges(bins):
 
 
 class SweptHistograms:
-    """Histogram proportions of each group for every bin count of a sweep, one group at a time.
+    """Histogram proportions of a group for every bin count of a sweep, from edge positions.
 
-    The stacked edges of all bin counts and the scores are each sorted once; one
-    ``searchsorted`` of the sorted scores into the sorted edges (cache-friendly: consecutive
-    keys land close) gives each score's position, and a score lies below every edge from its
-    position on, so cumulative counts of the positions give the number (or weight) of scores
-    below each edge. No pass over the data per bin count. The count at the last edge of each
-    bin count is the group size (last bin closed), and first differences are the bin counts,
-    identical to ``np.histogram``. The difference that straddles two bin counts is set to 0 so
-    that ``np.add.reduceat`` at ``offsets`` sums one histogram.
+    The edges of all bin counts are stacked (:func:`stacked_edges`) and sorted once. The
+    statistic of a group is the number (or weight) of its scores at each *position* among the
+    sorted edges (how many edges are at or below the score): a score lies below every edge
+    from its position on, so cumulative counts of the positions give the number of scores
+    below each edge, and first differences the bin counts, identical to ``np.histogram``. No
+    pass over the data per bin count.
 
-    :meth:`row` builds one group's proportions, shape (n_edges - 1,), in O(n_edges + n_g):
-    the caller holds as many rows as it needs (two for a pair), not one per group.
+    Two phases: :meth:`positions` and :meth:`position_counts` per chunk of scores (counts
+    add up over chunks), then :meth:`shares` on a group's summed counts. The count at the last
+    edge of each bin count is the group size (last bin closed); the difference that
+    straddles two bin counts is set to 0 so that ``np.add.reduceat`` at ``offsets`` sums one
+    histogram.
 
     Parameters
     ----------
-    scores, codes : ndarray of shape (n_samples,)
-    sizes : ndarray of shape (n_groups,)
-        Number (or total weight) of the samples of each group.
     bins : ndarray of int
         The bin counts.
-    sample_weight : ndarray of shape (n_samples,), default=None
     """
 
-    def __init__(self, scores, codes, sizes, bins, sample_weight=None):
-        edges, self.offsets = stacked_edges(bins)
+    @classmethod
+    def of(cls, bins):
+        """The sweep of ``bins``, built once per process for the last few bin sets (its sort
+        of the stacked edges costs more than a chunk's counting)."""
+        return _sweep_of(tuple(int(m) for m in bins))
+
+    def __init__(self, bins):
+        edges, self.offsets = stacked_edges(np.asarray(bins))
         self.n_edges = edges.shape[0]
-        self.sizes = sizes
-        self._last_edges = self.offsets + bins
         edge_order = np.argsort(edges)  # ties (equal edges of different m) get equal counts
-        score_order = np.argsort(scores)
-        score_order = score_order[np.argsort(codes[score_order], kind="stable")]  # by group
-        self._position = np.searchsorted(edges[edge_order], scores[score_order], side="right")
-        self._weights = None if sample_weight is None else sample_weight[score_order]
+        self.sorted_edges = edges[edge_order]
+        self._last_edges = self.offsets + bins
         self._rank = np.empty_like(edge_order)
         self._rank[edge_order] = np.arange(self.n_edges)
+
+    def positions(self, scores):
+        """Position of each score in [0, 1] among the sorted edges (chunk phase)."""
+        return edge_positions(scores, self.sorted_edges)
+
+    def position_counts(self, positions, codes, n_codes, sample_weight=None):
+        """Number (or weight) of the scores of each code at each position, shape
+        (n_codes, n_edges + 1); counts of chunks add up."""
+        n_cells = self.n_edges + 1
+        counts = np.bincount(
+            codes * n_cells + positions, weights=sample_weight, minlength=n_codes * n_cells
+        )
+        return counts.reshape(n_codes, n_cells)
+
+    def shares(self, counts, size):
+        """Proportions of one group in every bin of every bin count, stacked, from its
+        position counts ``counts`` (shape (n_edges + 1,)) and its size (formula phase)."""
+        below = np.cumsum(counts)[self._rank].astype(np.float64)
+        below[self._last_edges] = size
+        share = np.diff(below)
+        share /= size
+        share[self.offsets[1:] - 1] = 0.0
+        return share
+
+
+@functools.lru_cache(maxsize=4)
+def _sweep_of(bins):
+    return SweptHistograms(bins)
+
+
+class GroupRows:
+    """In memory, the proportions of each group on demand: :meth:`row` sums one group's edge
+    positions (the one-chunk case of :class:`SweptHistograms`) in O(n_edges + n_g), so that a
+    caller holds as many rows as it needs (two for a pair), not one per group."""
+
+    def __init__(self, sweep, scores, codes, sizes, sample_weight=None):
+        self.sweep = sweep
+        self.sizes = sizes
+        order = np.argsort(codes, kind="stable")
+        self._positions = sweep.positions(scores)[order]
+        self._weights = None if sample_weight is None else sample_weight[order]
         self._starts = np.concatenate(
             [[0], np.cumsum(np.bincount(codes, minlength=sizes.shape[0]))]
         )
 
     def row(self, g):
-        """Proportions of group ``g`` in every bin of every bin count, stacked."""
         rows = slice(self._starts[g], self._starts[g + 1])
-        below_sorted = np.cumsum(
-            np.bincount(
-                self._position[rows],
-                weights=None if self._weights is None else self._weights[rows],
-                minlength=self.n_edges + 1,
-            )
+        counts = np.bincount(
+            self._positions[rows],
+            weights=None if self._weights is None else self._weights[rows],
+            minlength=self.sweep.n_edges + 1,
         )
-        below = below_sorted[self._rank].astype(np.float64)
-        below[self._last_edges] = self.sizes[g]
-        share = np.diff(below)
-        share /= self.sizes[g]
-        share[self.offsets[1:] - 1] = 0.0
-        return share
+        return self.sweep.shares(counts, self.sizes[g])
+
+
+@dataclass(frozen=True)
+class KeyedHistograms:
+    """Histogram counts of scores per distinct row of key columns (the groups' own values),
+    computed in two phases.
+
+    With ``n_bins`` the histograms of :func:`group_histograms`; with ``bins`` (a sweep) the
+    position counts of :class:`SweptHistograms`. :meth:`chunk` gives a
+    :class:`~skfair._stats._table.FrequencyTable` whose ``sums`` are each row's counts;
+    :meth:`merge` adds tables up by the rows' values, so chunks need no shared group codes.
+
+    Parameters
+    ----------
+    names : tuple of str
+        Names of the key columns.
+    n_bins : int, default=0
+        Number of equal bins of [0, 1] (0 for a sweep).
+    bins : tuple of int, default=()
+        Bin counts of a sweep.
+    """
+
+    names: tuple
+    n_bins: int = 0
+    bins: tuple = ()
+
+    def chunk(self, keys, scores, sample_weight=None):
+        rows = DistinctRows(self.names)
+        if keys[0].shape[0] == 0:
+            return FrequencyTable(
+                keys=tuple(keys),
+                count=np.zeros(0, dtype=np.int64),
+                sums=np.zeros((0, self._n_cells())),
+            )
+        inverse, distinct = rows.index(keys)
+        n_rows = distinct[0].shape[0]
+        if self.bins:
+            sweep = SweptHistograms.of(self.bins)
+            counts = sweep.position_counts(sweep.positions(scores), inverse, n_rows, sample_weight)
+        else:
+            counts = group_histograms(scores, inverse, n_rows, self.n_bins, sample_weight)
+        return FrequencyTable(
+            keys=distinct,
+            count=np.bincount(inverse, minlength=n_rows).astype(np.int64),
+            weight=None
+            if sample_weight is None
+            else np.bincount(inverse, weights=sample_weight, minlength=n_rows),
+            sums=counts.astype(np.float64, copy=False),
+        )
+
+    def merge(self, tables):
+        return DistinctRows(self.names).merge(tables)
+
+    def formula(self, table):
+        return table
+
+    def _n_cells(self):
+        if self.bins:
+            return int(np.sum(np.asarray(self.bins) + 1)) + 1
+        return self.n_bins
+
+
+# Cells of the uniform lookup grid on [0, 1] of edge_positions.
+_LOOKUP_CELLS = 1 << 22
+_EDGE_LOOKUPS = {}
+
+
+def edge_positions(scores, sorted_edges):
+    """``np.searchsorted(sorted_edges, scores, side="right")`` for scores in [0, 1], through a
+    lookup on a uniform grid of ``_LOOKUP_CELLS`` cells: a score whose cell holds no edge in
+    its interior has the position of the cell's left end; the others are searched.
+
+    ``floor(s * 2**22)`` and ``c / 2**22`` are exact in binary floating point, so the cell of
+    each score, and the edges at or below its left end, are exact. O(n), no sort of the scores.
+    """
+    at_or_below, has_interior_edge = _edge_lookup(sorted_edges)
+    cell = (scores * _LOOKUP_CELLS).astype(np.intp)
+    position = at_or_below[cell].astype(np.intp)
+    searched = has_interior_edge[cell]
+    position[searched] = np.searchsorted(sorted_edges, scores[searched], side="right")
+    return position
+
+
+def _edge_lookup(sorted_edges):
+    """Per grid cell: the number of edges at or below its left end, and whether an edge lies
+    inside it. Built once per process and edge set (keyed by the edges' digest)."""
+    key = hashlib.sha1(sorted_edges.tobytes()).hexdigest()
+    lookup = _EDGE_LOOKUPS.get(key)
+    if lookup is None:
+        boundaries = np.arange(_LOOKUP_CELLS + 2) / _LOOKUP_CELLS
+        at_or_below = np.searchsorted(sorted_edges, boundaries, side="right").astype(np.int32)
+        below_next = np.searchsorted(sorted_edges, boundaries[1:], side="left")
+        lookup = (at_or_below, below_next > at_or_below[:-1])
+        _EDGE_LOOKUPS.clear()  # one edge set at a time: bounded memory
+        _EDGE_LOOKUPS[key] = lookup
+    return lookup
 
 
 def _exact_size(size):

@@ -16,8 +16,12 @@ uncertainty.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.special import entr
+
+from skfair._stats._table import DistinctRows
 
 
 def entropy(proba):
@@ -37,3 +41,30 @@ def member_votes(codes, n_classes):
     # One bincount over the joint (sample, class) code counts every vote.
     joint = (np.arange(n_samples) * n_classes + codes).ravel()
     return np.bincount(joint, minlength=n_samples * n_classes).reshape(n_samples, n_classes)
+
+
+@dataclass(frozen=True)
+class GroupMeans:
+    """Weighted sums of a per-sample value per group, keyed by the groups' own values, and the
+    class labels seen, in two phases.
+
+    :meth:`chunk` takes the rows of one chunk: the group keys, the per-sample values (label
+    stability's mode share, an uncertainty), weights, and the distinct member labels of the
+    chunk (the class count of label stability depends on all of them); :meth:`merge` adds the
+    sums by group (:class:`~skfair._stats._table.DistinctRows`) and joins the labels. The
+    per-group means are ``sums / weights``: the group step of the stability and uncertainty
+    disparities.
+    """
+
+    names: tuple
+
+    def chunk(self, keys, values, sample_weight=None, labels=()):
+        table = DistinctRows(self.names).chunk(keys, sample_weight, values=values[:, None])
+        return table, frozenset(labels)
+
+    def merge(self, parts):
+        tables, labels = zip(*parts, strict=True)
+        return DistinctRows(self.names).merge(list(tables)), frozenset().union(*labels)
+
+    def formula(self, merged):
+        return merged

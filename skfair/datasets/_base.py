@@ -194,8 +194,10 @@ def _import_pandas():
     try:
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - pandas is installed in the test env
+        from skfair._compat import install_hint
+
         raise ImportError(
-            'as_frame=True needs pandas; install it with pip install "scikit-fairkit[pandas]" '
-            "or load numpy arrays with as_frame=False."
+            f"as_frame=True needs pandas: {install_hint('pandas')}; or load numpy arrays with "
+            "as_frame=False (the default)."
         ) from exc
     return pd

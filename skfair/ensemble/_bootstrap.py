@@ -25,7 +25,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from skfair._base import _model_allows_nan, check_meta_input
+from skfair._base import _model_allows_nan, accuracy_on_dask, check_meta_input
 from skfair._compat import (
     HasMethods,
     Interval,
@@ -34,6 +34,8 @@ from skfair._compat import (
     _routing_enabled,
     process_routing,
 )
+from skfair._dask import map_row_blocks, refuse, uses_dask
+from skfair._groups import rows_from
 from skfair._rows import row_codes
 from skfair._stats._votes import entropy as _entropy
 from skfair._stats._votes import label_stability_from_codes as _label_stability_from_codes
@@ -141,6 +143,12 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     Adult, ``HistGradientBoostingClassifier``'s early stopping did not trigger (100
     iterations, against 60-83 for the count-weighted members of ``BaggingClassifier``).
 
+    **Dask input.** ``fit`` refuses dask collections with a TypeError (each member trains on a
+    bootstrap sample of all rows); the members can be fitted on a cluster through joblib's
+    dask backend. The prediction methods and :meth:`uncertainty` return lazy dask arrays,
+    block of rows by block; ``score`` sums the right and wrong predictions over the
+    partitions.
+
     Examples
     --------
     >>> from sklearn.datasets import make_classification
@@ -214,6 +222,8 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             The fitted ensemble.
         """
         _raise_for_params(fit_params, self, "fit")
+        if uses_dask(X, y, sample_weight):
+            raise _FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
         X = check_meta_input(self, X, self.estimator, reset=True)
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
@@ -254,6 +264,9 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             ``y_proba`` layout of :func:`skfair.metrics.epistemic_uncertainty_difference`.
         """
         check_is_fitted(self)
+        if uses_dask(X):
+            shape = (len(self.estimators_), len(self.classes_))
+            return self._lazy("predict_proba_members", X, shape).swapaxes(0, 1)
         X = check_meta_input(self, X, self.estimator, reset=False)
         return self._map_members(_members_proba, X, self.classes_)
 
@@ -275,6 +288,9 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             The ``y_pred`` layout of :func:`skfair.metrics.label_stability_difference`.
         """
         check_is_fitted(self)
+        if uses_dask(X):
+            shape = (len(self.estimators_),)
+            return self._lazy("predict_members", X, shape, self.classes_.dtype).swapaxes(0, 1)
         return self.classes_[self._member_codes(X)]
 
     @available_if(_estimator_has("predict_proba"))
@@ -291,6 +307,9 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         proba : ndarray of shape (n_samples, n_classes)
             Columns follow ``classes_``.
         """
+        if uses_dask(X):
+            check_is_fitted(self)
+            return self._lazy("predict_proba", X, (len(self.classes_),))
         return self.predict_proba_members(X).mean(axis=0)
 
     def predict(self, X):
@@ -309,6 +328,8 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         y_pred : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
+        if uses_dask(X):
+            return self._lazy("predict", X, (), self.classes_.dtype)
         if _estimator_has("predict_proba")(self):
             return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
         votes = _member_votes(self._member_codes(X), len(self.classes_))
@@ -333,8 +354,14 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         -------
         result : :class:`~sklearn.utils.Bunch`
             With attributes ``label_stability``, ``epistemic`` and ``aleatoric``, each an
-            ndarray of shape (n_samples,).
+            ndarray of shape (n_samples,) (a lazy dask array for dask input).
         """
+        if uses_dask(X):
+            check_is_fitted(self)
+            values = self._lazy("uncertainty", X, (3,))
+            return Bunch(
+                label_stability=values[:, 0], epistemic=values[:, 1], aleatoric=values[:, 2]
+            )
         proba = self.predict_proba_members(X)
         member_entropy = _entropy(proba).mean(axis=0)
         return Bunch(
@@ -343,6 +370,37 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             ),
             epistemic=_entropy(proba.mean(axis=0)) - member_entropy,
             aleatoric=member_entropy,
+        )
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of :meth:`predict` (on dask input: summed over the partitions).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+        """
+        if uses_dask(X, y, sample_weight):
+            return accuracy_on_dask(y, self.predict(X), sample_weight)
+        return super().score(X, y, sample_weight=sample_weight)
+
+    def _lazy(self, method, X, trailing_shape, dtype=np.float64):
+        """Lazy ``method(X)`` of dask input, block of rows by block (samples first)."""
+        return map_row_blocks(
+            _ensemble_block,
+            [X],
+            trailing_shape=trailing_shape,
+            dtype=dtype,
+            ensemble=self,
+            method=method,
         )
 
     def _member_codes(self, X):
@@ -451,6 +509,26 @@ class _BootstrapDraw:
             "class; the training set is too small or too unbalanced for bootstrap members. "
             "Raise bootstrap_fraction or give the rare class more rows."
         )
+
+
+_FIT_IN_MEMORY = refuse(
+    "each member is trained on a bootstrap sample of all rows (a scikit-learn estimator "
+    "fits in memory).",
+    "Fit it on an in-memory sample (e.g. ddf.sample(frac=0.1).compute()); the prediction "
+    "methods and uncertainty then accept dask input, block by block. Members can be fitted "
+    "on a cluster through joblib's dask backend (with joblib.parallel_backend('dask')).",
+)
+
+
+def _ensemble_block(X, *, row_offset, ensemble, method):
+    """One block of rows of a prediction method, samples on the first axis."""
+    with rows_from(row_offset):
+        out = getattr(ensemble, method)(X)
+    if method in ("predict_members", "predict_proba_members"):
+        return np.moveaxis(out, 1, 0)
+    if method == "uncertainty":
+        return np.column_stack([out.label_stability, out.epistemic, out.aleatoric])
+    return out
 
 
 def _fit_member(estimator, X, y, rows, seed, fit_params, n_samples):

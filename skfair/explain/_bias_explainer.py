@@ -33,6 +33,7 @@ from skfair._compat import (
     _fit_context,
     validate_params,
 )
+from skfair._dask import refuse, uses_dask
 from skfair._groups import privileged_mask, split_sensitive_column
 from skfair._response import ScoreReader
 from skfair._stats._sorted import FAVORABLE_SIGN as _FAVORABLE_SIGN
@@ -261,6 +262,9 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     requires. For Shapley explainers a bias explanation can reach 2, not 1 as Lemma 4.4
     states: a Shapley value of a score in [0, 1] lies in [-1, 1].
 
+    **Dask input.** ``fit`` refuses dask collections with a TypeError (the coalitions compare
+    the groups' rows as a whole): explain an in-memory sample.
+
     References
     ----------
     .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
@@ -370,6 +374,8 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
         -------
         self : object
         """
+        if uses_dask(X, y, sensitive_features, sample_weight):
+            raise _IN_MEMORY.error(f"{type(self).__name__}.fit")
         self._check_estimator_fitted()
         X = check_meta_input(self, X, self.estimator, reset=True)
         sensitive, X_model = resolve_sensitive(
@@ -781,6 +787,15 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
             for part, values in _parts_arrays(shapley[0], shapley[1]).items():
                 explanations[f"shapley_{part}"] = values
         return explanations
+
+
+_IN_MEMORY = refuse(
+    "the explanations evaluate the model on coalitions of features of the rows, which are "
+    "compared across groups as a whole.",
+    "Explain an in-memory sample of rows (e.g. ddf.sample(frac=0.01).compute()); the "
+    "coalitions can run on a cluster through joblib's dask backend "
+    "(with joblib.parallel_backend('dask')).",
+)
 
 
 @validate_params(

@@ -32,7 +32,8 @@ from skfair._compat import (
     StrOptions,
     validate_params,
 )
-from skfair._dask import dask_dispatch
+from skfair._dask import align, dask_dispatch, reduce_blocks, table_plan
+from skfair._dask._columns import BinnedScores
 from skfair._groups import factorize_groups
 from skfair._stats._aggregate import (
     DISADVANTAGED,
@@ -42,7 +43,8 @@ from skfair._stats._aggregate import (
     signed_gaps,
     warn_single_group,
 )
-from skfair._stats._counts import confusion_table, rate_parts, rescale_weights
+from skfair._stats._counts import ValueCount, confusion_table, rate_parts, rescale_weights
+from skfair._stats._sorted import RankSelection, linear_quantiles
 from skfair._validation import (
     binarize,
     check_groups,
@@ -73,11 +75,18 @@ _MULTICLASS_CONSTRAINTS = {
 }
 _VALIDATE = {"prefer_skip_nested_validation": True}
 
+# On dask input: the frequency table of (y_true, y_pred, sensitive values, weights), summed
+# over the partitions, is the count table's sufficient statistic (at most n_groups x
+# n_labels**2 rows, whatever n).
+LABEL_TABLE = table_plan()
+# The same, for metrics of y_pred alone (y_true is only checked for its length).
+PREDICTION_TABLE = table_plan(ignored=lambda arguments: {"y_true"})
+
 # ----------------------------------------------------------------------------------------------
 # binary-label metrics
 
 
-@dask_dispatch()
+@dask_dispatch(PREDICTION_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def statistical_parity_difference(
     y_true,
@@ -145,7 +154,7 @@ def statistical_parity_difference(
     )
 
 
-@dask_dispatch()
+@dask_dispatch(PREDICTION_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def disparate_impact_ratio(
     y_true,
@@ -203,7 +212,7 @@ def disparate_impact_ratio(
     )
 
 
-@dask_dispatch()
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def true_positive_rate_difference(
     y_true,
@@ -258,7 +267,7 @@ def true_positive_rate_difference(
     )
 
 
-@dask_dispatch()
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def false_negative_rate_difference(
     y_true,
@@ -312,7 +321,7 @@ def false_negative_rate_difference(
     )
 
 
-@dask_dispatch()
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, **_VALIDATE)
 def false_positive_rate_difference(
     y_true,
@@ -367,7 +376,7 @@ def false_positive_rate_difference(
     )
 
 
-@dask_dispatch()
+@dask_dispatch(LABEL_TABLE)
 @validate_params({**_BINARY_CONSTRAINTS, "agg": [StrOptions({"worst_case", "mean"})]}, **_VALIDATE)
 def equalized_odds_difference(
     y_true,
@@ -462,7 +471,7 @@ def equalized_odds_difference(
     return float(furthest_from_parity(combined))
 
 
-@dask_dispatch()
+@dask_dispatch(LABEL_TABLE)
 @validate_params({k: v for k, v in _BINARY_CONSTRAINTS.items() if k != "pos_label"}, **_VALIDATE)
 def accuracy_difference(
     y_true,
@@ -560,7 +569,64 @@ def _binary_confusion(
 # multi-class and binned continuous outputs
 
 
-@dask_dispatch("binned")
+_BINNED_DOC = (
+    "Dask collections are read partition by partition. Class labels: each partition sends "
+    "the frequency table of its distinct (y_true, y_pred, sensitive values) rows, at most "
+    "n_groups x n_classes**2 rows. Continuous outputs: the quantile cut-offs are found "
+    "first, exactly, from per-partition counts of the leading bits of the values (2**16 "
+    "counters per cut-off and pass, two to four passes), then each partition bins its "
+    "outputs and sends the table of (groups, bins), at most n_groups x n_bins**2 rows. The "
+    "result is exactly the in-memory one."
+)
+
+
+def _binned_on_dask(func, bound):
+    """``U_DP`` / ``U_EO`` on dask input: class labels through the frequency table; continuous
+    outputs binned per partition at cut-offs found first.
+
+    The quantile cut-offs of integer ``bins`` are order statistics of the reference column,
+    found exactly over the partitions (:class:`~skfair._stats._sorted.RankSelection`, two
+    to four passes, 2**16 counts per wanted rank and partition) and interpolated as numpy
+    does. Each partition then replaces every output by a representative of its bin, and the
+    frequency table of (groups, binned outputs) goes to the in-memory formula with the
+    cut-offs as explicit ``bins``: at most n_groups x n_bins**2 rows.
+    """
+    arguments = bound.arguments
+    bins = arguments.get("bins", 5)
+    outputs = {
+        name: arguments[name] for name in ("y_true", "y_pred") if arguments.get(name) is not None
+    }
+    explicit = not isinstance(bins, numbers.Integral)
+    if not explicit:
+        n, whole = reduce_blocks(ValueCount(), align(list(outputs.values())))
+        if all(whole):
+            return LABEL_TABLE(func, bound)
+        _check_n_bins(bins)
+        source = "y_true" if "y_true" in outputs else "y_pred"
+
+        def order_statistics(ranks):
+            selection = RankSelection.start(ranks)
+            while not selection.done:
+                selection = reduce_blocks(
+                    selection, align([outputs[source]]), _finite_chunk, name=source
+                )
+            return selection.values(ranks)
+
+        cutoffs = linear_quantiles(order_statistics, n, np.linspace(0, 1, bins + 1))
+        cutoffs = _distinct_cutoffs(cutoffs, bins, source)
+    else:
+        cutoffs = _explicit_cutoffs(bins)
+    for name, y in outputs.items():
+        arguments[name] = BinnedScores(y, cutoffs[1:-1])
+    arguments["bins"] = cutoffs
+    return LABEL_TABLE(func, bound)
+
+
+def _finite_chunk(statistic, values, name):
+    return statistic.chunk(check_scores(np.asarray(values), name))
+
+
+@dask_dispatch(_binned_on_dask, doc=_BINNED_DOC)
 @validate_params(_MULTICLASS_CONSTRAINTS, **_VALIDATE)
 def demographic_parity_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
@@ -625,7 +691,7 @@ def demographic_parity_unfairness(
     return _max_gap_to_population(counts[:, None, :], groups, strata=None)
 
 
-@dask_dispatch("binned")
+@dask_dispatch(_binned_on_dask, doc=_BINNED_DOC)
 @validate_params(_MULTICLASS_CONSTRAINTS, **_VALIDATE)
 def equalized_odds_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
@@ -778,36 +844,16 @@ def _bin_outputs(y_true, y_pred, bins):
     y_pred = check_scores(y_pred, "y_pred")
     y_true = None if y_true is None else check_scores(y_true, "y_true")
     if isinstance(bins, numbers.Integral):
-        if bins < 2:
-            raise ValueError(f"bins must be at least 2, got {bins}.")
+        _check_n_bins(bins)
         reference = y_pred if y_true is None else y_true
-        # Linear interpolation: numpy's default and R's quantile() type 7 (the seed's cut-offs).
-        cutoffs = np.quantile(reference, np.linspace(0, 1, bins + 1))
-        distinct = np.unique(cutoffs)
-        if distinct.size < 3:
-            # One bin would put every output in the same class: "fair" by construction.
-            source = "y_pred" if y_true is None else "y_true"
-            raise ValueError(
-                f"The quantile cut-offs of {source} collapse to {distinct.tolist()}, a single "
-                f"bin: {source} takes {np.unique(reference).size} distinct value(s), so every "
-                "output would fall in one class and the unfairness would be 0 whatever the "
-                "scores. For class labels in y_true and scores in y_pred, threshold the "
-                "scores into labels first (e.g. y_pred > 0.5); otherwise pass explicit "
-                "cut-offs with bins=[c_0, ..., c_K]."
-            )
-        if distinct.size < cutoffs.size:
-            warnings.warn(
-                f"Quantile cut-offs {cutoffs.tolist()} repeat (ties in the data); the repeated "
-                f"ones are merged, leaving {max(distinct.size - 1, 1)} bins instead of {bins}.",
-                UserWarning,
-            )
-        cutoffs = distinct
+        cutoffs = linear_quantiles(
+            lambda ranks: np.partition(reference, ranks)[ranks],
+            reference.shape[0],
+            np.linspace(0, 1, bins + 1),
+        )
+        cutoffs = _distinct_cutoffs(cutoffs, bins, "y_pred" if y_true is None else "y_true")
     else:
-        cutoffs = check_scores(bins, "bins")
-        if cutoffs.size < 2 or np.any(np.diff(cutoffs) <= 0):
-            raise ValueError(
-                f"bins must be at least two strictly increasing cut-offs, got {cutoffs.tolist()}."
-            )
+        cutoffs = _explicit_cutoffs(bins)
     # Right-closed bins (c_{k-1}, c_k] as in R's cut(); the first bin holds c_0 and everything
     # below, the last everything above c_K, so every value gets a bin (R's cut() would give NA
     # to the minimum c_0 and to values outside (c_0, c_K], and drop them cell by cell).
@@ -817,3 +863,41 @@ def _bin_outputs(y_true, y_pred, bins):
     y_pred_class = np.searchsorted(inner, y_pred, side="left")
     y_true_class = None if y_true is None else np.searchsorted(inner, y_true, side="left")
     return y_true_class, y_pred_class, classes
+
+
+def _check_n_bins(bins):
+    if bins < 2:
+        raise ValueError(f"bins must be at least 2, got {bins}.")
+
+
+def _distinct_cutoffs(cutoffs, bins, source):
+    """The distinct quantile cut-offs (linear interpolation: numpy's default and R's
+    quantile() type 7), with a warning when ties merge some and an error when one bin is
+    left."""
+    distinct = np.unique(cutoffs)
+    if distinct.size < 3:
+        # One bin would put every output in the same class: "fair" by construction.
+        raise ValueError(
+            f"The quantile cut-offs of {source} collapse to {distinct.tolist()}, a single "
+            f"bin: {source} takes too few distinct values, so every output would fall in one "
+            "class and the unfairness would be 0 whatever the scores. For class labels in "
+            "y_true and scores in y_pred, threshold the scores into labels first (e.g. "
+            "y_pred > 0.5); otherwise pass explicit cut-offs with bins=[c_0, ..., c_K]."
+        )
+    if distinct.size < cutoffs.size:
+        warnings.warn(
+            f"Quantile cut-offs {cutoffs.tolist()} repeat (ties in the data); the repeated "
+            f"ones are merged, leaving {max(distinct.size - 1, 1)} bins instead of {bins}.",
+            UserWarning,
+            stacklevel=4,
+        )
+    return distinct
+
+
+def _explicit_cutoffs(bins):
+    cutoffs = check_scores(bins, "bins")
+    if cutoffs.size < 2 or np.any(np.diff(cutoffs) <= 0):
+        raise ValueError(
+            f"bins must be at least two strictly increasing cut-offs, got {cutoffs.tolist()}."
+        )
+    return cutoffs

@@ -7,9 +7,16 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_array
 
 from skfair._compat import Integral, Interval, Real, validate_params
+from skfair._dask import dask_dispatch, refuse
 from skfair._validation import binarize, check_labels, check_lengths, check_weights
 
 
+@dask_dispatch(
+    refuse(
+        "the neighbours of every row are searched among all rows of X, across partitions.",
+        "Compute it on an in-memory sample of rows (e.g. ddf.sample(frac=0.01).compute()).",
+    )
+)
 @validate_params(
     {
         "X": ["array-like"],

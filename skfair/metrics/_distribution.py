@@ -30,6 +30,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils.multiclass import type_of_target
 
 from skfair._compat import (
@@ -39,7 +40,7 @@ from skfair._compat import (
     StrOptions,
     validate_params,
 )
-from skfair._dask import dask_dispatch
+from skfair._dask import dask_dispatch, table_plan
 from skfair._stats._aggregate import (
     DISADVANTAGED,
     aggregate,
@@ -64,6 +65,27 @@ from skfair._stats._sorted import (
 from skfair._validation import check_groups, check_lengths, check_scores, check_weights
 
 _AGGREGATIONS = {"worst_case", "mean", "weighted"}
+
+# On dask input: the frequency table of distinct (group, score[, class of y_true]) rows is the
+# sufficient statistic of the sorted sides (the scores with their summed weights). Continuous
+# scores make about one row per sample: resolution= counts them on a grid instead.
+SCORE_TABLE = table_plan(
+    ignored=lambda arguments: set() if arguments.get("condition_on_y") else {"y_true"},
+    hint=(
+        "Pass resolution= (e.g. resolution=1e-4) to count the scores on a grid: the result "
+        "is then exact on the rounded scores, within resolution of this one for the "
+        "Wasserstein parts and quantile gaps."
+    ),
+    doc=(
+        "Dask collections are read partition by partition: each partition sends the "
+        "frequency table of its distinct (sensitive values, score[, y_true]) rows with their "
+        "summed weights, the tables are added up on the workers, and this function runs on "
+        "the sum, exactly. The table has one row per distinct score of each group: with "
+        "resolution= at most (max - min) / resolution + 1 per group (and class), without it "
+        "as many as the distinct scores, refused with a ValueError past 2**21 rows (about "
+        "one row per sample for continuous scores) before it reaches the client."
+    ),
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -178,6 +200,16 @@ def _compared_pairs(
             stacklevel=4,
         )
     first, second = first[present], second[present]
+    if first.size == 0:
+        # Every class of y_true holds a single compared group: the single-group rule, per class.
+        warnings.warn(
+            "No class of y_true holds two of the compared groups: the disparity within classes "
+            "is undefined and is reported as no disparity. Check that each class of y_true "
+            "holds rows of several groups.",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
+        return None
     if ((totals[first] == 0) | (totals[second] == 0)).any():
         raise ValueError(
             "A compared group has zero total sample_weight; its score distribution is "
@@ -287,7 +319,7 @@ _COMMON_CONSTRAINTS = {
 # Public metrics
 
 
-@dask_dispatch(resolution=True)
+@dask_dispatch(SCORE_TABLE, resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "part": [StrOptions({"total", "positive", "negative", "net"})]},
     prefer_skip_nested_validation=True,
@@ -392,7 +424,7 @@ def wasserstein_bias(
     return float(unscale(result, comparison.scale, "Wasserstein-1 distance")[0])
 
 
-@dask_dispatch(resolution=True)
+@dask_dispatch(SCORE_TABLE, resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "part": [StrOptions({"total", "positive", "negative", "net"})]},
     prefer_skip_nested_validation=True,
@@ -480,7 +512,7 @@ def ks_bias(
     return float(aggregate(per_pair, agg, sizes=comparison.sizes, signed=False)[0])
 
 
-@dask_dispatch(resolution=True)
+@dask_dispatch(SCORE_TABLE, resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "p": [Interval(Real, 0, 1, closed="right"), "array-like"]},
     prefer_skip_nested_validation=True,
@@ -569,7 +601,7 @@ def _positive_weight_quantiles(values, weights, levels):
     return quantile_at(values[keep], weights[keep], levels)
 
 
-@dask_dispatch(resolution=True)
+@dask_dispatch(SCORE_TABLE, resolution=True)
 @validate_params(
     {**_COMMON_CONSTRAINTS, "threshold": [Real, "array-like"]},
     prefer_skip_nested_validation=True,

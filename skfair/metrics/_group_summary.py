@@ -12,11 +12,9 @@ from skfair._compat import (
     Real,
     validate_params,
 )
-from skfair._dask import dask_dispatch
 from skfair.metrics._metric_table import MetricTable, _canonical_name, _import_pandas
 
 
-@dask_dispatch("summary")
 @validate_params(
     {
         "y_true": ["array-like", None],
@@ -103,6 +101,14 @@ def group_summary(
     See Also
     --------
     MetricTable : Several metrics per group, with differences, ratios and control features.
+
+    Notes
+    -----
+    **Dask input.** As :class:`MetricTable`: each partition sends the frequency table of its
+    distinct (sensitive, y_true, y_pred) rows, at most n_groups x n_labels**2 rows whatever
+    its length (with weights and ``n_boot``, one row per distinct weight as well), and the
+    values and intervals are exactly the in-memory ones. A callable ``metric`` is refused
+    with a TypeError.
 
     Examples
     --------

@@ -26,7 +26,7 @@ from skfair._compat import (
     StrOptions,
     validate_params,
 )
-from skfair._dask import check_in_memory
+from skfair._dask import dask_dispatch, refuse
 from skfair._groups import factorize_groups
 from skfair._validation import check_lengths, check_weights
 from skfair.metrics._hfm_features import (
@@ -59,6 +59,16 @@ _DETAILS_CONSTRAINTS = {
 }
 
 
+# On dask input: the nearest neighbour of every row in the other groups is searched among all
+# rows, across partitions (P**2 pairs of partitions): no statistic of a partition suffices.
+_IN_MEMORY = refuse(
+    "the nearest neighbour of every row in the other groups is searched among all rows, "
+    "across partitions.",
+    'Run it on an in-memory sample with method="approx", e.g. ddf.sample(frac=0.01).compute().',
+)
+
+
+@dask_dispatch(_IN_MEMORY)
 @validate_params(
     {
         **_DETAILS_CONSTRAINTS,
@@ -163,6 +173,7 @@ n_jobs, verbose
     return details[f"hfm_{version}"]
 
 
+@dask_dispatch(_IN_MEMORY)
 @validate_params(_DETAILS_CONSTRAINTS, prefer_skip_nested_validation=True)
 def hfm_details(
     X,
@@ -314,8 +325,6 @@ def _hfm_details(
 ):
     """The computation; ``warn_version`` names the version whose infinite value warns (None:
     both)."""
-    hint = 'Run hfm(..., method="approx") on a sample, e.g. ddf.sample(frac=0.01).compute().'
-    check_in_memory("hfm", X, y_true, y_pred, sensitive_features, hint=hint)
     n = check_lengths(X=X, y_true=y_true, y_pred=y_pred)
     if n < 2:
         raise ValueError(f"hfm needs at least 2 samples, got {n}.")
@@ -342,7 +351,7 @@ def _hfm_details(
             f"Sensitive attribute {name!r} has a single value in the data passed; it is "
             "skipped (NaN in by_attribute) and HFM uses the other attributes.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
     Z_true = check_points(np.hstack([label_true, features])[kept])
     Z_pred = check_points(np.hstack([label_pred, features])[kept])
@@ -437,7 +446,7 @@ def _log_ratio(D_f, D, eps, base, *, warn=False):
                 warnings.warn(
                     f"D_f = 0 < D = {D:.6g}: the model merges the groups completely; hfm is -inf.",
                     UndefinedMetricWarning,
-                    stacklevel=5,
+                    stacklevel=6,
                 )
             return -np.inf
     if np.isinf(ratio):
@@ -446,7 +455,7 @@ def _log_ratio(D_f, D, eps, base, *, warn=False):
                 f"D = 0 < D_f = {D_f:.6g}: the groups coincide in the data but not in the "
                 "model's view; hfm is +inf.",
                 UndefinedMetricWarning,
-                stacklevel=5,
+                stacklevel=6,
             )
         return np.inf
     # log10 directly for the default base, so log10(1 + df_prev) reproduces it to the ulp.

@@ -101,7 +101,7 @@ def warn_sensitive_columns(X, names, groups):
                     f"X column {name!r} equals sensitive attribute {groups.names[j]!r} up to "
                     "relabelling; pass only the non-sensitive features to hfm.",
                     UserWarning,
-                    stacklevel=5,
+                    stacklevel=6,
                 )
 
 

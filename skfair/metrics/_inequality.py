@@ -17,10 +17,11 @@ from types import SimpleNamespace
 import numpy as np
 
 from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, Real, validate_params
+from skfair._dask import dask_dispatch
 from skfair._groups import privileged_mask
 from skfair._stats._counts import FN, FP, TN, TP, confusion_table
 from skfair._validation import binarize, check_labels, check_lengths, check_weights
-from skfair.metrics._classification import _binary_confusion
+from skfair.metrics._classification import LABEL_TABLE, _binary_confusion
 
 
 def _entropy_terms(ratio, alpha):
@@ -89,6 +90,7 @@ def _population_table(y_true, y_pred, pos_label, sample_weight):
     return confusion_table(one_group, y_true_positive, y_pred_positive, weights)[0]
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_INDIVIDUAL_CONSTRAINTS, **_VALIDATE)
 def generalized_entropy_index(y_true, y_pred, *, alpha=2, pos_label=None, sample_weight=None):
     """Generalized entropy index of the individual benefits ``y_pred - y_true + 1``.
@@ -145,6 +147,7 @@ def generalized_entropy_index(y_true, y_pred, *, alpha=2, pos_label=None, sample
     return _generalized_entropy(_BENEFITS, _benefit_masses(table), alpha)
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_INDIVIDUAL_CONSTRAINTS, **_VALIDATE)
 def theil_index(y_true, y_pred, *, pos_label=None, sample_weight=None):
     """Theil index of the individual benefits: :func:`generalized_entropy_index` at ``alpha = 1``.
@@ -184,6 +187,7 @@ def theil_index(y_true, y_pred, *, pos_label=None, sample_weight=None):
     )
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_INDIVIDUAL_CONSTRAINTS, **_VALIDATE)
 def coefficient_of_variation(y_true, y_pred, *, pos_label=None, sample_weight=None):
     """Coefficient of variation of the individual benefits, ``sqrt(2 GE(2)) = std / mean``.
@@ -228,6 +232,7 @@ def coefficient_of_variation(y_true, y_pred, *, pos_label=None, sample_weight=No
     )
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BETWEEN_CONSTRAINTS, **_VALIDATE)
 def between_group_generalized_entropy_index(
     y_true,
@@ -293,6 +298,7 @@ def between_group_generalized_entropy_index(
     return _generalized_entropy(group_means, weights[present], alpha)
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BETWEEN_CONSTRAINTS, **_VALIDATE)
 def between_group_theil_index(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None
@@ -340,6 +346,7 @@ def between_group_theil_index(
     )
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BETWEEN_CONSTRAINTS, **_VALIDATE)
 def between_group_coefficient_of_variation(
     y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, sample_weight=None

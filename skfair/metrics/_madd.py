@@ -21,11 +21,14 @@ from joblib import Parallel, delayed
 from sklearn.utils import Bunch
 
 from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, Interval, StrOptions, validate_params
-from skfair._dask import dask_dispatch
-from skfair._groups import check_n_groups
+from skfair._dask import align, check_block, check_block_lengths, dask_dispatch, reduce_blocks
+from skfair._dask._columns import as_numpy, split_argument
+from skfair._groups import check_n_groups, factorize_groups
 from skfair._stats._aggregate import aggregate, warn_single_group
 from skfair._stats._counts import rescale_weights
 from skfair._stats._histograms import (
+    GroupRows,
+    KeyedHistograms,
     SweptHistograms,
     bins_from_bandwidths,
     group_histograms,
@@ -48,6 +51,15 @@ _MANY_PAIRS = 190  # 20 groups
 # Rows of the (start, end) variance triangle evaluated at once by the interval search.
 _SEARCH_BLOCK_ROWS = 32
 
+_DASK_DOC = (
+    "Dask collections are read partition by partition: each partition sends, per group, the "
+    "histogram counts of its scores, on the fixed bins (bins= or a float bandwidth: n_bins "
+    "counters per group) or at the stacked edges of every bandwidth of the search (about "
+    "N (N + 3) / 2 counters per group for bandwidths=N, 500,000 for the default 1000), "
+    "whatever its length; the summed counts are the in-memory histograms, so the result is "
+    "exactly the in-memory one."
+)
+
 _COMMON_CONSTRAINTS = {
     "y_true": ["array-like", None],
     "y_score": ["array-like"],
@@ -64,7 +76,7 @@ _COMMON_CONSTRAINTS = {
 }
 
 
-@dask_dispatch("madd")
+@dask_dispatch(lambda func, bound: _madd_on_dask(bound, search=False), doc=_DASK_DOC)
 @validate_params(
     {
         **_COMMON_CONSTRAINTS,
@@ -163,7 +175,8 @@ def madd(
         return 0.0
     sizes = groups.counts(weights)
     _warn_small_groups(sizes)
-    if bins is None and bandwidth == "auto":
+    n_bins = _fixed_bins(bandwidth, bins, bin_rule)
+    if n_bins is None:
         result = _bandwidth_search(
             scores,
             groups,
@@ -178,33 +191,12 @@ def madd(
             verbose=verbose,
         )
         return result.value
-    if bins is not None and bandwidth != "auto":
-        raise ValueError(
-            f"Pass either bandwidth={bandwidth!r} or bins={bins!r}, not both: the bandwidth "
-            "already fixes the number of bins."
-        )
-    if isinstance(bandwidth, (bool, np.bool_)):
-        raise ValueError("bandwidth must be 'auto' or a real number in (0, 1], got a bool.")
-    n_bins = int(bins) if bins is not None else int(bins_from_bandwidths(bandwidth, bin_rule))
     _check_table_size(groups.n_groups, n_bins, "bins" if bins is not None else "bandwidth")
-    if n_bins > sizes.min():
-        warnings.warn(
-            f"MADD with {n_bins} bins exceeds the size of the smallest group "
-            f"({sizes.min():g}): most bins hold at most one sample, so the value mostly "
-            "reflects sampling noise. Use bandwidth='auto' or fewer bins.",
-            UserWarning,
-            stacklevel=2,
-        )
-    proportions = group_histograms(scores, groups.codes, groups.n_groups, n_bins, weights)
-    proportions = proportions / sizes[:, None]
-    pair_values = [
-        float(np.abs(proportions[g] - proportions[k]).sum())
-        for g, k in combinations(range(groups.n_groups), 2)
-    ]
-    return float(aggregate(pair_values, agg))
+    histograms = group_histograms(scores, groups.codes, groups.n_groups, n_bins, weights)
+    return _fixed_bins_value(histograms, sizes, agg)
 
 
-@dask_dispatch("madd")
+@dask_dispatch(lambda func, bound: _madd_on_dask(bound, search=True), doc=_DASK_DOC)
 @validate_params(_COMMON_CONSTRAINTS, prefer_skip_nested_validation=True)
 def madd_bandwidth_search(
     y_true,
@@ -490,52 +482,107 @@ def _pair_search(
     )
 
 
-def _bandwidth_search(
-    scores,
-    groups,
+def _fixed_bins(bandwidth, bins, bin_rule):
+    """The fixed number of bins of ``bandwidth`` / ``bins``, or None for the search."""
+    if bins is None and bandwidth == "auto":
+        return None
+    if bins is not None and bandwidth != "auto":
+        raise ValueError(
+            f"Pass either bandwidth={bandwidth!r} or bins={bins!r}, not both: the bandwidth "
+            "already fixes the number of bins."
+        )
+    if isinstance(bandwidth, (bool, np.bool_)):
+        raise ValueError("bandwidth must be 'auto' or a real number in (0, 1], got a bool.")
+    return int(bins) if bins is not None else int(bins_from_bandwidths(bandwidth, bin_rule))
+
+
+def _fixed_bins_value(histograms, sizes, agg):
+    """MADD of the groups' histograms on fixed bins (counts, shape (n_groups, n_bins))."""
+    n_bins = histograms.shape[1]
+    if n_bins > sizes.min():
+        warnings.warn(
+            f"MADD with {n_bins} bins exceeds the size of the smallest group "
+            f"({sizes.min():g}): most bins hold at most one sample, so the value mostly "
+            "reflects sampling noise. Use bandwidth='auto' or fewer bins.",
+            UserWarning,
+            stacklevel=3,
+        )
+    proportions = histograms / sizes[:, None]
+    pair_values = [
+        float(np.abs(proportions[g] - proportions[k]).sum())
+        for g, k in combinations(range(histograms.shape[0]), 2)
+    ]
+    return float(aggregate(pair_values, agg))
+
+
+def _bandwidth_search(scores, groups, *, bandwidths, bin_rule, sample_weight=None, **params):
+    """The search in memory: each group's swept proportions from its scores' edge positions
+    (``params``: the remaining parameters of :func:`_search`)."""
+    h, bins = _bandwidth_grid(bandwidths, bin_rule, groups.n_groups)
+    sizes = groups.counts(sample_weight)
+    sweep = SweptHistograms.of(bins)
+    rows = GroupRows(sweep, scores, groups.codes, sizes, sample_weight)
+    return _search(
+        rows.row,
+        h,
+        bins,
+        sweep,
+        sizes,
+        groups.labels,
+        bin_rule=bin_rule,
+        n_scores=scores.shape[0],
+        **params,
+    )
+
+
+def _search(
+    row_of,
+    h,
+    bins,
+    sweep,
+    sizes,
+    labels,
     *,
-    bandwidths,
     percent,
     min_points,
     min_interval_length,
     agg,
     bin_rule,
     n_jobs,
-    sample_weight=None,
-    verbose=0,
+    verbose,
+    n_scores,
 ):
-    h, bins = _bandwidth_grid(bandwidths, bin_rule, groups.n_groups)
-    n_pairs = groups.n_groups * (groups.n_groups - 1) // 2
+    """Algorithm 1 for every pair of groups, from each group's swept proportions
+    ``row_of(g)``; the result of :func:`madd_bandwidth_search`."""
+    n_groups = len(labels)
+    n_pairs = n_groups * (n_groups - 1) // 2
     if verbose:
         print(
             f"MADD bandwidth search: {n_pairs} pair(s) of groups x {h.size} bandwidths "
-            f"({scores.shape[0]} scores)."
+            f"({n_scores} scores)."
         )
     if n_pairs > _MANY_PAIRS:
         # Each pair has its own stable interval (h_sup depends on the pair's sizes), so the
         # search cannot be shared: say what it costs before spending it.
         warnings.warn(
-            f"The bandwidth search runs once per pair of groups: {groups.n_groups} groups make "
+            f"The bandwidth search runs once per pair of groups: {n_groups} groups make "
             f"{n_pairs} pairs, and the time grows with their number (100 groups at 20,000 rows "
             "take minutes). Pass a fixed bandwidth= (or bins=), fewer "
             "bandwidths, coarser groups, or n_jobs to run pairs in parallel.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
-    sizes = groups.counts(sample_weight)
-    sweep = SweptHistograms(scores, groups.codes, sizes, bins, sample_weight)
-    labels = groups.labels
     # Rows of all groups when they fit in _CACHED_SWEEP_CELLS, otherwise built per pair: the
     # memory stays bounded for any number of groups, at the cost of rebuilding the second
     # group's row for each pair (O(n_edges), small next to the interval search).
-    cache_all = groups.n_groups * sweep.n_edges <= _CACHED_SWEEP_CELLS
-    cached = [sweep.row(g) for g in range(groups.n_groups)] if cache_all else None
+    cache_all = n_groups * sweep.n_edges <= _CACHED_SWEEP_CELLS
+    cached = [row_of(g) for g in range(n_groups)] if cache_all else None
 
     def pair_tasks():
-        for g in range(groups.n_groups):
-            row_g = cached[g] if cache_all else sweep.row(g)
-            for k in range(g + 1, groups.n_groups):
-                row_k = cached[k] if cache_all else sweep.row(k)
+        for g in range(n_groups):
+            row_g = cached[g] if cache_all else row_of(g)
+            for k in range(g + 1, n_groups):
+                row_k = cached[k] if cache_all else row_of(k)
                 yield delayed(_pair_search)(
                     h,
                     bins,
@@ -559,6 +606,99 @@ def _bandwidth_search(
     result.pairs = pair_results
     result.worst_pair = worst.groups
     return result
+
+
+def _madd_on_dask(bound, *, search):
+    """:func:`madd` / :func:`madd_bandwidth_search` on dask input: every partition sums the
+    histogram counts of its groups' scores (:class:`~skfair._stats._histograms.KeyedHistograms`:
+    per group, the fixed bins, or the positions among the stacked edges of the sweep, about
+    500,000 counters per group for the default 1000 bandwidths, whatever n); the summed counts
+    give the in-memory histograms exactly."""
+    arguments = {
+        "bandwidth": "auto",
+        "bins": None,
+        "agg": "worst_case",
+        "bandwidths": 1000,
+        "percent": 0.45,
+        "min_points": 50,
+        "min_interval_length": None,
+        "bin_rule": "exact",
+        "n_jobs": None,
+        "verbose": 0,
+        **bound.arguments,
+    }
+    n_bins = (
+        None
+        if search
+        else _fixed_bins(arguments["bandwidth"], arguments["bins"], arguments["bin_rule"])
+    )
+    sensitive = split_argument(arguments["sensitive_features"])
+    score = split_argument(arguments["y_score"], column=_score_column(arguments["y_score"]))
+    if score.n_columns != 1:
+        raise ValueError(
+            "y_score must be 1-D, (n_samples, 1) or predict_proba output (n_samples, 2); got "
+            f"{score.n_columns} columns. MADD compares the positive-class probabilities."
+        )
+    names = tuple(f"sensitive_features[{j}]" for j in range(sensitive.n_columns))
+    if n_bins is None:
+        h, bins = _bandwidth_grid(arguments["bandwidths"], arguments["bin_rule"], 1)
+        statistic = KeyedHistograms(names, bins=tuple(bins.tolist()))
+    else:
+        statistic = KeyedHistograms(names, n_bins=n_bins)
+    columns = [*sensitive.columns, *score.columns]
+    weight = arguments.get("sample_weight")
+    if weight is not None:
+        columns.append(weight)
+    table = reduce_blocks(
+        statistic,
+        align(columns),
+        _madd_chunk,
+        n_keys=sensitive.n_columns,
+        weighted=weight is not None,
+    )
+    groups = factorize_groups(sensitive.rebuild(table.keys))
+    check_n_groups(groups, minimum=2 if search else 1, what="MADD")
+    if groups.n_groups < 2:
+        warn_single_group(groups)
+        return 0.0
+    sizes = groups.counts(table.sample_weight())
+    histograms = np.empty((groups.n_groups, table.sums.shape[1]))
+    histograms[groups.codes] = table.sums
+    _warn_small_groups(sizes)
+    if n_bins is not None:
+        _check_table_size(groups.n_groups, n_bins, "bins" if arguments["bins"] else "bandwidth")
+        return _fixed_bins_value(histograms, sizes, arguments["agg"])
+    sweep = SweptHistograms.of(bins)
+    search_params = ("percent", "min_points", "min_interval_length", "agg", "n_jobs", "verbose")
+    result = _search(
+        lambda g: sweep.shares(histograms[g], sizes[g]),
+        h,
+        bins,
+        sweep,
+        sizes,
+        groups.labels,
+        bin_rule=arguments["bin_rule"],
+        n_scores=int(table.count.sum()),
+        **{name: arguments[name] for name in search_params},
+    )
+    return result if search else result.value
+
+
+def _score_column(y_score):
+    """The positive-class column of predict_proba output, 0 of a single column, else None."""
+    shape = getattr(y_score, "shape", None)
+    if shape is not None and len(shape) == 2:
+        return 1 if shape[1] == 2 else (0 if shape[1] == 1 else None)
+    return None
+
+
+def _madd_chunk(statistic, *parts, n_keys, weighted):
+    """The histogram table of one partition, its scores and weights checked."""
+    arrays = [as_numpy(part) for part in parts]
+    check_block_lengths(arrays)
+    scores = check_scores(arrays[n_keys], "y_score", unit_interval=True)
+    weights = check_block(arrays[n_keys + 1], "weight", "sample_weight") if weighted else None
+    return statistic.chunk(arrays[:n_keys], scores, weights)
 
 
 def _size(size):

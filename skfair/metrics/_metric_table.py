@@ -18,9 +18,16 @@ from types import SimpleNamespace
 import numpy as np
 from sklearn.utils import check_random_state
 
+from skfair._dask import is_dask_collection, reduce_arguments
+from skfair._frames import collect_lazy
 from skfair._groups import factorize_groups, privileged_mask
 from skfair._stats._aggregate import DISADVANTAGED, furthest_from_parity
-from skfair._stats._counts import RATE_CELLS, confusion_table, rescale_weights
+from skfair._stats._counts import (
+    RATE_CELLS,
+    bootstrap_count_tables,
+    confusion_table,
+    rescale_weights,
+)
 from skfair._validation import (
     binarize,
     check_label_pair,
@@ -180,9 +187,10 @@ None, default=None
         Coverage of the percentile intervals.
     random_state : int, RandomState instance or None, default=None
         Seeds the bootstrap.
-    as_frame : bool, default=True
-        Return pandas objects (needs pandas); False returns numpy arrays, with the row labels
-        in :attr:`groups` and the column names in :attr:`metric_names`.
+    as_frame : bool, default=False
+        True returns pandas objects (needs pandas); False returns numpy arrays, with the row
+        labels in :attr:`groups` and the column names in :attr:`metric_names`, so that the
+        table works on an install without the ``pandas`` extra, like the data loaders.
 
     Attributes
     ----------
@@ -214,6 +222,14 @@ None, default=None
     Callables are evaluated on resampled rows. Replicates in which a value
     is undefined are left out of its interval.
 
+    **Dask input.** Dask collections (one per argument, or mixed with in-memory arrays) are
+    read partition by partition: each partition sends the frequency table of its distinct
+    (control, sensitive, y_true, y_pred) rows, at most n_strata x n_groups x n_labels**2
+    rows whatever its length (with weights and ``n_boot``, the weight is a key too, so that
+    the bootstrap draws the same (weight, cell) classes as in memory: one row per distinct
+    weight as well). The summed table gives exactly the in-memory values and intervals.
+    Callable metrics are refused with a TypeError (they need each group's rows).
+
     References
     ----------
     .. [1] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap", Chapman & Hall,
@@ -228,7 +244,7 @@ None, default=None
     >>> y_pred = [1, 0, 0, 1, 1, 1, 0, 0]
     >>> sex = ["F", "F", "F", "F", "M", "M", "M", "M"]
     >>> table = MetricTable(["selection_rate", "tpr"], y_true, y_pred,
-    ...                     sensitive_features=sex, as_frame=False)
+    ...                     sensitive_features=sex)
     >>> table.by_group
     array([[0.5       , 0.66666667],
            [0.5       , 1.        ]])
@@ -253,7 +269,7 @@ None, default=None
         n_boot=0,
         ci=0.95,
         random_state=None,
-        as_frame=True,
+        as_frame=False,
     ):
         if not isinstance(n_boot, numbers.Integral) or isinstance(n_boot, bool) or n_boot < 0:
             raise ValueError(f"n_boot must be a non-negative integer, got {n_boot!r}.")
@@ -271,6 +287,24 @@ None, default=None
         self.disadvantaged = disadvantaged
         self.privileged_group = privileged_group
 
+        per_sample = {
+            "y_true": y_true,
+            "y_pred": y_pred,
+            "sensitive_features": collect_lazy(sensitive_features),
+            "control_features": collect_lazy(control_features),
+            "sample_weight": sample_weight,
+        }
+        sensitive_features = per_sample["sensitive_features"]
+        control_features = per_sample["control_features"]
+        # Rows of frequency > 1 (the distinct rows of a dask input), each sample of weight
+        # unit_weight; None in memory, where every row is one sample.
+        frequency = unit_weight = None
+        if any(is_dask_collection(value) for value in per_sample.values()):
+            frequency, unit_weight = _frequency_table(per_sample, self._parsed, self.n_boot)
+            y_true, y_pred = per_sample["y_true"], per_sample["y_pred"]
+            sensitive_features = per_sample["sensitive_features"]
+            control_features = per_sample["control_features"]
+            sample_weight = per_sample["sample_weight"]
         n_samples = check_lengths(
             y_true=y_true,
             y_pred=y_pred,
@@ -283,6 +317,10 @@ None, default=None
             None if control_features is None else _control_encoding(control_features, n_samples)
         )
         weights = rescale_weights(check_weights(sample_weight, n_samples))
+        if frequency is None:
+            unit_weight = weights
+        elif weights is None:
+            weights = frequency.astype(np.float64)  # counts stand for unit weights
         n_strata = 1 if self._control is None else self._control.n_groups
         n_groups = self._sensitive.n_groups
         codes = self._sensitive.codes
@@ -290,7 +328,11 @@ None, default=None
             codes = self._control.codes * n_groups + codes
         cells = SimpleNamespace(codes=codes, n_groups=n_strata * n_groups)
         self._shape = (n_strata, n_groups)
-        self._counts = np.bincount(codes, minlength=cells.n_groups).reshape(self._shape)
+        self._counts = (
+            np.bincount(codes, weights=frequency, minlength=cells.n_groups)
+            .astype(np.int64)
+            .reshape(self._shape)
+        )
         self._present = self._counts > 0
         self._privileged = (
             None if privileged_group is None else privileged_mask(self._sensitive, privileged_group)
@@ -307,7 +349,14 @@ None, default=None
         if rate_names:
             y_true_checked, y_pred_checked = _check_label_inputs(y_true, y_pred, rate_names)
             values_r, replicates_r = self._named_rates(
-                rate_names, y_true_checked, y_pred_checked, cells, weights, pos_label, rng
+                rate_names,
+                y_true_checked,
+                y_pred_checked,
+                cells,
+                weights,
+                pos_label,
+                rng,
+                (unit_weight, frequency),
             )
             values.update(values_r)
             replicates.update(replicates_r)
@@ -326,7 +375,9 @@ None, default=None
     # ------------------------------------------------------------------------------------------
     # computation
 
-    def _named_rates(self, rate_names, y_true, y_pred, cells, weights, pos_label, rng):
+    def _named_rates(self, rate_names, y_true, y_pred, cells, weights, pos_label, rng, rows):
+        """Values (and replicates) of the named rates from one count table; ``rows`` is
+        ``(unit_weight, frequency)`` of the rows, for the bootstrap."""
         needs_binary = any(name in _NAMED_RATES for name in rate_names)
         needs_correctness = any(name in _CORRECTNESS_RATES for name in rate_names)
         if needs_binary:
@@ -351,8 +402,8 @@ None, default=None
         if not self.n_boot:
             return values, {}
         # Groups are redrawn whole: the correctness split is a cell, not a stratum.
-        tables = _bootstrap_tables(
-            table.reshape(cells.n_groups, shape[-1]), cells, cell, weights, self.n_boot, rng
+        tables = bootstrap_count_tables(
+            table.reshape(cells.n_groups, shape[-1]), cells, cell, *rows, self.n_boot, rng
         ).reshape(self.n_boot, *shape)
         replicates = {name: self._rate_values(tables, *masks[name]) for name in masks}
         return values, replicates
@@ -567,15 +618,57 @@ None, default=None
         function = self._aggregate("ratio", method)
         return self._output([function(v) for v in self._values], rows=False)
 
-    def confidence_interval(self, what="by_group", method="between_groups"):
+    def difference_to(self, reference):
+        """Each group's value minus the reference group's value, for every metric.
+
+        The gap of every group to one named group (Aequitas' disparities against a reference
+        group, as differences); the reference group's own row is 0. With control features the
+        reference group is compared within each stratum.
+
+        Parameters
+        ----------
+        reference : label or tuple of labels
+            The reference group: a value of the sensitive attribute, or a tuple of one value
+            per attribute for intersectional groups.
+
+        Returns
+        -------
+        DataFrame or ndarray
+            Shaped like :attr:`by_group`.
+        """
+        index = self._reference_index(reference)
+        return self._output([_difference_to_group(v, index) for v in self._values], rows=True)
+
+    def _reference_index(self, reference):
+        """Position of the one group named ``reference`` among the groups."""
+        try:
+            mask = privileged_mask(self._sensitive, reference)
+        except ValueError as exc:
+            raise ValueError(
+                f"reference={reference!r} must name one group present in the data; the groups "
+                f"are {self._sensitive.labels}."
+            ) from exc
+        if mask.sum() != 1:
+            raise ValueError(
+                f"reference={reference!r} must name one group, not {int(mask.sum())}; the groups "
+                f"are {self._sensitive.labels}."
+            )
+        return int(np.flatnonzero(mask)[0])
+
+    def confidence_interval(self, what="by_group", method="between_groups", reference=None):
         """Bootstrap percentile interval ``(low, high)`` of a value of the table.
 
         Parameters
         ----------
-        what : {"by_group", "overall", "difference", "ratio", "group_min", "group_max"}
+        what : {"by_group", "overall", "difference", "ratio", "group_min", "group_max", \
+"difference_to"}
             The value whose interval is returned; ``low`` and ``high`` have its shape.
         method : {"between_groups", "to_overall"}, default="between_groups"
             For ``"difference"`` and ``"ratio"``.
+        reference : label or tuple of labels, default=None
+            For ``"difference_to"``: the reference group of :meth:`difference_to`. Groups are
+            resampled independently, so the interval of a gap holds the uncertainty of both
+            groups' values.
 
         Returns
         -------
@@ -591,11 +684,17 @@ None, default=None
         }
         if what in ("difference", "ratio"):
             formula = self._aggregate(what, method)
+        elif what == "difference_to":
+            if reference is None:
+                raise ValueError('what="difference_to" needs the reference group: reference=...')
+            index = self._reference_index(reference)
+            formula = lambda v: _difference_to_group(v, index)  # noqa: E731
         elif what in formulas:
             formula = formulas[what]
         else:
             raise ValueError(
-                f"what must be one of {sorted([*formulas, 'difference', 'ratio'])}, got {what!r}."
+                f"what must be one of {sorted([*formulas, 'difference', 'difference_to', 'ratio'])}"
+                f", got {what!r}."
             )
         levels = [(1 - self.ci) / 2, (1 + self.ci) / 2]
         bounds = []
@@ -603,7 +702,7 @@ None, default=None
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
                 bounds.append(np.nanquantile(formula(replicates), levels, axis=0))
-        rows = what == "by_group"
+        rows = what in ("by_group", "difference_to")
         return tuple(self._output([b[k] for b in bounds], rows=rows) for k in range(2))
 
     def _aggregate(self, kind, method):
@@ -698,6 +797,11 @@ def _ratio_to_overall(v):
     return _nan_reduce(np.nanmin, closeness)
 
 
+def _difference_to_group(v, index):
+    per_group = v[0]
+    return per_group - per_group[..., index : index + 1]
+
+
 def _signed_difference(v, privileged, each):
     per_group, _, sides = v
     if not each:
@@ -734,6 +838,40 @@ def _control_encoding(control_features, n_samples):
     return dataclasses.replace(control, names=names)
 
 
+def _frequency_table(per_sample, parsed, n_boot):
+    """On dask input, replace the per-sample inputs by their frequency table (in place);
+    return each row's ``(frequency, unit weight or None)``.
+
+    With weights and a bootstrap, the weight is a key of the table, so that each row's
+    samples share one weight value and the bootstrap draws rows as it does in memory; the
+    table then grows with the number of distinct weights.
+    """
+    if any(function is not None for _, _, function, _ in parsed):
+        raise TypeError(
+            "MetricTable does not accept dask collections with a callable metric: it is "
+            "evaluated on each group's rows, which stay in the partitions. Use named rates "
+            f"({NAMED_METRICS}), which come from the summed count tables, or compute the "
+            "callable on an in-memory sample (e.g. ddf.sample(frac=0.01).compute())."
+        )
+    rate_names = [rate for _, rate, _, _ in parsed]
+    uses_y_true = any(name in _CORRECTNESS_RATES or _NAMED_RATES[name][0] for name in rate_names)
+    weighted = per_sample["sample_weight"] is not None
+    table = reduce_arguments(
+        per_sample,
+        ignored=() if uses_y_true else ("y_true",),
+        weight_as_key=weighted and n_boot > 0,
+        hint="Round the weights, pass n_boot=0, or compute on an in-memory sample.",
+    )
+    if not weighted:
+        per_sample["sample_weight"] = None
+        return table.count, None
+    if n_boot > 0:
+        unit_weight = per_sample["sample_weight"]
+        per_sample["sample_weight"] = unit_weight * table.count
+        return table.count, unit_weight
+    return table.count, None
+
+
 def _check_label_inputs(y_true, y_pred, rate_names):
     needs_y_true = any(name in _CORRECTNESS_RATES or _NAMED_RATES[name][0] for name in rate_names)
     if y_true is None and needs_y_true:
@@ -747,55 +885,6 @@ def _check_label_inputs(y_true, y_pred, rate_names):
     if y_true is not None:
         check_label_pair(y_true, y_pred)
     return y_true, y_pred
-
-
-def _bootstrap_tables(table, groups, cell, sample_weight, n_boot, rng):
-    """Count tables (n_boot, n_groups, n_cells) of a bootstrap stratified by group.
-
-    ``table`` (n_groups, n_cells) holds the weighted counts, ``cell`` the cell of each sample.
-
-    Resampling the ``n_g`` rows of a group with replacement draws its cell counts from a
-    multinomial with the group's cell frequencies: no pass over the samples is needed. With
-    weights, rows only matter through how many times each (weight, cell) class is drawn (rows
-    of one class are exchangeable), so each group draws one multinomial over its distinct
-    weights x the cells, and a class drawn k times adds k times its weight to its cell: the
-    same distribution as resampling the rows.
-    """
-    if sample_weight is None:
-        replicates = np.zeros((n_boot, *table.shape))
-        for g in np.flatnonzero(table.sum(axis=1) > 0):
-            row = table[g]
-            replicates[:, g] = rng.multinomial(int(round(row.sum())), row / row.sum(), size=n_boot)
-        return replicates
-    n_cells = table.shape[1]
-    weight_values, weight_codes = np.unique(sample_weight, return_inverse=True)
-    n_weights = weight_values.size
-    keys, class_sizes = np.unique(
-        (groups.codes.astype(np.int64) * n_weights + weight_codes) * n_cells + cell,
-        return_counts=True,
-    )
-    # One row per (group, distinct weight) present, one column per cell.
-    group_weight, row = np.unique(keys // n_cells, return_inverse=True)
-    sizes = np.zeros((group_weight.size, n_cells), dtype=np.int64)
-    sizes[row, keys % n_cells] = class_sizes
-    row_weight = weight_values[group_weight % n_weights]
-    bounds = np.searchsorted(group_weight // n_weights, np.arange(groups.n_groups + 1))
-    replicates = np.zeros((n_boot, groups.n_groups, n_cells))
-    for g in range(groups.n_groups):
-        group_sizes = sizes[bounds[g] : bounds[g + 1]]
-        if not group_sizes.size:
-            continue
-        weights = row_weight[bounds[g] : bounds[g + 1]]
-        n_rows = int(group_sizes.sum())
-        # Replicates per call, so that a block of draws holds about 2**22 numbers.
-        block = max(1, (1 << 22) // group_sizes.size)
-        for low in range(0, n_boot, block):
-            draws = rng.multinomial(
-                n_rows, group_sizes.ravel() / n_rows, size=min(block, n_boot - low)
-            )
-            draws = draws.reshape(draws.shape[0], *group_sizes.shape)
-            replicates[low : low + draws.shape[0], g] = np.einsum("bkc,k->bc", draws, weights)
-    return replicates
 
 
 class _StratifiedResampler:
@@ -834,11 +923,13 @@ def _format_value(value):
 
 
 def _import_pandas():
+    from skfair._compat import install_hint
+
     try:
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - exercised without pandas only
         raise ImportError(
-            'pandas output needs pandas: pip install "scikit-fairkit[pandas]", or pass '
-            "as_frame=False for numpy arrays."
+            f"as_frame=True returns pandas objects, which needs pandas: {install_hint('pandas')}; "
+            "or pass as_frame=False (the default) for numpy arrays."
         ) from exc
     return pd

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from skfair._compat import StrOptions, validate_params
+from skfair._dask import dask_dispatch
 from skfair._stats._aggregate import (
     furthest_from_parity,
     rate_difference,
@@ -20,6 +21,7 @@ from skfair._stats._aggregate import (
 from skfair._stats._counts import FN, FP, rate_parts
 from skfair.metrics._classification import (
     _BINARY_CONSTRAINTS,
+    LABEL_TABLE,
     _binary_confusion,
 )
 
@@ -55,6 +57,7 @@ def _fpr_tpr_gaps(
     return gaps
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def average_odds_difference(
     y_true,
@@ -132,6 +135,7 @@ def average_odds_difference(
     return float(furthest_from_parity((fpr + tpr) / 2))
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def average_abs_odds_difference(
     y_true,
@@ -199,6 +203,7 @@ def average_abs_odds_difference(
     return float(furthest_from_parity((abs(fpr) + abs(tpr)) / 2))
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def true_negative_rate_difference(
     y_true,
@@ -257,6 +262,7 @@ def true_negative_rate_difference(
     )
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def true_positive_rate_ratio(
     y_true,
@@ -314,6 +320,7 @@ def true_positive_rate_ratio(
     )
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def false_positive_rate_ratio(
     y_true,
@@ -371,6 +378,7 @@ def false_positive_rate_ratio(
     )
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def error_rate_ratio(
     y_true,
@@ -425,6 +433,7 @@ def error_rate_ratio(
     )
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(
     {**_BINARY_CONSTRAINTS, "agg": [StrOptions(set(_AGGREGATIONS))]},
     prefer_skip_nested_validation=True,

@@ -10,11 +10,13 @@ with the library's disparity rules (:mod:`skfair.metrics`).
 from __future__ import annotations
 
 from skfair._compat import validate_params
+from skfair._dask import dask_dispatch
 from skfair._stats._aggregate import rate_difference
 from skfair._stats._counts import rate_parts
-from skfair.metrics._classification import _BINARY_CONSTRAINTS, _binary_confusion
+from skfair.metrics._classification import _BINARY_CONSTRAINTS, LABEL_TABLE, _binary_confusion
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def positive_predictive_value_difference(
     y_true,
@@ -81,6 +83,7 @@ def positive_predictive_value_difference(
     )
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def false_discovery_rate_difference(
     y_true,
@@ -147,6 +150,7 @@ def false_discovery_rate_difference(
     )
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def negative_predictive_value_difference(
     y_true,
@@ -213,6 +217,7 @@ def negative_predictive_value_difference(
     )
 
 
+@dask_dispatch(LABEL_TABLE)
 @validate_params(_BINARY_CONSTRAINTS, prefer_skip_nested_validation=True)
 def false_omission_rate_difference(
     y_true,

@@ -27,10 +27,20 @@ from __future__ import annotations
 import numpy as np
 
 from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
-from skfair._dask import dask_dispatch
-from skfair._stats._aggregate import group_mean_difference
+from skfair._dask import (
+    align,
+    check_block,
+    check_block_lengths,
+    dask_dispatch,
+    map_row_blocks,
+    reduce_blocks,
+    refuse,
+)
+from skfair._dask._columns import as_numpy, split_argument
+from skfair._groups import factorize_groups, rows_from
+from skfair._stats._aggregate import group_mean_difference, rate_difference
 from skfair._stats._counts import rescale_weights
-from skfair._stats._votes import entropy, label_stability_from_codes
+from skfair._stats._votes import GroupMeans, entropy, label_stability_from_codes, member_votes
 from skfair._validation import check_groups, check_label_values, check_lengths, check_weights
 
 # Tolerance on the sum of a member's class probabilities.
@@ -56,6 +66,32 @@ _DIFFERENCE_CONSTRAINTS = {
 # per-sample measures
 
 
+_PER_SAMPLE_DOC = (
+    "A dask array of member outputs gives a lazy dask array, computed block of samples by "
+    "block (each block's members whole), exactly the in-memory values. "
+)
+_DIFFERENCE_DOC = (
+    "Dask collections are read partition by partition: each partition computes its rows' "
+    "measure and sends its sum and weight per group (one row per group, whatever its "
+    "length; label stability also sends the distinct member labels it saw, for the number "
+    "of classes), and the group means of the sums give exactly the in-memory result."
+)
+
+
+def _label_stability_on_dask(func, bound):
+    if bound.arguments.get("labels") is None:
+        return _NEEDS_LABELS(func, bound)
+    return _per_sample_on_dask(bound, "y_pred", "label_stability")
+
+
+_NEEDS_LABELS = refuse(
+    "with labels=None the number of classes K is that of every member label of all rows, "
+    "which a block of rows does not know.",
+    "Pass labels= (the classes); each block's stability is then computed lazily.",
+)
+
+
+@dask_dispatch(_label_stability_on_dask, doc=_PER_SAMPLE_DOC + _NEEDS_LABELS.doc)
 @validate_params({"y_pred": ["array-like"], "labels": ["array-like", None]}, **_VALIDATE)
 def label_stability(y_pred, *, labels=None):
     """Label stability of each sample across the members of an ensemble.
@@ -91,6 +127,9 @@ def label_stability(y_pred, *, labels=None):
     return label_stability_from_codes(codes, n_classes)
 
 
+@dask_dispatch(
+    lambda func, bound: _per_sample_on_dask(bound, "y_proba", "aleatoric"), doc=_PER_SAMPLE_DOC
+)
 @validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
 def aleatoric_uncertainty(y_proba):
     """Aleatoric (data) uncertainty of each sample: the members' mean entropy, in bits.
@@ -119,6 +158,9 @@ def aleatoric_uncertainty(y_proba):
     return entropy(_check_member_proba(y_proba)).mean(axis=0)
 
 
+@dask_dispatch(
+    lambda func, bound: _per_sample_on_dask(bound, "y_proba", "epistemic"), doc=_PER_SAMPLE_DOC
+)
 @validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
 def epistemic_uncertainty(y_proba):
     """Epistemic (model) uncertainty of each sample, in bits.
@@ -153,7 +195,10 @@ def epistemic_uncertainty(y_proba):
 # group disparities
 
 
-@dask_dispatch("members")
+@dask_dispatch(
+    lambda func, bound: _difference_on_dask(bound, "y_pred", "label_stability"),
+    doc=_DIFFERENCE_DOC,
+)
 @validate_params(
     {**_DIFFERENCE_CONSTRAINTS, "y_pred": ["array-like"], "labels": ["array-like", None]},
     **_VALIDATE,
@@ -223,7 +268,9 @@ def label_stability_difference(
     )
 
 
-@dask_dispatch("members")
+@dask_dispatch(
+    lambda func, bound: _difference_on_dask(bound, "y_proba", "epistemic"), doc=_DIFFERENCE_DOC
+)
 @validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
 def epistemic_uncertainty_difference(
     y_true,
@@ -285,7 +332,9 @@ def epistemic_uncertainty_difference(
     )
 
 
-@dask_dispatch("members")
+@dask_dispatch(
+    lambda func, bound: _difference_on_dask(bound, "y_proba", "aleatoric"), doc=_DIFFERENCE_DOC
+)
 @validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
 def aleatoric_uncertainty_difference(
     y_true,
@@ -373,7 +422,7 @@ def _member_label_codes(y_pred, labels):
             "(n_estimators, n_samples). For probabilities take each member's argmax, or use "
             "BootstrapEnsemble.predict_members."
         )
-    check_label_values(y_pred, "y_pred")
+    check_label_values(y_pred, "y_pred", sample_axis=1)
     if y_pred.dtype.kind == "f" and not np.array_equal(y_pred, np.round(y_pred)):
         raise ValueError(
             "y_pred holds non-integer floats (probabilities?); label stability needs the class "
@@ -434,3 +483,105 @@ def _check_group_inputs(values, y_true, sensitive_features, sample_weight):
     )
     weights = rescale_weights(check_weights(sample_weight, n_samples))
     return check_groups(sensitive_features, n_samples), weights
+
+
+# --------------------------------------------------------------------------------------------
+# dask input
+
+
+def _per_sample_values(members, measure, labels):
+    """The per-sample measure of member outputs ``members`` (samples on axis 1)."""
+    if measure == "label_stability":
+        codes, n_classes = _member_label_codes(members, labels)
+        return label_stability_from_codes(codes, n_classes)
+    proba = _check_member_proba(members)
+    if measure == "aleatoric":
+        return entropy(proba).mean(axis=0)
+    return entropy(proba.mean(axis=0)) - entropy(proba).mean(axis=0)
+
+
+def _per_sample_on_dask(bound, name, measure):
+    """A per-sample measure of dask member outputs: lazy, block of samples by block."""
+    members = bound.arguments[name]
+    if getattr(members, "ndim", 0) < 2:
+        _check_members(members, name)
+    samples_first = members.transpose(1, 0, *range(2, members.ndim))
+    return map_row_blocks(
+        _per_sample_block, [samples_first], measure=measure, labels=bound.arguments.get("labels")
+    )
+
+
+def _per_sample_block(block, *, row_offset, measure, labels):
+    with rows_from(row_offset):
+        members = np.moveaxis(np.asarray(block), 0, 1)
+        if members.shape[1] == 0:
+            return np.zeros(0)
+        return _per_sample_values(members, measure, labels)
+
+
+_MEASURES = {
+    "label_stability": "mean label stability",
+    "epistemic": "mean epistemic uncertainty",
+    "aleatoric": "mean aleatoric uncertainty",
+}
+
+
+def _difference_on_dask(bound, name, measure):
+    """A stability or uncertainty disparity of dask inputs: each partition computes its rows'
+    measure and sums it by group (:class:`~skfair._stats._votes.GroupMeans`: one row per group,
+    whatever n); the group means of the summed table go to the in-memory formula.
+
+    Label stability ``(K f - 1) / (K - 1)`` is linear in the mode share ``f`` of a row, so the
+    partitions sum ``f`` and the class count ``K`` (from every member label, as in memory)
+    enters after the merge.
+    """
+    arguments = bound.arguments
+    members = arguments[name]
+    labels = arguments.get("labels")
+    sensitive = split_argument(arguments["sensitive_features"])
+    columns, axes = [members, *sensitive.columns], [1] + [0] * sensitive.n_columns
+    for extra in ("sample_weight", "y_true"):
+        if arguments.get(extra) is not None:
+            columns.append(arguments[extra])
+            axes.append(0)
+    statistic = GroupMeans(tuple(f"sensitive_features[{j}]" for j in range(sensitive.n_columns)))
+    table, seen = reduce_blocks(
+        statistic,
+        align(columns, axes),
+        _difference_chunk,
+        measure=measure,
+        labels=labels,
+        n_keys=sensitive.n_columns,
+        weighted=arguments.get("sample_weight") is not None,
+    )
+    groups = factorize_groups(sensitive.rebuild(table.keys))
+    numerator = np.bincount(groups.codes, weights=table.sums[:, 0], minlength=groups.n_groups)
+    denominator = groups.counts(table.sample_weight())
+    if measure == "label_stability":
+        n_classes = max(len(seen), 2) if labels is None else len(np.unique(np.asarray(labels)))
+        numerator = (n_classes * numerator - denominator) / (n_classes - 1)
+    return rate_difference(
+        numerator,
+        denominator,
+        groups,
+        arguments.get("privileged_group"),
+        measure=_MEASURES[measure],
+        disadvantaged=arguments.get("disadvantaged", "pooled"),
+    )
+
+
+def _difference_chunk(statistic, members, *parts, measure, labels, n_keys, weighted):
+    """One partition: each row's measure (label stability: its mode share), summed by group."""
+    members = np.asarray(members)
+    arrays = [as_numpy(part) for part in parts]
+    check_block_lengths([members[0], *arrays] if members.shape[0] else arrays)
+    keys = arrays[:n_keys]
+    weights = check_block(arrays[n_keys], "weight", "sample_weight") if weighted else None
+    if members.shape[1] == 0:
+        return statistic.chunk(keys, np.zeros(0), weights)
+    if measure != "label_stability":
+        return statistic.chunk(keys, _per_sample_values(members, measure, None), weights)
+    codes, n_classes = _member_label_codes(members, labels)
+    mode_share = member_votes(codes, n_classes).max(axis=1) / codes.shape[0]
+    seen = np.unique(members).tolist() if labels is None else ()
+    return statistic.chunk(keys, mode_share, weights, seen)

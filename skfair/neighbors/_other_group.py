@@ -12,6 +12,7 @@ from skfair._compat import (
     StrOptions,
     validate_params,
 )
+from skfair._dask import dask_dispatch, refuse
 from skfair._groups import factorize_groups
 from skfair.neighbors._approx import approx_other_group
 from skfair.neighbors._block_tree import BlockTreeSearch
@@ -50,8 +51,14 @@ _BLOCK_TREE_MIN_FEATURES = 32
 _BLOCK_TREE_PILOT_RATIO = 8
 # Leaves (of about 40 rows) searched by the block tree's pilot.
 _PILOT_LEAVES = 8
+# On dask input: every row's neighbour is searched among all rows of the other groups.
+_IN_MEMORY = refuse(
+    "the nearest row of another group is searched among all rows, across partitions.",
+    'Search an in-memory sample (e.g. ddf.sample(frac=0.01).compute()) with method="approx".',
+)
 
 
+@dask_dispatch(_IN_MEMORY)
 @validate_params(
     {**_SEARCH_CONSTRAINTS, "return_index": ["boolean"]},
     prefer_skip_nested_validation=True,
@@ -175,6 +182,7 @@ def nearest_other_group(
     return (dist, index) if return_index else dist
 
 
+@dask_dispatch(_IN_MEMORY)
 @validate_params(_SEARCH_CONSTRAINTS, prefer_skip_nested_validation=True)
 def other_group_distance(
     X,

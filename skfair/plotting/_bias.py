@@ -36,6 +36,12 @@ class BiasExplanationDisplay:
         Bar plot order (by magnitude for net and for Shapley values).
     max_display : int, default=20
         Players shown; the others are summed into one bar.
+    quantity : {"beta", "shapley"}, default="beta"
+        What the values are: bias explanations or Shapley-bias values (the axis label).
+    groups : tuple of two labels, default=None
+        The groups compared: the positive part favours the first, the negative part the
+        second (``(explainer.privileged_group_, explainer.protected_group_)``). When given, the
+        legend names the group each part favours.
 
     Attributes
     ----------
@@ -70,6 +76,7 @@ class BiasExplanationDisplay:
         sort_by="total",
         max_display=20,
         quantity="beta",
+        groups=None,
     ):
         self.names = names
         self.values = values
@@ -79,6 +86,7 @@ class BiasExplanationDisplay:
         self.sort_by = sort_by
         self.max_display = max_display
         self.quantity = quantity
+        self.groups = groups
 
     def plot(self, ax=None):
         """Draw the plot.
@@ -139,7 +147,7 @@ class BiasExplanationDisplay:
                     heights,
                     height=height,
                     color=_COLORS[part],
-                    label=part,
+                    label=self._legend_label(part),
                 )
             )
         ax.axvline(0.0, color="black", linewidth=0.8)
@@ -148,6 +156,17 @@ class BiasExplanationDisplay:
         ax.set_xlabel(quantity)
         ax.legend(loc="lower right")
         self.names_ = labels
+
+    def _legend_label(self, part):
+        """The part's name, with the group it favours when the groups are known."""
+        if self.groups is None or part == "total":
+            return part
+        favoured, other = (str(group) for group in self.groups)
+        if part == "positive":
+            return f"positive (favours {favoured})"
+        if part == "negative":
+            return f"negative (favours {other})"
+        return f"net (> 0: favours {favoured})"
 
     def _plot_waterfall(self, ax, names, values):
         shown, rest = self._shown(np.abs(values))
@@ -228,6 +247,7 @@ class BiasExplanationDisplay:
             sort_by=sort_by,
             max_display=max_display,
             quantity="shapley" if prefix else "beta",
+            groups=(explainer.privileged_group_, explainer.protected_group_),
         )
         return display.plot(ax=ax)
 

@@ -21,7 +21,7 @@ class GroupRatesDisplay:
     """Per-group rates with their bootstrap confidence intervals, one panel per rate.
 
     Each panel shows every group's rate as a dot with its percentile interval as an error
-    bar (the groups on the vertical axis, with their sizes), and the rate over all samples as
+    bar (the groups on the vertical axis, with their sizes), and the rate over all rows as
     a vertical line. Small groups get wide bars: a gap between two groups whose bars overlap
     may be sampling noise.
 
@@ -160,7 +160,7 @@ class GroupRatesDisplay:
             )
             overall = float(summary.overall)
             if np.isfinite(overall):
-                panel.axvline(overall, color="gray", ls=":", lw=1, label="all samples")
+                panel.axvline(overall, color="gray", ls=":", lw=1, label="all rows")
             panel.set(
                 yticks=positions,
                 yticklabels=[

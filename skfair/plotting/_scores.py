@@ -9,13 +9,17 @@ from skfair._groups import factorize_groups
 
 
 class ScoreDistributionDisplay:
-    """Histograms (densities) of each group's scores, before and after a repair.
+    """Each group's score distribution (density or cumulative), before and after a repair.
 
-    One panel shows each group's score density as an outline on common bins; with
-    ``repaired`` scores a second panel shows the same after the repair, on the same axes, so
-    that the groups' distributions can be seen to move together. Distribution-level measures
-    (:func:`~skfair.metrics.wasserstein_bias`, :func:`~skfair.metrics.ks_bias`,
-    :func:`~skfair.metrics.madd`) are distances between these curves.
+    One panel shows each group's score density as an outline on common bins, or with
+    ``kind="cdf"`` its empirical cumulative distribution; with ``repaired`` scores a second
+    panel shows the same after the repair, on the same axes, so that the groups'
+    distributions can be seen to move together. Distribution-level measures are distances
+    between these curves: :func:`~skfair.metrics.madd` between the densities,
+    :func:`~skfair.metrics.wasserstein_bias` (the area between two cumulative curves) and
+    :func:`~skfair.metrics.ks_bias` (their largest vertical gap) between the cumulative ones.
+    The cumulative curves stay readable when most scores pile up near 0 or 1, where a
+    density is one tall spike.
 
     Create it with :meth:`from_predictions`.
 
@@ -30,7 +34,9 @@ class ScoreDistributionDisplay:
     repaired : ndarray of shape (n_samples,) or None, default=None
         Scores after a repair, for the second panel.
     n_bins : int, default=30
-        Number of common bins.
+        Number of common bins (``kind="density"``).
+    kind : {"density", "cdf"}, default="density"
+        Histogram densities, or empirical cumulative distribution functions.
 
     Attributes
     ----------
@@ -59,16 +65,19 @@ class ScoreDistributionDisplay:
     2
     """
 
-    def __init__(self, *, y_score, groups, group_labels, repaired=None, n_bins=30):
+    def __init__(self, *, y_score, groups, group_labels, repaired=None, n_bins=30, kind="density"):
         self.y_score = y_score
         self.groups = groups
         self.group_labels = group_labels
         self.repaired = repaired
         self.n_bins = n_bins
+        self.kind = kind
 
     @classmethod
-    def from_predictions(cls, y_score, *, sensitive_features, repaired=None, n_bins=30, ax=None):
-        """Plot the groups' score densities (and those of ``repaired`` scores).
+    def from_predictions(
+        cls, y_score, *, sensitive_features, repaired=None, n_bins=30, kind="density", ax=None
+    ):
+        """Plot the groups' score distributions (and those of ``repaired`` scores).
 
         Parameters
         ----------
@@ -77,6 +86,7 @@ class ScoreDistributionDisplay:
             Groups (joint cells for several attributes).
         repaired : array-like of shape (n_samples,), default=None
         n_bins : int, default=30
+        kind : {"density", "cdf"}, default="density"
         ax : matplotlib Axes or sequence of two, default=None
 
         Returns
@@ -100,6 +110,7 @@ class ScoreDistributionDisplay:
             group_labels=list(encoding.labels),
             repaired=repaired,
             n_bins=n_bins,
+            kind=kind,
         ).plot(ax=ax)
 
     def plot(self, ax=None):
@@ -117,7 +128,10 @@ class ScoreDistributionDisplay:
         check_matplotlib_support("ScoreDistributionDisplay.plot")
         import matplotlib.pyplot as plt
 
-        panels = [("before", self.y_score)]
+        if self.kind not in ("density", "cdf"):
+            raise ValueError(f"kind must be 'density' or 'cdf', got {self.kind!r}.")
+        # "before" only when there is an "after".
+        panels = [("" if self.repaired is None else "before the repair", self.y_score)]
         if self.repaired is not None:
             panels.append(("after the repair", self.repaired))
         if ax is None:
@@ -137,14 +151,19 @@ class ScoreDistributionDisplay:
                 member = scores[self.groups == code]
                 if member.size == 0:
                     continue
-                density, _ = np.histogram(member, bins=edges, density=True)
-                (line,) = panel.step(
-                    edges, np.r_[density, density[-1]], where="post", label=f"{label}"
-                )
+                if self.kind == "cdf":
+                    x = np.r_[edges[0], np.sort(member)]
+                    y = np.arange(member.size + 1) / member.size
+                else:
+                    density, _ = np.histogram(member, bins=edges, density=True)
+                    x, y = edges, np.r_[density, density[-1]]
+                (line,) = panel.step(x, y, where="post", label=f"{label}")
                 lines.append(line)
             self.lines_.append(lines)
             panel.set(xlabel="score", title=title)
-        ax[0].set_ylabel("density")
+        ax[0].set_ylabel(
+            "share of the group's rows at or below" if self.kind == "cdf" else "density"
+        )
         ax[-1].legend(title="group", fontsize="small")
         self.ax_ = ax
         self.figure_ = ax[0].figure

@@ -9,6 +9,8 @@ from skfair._groups import factorize_groups
 from skfair._validation import binarize, check_labels, check_lengths, check_scores, check_weights
 from skfair.postprocessing._roc_hull import score_blocks
 from skfair.postprocessing._threshold_lp import (
+    CONSTRAINTS,
+    OBJECTIVES,
     GroupRule,
     full_roc,
     group_geometry,
@@ -16,6 +18,7 @@ from skfair.postprocessing._threshold_lp import (
     rule_rates,
     solve_thresholds,
 )
+from skfair.postprocessing._thresholds import _check_cost
 
 
 class GroupThresholdDisplay:
@@ -128,6 +131,7 @@ class GroupThresholdDisplay:
         constraint="demographic_parity",
         objective="accuracy",
         tolerance=0.0,
+        cost=None,
         sample_weight=None,
         pos_label=None,
         ax=None,
@@ -142,7 +146,7 @@ class GroupThresholdDisplay:
             Scores, higher meaning more likely positive.
         sensitive_features : array-like, dict or DataFrame
             Sensitive attribute(s); 2-D input gives intersectional groups.
-        constraint, objective, tolerance
+        constraint, objective, tolerance, cost
             As in :class:`~skfair.postprocessing.GroupThresholdClassifier`.
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights.
@@ -161,7 +165,14 @@ class GroupThresholdDisplay:
         groups = factorize_groups(sensitive_features, n_samples=y_score.shape[0])
         weights = check_weights(sample_weight, y_score.shape[0])
         geometries = _geometries(y_score, positive, weights, groups.codes, groups.n_groups)
-        fpr, tpr = solve_thresholds(geometries, constraint, objective, tolerance)
+        for name, value, options in (
+            ("constraint", constraint, CONSTRAINTS),
+            ("objective", objective, OBJECTIVES),
+        ):
+            if value not in options:
+                raise ValueError(f"{name}={value!r} is not one of {list(options)}.")
+        prices = _check_cost(objective, cost)
+        fpr, tpr = solve_thresholds(geometries, constraint, objective, tolerance, cost=prices)
         rules = [group_rule(geo, x, t) for geo, x, t in zip(geometries, fpr, tpr)]
         display = cls(
             roc_curves=[_curve(geo) for geo in geometries],

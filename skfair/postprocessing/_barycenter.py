@@ -59,7 +59,7 @@ class _Barycenter:
         locates every query inside its own cell, with no loop over cells.
     """
 
-    def __init__(self, values, cells, n_cells, weights, *, keep_order):
+    def __init__(self, values, cells, n_cells, weights, *, keep_order, center="mean"):
         n = values.shape[0]
         self.keys = None
         if n_cells > _CELL_LOOP:
@@ -116,6 +116,8 @@ class _Barycenter:
         self.quantiles[1:] += self.quantiles[0]
         # Σ p_b can differ from 1 by an ulp: keep Q̄ inside the calibration range.
         np.clip(self.quantiles, first.min(), last.max(), out=self.quantiles)
+        if center == "median":  # the cumulative sum above is O(n), the median O(n x n_cells)
+            self.quantiles = _median_quantiles(self.values, level, starts, self.levels)
         self.fair = self._barycenter_at_steps(event_order, slot, starts)
         del event_order, level, slot
 
@@ -384,6 +386,16 @@ class BarycenterRepair(_BaseRepair):
     Outputs stay within the range of the calibration values; probabilities stay in [0, 1]
     without clipping.
 
+    **Dask input.** ``fit`` reads the calibration rows as the frequency table of their
+    distinct (sensitive values, outputs) rows, summed over the partitions: the maps depend on
+    the data through the groups' weighted ECDFs, so the fit is exactly the in-memory one. The
+    table has one row per distinct output of each group: round continuous outputs first (e.g.
+    ``S.round(4)``, at most 10,001 rows per group on [0, 1]); a table past 2**21 rows is
+    refused with a ValueError before it reaches the client. ``transform`` returns a lazy dask
+    array, block by block at each block's row offset, exactly the in-memory output.
+    ``fit_transform`` (ranks of all rows), ``ties="jitter"`` and a sequential repair (several
+    attributes with ``epsilon > 0``) refuse dask input with a TypeError.
+
     References
     ----------
     E. Chzhen, C. Denis, M. Hebiri, L. Oneto, M. Pontil, "Fair regression with Wasserstein
@@ -401,6 +413,10 @@ class BarycenterRepair(_BaseRepair):
     >>> repaired[:3, 0], repaired[10:13, 0]
     (array([0.25, 0.3 , 0.35]), array([0.25, 0.3 , 0.35]))
     """
+
+    # The center of the group laws: "mean" (the W2 barycenter) or "median" (the median of the
+    # group quantile functions, Feldman et al. 2015; skfair.preprocessing.FeatureRepair).
+    _center = "mean"
 
     _parameter_constraints: dict = {
         **_BaseRepair._parameter_constraints,
@@ -428,6 +444,13 @@ class BarycenterRepair(_BaseRepair):
         self.handle_unknown = handle_unknown
         self.random_state = random_state
         self.sensitive_column = sensitive_column
+
+    def _table_fit_refusal(self):
+        # The maps depend on the calibration rows through the groups' weighted ECDFs, which
+        # the frequency table of distinct (group, output) rows holds exactly.
+        if self.ties == "jitter":
+            return 'ties="jitter" draws noise for every calibration row; use ties="randomized".'
+        return None
 
     def _fit_identity(self, X, y):
         _check_epsilon(self.epsilon, None)
@@ -501,6 +524,7 @@ class BarycenterRepair(_BaseRepair):
                     step.n_cells[stratum],
                     stratum_weights,
                     keep_order=keep,
+                    center=self._center,
                 )
                 if not self.sequential_:
                     dispersion = barycenter.dispersion(stratum_weights)
@@ -608,6 +632,29 @@ def _mix(original, fair, epsilon, mode, draws, stream):
     out = (1 - epsilon) * fair + epsilon * original
     # (1-ε)·fair + ε·y can overshoot [y, fair] by an ulp; a probability must stay <= 1.
     return np.clip(out, np.minimum(original, fair), np.maximum(original, fair), out=out)
+
+
+def _median_quantiles(values, level, starts, levels):
+    """The median of the cells' quantile functions on the merged grid ``levels`` (and at 1).
+
+    ``values`` holds each cell's sorted values (cell b at ``starts[b]:starts[b + 1]``) and
+    ``level`` their cumulative weight shares. Between two merged levels every cell's quantile
+    function is constant, so the median at each level is the median over the cells of
+    ``Q_b(level)``; O(n_levels x n_cells), in blocks of levels to bound the memory.
+    """
+    n_cells = starts.shape[0] - 1
+    grid = np.append(levels, 1.0)
+    out = np.empty(grid.shape[0])
+    block = max(1, (1 << 22) // n_cells)
+    for start in range(0, grid.shape[0], block):
+        part = grid[start : start + block]
+        at_level = np.empty((n_cells, part.shape[0]))
+        for cell in range(n_cells):
+            low, high = starts[cell], starts[cell + 1]
+            index = np.searchsorted(level[low:high], part, side="left")
+            at_level[cell] = values[low + np.minimum(index, high - low - 1)]
+        out[start : start + block] = np.median(at_level, axis=0)
+    return out
 
 
 def _sort_by_cell(values, cells, n_cells):

@@ -18,6 +18,12 @@ private one works):
 ``transform`` is a pure function of the fitted object, the rows and their global positions
 (``_transform(X, sensitive_features, row_offset)``), so that a block of a larger array is
 repaired exactly as inside the whole array.
+
+On dask input, ``transform`` maps ``_transform`` over the row blocks lazily, each block at its
+row offset; ``fit`` reads the calibration rows as their frequency table (distinct rows with
+counts) when the repair says it can be fitted from one (:meth:`_BaseRepair._table_fit_refusal`
+returns None): maps that depend on the calibration data through weighted ECDFs are then
+exactly those of the in-memory fit.
 """
 
 from __future__ import annotations
@@ -27,7 +33,6 @@ from dataclasses import replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from skfair._base import resolve_sensitive, warn_no_sensitive_features
@@ -38,62 +43,17 @@ from skfair._compat import (
     _fit_context,
     validate_data,
 )
-from skfair._dask import check_in_memory
-from skfair._dask._repairs import IN_SAMPLE_ON_DASK, fit_from_table, transform_blocks, uses_dask
-from skfair._groups import factorize_groups, sensitive_column_positions
+from skfair._dask import check_in_memory, map_row_blocks, reduce_arguments, uses_dask
+from skfair._frames import as_supported_frame
+from skfair._groups import factorize_groups, sensitive_column_positions, split_sensitive_column
+from skfair._random import RowRandom, draw_seed
 from skfair._validation import check_weights
 
-# SplitMix64 (Steele, Lea & Flood 2014): the increment of the counter and the output mix.
-GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
-
-
-def splitmix64(state):
-    """SplitMix64's output function: a bijective 64-bit mix of each uint64 of ``state``."""
-    with np.errstate(over="ignore"):
-        state = state ^ (state >> np.uint64(30))
-        state = state * _MIX_1
-        state = state ^ (state >> np.uint64(27))
-        state = state * _MIX_2
-        return state ^ (state >> np.uint64(31))
-
-
-class RowRandom:
-    """Uniform random numbers keyed on a seed, a stream and each row's global position.
-
-    ``uniform(*stream)`` returns one draw in [0, 1) per row: the SplitMix64 generator's
-    output at the row's position in a sequence whose start is derived from
-    ``(seed, *stream)``. A row's draw therefore does not depend on the other rows of the
-    batch, on their order or on how the data are split into blocks, and the same call always
-    returns the same numbers. ``stream`` names what the numbers are for (a purpose, a column,
-    a step), so that different uses get independent numbers.
-    """
-
-    def __init__(self, seed, rows):
-        self.seed = seed
-        self.rows = rows
-
-    def __getitem__(self, index):
-        """The draws of a subset of the rows."""
-        return RowRandom(self.seed, self.rows[index])
-
-    def __len__(self):
-        return self.rows.shape[0]
-
-    def uniform(self, *stream):
-        start = np.random.SeedSequence([self.seed, *stream]).generate_state(1, np.uint64)
-        with np.errstate(over="ignore"):
-            state = (self.rows.astype(np.uint64) + np.uint64(1)) * GOLDEN_GAMMA + start
-        return (splitmix64(state) >> np.uint64(11)).astype(np.float64) * 2.0**-53
-
-
-def draw_seed(random_state):
-    """One 63-bit seed from ``random_state``: an int gives always the same seed, None fresh
-    entropy, a RandomState or a Generator the next number of its stream."""
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(np.iinfo(np.int64).max))
-    return int(check_random_state(random_state).randint(np.iinfo(np.int64).max))
+# The hint of the error raised by fit_transform (the in-sample path) on dask input.
+IN_SAMPLE_ON_DASK = (
+    "It ranks all calibration rows together. Use fit(S).transform(S), which reads the "
+    "calibration data as a table and repairs block by block."
+)
 
 
 class _BaseRepair(TransformerMixin, BaseEstimator):
@@ -148,7 +108,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
             The fitted repair.
         """
         if uses_dask(X, y, sensitive_features, sample_weight):
-            return fit_from_table(self, X, y, sensitive_features, sample_weight)
+            return self._fit_from_table(X, y, sensitive_features, sample_weight)
         self._fit(X, y, sensitive_features, sample_weight, in_sample=False)
         return self
 
@@ -195,7 +155,10 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
             Same shape and row order as ``X``.
         """
         if uses_dask(X, sensitive_features):
-            return transform_blocks(self, X, sensitive_features)
+            n_outputs = len(self.get_feature_names_out())
+            return map_row_blocks(
+                _transform_block, [X, sensitive_features], trailing_shape=(n_outputs,), repair=self
+            )
         return self._transform(X, sensitive_features, row_offset=0)
 
     def get_feature_names_out(self, input_features=None):
@@ -227,6 +190,60 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
 
     # ----------------------------------------------------------------------------------------
     # the shared work
+
+    def _table_fit_refusal(self):
+        """None when the maps can be fitted from the frequency table of the calibration rows
+        (dask input); otherwise why they need the rows themselves."""
+        return (
+            "its maps rank the calibration rows within their groups, which a table of "
+            "distinct rows does not do."
+        )
+
+    def _fit_from_table(self, X, y, sensitive_features, sample_weight):
+        """Fit on the frequency table of dask calibration data (exact for table fits)."""
+        reason = self._table_fit_refusal()
+        if reason is not None:
+            raise TypeError(
+                f"{type(self).__name__}.fit does not accept dask collections: {reason} Fit it "
+                "on an in-memory calibration sample (e.g. ddf.sample(frac=0.1).compute()); "
+                "transform then accepts dask input."
+            )
+        arguments = {
+            "X": X,
+            "y": y,
+            "sensitive_features": sensitive_features,
+            "sample_weight": sample_weight,
+        }
+        table = reduce_arguments(
+            arguments,
+            ("X", "y", "sensitive_features", "sample_weight"),
+            hint="Round the outputs first (e.g. S.round(4)): the fit is then exactly the "
+            "in-memory fit on the rounded outputs.",
+        )
+        X, sensitive = arguments["X"], arguments["sensitive_features"]
+        if self.sensitive_column is not None:
+            sensitive, _ = split_sensitive_column(X, self.sensitive_column)
+        groups = None if sensitive is None else factorize_groups(sensitive)
+        if groups is not None and groups.n_attributes > 1 and np.any(np.asarray(self.epsilon) > 0):
+            raise TypeError(
+                f"{type(self).__name__}.fit does not accept dask collections for a sequential "
+                "repair (several attributes with epsilon > 0): each step is fitted on the "
+                "in-sample repaired rows of the step before. Fit it in memory, or repair the "
+                "joint groups (epsilon=0) on dask input."
+            )
+        self._fit(
+            X,
+            arguments["y"],
+            arguments["sensitive_features"],
+            arguments["sample_weight"],
+            in_sample=False,
+        )
+        # Calibration rows per group: the table's frequencies, not its number of rows.
+        if groups is None:
+            self.group_counts_ = np.array([int(table.count.sum())])
+        else:
+            self.group_counts_ = groups.counts(table.count).astype(np.int64)
+        return self
 
     def _fit(self, X, y, sensitive_features, sample_weight, *, in_sample):
         X, sensitive_features = self._split_input(X, sensitive_features, reset=True)
@@ -294,6 +311,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
 
     def _split_input(self, X, sensitive_features, *, reset):
         """``(X as finite float array without the sensitive columns, sensitive values)``."""
+        X = as_supported_frame(X)
         if self.sensitive_column is None:
             X = validate_data(self, X, dtype=np.float64, reset=reset, ensure_all_finite=False)
         else:
@@ -321,6 +339,30 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
 
     def _apply_maps(self, X, codes, draws):
         raise NotImplementedError
+
+
+def _transform_block(X, sensitive_features, *, row_offset, repair):
+    return repair._transform(X, sensitive_features, row_offset=row_offset)
+
+
+def repair_at_offset(repair, row_offset):
+    """``repair`` as a transformer of rows that start at ``row_offset`` of the whole data:
+    the row-keyed random numbers of skfair's repairs then match the whole data's; any other
+    transformer is returned as it is."""
+    if not isinstance(repair, _BaseRepair) or row_offset == 0:
+        return repair
+    return _AtOffset(repair, row_offset)
+
+
+class _AtOffset:
+    """A fitted repair whose ``transform`` repairs rows starting at ``row_offset``."""
+
+    def __init__(self, repair, row_offset):
+        self.repair = repair
+        self.row_offset = row_offset
+
+    def transform(self, X, *, sensitive_features=None):
+        return self.repair._transform(X, sensitive_features, row_offset=self.row_offset)
 
 
 def _check_finite(X):

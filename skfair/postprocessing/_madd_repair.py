@@ -156,6 +156,11 @@ class MADDRepair(_BaseRepair):
     Without sensitive features all rows form one group and the repair is the identity (with a
     warning); scores are then not required to lie in [0, 1].
 
+    **Dask input.** ``fit`` refuses dask collections with a TypeError (the maps rank the
+    calibration rows within their groups): fit on an in-memory sample. ``transform`` returns
+    a lazy dask array, block by block at each block's row offset, exactly the in-memory
+    output.
+
     Examples
     --------
     >>> from skfair.datasets import make_madd_simulation

@@ -8,6 +8,7 @@ response method returns repaired outputs.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from inspect import signature
 from numbers import Real
@@ -31,8 +32,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import (
+    FIT_IN_MEMORY,
     _model_allows_nan,
+    accuracy_on_dask,
     check_meta_input,
+    lazy_method,
     resolve_sensitive,
     warn_no_sensitive_features,
 )
@@ -44,13 +48,14 @@ from skfair._compat import (
     _routing_enabled,
     process_routing,
 )
-from skfair._dask._repairs import predict_blocks, uses_dask
+from skfair._dask import refuse, uses_dask
 from skfair._response import (
     DECISION_METHODS,
     auto_threshold,
     get_response_values,
     response_from_output,
 )
+from skfair.postprocessing._base import repair_at_offset
 
 
 class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
@@ -90,6 +95,8 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         -------
         self : object
         """
+        if uses_dask(X, y, sample_weight, sensitive_features):
+            raise FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
         X = check_meta_input(self, X, self.estimator, reset=True)
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
@@ -120,6 +127,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         return self
 
     def _fit_repair(self, response, y, sensitive, sample_weight):
+        self._n_response_columns = response.shape[1]
         repair_params = {}
         if sample_weight is not None:
             if "sample_weight" in signature(self.repair.fit).parameters:
@@ -157,6 +165,12 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         ):
             params["sample_weight"] = sample_weight
         return params
+
+    def _at_row_offset(self, row_offset):
+        """A copy whose repair treats rows that start at ``row_offset`` of the whole data."""
+        wrapper = copy.copy(self)
+        wrapper.repair_ = repair_at_offset(self.repair_, row_offset)
+        return wrapper
 
     def _repaired(self, X, sensitive_features):
         """Repaired responses, shape (n_samples, n_columns)."""
@@ -255,6 +269,12 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
     guarantee of the repair holds before the renormalisation only, so the multi-class repair
     is approximate.
 
+    **Dask input.** ``fit`` refuses dask collections with a TypeError (the model trains on
+    all rows in memory). ``predict``, ``predict_proba`` and ``decision_function`` return lazy
+    dask arrays: the model and its repair run block by block, each block's repair at its row
+    offset, exactly the in-memory output; ``score`` sums the right and wrong predictions over
+    the partitions.
+
     Examples
     --------
     >>> import numpy as np
@@ -338,7 +358,8 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         y_pred : ndarray of shape (n_samples,)
         """
         if uses_dask(X, sensitive_features):
-            return predict_blocks(self, "predict", X, sensitive_features)
+            check_is_fitted(self)
+            return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
         repaired = self._repaired(X, sensitive_features)
         if repaired.shape[1] == 1:
             threshold = (
@@ -365,7 +386,15 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         proba : ndarray of shape (n_samples, n_classes)
         """
         if uses_dask(X, sensitive_features):
-            return predict_blocks(self, "predict_proba", X, sensitive_features)
+            check_is_fitted(self)
+            return lazy_method(
+                self,
+                "predict_proba",
+                X,
+                sensitive_features,
+                trailing_shape=(len(self.classes_),),
+                dtype=np.float64,
+            )
         repaired = self._repaired(X, sensitive_features)
         if repaired.shape[1] == 1:
             return np.column_stack([1 - repaired[:, 0], repaired[:, 0]])
@@ -387,7 +416,16 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         decision : ndarray of shape (n_samples,) or (n_samples, n_classes)
         """
         if uses_dask(X, sensitive_features):
-            return predict_blocks(self, "decision_function", X, sensitive_features)
+            check_is_fitted(self)
+            shape = () if self._n_response_columns == 1 else (self._n_response_columns,)
+            return lazy_method(
+                self,
+                "decision_function",
+                X,
+                sensitive_features,
+                trailing_shape=shape,
+                dtype=np.float64,
+            )
         repaired = self._repaired(X, sensitive_features)
         return repaired[:, 0] if repaired.shape[1] == 1 else repaired
 
@@ -410,6 +448,8 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
         score : float
         """
         y_pred = self.predict(X, sensitive_features=sensitive_features)
+        if uses_dask(y_pred, y, sample_weight):
+            return accuracy_on_dask(y, y_pred, sample_weight)
         return accuracy_score(y, y_pred, sample_weight=sample_weight)
 
 
@@ -446,6 +486,13 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         Number of columns of X, the sensitive column(s) included.
     feature_names_in_ : ndarray of str
         Column names of X, when it has string column names.
+
+    Notes
+    -----
+    **Dask input.** ``fit`` and ``score`` refuse dask collections with a TypeError (the model
+    trains on all rows in memory; R² needs the mean of y). ``predict`` returns a lazy dask
+    array: the model and its repair run block by block, each block's repair at its row
+    offset, exactly the in-memory output.
 
     Examples
     --------
@@ -491,7 +538,11 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         """
         if uses_dask(X, sensitive_features):
-            return predict_blocks(self, "predict", X, sensitive_features)
+            check_is_fitted(self)
+            shape = () if self._one_output else (self._n_response_columns,)
+            return lazy_method(
+                self, "predict", X, sensitive_features, trailing_shape=shape, dtype=np.float64
+            )
         repaired = self._repaired(X, sensitive_features)
         return repaired[:, 0] if self._one_output else repaired
 
@@ -517,8 +568,20 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         -------
         score : float
         """
+        if uses_dask(X, y, sample_weight, sensitive_features):
+            raise _R2_IN_MEMORY.error(f"{type(self).__name__}.score")
         y_pred = self.predict(X, sensitive_features=sensitive_features)
         return r2_score(y, y_pred, sample_weight=sample_weight)
+
+
+# --------------------------------------------------------------------------------------------
+# dask input
+
+_R2_IN_MEMORY = refuse(
+    "R² compares the predictions with the mean of y, which is not kept per partition here.",
+    "Compute y_pred = model.predict(X) (lazy) and score it with a dask-aware metric, or "
+    "score an in-memory sample.",
+)
 
 
 # --------------------------------------------------------------------------------------------

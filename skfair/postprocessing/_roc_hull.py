@@ -90,6 +90,23 @@ def score_blocks(scores, positive, weights, codes, n_groups):
     )
 
 
+def cut_points(scores):
+    """The cut of each rule "score >= scores[k]" placed midway to the next lower score.
+
+    ``scores`` are a group's distinct scores in decreasing order. On these scores the rule
+    "score >= c_k" with ``c_k`` the midpoint of ``scores[k]`` and ``scores[k + 1]`` decides
+    exactly as "score >= scores[k]"; on new scores it splits the gap between the two evenly
+    instead of putting all of it on the negative side, which matters when a group's classes
+    are separated on the fitting rows (an overfit model). The lowest score's rule predicts
+    everyone positive: its cut is ``-inf``.
+    """
+    upper, lower = scores[:-1], scores[1:]
+    middle = upper / 2 + lower / 2  # halves first: no overflow near the float64 maximum
+    # adjacent floats have no float strictly between them: keep the upper score itself
+    middle = np.where((middle > lower) & (middle <= upper), middle, upper)
+    return np.r_[middle, -np.inf]
+
+
 def roc_points(positive, negative):
     """Weighted ROC points of the rules "score >= t" for the blocks in decreasing score order.
 
@@ -115,7 +132,9 @@ def upper_hull(scores, positive, negative):
     fpr, tpr : ndarray of shape (n_vertices,)
         Vertices from ``(0, 0)`` to ``(1, 1)``, FPR non-decreasing, slopes decreasing.
     thresholds : ndarray of shape (n_vertices,)
-        The rule "score >= thresholds[k]" reaches vertex ``k``; ``thresholds[0] = inf``.
+        The rule "score >= thresholds[k]" reaches vertex ``k``; ``thresholds[0] = inf``, and
+        the others are cuts midway between two adjacent scores (:func:`cut_points`), the
+        last one ``-inf``.
     """
     total = positive + negative
     # Isotonic (increasing in the score) regression of the positive share: blocks pooled
@@ -126,7 +145,7 @@ def upper_hull(scores, positive, negative):
     ends = np.flatnonzero(np.r_[fitted[1:] != fitted[:-1], True])  # last block of each segment
     fpr, tpr = roc_points(positive, negative)
     vertices = np.r_[0, ends + 1]
-    return fpr[vertices], tpr[vertices], np.r_[np.inf, scores[ends]]
+    return fpr[vertices], tpr[vertices], np.r_[np.inf, cut_points(scores)[ends]]
 
 
 def hull_halfplanes(fpr, tpr):
@@ -166,6 +185,6 @@ def rate_rule(scores, weights, rate):
     """
     share = np.concatenate([[0.0], np.cumsum(weights)])
     share /= share[-1]
-    thresholds = np.r_[np.inf, scores]
+    thresholds = np.r_[np.inf, cut_points(scores)]
     upper, lower, weight, _ = point_on_hull(share, share, thresholds, rate)
     return upper, lower, weight

@@ -15,6 +15,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
+from skfair.postprocessing._predictive_parity import solve_predictive_parity
 from skfair.postprocessing._roc_hull import (
     hull_halfplanes,
     point_on_hull,
@@ -30,8 +31,15 @@ CONSTRAINTS = (
     "false_positive_rate_parity",
     "true_negative_rate_parity",
     "false_negative_rate_parity",
+    "predictive_parity",
 )
-OBJECTIVES = ("accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate")
+OBJECTIVES = (
+    "accuracy",
+    "balanced_accuracy",
+    "true_positive_rate",
+    "true_negative_rate",
+    "cost",
+)
 
 # Which rates each constraint equalises: "selection" (selection rate), "tpr" or "fpr". Parity of
 # FNR = 1 - TPR is parity of TPR, and TNR = 1 - FPR likewise, with the same gap.
@@ -42,6 +50,7 @@ _CONSTRAINED = {
     "false_negative_rate_parity": ("tpr",),
     "false_positive_rate_parity": ("fpr",),
     "true_negative_rate_parity": ("fpr",),
+    "predictive_parity": ("ppv",),
 }
 
 
@@ -73,27 +82,44 @@ def group_geometry(blocks, g):
     return GroupGeometry(weight_pos, weight_neg, hull, (scores, positive, negative))
 
 
-def solve_thresholds(geometries, constraint, objective, tolerance):
+def gain_weights(objective, positive, negative, cost=None):
+    """``(alpha, beta)``: the objective is ``alpha * TP - beta * FP`` plus a constant.
+
+    ``TP`` and ``FP`` are total weights of true and false positives, ``positive`` and
+    ``negative`` the total weights of the classes. With ``objective="cost"``, ``cost`` is
+    ``(false_positive_cost, false_negative_cost)`` and the objective is minus the expected cost
+    per unit weight: ``-(c_FP * FP + c_FN * (positive - TP)) / total``.
+    """
+    total = positive + negative
+    if objective == "accuracy":
+        return 1.0 / total, 1.0 / total
+    if objective == "balanced_accuracy":
+        return 0.5 / positive, 0.5 / negative
+    if objective == "true_positive_rate":
+        return 1.0 / positive, 0.0
+    if objective == "true_negative_rate":
+        return 0.0, 1.0 / negative
+    false_positive_cost, false_negative_cost = cost
+    return false_negative_cost / total, false_positive_cost / total
+
+
+def solve_thresholds(geometries, constraint, objective, tolerance, *, cost=None):
     """Optimal operating points ``(fpr, tpr)`` per group (arrays of shape (n_groups,)).
 
     A rate of a group with no sample of the class it conditions on is undefined: it is left
-    out of the constraint and free in the program (reported as NaN).
+    out of the constraint and free in the program (reported as NaN). ``cost`` is
+    ``(false_positive_cost, false_negative_cost)`` for ``objective="cost"``.
     """
     n_groups = len(geometries)
     pos = np.array([geo.positive for geo in geometries])
     neg = np.array([geo.negative for geo in geometries])
-    total = pos.sum() + neg.sum()
+    alpha, beta = gain_weights(objective, pos.sum(), neg.sum(), cost)
+    if constraint == "predictive_parity":
+        return solve_predictive_parity(geometries, alpha, beta, tolerance)
     x_index, y_index = np.arange(n_groups), n_groups + np.arange(n_groups)
     n_variables = 2 * n_groups + 4
-    cost = np.zeros(n_variables)  # minimised: minus the objective's linear part
-    if objective == "accuracy":
-        cost[y_index], cost[x_index] = -pos / total, neg / total
-    elif objective == "balanced_accuracy":
-        cost[y_index], cost[x_index] = -0.5 * pos / pos.sum(), 0.5 * neg / neg.sum()
-    elif objective == "true_positive_rate":
-        cost[y_index] = -pos / pos.sum()
-    else:  # true_negative_rate
-        cost[x_index] = neg / neg.sum()
+    objective_cost = np.zeros(n_variables)  # minimised: minus the objective's linear part
+    objective_cost[y_index], objective_cost[x_index] = -alpha * pos, beta * neg
 
     rows, cols, values, bounds = [], [], [], []
 
@@ -126,7 +152,7 @@ def solve_thresholds(geometries, constraint, objective, tolerance):
 
     matrix = coo_matrix((values, (rows, cols)), shape=(len(bounds), n_variables)).tocsr()
     result = linprog(
-        cost,
+        objective_cost,
         A_ub=matrix,
         b_ub=np.asarray(bounds),
         bounds=[(0.0, 1.0)] * n_variables,
@@ -151,22 +177,134 @@ def _rate_terms(rate, g, pos, neg, x_index, y_index):
 def group_rule(geometry, fpr, tpr):
     """The monotone randomised rule reaching ``(fpr, tpr)`` for one group.
 
-    A point above the diagonal and under the hull mixes the hull point at the same FPR (a
-    randomised threshold) with the score-blind coin of bias ``fpr``, whose operating point is
-    ``(fpr, fpr)``; the mixture is again a monotone step function of the score.
+    A point on the hull is reached by one randomised threshold. A point above the diagonal
+    and under the hull has many representations as a monotone rule of two cuts and three
+    levels: the hull point at the same FPR mixed with a score-blind coin of bias ``fpr``,
+    and the mixtures of two hull vertices with the rule "nobody" or the rule "everybody"
+    (the triangles ``(0, V_i, V_j)`` and ``(V_i, V_j, 1)`` that hold the point). All reach the
+    point in expectation; the one kept makes the realised rates vary least: the smallest
+    ``Var(TPR) + Var(FPR)`` of independent decisions, ``sum p (1 - p)`` over each class's rows
+    divided by the class weight squared. The coin alone randomises every row of the group.
     """
     scores, positive, negative = geometry.blocks
     if geometry.hull is None:
         # One class only: its rate is reached by a randomised threshold on its own scores.
         defined_rate, weights = (tpr, positive) if geometry.positive > 0 else (fpr, negative)
         upper, lower, weight = rate_rule(scores, weights, float(np.clip(defined_rate, 0, 1)))
-        return GroupRule(upper, lower, (1.0, weight, 0.0))
+        return _normal_rule(upper, lower, (1.0, _snap(weight), 0.0))
     x = float(np.clip(fpr, 0.0, 1.0))
     upper, lower, weight, y_hull = point_on_hull(*geometry.hull, x)
     y = float(np.clip(tpr, x, y_hull))
     mix = _snap((y - x) / (y_hull - x)) if y_hull > x else 1.0
-    coin = (1.0 - mix) * x
-    return GroupRule(upper, lower, (mix + coin, mix * _snap(weight) + coin, coin))
+    coin = _snap((1.0 - mix) * x)
+    rule = _normal_rule(upper, lower, (mix + coin, mix * _snap(weight) + coin, coin))
+    if mix < 1.0:  # under the hull: a representation that randomises fewer rows
+        mixture, spread = _least_spread_mixture(geometry, x, y)
+        if mixture is not None and spread < _spread(geometry, rule):
+            rule = mixture
+    return rule
+
+
+def _least_spread_mixture(geometry, x, y):
+    """Among the rules mixing two hull vertices with "nobody" or "everybody" that reach
+    ``(x, y)``, the one of least :func:`_spread`, and its spread (None when there is none).
+
+    A rule with cuts at vertices ``i < j`` and levels ``(top, middle, bottom)`` randomises the
+    shares ``V_i``, ``V_j - V_i`` and ``1 - V_j`` of each class (the vertices are the shares
+    of positives and negatives above each cut), so every candidate's spread is computed at
+    once from the vertices.
+    """
+    fpr, tpr, thresholds = geometry.hull
+    pairs = np.triu_indices(len(fpr), k=1)
+    best, best_spread = None, np.inf
+    # By blocks of pairs, so that memory stays bounded for hulls of thousands of vertices.
+    for start in range(0, pairs[0].size, _PAIRS_PER_BLOCK):
+        i, j = (part[start : start + _PAIRS_PER_BLOCK] for part in pairs)
+        rule, spread = _least_spread_of(geometry, x, y, i, j)
+        if spread < best_spread:
+            best, best_spread = rule, spread
+    return best, best_spread
+
+
+# Vertex pairs examined at once by _least_spread_mixture.
+_PAIRS_PER_BLOCK = 1 << 18
+
+
+def _least_spread_of(geometry, x, y, i, j):
+    """:func:`_least_spread_mixture` over the vertex pairs ``(i, j)``."""
+    fpr, tpr, thresholds = geometry.hull
+    best, best_spread = None, np.inf
+    for anchor in (0.0, 1.0):  # the third point: (0, 0) "nobody" or (1, 1) "everybody"
+        # (x, y) - anchor = a (V_i - anchor) + c (V_j - anchor), by Cramer's rule
+        xi, yi, xj, yj = fpr[i] - anchor, tpr[i] - anchor, fpr[j] - anchor, tpr[j] - anchor
+        det = xi * yj - xj * yi
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a = ((x - anchor) * yj - xj * (y - anchor)) / det
+            c = (xi * (y - anchor) - (x - anchor) * yi) / det
+        inside = (np.abs(det) > 1e-12) & (a >= -1e-12) & (c >= -1e-12) & (a + c <= 1 + 1e-12)
+        if not inside.any():
+            continue
+        a, c = np.clip(a[inside], 0, 1), np.clip(c[inside], 0, 1)
+        vi, vj = i[inside], j[inside]
+        # Scores above V_i's cut pass both vertex rules, those between the cuts V_j's only.
+        if anchor == 0.0:
+            levels = np.stack([a + c, c, np.zeros_like(a)])
+        else:
+            levels = np.stack([np.ones_like(a), 1 - a, np.clip(1 - a - c, 0, 1)])
+        spread = levels * (1 - levels)
+        spread = sum(
+            (
+                spread[0] * share[vi]
+                + spread[1] * (share[vj] - share[vi])
+                + spread[2] * (1 - share[vj])
+            )
+            / total
+            for share, total in ((tpr, geometry.positive), (fpr, geometry.negative))
+        )
+        k = int(np.argmin(spread))
+        if spread[k] < best_spread:
+            best_spread = float(spread[k])
+            probabilities = tuple(_snap(float(level)) for level in levels[:, k])
+            best = _normal_rule(thresholds[vi[k]], thresholds[vj[k]], probabilities)
+    return best, best_spread
+
+
+def _spread(geometry, rule):
+    """``Var(TPR) + Var(FPR)`` of the rule's independent decisions on the group's rows (rows
+    of weight ``w`` counted as ``w`` rows)."""
+    scores, positive, negative = geometry.blocks
+    cuts = np.searchsorted(-scores, [-rule.upper, -rule.lower], side="right")
+    levels = np.asarray(rule.probabilities)
+    spread = 0.0
+    for weights, total in ((positive, geometry.positive), (negative, geometry.negative)):
+        cumulative = np.concatenate([[0.0], np.cumsum(weights)])
+        runs = np.diff(np.r_[0.0, cumulative[cuts], cumulative[-1]])
+        spread += float(levels * (1 - levels) @ runs) / total**2
+    return spread
+
+
+def _normal_rule(upper, lower, probabilities):
+    """The rule with its thresholds at the cuts that matter.
+
+    A level that no finite score reaches takes its neighbour's probability, and two adjacent
+    levels with one probability merge (the band between them is empty). A rule of one
+    probability for every score has both thresholds at ``-inf`` when it is "everyone
+    positive" and at ``+inf`` otherwise, so that new scores beyond the fitting range get the
+    group's decision.
+    """
+    top, middle, bottom = (float(p) for p in probabilities)
+    if upper == np.inf:
+        top = middle
+    if lower == -np.inf:
+        bottom = middle
+    if top == middle == bottom:
+        cut = -np.inf if top == 1.0 else np.inf
+        return GroupRule(cut, cut, (top, top, top))
+    if top == middle:
+        upper = lower
+    elif middle == bottom:
+        lower = upper
+    return GroupRule(float(upper), float(lower), (top, middle, bottom))
 
 
 def _snap(probability):
@@ -201,10 +339,15 @@ def full_roc(geometry):
 
 def constraint_gap(constraint, rates):
     """Largest difference of the constrained rate(s) between two groups (NaN rates ignored)."""
-    names = {"selection": "selection_rate", "tpr": "true_positive_rate"}
+    names = {
+        "selection": "selection_rate",
+        "tpr": "true_positive_rate",
+        "fpr": "false_positive_rate",
+        "ppv": "positive_predictive_value",
+    }
     gaps = [0.0]
     for rate in _CONSTRAINED[constraint]:
-        values = rates[names.get(rate, "false_positive_rate")]
+        values = rates[names[rate]]
         values = values[~np.isnan(values)]
         if values.size:
             gaps.append(float(values.max() - values.min()))

@@ -9,36 +9,51 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
-from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import check_cv
-from sklearn.utils import Bunch, _safe_indexing, get_tags
+from sklearn.utils import Bunch, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import (
-    _check_method_params,
     check_consistent_length,
     check_is_fitted,
     column_or_1d,
     indexable,
 )
 
-from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
+from skfair._base import (
+    FIT_IN_MEMORY,
+    _model_allows_nan,
+    accuracy_on_dask,
+    check_meta_input,
+    lazy_method,
+    resolve_sensitive,
+)
 from skfair._compat import (
     SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
     Interval,
     StrOptions,
+    _check_method_params,
     _fit_context,
     _routing_enabled,
+    _safe_indexing,
     process_routing,
 )
+from skfair._dask import uses_dask
 from skfair._groups import factorize_groups
+from skfair._random import (
+    batch_offset,
+    draw_seed,
+    row_decisions,
+    row_keys,
+    row_uniforms,
+    systematic_decisions,
+)
 from skfair._response import get_response_values
 from skfair._validation import check_weights
-from skfair.postprocessing._base import GOLDEN_GAMMA, draw_seed, splitmix64
 from skfair.postprocessing._roc_hull import score_blocks
 from skfair.postprocessing._threshold_lp import (
     CONSTRAINTS,
@@ -50,9 +65,7 @@ from skfair.postprocessing._threshold_lp import (
     solve_thresholds,
 )
 
-# When a score keys the random draw, its low mantissa bits are dropped first, so that last-bit
-# differences of the model's arithmetic between batch sizes do not change a decision.
-_SCORE_KEY_MASK = np.uint64(~((1 << 20) - 1) & 0xFFFFFFFFFFFFFFFF)
+_COST_KEYS = ("false_positive", "false_negative")
 
 
 class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
@@ -63,29 +76,40 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
     ``constraint`` holds up to ``tolerance`` while ``objective`` is as high as possible
     (Hardt, Price & Srebro 2016). The optimum is exact: it is taken over every distinct score
     value (no grid) as a linear program over the groups' ROC convex hulls, for any number of
-    groups; 2-D sensitive features give intersectional groups.
+    groups; 2-D sensitive features give intersectional groups. A model that only predicts
+    labels is post-processed by flipping its labels at random, group by group (Hardt et al.'s
+    derived predictor).
 
     Parameters
     ----------
     estimator : classifier
-        Binary classifier with ``predict_proba`` or ``decision_function``. A fitted model is
-        wrapped in :class:`sklearn.frozen.FrozenEstimator`: it is not refitted and the data
-        passed to ``fit`` serve to choose the thresholds (prefer held-out data).
+        Binary classifier. Its score is ``predict_proba`` or ``decision_function``; a model
+        with neither (or ``response_method="predict"``) is used through its labels. A fitted
+        model is wrapped in :class:`sklearn.frozen.FrozenEstimator`: it is not refitted and
+        the data passed to ``fit`` serve to choose the thresholds (prefer held-out data).
     constraint : str, default="demographic_parity"
-        The rate made equal across groups: ``"demographic_parity"`` (selection rate),
+        What is made equal across groups: ``"demographic_parity"`` (selection rate),
         ``"equalized_odds"`` (true and false positive rates), ``"true_positive_rate_parity"``
-        (equal opportunity), ``"false_positive_rate_parity"``, ``"true_negative_rate_parity"``
-        or ``"false_negative_rate_parity"``.
+        (equal opportunity), ``"false_positive_rate_parity"``, ``"true_negative_rate_parity"``,
+        ``"false_negative_rate_parity"`` or ``"predictive_parity"`` (precision, the share of
+        positive decisions that are right; a group that selects nobody has none).
     objective : str, default="accuracy"
         Maximised: ``"accuracy"``, ``"balanced_accuracy"``, ``"true_positive_rate"`` or
         ``"true_negative_rate"`` (the last two alone are maximised by predicting everyone
-        positive, respectively negative; they are there for parity with other libraries).
+        positive, respectively negative; they are there for parity with other libraries);
+        or ``"cost"``, which minimises the expected cost of errors priced by ``cost``.
     tolerance : float, default=0.0
         Largest allowed difference of the constrained rate(s) between any two groups
         (0 is exact parity). Tune it with ``GridSearchCV`` to trade fairness for the objective.
-    response_method : {"auto", "predict_proba", "decision_function"}, default="auto"
+    cost : dict, default=None
+        With ``objective="cost"``, the price of an error:
+        ``{"false_positive": c_fp, "false_negative": c_fn}`` (non-negative, not both 0). The
+        expected cost ``(c_fp * FP + c_fn * FN) / n`` (FP, FN weighted by ``sample_weight``)
+        is minimised.
+    response_method : {"auto", "predict_proba", "decision_function", "predict"}, \
+            default="auto"
         The score: ``"auto"`` takes ``predict_proba`` when the model has it, else
-        ``decision_function``.
+        ``decision_function``, else the labels of ``predict`` (1 for ``pos_label``, 0 else).
     pos_label : int, float, bool or str, default=None
         The positive class; None takes the greater class label.
     cv : int, cross-validation generator or iterable, default=5
@@ -93,16 +117,26 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         integer) and the model is then refitted on all data, like
         :class:`sklearn.model_selection.TunedThresholdClassifierCV`. Ignored for a
         :class:`~sklearn.frozen.FrozenEstimator`.
+    sampling : {"row", "batch"}, default="row"
+        How ``predict`` draws the randomised decisions. ``"row"``: each row on its own, from
+        a random number keyed on its values, its group and ``random_state``: a row gets the
+        same decision alone, on every call and whatever other rows the batch holds; the
+        copies of a row repeated in a batch do not share a draw but hold the expected number
+        of positives, rounded. ``"batch"``: within each group of the batch, the rows whose
+        decision is random are taken in score order and the number of positives is the
+        expected number rounded by a random offset shared by the groups (systematic
+        sampling), so the selection rates of the batch are within one row of the expected
+        ones; a row's decision then depends on the other rows of the batch. See Notes.
     sensitive_column : str, int or list of them, default=None
         Column(s) of X holding the sensitive features, removed before the model sees X
         (unless ``drop_sensitive=False``). This mode works inside ``GridSearchCV`` and with
         scikit-learn's scorers, which cannot pass metadata to ``predict``.
     drop_sensitive : bool, default=True
         Whether to remove ``sensitive_column`` from X before the model.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the randomised decisions. A row's draw is keyed on its values, its group and
-        this seed, so a row gets the same decision alone or in any batch; None draws a seed
-        at fit.
+    random_state : int, RandomState instance, Generator or None, default=None
+        Seeds the randomised decisions; None draws a seed at fit. The decisions of a fitted
+        classifier are a function of this seed and of the rows, never of a generator's state:
+        ``predict`` returns the same decisions on every call.
     n_jobs : int, default=None
         Folds fitted in parallel with ``cv``.
 
@@ -117,19 +151,23 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
     groups_ : list
         Label of each group (a value, or a tuple of values for 2-D sensitive features).
     thresholds_ : ndarray of shape (n_groups, 2)
-        Per group, the upper and lower score threshold of the rule.
+        Per group, the upper and lower score threshold of the rule. Each lies midway between
+        two adjacent scores of the fitting rows; a group decided the same way for every score
+        has both at ``-inf`` (everyone positive) or ``+inf`` (otherwise).
     decision_probabilities_ : ndarray of shape (n_groups, 3)
         Per group, the probability of predicting ``pos_label_`` for a score at or above the
         upper threshold, in ``[lower, upper)``, and below the lower threshold. Non-increasing
         along a row; a row of the form ``(1, p, 0)`` is a threshold mixed with probability
-        ``p`` between two adjacent score values, a positive last entry means the rule also
-        flips a score-blind coin.
+        ``p`` between two adjacent score values; a first entry below 1 or a last entry
+        above 0 randomises the scores above, respectively below, the band too.
     rates_ : dict of ndarray of shape (n_groups,)
         Expected ``"selection_rate"``, ``"true_positive_rate"``, ``"false_positive_rate"``,
-        ``"true_negative_rate"`` and ``"false_negative_rate"`` of each group on the data the
-        thresholds were chosen on (NaN where a group lacks the class the rate conditions on).
+        ``"true_negative_rate"``, ``"false_negative_rate"`` and
+        ``"positive_predictive_value"`` of each group on the data the thresholds were chosen
+        on (NaN where a group lacks the class the rate conditions on, or selects nobody).
     objective_value_ : float
-        Expected objective on that data.
+        Expected objective on that data (for ``objective="cost"``, the expected cost per unit
+        of sample weight: lower is better).
     constraint_gap_ : float
         Expected largest difference of the constrained rate(s) between two groups there.
     hulls_ : list of tuple of ndarray
@@ -149,30 +187,77 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
 
     Notes
     -----
-    Each group's reachable operating points ``(FPR, TPR)`` form the convex hull of its ROC
-    points; every objective and constraint offered is linear in them, so the optimum is a
-    linear program with one inequality per hull segment (Hardt et al. 2016, Section 4). For
-    these objectives an optimum lies on or above the diagonal, where a point is the hull point
-    at the same FPR mixed with a score-blind coin; so every group's rule is monotone in the
-    score. Hull vertices are found exactly by pool-adjacent-violators (Fawcett &
-    Niculescu-Mizil 2007); the fitted rates are recomputed from the rules on the data, and the
-    constraint holds there up to the solver's 1e-10 feasibility tolerance.
+    **The program.** Each group's reachable operating points ``(FPR, TPR)`` form the convex
+    hull of its ROC points; every objective offered (the cost too) and every rate parity is
+    linear in them, so the optimum is a linear program with one inequality per hull segment
+    (Hardt et al. 2016, Section 4). For these objectives an optimum lies on or above the
+    diagonal, where every point is reached by a rule monotone in the score. A point on the
+    hull is one randomised threshold; a point under it (the groups that equalized odds holds
+    below their best) has many representations, such as the hull point at the same FPR mixed
+    with a score-blind coin, which randomises every row of the group: the rule kept is the
+    one, among that coin and the mixtures of two hull vertices with "nobody" or "everybody",
+    whose independent decisions make the group's TPR and FPR vary least. Hull vertices are
+    found exactly by pool-adjacent-violators (Fawcett & Niculescu-Mizil 2007); the fitted
+    rates are recomputed from the rules on the data, and the constraint holds there up to the
+    solver's 1e-10 feasibility tolerance. Sample weights enter through their shares only:
+    weights of any common scale give the unweighted thresholds.
 
-    The decisions are random only inside a group's band ``[lower, upper)`` or through the
-    coin. The draw is a hash of the row's values as the model receives them (pandas and polars
-    row hashes; the bits of each column of a numeric array), its group and the seed: it is
-    reproducible, independent of batching and of the row's position, and rows with different
-    values but tied scores get independent draws, so the empirical rates approach the expected
-    ones as the sample grows even for scores with few distinct values. Identical rows share a
-    decision. For sparse or non-numeric array input the row is keyed by its score (its 32
-    leading mantissa bits, so that last-bit differences of the model's arithmetic between
-    batch sizes do not matter); then rows of a group with one score share a decision.
+    **Predictive parity.** Equal precision ``TP / (TP + FP)`` is a ratio, linear only for a
+    fixed common value ``c``. For a fixed ``c`` the groups decouple, and each group's best
+    point is a hull point whose gain, as ``c`` moves along one hull segment, is a ratio of
+    two linear functions of ``c``. The optimum is found exactly by evaluating every
+    breakpoint (the hull vertices' precisions and their shifts by ``tolerance``) and every
+    stationary point of these ratios between breakpoints (roots of a polynomial). The rules
+    stay monotone in the score, so a group's precision is at least its base rate; a group
+    that selects nobody has no precision and does not constrain the others.
+
+    **Cuts.** On the fitting rows a rule "score >= t" decides alike for every ``t`` between
+    two adjacent distinct scores; the threshold is put at their midpoint, so a new score
+    falling in the gap is decided by whichever side it is nearer (an overfit model separates
+    the classes of the fitting rows by a wide gap, and a cut at the gap's edge would push
+    new rows to one side). A label-only model's labels are the scores 1 and 0, cut at 0.5:
+    the rule flips predicted positives to negative with probability ``1 - p_0`` and predicted
+    negatives to positive with probability ``p_1`` in each group.
+
+    **Decisions.** The decisions are random only inside a group's band ``[lower, upper)`` or
+    through the coin. With ``sampling="row"``, a row's draw is a hash of its values as the
+    model receives them (column by column, read as numbers when numeric, so the dtype and the
+    frame library do not matter), its group and the seed: reproducible, independent of
+    batching and of the row's position. Distinct rows draw like independent coins, so the
+    realised rates of a batch vary around the expected ones with a standard deviation of
+    ``sqrt(sum p (1 - p)) / n_group``. The ``k``-th copy of a row repeated in the batch is
+    positive when ``floor(u + (k + 1) p) > floor(u + k p)``, ``u`` the row's number: each copy
+    is positive with probability ``p`` and the ``m`` copies hold ``m p`` positives rounded
+    (systematic sampling among them), so data with many repeated rows (a few categorical
+    features) vary less than independent draws, not more as with one shared draw.
+
+    With ``sampling="batch"``, within each group the rows of random decision, in score order
+    (ties in random order), are decided by systematic sampling (Madow & Madow 1944) with one
+    random offset ``u`` shared by the groups and derived from the seed and the batch's rows:
+    every row is still positive with its own probability, but the number of positives of a group
+    is its expected number rounded down or up, with an error in ``(u - 1, u]`` common to all
+    groups; so the selection rates of any two groups differ by at most their expected difference
+    plus ``1 / n`` for the smaller group's ``n`` rows (on the rows the thresholds were chosen
+    on, the expected difference is at most ``tolerance``). Rates conditioned on the true label
+    (which ``predict`` does not see) are not bounded that way, but the score order spreads the
+    positive decisions evenly over the band, which makes them vary less than with independent
+    draws. The cost of the batch mode is that a row's decision depends on the batch it comes
+    with.
+
+    For sparse input the rows are keyed on their stored entries, and inputs whose rows cannot be
+    read (a list of texts or dicts for a vectoriser) on the score (its 32 leading mantissa bits,
+    so that last-bit differences of the model's arithmetic between batch sizes do not matter);
+    then rows of a group with one score are decided as copies of one row.
 
     There is no ``predict_proba``: the rule's probability of a positive decision (given by
     :meth:`decision_probability`) is not an estimate of ``P(y = 1 | X)``, and scorers would
-    misread it. Predictive parity is not offered: equal positive predictive values is a
-    bilinear condition on the operating points and the common value, not a linear one, so it
-    does not fit this program; it is left out rather than approximated.
+    misread it.
+
+    **Dask input.** ``fit`` refuses dask collections with a TypeError (the model and the
+    thresholds are fitted on all rows in memory). ``predict`` and ``decision_probability``
+    return lazy dask arrays, block by block, exactly the in-memory decisions (a row's random
+    draw is keyed on its content); ``score`` sums the right and wrong decisions over the
+    partitions.
 
     References
     ----------
@@ -181,6 +266,9 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
 
     Fawcett, T. and Niculescu-Mizil, A. (2007). PAV and the ROC convex hull. Machine Learning
     68, 97-106.
+
+    Madow, W. G. and Madow, L. H. (1944). On the theory of systematic sampling, I. The Annals
+    of Mathematical Statistics 15(1), 1-24.
 
     Examples
     --------
@@ -192,12 +280,15 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
     >>> X = np.c_[rng.normal(size=2000) + group, group]
     >>> y = (X[:, 0] + rng.normal(size=2000) > 0.5).astype(int)
     >>> clf = GroupThresholdClassifier(LogisticRegression(), constraint="demographic_parity",
-    ...                                sensitive_column=1, random_state=0).fit(X, y)
+    ...                                sensitive_column=1, sampling="batch",
+    ...                                random_state=0).fit(X, y)
     >>> bool(clf.constraint_gap_ < 1e-9)
     True
-    >>> rates = [clf.predict(X)[group == g].mean() for g in (0, 1)]
-    >>> bool(abs(rates[0] - rates[1]) < 0.05)
-    True
+    >>> decisions, probability = clf.predict(X), clf.decision_probability(X)
+    >>> # in each group, the number of positive decisions is the expected number rounded
+    >>> [bool(abs(decisions[group == g].sum() - probability[group == g].sum()) < 1)
+    ...  for g in (0, 1)]
+    [True, True]
     """
 
     __metadata_request__fit = {"sensitive_features": True}
@@ -208,16 +299,19 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         "estimator": [
             HasMethods(["fit", "predict_proba"]),
             HasMethods(["fit", "decision_function"]),
+            HasMethods(["fit", "predict"]),
         ],
         "constraint": [StrOptions(set(CONSTRAINTS))],
         "objective": [StrOptions(set(OBJECTIVES))],
         "tolerance": [Interval(Real, 0, None, closed="left")],
-        "response_method": [StrOptions({"auto", "predict_proba", "decision_function"})],
+        "cost": [dict, None],
+        "response_method": [StrOptions({"auto", "predict_proba", "decision_function", "predict"})],
         "pos_label": [Real, str, "boolean", None],
         "cv": ["cv_object"],
+        "sampling": [StrOptions({"row", "batch"})],
         "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
         "drop_sensitive": ["boolean"],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
         "n_jobs": [Integral, None],
     }
 
@@ -228,9 +322,11 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         constraint="demographic_parity",
         objective="accuracy",
         tolerance=0.0,
+        cost=None,
         response_method="auto",
         pos_label=None,
         cv=5,
+        sampling="row",
         sensitive_column=None,
         drop_sensitive=True,
         random_state=None,
@@ -240,9 +336,11 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         self.constraint = constraint
         self.objective = objective
         self.tolerance = tolerance
+        self.cost = cost
         self.response_method = response_method
         self.pos_label = pos_label
         self.cv = cv
+        self.sampling = sampling
         self.sensitive_column = sensitive_column
         self.drop_sensitive = drop_sensitive
         self.random_state = random_state
@@ -271,7 +369,10 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         -------
         self : object
         """
+        if uses_dask(X, y, sample_weight, sensitive_features):
+            raise FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
         X = check_meta_input(self, X, self.estimator, reset=True)
+        self._cost = _check_cost(self.objective, self.cost)
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
@@ -358,7 +459,13 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         return scores
 
     def _scores(self, estimator, X):
-        """The positive-class score of ``estimator`` (one private function to swap later)."""
+        """The positive-class score of ``estimator``; its labels as 1 / 0 without a score."""
+        if self.response_method == "predict" or (
+            self.response_method == "auto"
+            and not hasattr(estimator, "predict_proba")
+            and not hasattr(estimator, "decision_function")
+        ):
+            return (np.asarray(estimator.predict(X)) == self.pos_label_).astype(np.float64)
         response_method = (
             ["predict_proba", "decision_function"]
             if self.response_method == "auto"
@@ -383,7 +490,9 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
             # Keep only what is needed to encode new samples (not the training codes).
             empty = np.empty((0, groups.n_attributes), dtype=np.intp)
             self._encoding = replace(groups, codes=empty[:, 0], attribute_codes=empty)
-        weights = np.ones(n_samples) if weights is None else weights
+        # Only the weights' shares matter: on the scale of the largest one, weights of any
+        # common scale (1e-300 or 1e308) give the unweighted program, bit for bit.
+        weights = np.ones(n_samples) if weights is None else weights / weights.max()
         zero = np.bincount(codes, weights=weights, minlength=n_groups) <= 0
         if zero.any():
             raise ValueError(
@@ -399,7 +508,9 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
                 )
         blocks = score_blocks(scores, positive, weights, codes, n_groups)
         geometries = [group_geometry(blocks, g) for g in range(n_groups)]
-        fpr, tpr = solve_thresholds(geometries, self.constraint, self.objective, self.tolerance)
+        fpr, tpr = solve_thresholds(
+            geometries, self.constraint, self.objective, self.tolerance, cost=self._cost
+        )
         rules = [group_rule(geo, x, y) for geo, x, y in zip(geometries, fpr, tpr)]
         self.thresholds_ = np.array([[rule.upper, rule.lower] for rule in rules])
         self.decision_probabilities_ = np.array([rule.probabilities for rule in rules])
@@ -408,7 +519,7 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         pos = np.array([geo.positive for geo in geometries])
         neg = np.array([geo.negative for geo in geometries])
         self.rates_ = _rates_table(achieved[:, 0], achieved[:, 1], pos, neg)
-        self.objective_value_ = _objective_value(self.objective, self.rates_, pos, neg)
+        self.objective_value_ = _objective_value(self.objective, self.rates_, pos, neg, self._cost)
         self.constraint_gap_ = constraint_gap(self.constraint, self.rates_)
 
     def decision_probability(self, X, *, sensitive_features=None):
@@ -427,6 +538,10 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         -------
         probability : ndarray of shape (n_samples,)
         """
+        if uses_dask(X, sensitive_features):
+            return lazy_method(
+                self, "decision_probability", X, sensitive_features, dtype=np.float64
+            )
         scores, codes, _ = self._scores_and_codes(X, sensitive_features)
         return self._probability(scores, codes)
 
@@ -472,12 +587,40 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            ``pos_label_`` or the other class; drawn as ``sampling`` says. On a dask
+            collection, a lazy dask array in which each partition is a batch: the
+            decisions equal those of ``predict`` called on each partition in turn (with
+            ``sampling="row"`` a row's decision changes only when copies of it fall in other
+            partitions; with ``"batch"``, each partition meets the group rates within a row).
         """
+        if uses_dask(X, sensitive_features):
+            check_is_fitted(self)
+            return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
         scores, codes, X_model = self._scores_and_codes(X, sensitive_features)
-        probability = self._probability(scores, codes)
-        positive = row_uniforms(row_keys(X_model, scores), codes, self._seed) < probability
+        positive = self._decide(self._probability(scores, codes), scores, codes, X_model)
         negative_label = self.classes_[self.classes_ != self.pos_label_][0]
         return np.where(positive, self.pos_label_, negative_label).astype(self.classes_.dtype)
+
+    def _decide(self, probability, scores, codes, X_model):
+        """The decisions with the given probabilities, drawn as ``sampling`` says."""
+        decisions = probability >= 1
+        drawn = np.flatnonzero((probability > 0) & (probability < 1))
+        if drawn.size == 0:
+            return decisions
+        # Only the rows of random decision draw (identical rows have one score, so they are
+        # drawn together and counted together); few of them are keyed on their own.
+        if drawn.size < probability.size // 2:
+            keys = row_keys(_safe_indexing(X_model, drawn), scores[drawn])
+        else:
+            keys = row_keys(X_model, scores)[drawn]
+        scores, codes, probability = scores[drawn], codes[drawn], probability[drawn]
+        if self.sampling == "row":
+            decisions[drawn] = row_decisions(keys, codes, probability, self._seed)
+        else:
+            uniforms = row_uniforms(keys, codes, self._seed)
+            offset = batch_offset(uniforms, self._seed)
+            decisions[drawn] = systematic_decisions(probability, codes, (uniforms, -scores), offset)
+        return decisions
 
     def score(self, X, y, sample_weight=None, *, sensitive_features=None):
         """Accuracy of the decisions.
@@ -498,6 +641,8 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         score : float
         """
         y_pred = self.predict(X, sensitive_features=sensitive_features)
+        if uses_dask(y_pred, y, sample_weight):
+            return accuracy_on_dask(y, y_pred, sample_weight)
         return accuracy_score(y, y_pred, sample_weight=sample_weight)
 
     def get_metadata_routing(self):
@@ -544,59 +689,59 @@ def _fit_and_score(estimator, X, y, train, test, fit_params, score):
 
 def _rates_table(fpr, tpr, positive, negative):
     share = positive / (positive + negative)
+    true_positive = np.where(positive > 0, positive * np.nan_to_num(tpr), 0.0)
+    false_positive = np.where(negative > 0, negative * np.nan_to_num(fpr), 0.0)
+    selected = true_positive + false_positive
     selection = np.where(positive > 0, share * np.nan_to_num(tpr), 0.0) + np.where(
         negative > 0, (1 - share) * np.nan_to_num(fpr), 0.0
     )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = np.where(selected > 0, true_positive / selected, np.nan)
     return {
         "selection_rate": selection,
         "true_positive_rate": tpr,
         "false_positive_rate": fpr,
         "true_negative_rate": 1.0 - fpr,
         "false_negative_rate": 1.0 - tpr,
+        "positive_predictive_value": precision,
     }
 
 
-def _objective_value(objective, rates, positive, negative):
+def _objective_value(objective, rates, positive, negative, cost):
     tp = np.nansum(rates["true_positive_rate"] * positive)
     tn = np.nansum(rates["true_negative_rate"] * negative)
+    total = positive.sum() + negative.sum()
     if objective == "accuracy":
-        return float((tp + tn) / (positive.sum() + negative.sum()))
+        return float((tp + tn) / total)
+    if objective == "cost":
+        false_positive_cost, false_negative_cost = cost
+        fp, fn = negative.sum() - tn, positive.sum() - tp
+        return float((false_positive_cost * fp + false_negative_cost * fn) / total)
     tpr, tnr = tp / positive.sum(), tn / negative.sum()
     if objective == "balanced_accuracy":
         return float((tpr + tnr) / 2)
     return float(tpr if objective == "true_positive_rate" else tnr)
 
 
-def _splitmix64(values):
-    """SplitMix64 (Steele, Lea & Flood 2014) as a 64-bit hash of each value."""
-    with np.errstate(over="ignore"):
-        return splitmix64(values + GOLDEN_GAMMA)
-
-
-def row_keys(X, scores):
-    """A 64-bit key per row from its values in ``X``; from its score when X cannot be hashed.
-
-    pandas and polars frames use their row hashes; dense numeric arrays mix the bits of each
-    column. Sparse or non-numeric arrays fall back to the score's leading mantissa bits.
-    """
-    if hasattr(X, "iloc") and hasattr(X, "columns"):
-        import pandas as pd
-
-        return pd.util.hash_pandas_object(X, index=False).to_numpy(np.uint64)
-    if hasattr(X, "hash_rows"):
-        return np.asarray(X.hash_rows(seed=0), dtype=np.uint64)
-    array = None if issparse(X) else np.asarray(X)
-    if array is None or array.dtype.kind not in "biuf" or array.ndim != 2:
-        return (np.asarray(scores, dtype=np.float64) + 0.0).view(np.uint64) & _SCORE_KEY_MASK
-    keys = np.zeros(array.shape[0], dtype=np.uint64)
-    for j in range(array.shape[1]):  # a loop over columns, each step vectorised over rows
-        column = np.ascontiguousarray(array[:, j], dtype=np.float64) + 0.0  # -0.0 -> 0.0
-        keys = _splitmix64(keys ^ column.view(np.uint64))
-    return keys
-
-
-def row_uniforms(keys, codes, seed):
-    """A uniform number in [0, 1) per row, a function of (row key, group, seed) only."""
-    seed_key = _splitmix64(np.array([seed], dtype=np.uint64))
-    group_keys = _splitmix64(np.asarray(codes, dtype=np.uint64) ^ seed_key)
-    return (_splitmix64(keys ^ group_keys) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+def _check_cost(objective, cost):
+    """``(false_positive_cost, false_negative_cost)`` for ``objective="cost"``, else None."""
+    if objective != "cost":
+        if cost is not None:
+            raise ValueError(
+                f"cost={cost!r} is only used with objective='cost' (got objective="
+                f"{objective!r}); set objective='cost' to minimise the expected cost."
+            )
+        return None
+    if cost is None:
+        raise ValueError(
+            "objective='cost' needs cost={'false_positive': ..., 'false_negative': ...}, the "
+            "price of a false positive and of a false negative."
+        )
+    if sorted(cost) != sorted(_COST_KEYS):
+        raise ValueError(f"cost must have exactly the keys {list(_COST_KEYS)}, got {sorted(cost)}.")
+    prices = tuple(float(cost[key]) for key in _COST_KEYS)
+    if not all(np.isfinite(prices)) or min(prices) < 0 or max(prices) <= 0:
+        raise ValueError(
+            f"cost prices must be finite and non-negative, not both zero; got {cost!r}."
+        )
+    return prices

@@ -36,13 +36,16 @@ def test_bias_sources_section_names_the_driver():
     context = _context()
     text = section_body_text(bias_sources_section(context))
     lines = text.splitlines()
-    assert lines[0].startswith("sex: 'm' vs 'f'")
-    model_row = lines[2].split()
+    # The pair, why the first is the reference, and how many of their rows were explained.
+    assert lines[0] == "sex: m (the privileged group; 322 of its 322 rows) vs f (278 of 278 rows)"
+    assert (context.sensitive["sex"] == "m").sum() == 322
+    assert lines[1].split() == ["feature", "beta", "beta+", "(m)", "beta-", "(f)", "net"]
+    model_row = lines[3].split()
     expected = wasserstein_bias(
         None, context.y_score, sensitive_features=context.sensitive["sex"], privileged_group="m"
     )
-    assert float(model_row[-4]) == round(expected, 4)  # all 600 rows are used (< 2000)
-    assert lines[3].split()[0] == "hours"  # the feature shifted by group ranks first
+    assert float(model_row[-4]) == round(expected, 4)  # all 600 rows are used (< 1000 a group)
+    assert lines[4].split()[0] == "hours"  # the feature shifted by group ranks first
 
 
 def test_bias_sources_section_without_scores():

@@ -148,7 +148,10 @@ def test_a_tiny_csv_keeps_every_section(tmp_path, capsys):
     for title in TITLES:
         assert title in captured.out
     repair = section_text(captured.out, "Barycenter repair of the scores")
-    assert repair.startswith("n/a: cross-fitting the repair needs a group with two")
+    # The question the section answers, then why it does not apply here.
+    lead, reason = repair.split("\n\n")
+    assert lead.startswith("How much of the gaps would a repair")
+    assert reason.startswith("n/a: cross-fitting the repair needs a group with two")
     assert "warning: UserWarning" in captured.out
     assert captured.err == ""
 

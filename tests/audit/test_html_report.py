@@ -23,7 +23,6 @@ FLAGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--window-size=1280,4000",
 ]
 
 # Appended to a copy of the page (the report itself has no script): measures what the
@@ -38,6 +37,14 @@ window.addEventListener("load", () => {
     headings: [...document.querySelectorAll("section > h2")].map((h) => h.textContent),
     images: [...document.images].map((i) => [i.complete, i.naturalWidth, i.naturalHeight,
                                              i.getBoundingClientRect().width]),
+    // Where the summary's findings end, in the first screen (no scrolling has happened).
+    findingsBottom: document.querySelector("#section-summary dl").getBoundingClientRect().bottom,
+    firstTable: document.querySelector("#section-summary table").getBoundingClientRect().top,
+    // Tables whose columns do not all fit (hidden behind a scrollbar, or cut on paper).
+    clipped: [...document.querySelectorAll(".table-wrap")]
+      .filter((w) => w.scrollWidth > w.clientWidth + 1)
+      .map((w) => w.querySelector("th").textContent),
+    pageHeight: document.documentElement.scrollHeight,
   };
   const out = document.createElement("pre");
   out.id = "probe";
@@ -52,12 +59,12 @@ window.addEventListener("load", () => {
 EXPECTED_SECTIONS = [
     "summary",
     "groups",
-    "intervals",
     "disparities",
     "scores",
     "madd",
     "hfm",
     "repair",
+    "data_repair",
     "thresholds",
     "bias_sources",
     "stability",
@@ -67,10 +74,11 @@ EXPECTED_SECTIONS = [
 ARGS = ["--target", "approved", "--positive-label", "yes", "--sensitive", "sex", "region"]
 
 
-def chromium(*args):
+def chromium(*args, size=(1280, 900)):
     with tempfile.TemporaryDirectory() as profile:
         return subprocess.run(
-            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args],
+            [CHROMIUM, *FLAGS, f"--window-size={size[0]},{size[1]}", f"--user-data-dir={profile}"]
+            + list(args),
             capture_output=True,
             text=True,
             timeout=180,
@@ -95,29 +103,53 @@ def test_the_page_is_self_contained(report):
     # No network: every image is inline, no stylesheet or font is fetched.
     assert not re.search(r"""(src|href)=["']?(https?:|//)""", page)
     assert "<link" not in page.lower()
-    assert page.count('src="data:image/png;base64,') == 15
+    assert page.count('src="data:image/png;base64,') == 16
+
+
+def probe(report, tmp_path, size):
+    """What Chromium rendered of the report in a window of ``size`` (see PROBE)."""
+    probed = tmp_path / "probed.html"
+    probed.write_text(report.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"))
+    result = chromium("--virtual-time-budget=10000", "--dump-dom", probed.as_uri(), size=size)
+    match = re.search(r'<pre id="probe"[^>]*>(.*?)</pre>', result.stdout, flags=re.DOTALL)
+    assert match, result.stderr[-2000:]
+    return json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is installed by .ci/run (apt-get)")
 def test_chromium_renders_every_section_and_figure_within_1280_px(report, tmp_path):
-    probed = tmp_path / "probed.html"
-    probed.write_text(report.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"))
-    result = chromium("--virtual-time-budget=10000", "--dump-dom", probed.as_uri())
-    match = re.search(r'<pre id="probe"[^>]*>(.*?)</pre>', result.stdout, flags=re.DOTALL)
-    assert match, result.stderr[-2000:]
-    measured = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    measured = probe(report, tmp_path, (1280, 900))
     assert measured["sections"] == [f"section-{name}" for name in EXPECTED_SECTIONS]
     assert measured["headings"] == [SECTIONS[name][0] for name in EXPECTED_SECTIONS]
-    # Per attribute (sex, region): rates, scores, repair, thresholds, bias sources, stability
-    # (12), and MADD per attribute and jointly (3).
-    assert len(measured["images"]) == 15
+    # Per attribute (sex, region) and jointly: the rates with intervals (3); per attribute:
+    # scores, repair, thresholds, bias sources, stability (10); MADD per column (3).
+    assert len(measured["images"]) == 16
     for complete, width, height, shown_width in measured["images"]:
         assert complete and width > 0 and height > 0 and shown_width > 0
     assert measured["scrollWidth"] <= measured["clientWidth"] <= 1280
+    assert measured["clipped"] == []
+    # The summary's findings are read first: in the first screen, before any table.
+    assert measured["findingsBottom"] < 900
+    assert measured["findingsBottom"] < measured["firstTable"]
     screenshot = tmp_path / "report.png"
     chromium(f"--screenshot={screenshot}", report.as_uri())
     assert screenshot.stat().st_size > 10_000
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is installed by .ci/run (apt-get)")
+def test_printed_report_hides_no_column(report, tmp_path):
+    # A printed A4 or Letter page is about 720 CSS pixels wide; at this width the page uses its
+    # print layout (the same CSS rules), where tables wrap instead of scrolling.
+    measured = probe(report, tmp_path, (720, 1000))
+    assert measured["clipped"] == []
+    assert measured["scrollWidth"] <= measured["clientWidth"]
+    pdf = tmp_path / "report.pdf"
+    chromium("--no-pdf-header-footer", f"--print-to-pdf={pdf}", report.as_uri())
+    document = pdf.read_bytes()
+    assert document.startswith(b"%PDF")
+    pages = len(re.findall(rb"/Type\s*/Page(?!s)", document))
+    assert 3 <= pages <= 40
 
 
 def test_json_is_machine_readable_and_repeats_exactly(tmp_path, capsys, loans_csv):

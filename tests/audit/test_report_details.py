@@ -53,18 +53,40 @@ def test_notes_refer_only_to_what_is_shown(tmp_path, capsys, loans_csv):
     loans_csv(tmp_path / "loans.csv", n=800, income_gap=6)
     assert run(tmp_path / "loans.csv", "--sections", "disparities", "stability") == 0
     output = capsys.readouterr().out.replace("\n", " ")
-    assert "see the intervals" not in output
+    assert "the summary gives" not in output
     assert "dis - priv" not in output  # no --privileged: no such row
     assert "difference: largest gap between any two groups" in output
-    assert run(tmp_path / "loans.csv", "--sections", "intervals", "disparities") == 0
-    assert "(see the intervals)" in capsys.readouterr().out
+    assert run(tmp_path / "loans.csv", "--sections", "summary", "disparities") == 0
+    assert "the summary gives each group's gap" in capsys.readouterr().out.replace("\n", " ")
 
 
-def test_bias_sources_say_how_the_pair_is_chosen(tmp_path, capsys, loans_csv):
-    loans_csv(tmp_path / "loans.csv", n=800, income_gap=6)
-    assert run(tmp_path / "loans.csv", "--sections", "bias_sources") == 0
-    output = capsys.readouterr().out.replace("\n", " ")
-    assert "region: of more than two groups, the pair compared is the one whose" in output
+def test_bias_sources_say_how_the_pair_is_chosen_and_show_the_sizes(tmp_path, capsys, loans_csv):
+    frame = loans_csv(tmp_path / "loans.csv", n=800, income_gap=6)
+    assert (
+        run(
+            tmp_path / "loans.csv",
+            "--sections",
+            "bias_sources",
+            "--save-predictions",
+            str(tmp_path / "p.csv"),
+        )
+        == 0
+    )
+    output = capsys.readouterr().out
+    assert "the reference group (the privileged one from --privileged, else the largest)" in (
+        " ".join(output.split())
+    )
+    predictions = pd.read_csv(tmp_path / "p.csv")
+    region = predictions["region"].to_numpy()
+    names, counts = np.unique(region, return_counts=True)
+    largest = names[np.argmax(counts)]
+    caption = next(line for line in output.splitlines() if line.startswith("region: "))
+    # The largest group against another, with the rows explained of each (all, < 1000).
+    assert caption.startswith(f"region: {largest} (the largest group; {counts.max()} of its ")
+    other = re.search(r"\) vs (\w+) \((\d+) of (\d+) rows\)", caption)
+    assert other[1] in names and other[1] != largest
+    assert int(other[2]) == int(other[3]) == (region == other[1]).sum()
+    assert len(frame) == 800
 
 
 def test_every_line_fits_in_100_columns(tmp_path, capsys, loans_csv):

@@ -13,7 +13,6 @@ from sklearn.svm import LinearSVC
 
 from skfair._audit import AuditContext
 from skfair._audit._context import _predict
-from skfair._audit._html import _threshold_figures
 from skfair._audit._json import section_json
 from skfair._audit._sections import thresholds_section
 from skfair.postprocessing import GroupThresholdClassifier
@@ -122,12 +121,12 @@ def test_each_half_is_decided_by_thresholds_chosen_on_the_other_half():
 def test_figure_shows_equal_operating_points_for_equalized_odds():
     context = make_context(n=2000)
     section = thresholds_section(context)
-    figures = list(_threshold_figures(section.data))
-    assert [caption.split(":")[0] for caption, _ in figures] == ["sex", "region"]
+    figures = section.figures
+    assert [figure.caption.split(":")[0] for figure in figures] == ["sex", "region"]
     import matplotlib
 
     matplotlib.use("Agg")
-    display = figures[0][1]()
+    display = figures[0].draw()
     # Equalized odds on the rows the thresholds were chosen on: one common (FPR, TPR).
     assert np.ptp(display.operating_points, axis=0).max() < 1e-9
     header = section_json(section)["tables"][0]["header"]

@@ -24,7 +24,8 @@ def cluster():
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        # No dashboard, and its HTTP server on a free port: 8787 may be taken on the machine.
+        dashboard_address=":0",
     ) as local_cluster:
         yield local_cluster
 

@@ -14,9 +14,24 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skfair import metrics
-from skfair._dask._tables import merge_tables, table_of
+from skfair._stats._table import DistinctRows
 
 LABEL_METRICS = [
+    metrics.average_odds_difference,
+    metrics.average_abs_odds_difference,
+    metrics.true_negative_rate_difference,
+    metrics.true_positive_rate_ratio,
+    metrics.false_positive_rate_ratio,
+    metrics.error_rate_ratio,
+    metrics.equalized_odds_ratio,
+    metrics.positive_predictive_value_difference,
+    metrics.false_discovery_rate_difference,
+    metrics.negative_predictive_value_difference,
+    metrics.false_omission_rate_difference,
+    metrics.between_group_generalized_entropy_index,
+    metrics.between_group_theil_index,
+    metrics.between_group_coefficient_of_variation,
+    metrics.conditional_demographic_disparity,
     metrics.statistical_parity_difference,
     metrics.disparate_impact_ratio,
     metrics.true_positive_rate_difference,
@@ -36,7 +51,9 @@ SCORE_METRICS = [
 
 
 def _chunks(draw, n):
-    """Random chunk sizes summing to n, empty chunks included."""
+    """Random chunk sizes summing to n, empty chunks included; sometimes chunks of one row."""
+    if draw(st.integers(0, 4)) == 0:
+        return (1,) * n
     cuts = sorted(draw(st.lists(st.integers(0, n), min_size=0, max_size=6)))
     bounds = [0, *cuts, n]
     return tuple(int(b - a) for a, b in zip(bounds[:-1], bounds[1:]))
@@ -58,11 +75,22 @@ def labelled_data(draw):
         y_true, y_pred = np.array(["no", "yes"])[y_true], np.array(["no", "yes"])[y_pred]
     weights = rng.random(n) + 0.1 if draw(st.booleans()) else None
     chunks = _chunks(draw, n)
+    if draw(st.booleans()):
+        chunks = Unknown(chunks)  # lengths known only once computed, as after a filter
     return y_true, y_pred, groups, weights, chunks
 
 
+class Unknown(tuple):
+    """Chunk sizes that the dask arrays built on them do not know."""
+
+
 def _dask(array, chunks):
-    return da.from_array(array, chunks=(chunks,))
+    array = da.from_array(array, chunks=(tuple(chunks), *array.shape[1:]))
+    if isinstance(chunks, Unknown):
+        keep = da.ones(array.shape[0], dtype=bool, chunks=(tuple(chunks),))
+        array = array[keep]
+        assert np.isnan(array.chunks[0]).all()
+    return array
 
 
 def _close(a, b):
@@ -207,13 +235,37 @@ def test_group_summary_bootstrap_does_not_depend_on_partitioning():
         assert got.overall == pytest.approx(expected.overall, abs=1e-12)
 
 
-def test_group_summary_errors_that_need_the_samples():
+def test_group_summary_callable_metric_raises_and_weighted_bootstrap_is_exact():
     y = da.from_array(np.array([0, 1, 1, 0]), chunks=2)
     g = da.from_array(np.array(["a", "a", "b", "b"]), chunks=2)
-    with pytest.raises(ValueError, match="callable metric needs the samples"):
+    with pytest.raises(TypeError, match="callable metric.*in-memory sample"):
         metrics.group_summary(y, y, sensitive_features=g, metric=lambda a, b: 0.0)
-    with pytest.raises(ValueError, match="n_boot=0 with sample_weight"):
-        metrics.group_summary(y, y, sensitive_features=g, n_boot=10, sample_weight=np.ones(4))
+    # Weights take few values: the bootstrap over (group, weight, cell) classes is exact.
+    rng = np.random.default_rng(3)
+    n = 2000
+    y_true, y_pred = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    groups, weights = rng.choice(["f", "m"], n), rng.choice([0.5, 1.0, 3.0], n)
+    expected = metrics.group_summary(
+        y_true,
+        y_pred,
+        sensitive_features=groups,
+        sample_weight=weights,
+        n_boot=50,
+        random_state=0,
+        metric="tpr",
+    )
+    got = metrics.group_summary(
+        _dask(y_true, (700, 0, 1300)),
+        _dask(y_pred, (700, 0, 1300)),
+        sensitive_features=_dask(groups, (700, 0, 1300)),
+        sample_weight=_dask(weights, (700, 0, 1300)),
+        n_boot=50,
+        random_state=0,
+        metric="tpr",
+    )
+    np.testing.assert_array_equal(got.count, expected.count)
+    for field in ("value", "ci_low", "ci_high"):
+        np.testing.assert_allclose(got[field], expected[field], rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("bins", [None, 7, 60])
@@ -346,9 +398,11 @@ def test_bad_resolution_raises():
 
 def test_tables_merge_by_value_not_by_partition_codes():
     """Strings seen in one partition only, and numbers, merge into one row per value."""
-    first = table_of([np.array(["b", "a", "b"]), np.array([1, 1, 0])])
-    second = table_of([np.array(["c", "b"], dtype=object), np.array([0, 0])])
-    merged = merge_tables(first, second, table_of([np.array([], dtype="<U1"), np.array([])]))
+    rows = DistinctRows(("group", "label"))
+    first = rows.chunk([np.array(["b", "a", "b"]), np.array([1, 1, 0])])
+    second = rows.chunk([np.array(["c", "b"], dtype=object), np.array([0, 0])])
+    empty = rows.chunk([np.array([], dtype="<U1"), np.array([])])
+    merged = rows.merge([first, second, empty])
     rows = {(str(k0), int(k1)): int(c) for k0, k1, c in zip(*merged.keys, merged.count)}
     assert rows == {("a", 1): 1, ("b", 1): 1, ("b", 0): 2, ("c", 0): 1}
 
@@ -382,7 +436,7 @@ def test_metrics_on_the_cluster(cluster_client):
 def test_hfm_rejects_dask_input_and_points_to_a_sample():
     X = da.from_array(np.random.default_rng(0).random((20, 2)), chunks=10)
     y = np.arange(20) % 2
-    with pytest.raises(TypeError, match=r"stays in memory.*method=\"approx\""):
+    with pytest.raises(TypeError, match=r"does not accept dask.*method=\"approx\""):
         metrics.hfm(X, y, y, sensitive_features=y)
 
 
@@ -394,8 +448,7 @@ def test_hfm_rejects_dask_input_and_points_to_a_sample():
 )
 def test_edge_lookup_equals_searchsorted(n_max, decimals, seed):
     """Scores on and next to the MADD edges get the position a plain search gives."""
-    from skfair._dask._reductions import _edge_positions
-    from skfair._stats._histograms import stacked_edges
+    from skfair._stats._histograms import edge_positions, stacked_edges
 
     edges = np.sort(stacked_edges(np.arange(n_max, 0, -1))[0])
     rng = np.random.default_rng(seed)
@@ -410,5 +463,88 @@ def test_edge_lookup_equals_searchsorted(n_max, decimals, seed):
         ]
     )
     np.testing.assert_array_equal(
-        _edge_positions(scores, edges), np.searchsorted(edges, scores, side="right")
+        edge_positions(scores, edges), np.searchsorted(edges, scores, side="right")
+    )
+
+
+def _same_outcome(in_memory, on_dask):
+    """Both calls give the same value (1e-12), or raise the same ValueError."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            expected = in_memory()
+        except ValueError as error:
+            with pytest.raises(ValueError) as raised:
+                on_dask()
+            assert str(raised.value) == str(error)
+            return
+        got = on_dask()
+    if isinstance(expected, float):
+        assert _close(got, expected), (got, expected)
+    else:
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=labelled_data(), bins=st.integers(2, 6), decimals=st.sampled_from([1, 3]))
+def test_binned_outputs_madd_and_uncertainty_equal_in_memory_over_chunkings(data, bins, decimals):
+    """The other statistics over the same chunkings: exact quantile cut-offs (ties included),
+    histogram counts, and per-partition uncertainty sums."""
+    _, _, groups, weights, chunks = data
+    n = len(groups)
+    rng = np.random.default_rng(n)
+    y_true = np.round(rng.normal(size=n), decimals)
+    y_pred = y_true + np.round(rng.normal(scale=0.5, size=n), 2)
+    dask_groups = _dask(groups, chunks)
+    dask_weights = None if weights is None else _dask(weights, chunks)
+    for metric in (metrics.demographic_parity_unfairness, metrics.equalized_odds_unfairness):
+        _same_outcome(
+            lambda metric=metric: metric(
+                y_true, y_pred, sensitive_features=groups, bins=bins, sample_weight=weights
+            ),
+            lambda metric=metric: metric(
+                _dask(y_true, chunks),
+                _dask(y_pred, chunks),
+                sensitive_features=dask_groups,
+                bins=bins,
+                sample_weight=dask_weights,
+            ),
+        )
+    scores = rng.random(n)
+    _same_outcome(
+        lambda: metrics.madd(
+            None, scores, sensitive_features=groups, bins=bins, sample_weight=weights
+        ),
+        lambda: metrics.madd(
+            None,
+            _dask(scores, chunks),
+            sensitive_features=dask_groups,
+            bins=bins,
+            sample_weight=dask_weights,
+        ),
+    )
+    members = rng.integers(0, 3, (4, n))
+    proba = np.round(rng.random((4, n)), 2)
+    member_chunks = (4, tuple(chunks))
+    _same_outcome(
+        lambda: metrics.label_stability_difference(
+            None, members, sensitive_features=groups, sample_weight=weights
+        ),
+        lambda: metrics.label_stability_difference(
+            None,
+            da.from_array(members, chunks=member_chunks),
+            sensitive_features=dask_groups,
+            sample_weight=dask_weights,
+        ),
+    )
+    _same_outcome(
+        lambda: metrics.epistemic_uncertainty_difference(
+            None, proba, sensitive_features=groups, sample_weight=weights
+        ),
+        lambda: metrics.epistemic_uncertainty_difference(
+            None,
+            da.from_array(proba, chunks=member_chunks),
+            sensitive_features=dask_groups,
+            sample_weight=dask_weights,
+        ),
     )

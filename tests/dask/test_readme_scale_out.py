@@ -14,7 +14,7 @@ def test_scale_out_snippet_runs_and_equals_in_memory():
     text = README.read_text(encoding="utf-8")
     section = text.split("## Scale out\n", 1)[1].split("\n## ", 1)[0]
     (source,) = re.findall(r"```py\n(.*?)```", section, flags=re.S)
-    namespace = {}
+    namespace = {"__name__": "__main__"}  # the snippet is a guarded script
     exec(compile(source, "README.md", "exec"), namespace)  # noqa: S102
     import dask
 

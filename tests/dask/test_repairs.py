@@ -92,9 +92,9 @@ def test_what_needs_all_rows_raises_naming_the_alternative():
     dask_group = da.from_array(group, chunks=50)
     with pytest.raises(TypeError, match=r"fit\(S\)\.transform\(S\)"):
         BarycenterRepair().fit_transform(dask_scores, sensitive_features=dask_group)
-    with pytest.raises(TypeError, match="in-memory calibration sample"):
+    with pytest.raises(TypeError, match="rank the calibration rows.*in-memory calibration"):
         MADDRepair(lam=0.5).fit(dask_scores, sensitive_features=dask_group)
-    with pytest.raises(ValueError, match='ties="randomized"'):
+    with pytest.raises(TypeError, match='ties="randomized"'):
         BarycenterRepair(ties="jitter").fit(dask_scores, sensitive_features=dask_group)
 
 

@@ -281,7 +281,7 @@ def test_files_are_read_from_the_package_only(tmp_path):
 def test_as_frame_without_pandas_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)
     assert load_german_credit().data.shape == (1_000, 20)
-    with pytest.raises(ImportError, match=r"scikit-fairkit\[pandas\]"):
+    with pytest.raises(ImportError, match=re.escape('python -m pip install ".[pandas]"')):
         load_german_credit(as_frame=True)
 
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from scipy.stats import ks_2samp, wasserstein_distance
+from sklearn.exceptions import UndefinedMetricWarning
 
 from skfair.metrics import classifier_bias, ks_bias, quantile_bias, wasserstein_bias
 
@@ -553,3 +554,14 @@ def test_single_group_warns_undefined_metric(metric):
 
     with pytest.warns(UndefinedMetricWarning, match="Only one group"):
         assert metric(None, [0.1, 0.5, 0.3], sensitive_features=["a"] * 3) == 0.0
+
+
+@pytest.mark.parametrize("metric", [wasserstein_bias, ks_bias])
+def test_no_class_with_two_groups_is_the_single_group_rule(metric):
+    """Regression: every class of y_true holding one group ended in a reshape error."""
+    y_true = np.array([0, 1, 1, 1])
+    y_score = np.array([0.1, 0.2, 0.3, 0.4])
+    groups = np.array(["a", "b", "b", "b"])
+    with pytest.warns(UndefinedMetricWarning, match="No class of y_true holds two"):
+        value = metric(y_true, y_score, sensitive_features=groups, condition_on_y=True)
+    assert value == 0.0

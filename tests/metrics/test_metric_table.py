@@ -76,6 +76,7 @@ def test_by_group_and_overall_match_pandas_groupby(weighted, controlled):
         sensitive_features=pd.Series(groups, name="g"),
         control_features=pd.Series(strata, name="s") if controlled else None,
         sample_weight=weights if weighted else None,
+        as_frame=True,
     )
     for name, (num, den) in RATES.items():
         expected = sums[num] / sums[den]
@@ -157,6 +158,7 @@ def test_control_features_give_aggregates_per_stratum():
         y_pred,
         sensitive_features=groups,
         control_features=strata,
+        as_frame=True,
     )
     difference = table.difference()
     assert list(difference.index) == ["x", "y"] and table.difference().index.name == (
@@ -169,6 +171,7 @@ def test_control_features_give_aggregates_per_stratum():
             y_true[inside],
             y_pred[inside],
             sensitive_features=groups[inside],
+            as_frame=True,
         )
         pd.testing.assert_series_equal(
             difference.loc[stratum], expected.difference(), check_names=False
@@ -185,7 +188,12 @@ def test_empty_intersections_are_absent():
     groups = np.array(["a", "a", "b", "b"])
     strata = np.array(["x", "y", "x", "x"])
     table = MetricTable(
-        "selection_rate", None, [1, 0, 1, 0], sensitive_features=groups, control_features=strata
+        "selection_rate",
+        None,
+        [1, 0, 1, 0],
+        sensitive_features=groups,
+        control_features=strata,
+        as_frame=True,
     )
     assert list(table.by_group.index) == [("x", "a"), ("x", "b"), ("y", "a")]
     assert table.difference().loc["x"].iloc[0] == pytest.approx(0.5)
@@ -389,3 +397,59 @@ def test_bad_arguments_raise_clear_errors():
         table.confidence_interval()
     with pytest.raises(ValueError, match="method must be"):
         table.difference("pairwise")
+
+
+def test_difference_to_a_reference_group_matches_groupby_and_the_signed_difference():
+    y_true, y_pred, groups, _ = make_data(1200)
+    sums = oracle_frame(y_true, y_pred, {"g": groups}, np.ones(1200))
+    expected = (sums["p"] / sums["all"]).to_numpy()
+    table = MetricTable(
+        ["selection_rate", "tpr"],
+        y_true,
+        y_pred,
+        sensitive_features=groups,
+        n_boot=200,
+        random_state=0,
+    )
+    gaps = table.difference_to("b")
+    np.testing.assert_allclose(gaps[:, 0], expected - expected[1], atol=1e-12)
+    assert np.all(gaps[1] == 0)
+    # Two groups: the gap to the privileged group is the signed difference, with the same
+    # interval (the same replicates, through an independent formula).
+    two = groups != "c"
+    args = (["selection_rate", "tpr"], y_true[two], y_pred[two])
+    kwargs = {"sensitive_features": groups[two], "n_boot": 200, "random_state": 0}
+    plain, signed = MetricTable(*args, **kwargs), MetricTable(*args, privileged_group="a", **kwargs)
+    np.testing.assert_allclose(plain.difference_to("a")[1], signed.difference(), atol=1e-12)
+    low, high = plain.confidence_interval("difference_to", reference="a")
+    signed_low, signed_high = signed.confidence_interval("difference")
+    np.testing.assert_allclose(low[1], signed_low, atol=1e-12)
+    np.testing.assert_allclose(high[1], signed_high, atol=1e-12)
+    np.testing.assert_array_equal(low[0], [0, 0])
+    assert np.all(low[1] <= plain.difference_to("a")[1]) and np.all(
+        plain.difference_to("a")[1] <= high[1]
+    )
+
+
+def test_difference_to_an_intersectional_group_and_bad_references():
+    y_true, y_pred, groups, strata = make_data(600)
+    table = MetricTable(
+        "selection_rate",
+        y_true,
+        y_pred,
+        sensitive_features={"g": groups, "s": strata},
+        as_frame=True,
+    )
+    gaps = table.difference_to(("a", "x"))
+    by_group = table.by_group["selection_rate"]
+    np.testing.assert_allclose(
+        gaps["selection_rate"], by_group - by_group.loc[("a", "x")], atol=1e-12
+    )
+    with pytest.raises(ValueError, match="must name one group present"):
+        table.difference_to(("a", "z"))
+    with pytest.raises(ValueError, match="must name one group, not 2"):
+        table.difference_to([("a", "x"), ("b", "x")])
+    with pytest.raises(ValueError, match="needs the reference group"):
+        MetricTable(
+            "tpr", y_true, y_pred, sensitive_features=groups, n_boot=5, random_state=0
+        ).confidence_interval("difference_to")

@@ -84,6 +84,27 @@ def test_score_distributions_are_numpy_histograms_before_and_after():
             assert np.sum(heights[:-1] * np.diff(edges)) == pytest.approx(1.0)
 
 
+def test_cumulative_score_distributions_are_the_ecdfs_and_titles_pair_before_with_after():
+    y_score = RNG.beta(0.3, 5, N) + 0.2 * (groups == "c")  # most scores near 0: a spike
+    display = ScoreDistributionDisplay.from_predictions(
+        y_score, sensitive_features=groups, kind="cdf"
+    )
+    assert display.ax_[0].get_title() == ""  # no "before" without an "after"
+    for line, label in zip(display.lines_[0], ["a", "b", "c"], strict=True):
+        member = y_score[groups == label]
+        x, heights = line.get_data()
+        # The step at each sorted score reaches the share of the group's scores at or below it.
+        np.testing.assert_allclose(x[1:], np.sort(member))
+        np.testing.assert_allclose(heights[1:], [np.mean(member <= v) for v in np.sort(member)])
+    repaired = ScoreDistributionDisplay.from_predictions(
+        y_score, sensitive_features=groups, repaired=y_score, kind="cdf"
+    )
+    titles = [panel.get_title() for panel in repaired.ax_]
+    assert titles == ["before the repair", "after the repair"]
+    with pytest.raises(ValueError, match="kind must be"):
+        ScoreDistributionDisplay.from_predictions(y_score, sensitive_features=groups, kind="kde")
+
+
 def test_score_distributions_refuse_mismatched_lengths():
     with pytest.raises(ValueError, match="repaired must have the shape of y_score"):
         ScoreDistributionDisplay.from_predictions(

@@ -43,6 +43,15 @@ def test_bar_plot(fitted):
     assert display.figure_ is display.ax_.figure
     shapley = BiasExplanationDisplay.from_explainer(explainer, quantity="shapley", sort_by="net")
     assert shapley.ax_.get_xlabel() == "Shapley-bias value"
+    # The legend says which group each part favours: positive, the first of the pair.
+    labels = [text.get_text() for text in display.ax_.get_legend().get_texts()]
+    first, second = explainer.privileged_group_, explainer.protected_group_
+    assert labels == [
+        "total",
+        f"positive (favours {first})",
+        f"negative (favours {second})",
+        f"net (> 0: favours {first})",
+    ]
 
 
 @pytest.mark.parametrize("part", ["total", "positive", "negative", "net"])

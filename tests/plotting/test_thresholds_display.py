@@ -82,3 +82,27 @@ def test_from_predictions_with_string_labels_needs_and_uses_pos_label():
     coded = GroupThresholdDisplay.from_predictions(y, score, sensitive_features=group)
     np.testing.assert_allclose(named.operating_points, coded.operating_points)
     plt.close("all")
+
+
+def test_from_predictions_with_predictive_parity_and_cost():
+    rng = np.random.default_rng(1)
+    group = rng.integers(0, 2, 1500)
+    y = (rng.random(1500) < 0.3 + 0.2 * group).astype(int)
+    y_score = y + 0.5 * group + rng.normal(size=1500)
+    display = GroupThresholdDisplay.from_predictions(
+        y,
+        y_score,
+        sensitive_features=group,
+        constraint="predictive_parity",
+        objective="cost",
+        cost={"false_positive": 1.0, "false_negative": 2.0},
+    )
+    fpr, tpr = display.operating_points.T
+    P = np.array([y[group == g].sum() for g in (0, 1)])
+    N = np.array([(1 - y[group == g]).sum() for g in (0, 1)])
+    precision = P * tpr / (P * tpr + N * fpr)
+    assert abs(precision[0] - precision[1]) < 1e-9
+    with pytest.raises(ValueError, match="constraint='parity' is not one of"):
+        GroupThresholdDisplay.from_predictions(
+            y, y_score, sensitive_features=group, constraint="parity"
+        )

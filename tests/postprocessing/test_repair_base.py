@@ -160,22 +160,3 @@ def test_constructors_take_the_main_parameters_by_position_only():
         MADDRepair(0.4, 0.2, 0.5)
     with pytest.raises(TypeError):
         BarycenterRepair(0.3, "random")
-
-
-def test_row_draws_are_uniform_independent_and_keyed_on_the_row():
-    from scipy.stats import kstest
-
-    from skfair.postprocessing._base import RowRandom, draw_seed
-
-    rows = np.arange(200_000)
-    draws = RowRandom(draw_seed(0), rows)
-    first, second = draws.uniform(0, 0), draws.uniform(1, 0)
-    assert kstest(first, "uniform").pvalue > 1e-3
-    assert kstest(second, "uniform").pvalue > 1e-3
-    assert abs(np.corrcoef(first, second)[0, 1]) < 0.01  # two streams
-    assert abs(np.corrcoef(first[1:], first[:-1])[0, 1]) < 0.01  # neighbouring rows
-    # a row's draw is the same whatever the batch and its order
-    subset = np.array([199_999, 5, 77_000])
-    np.testing.assert_array_equal(draws[subset].uniform(0, 0), first[subset])
-    assert draw_seed(0) == draw_seed(0)
-    assert draw_seed(None) != draw_seed(None)
