@@ -8,6 +8,8 @@ neighbors
     Nearest neighbour in another group (for HFM).
 postprocessing
     Output repairs (Wasserstein barycenter, MADD) and repaired-model wrappers.
+reductions
+    Training any estimator under a fairness constraint (exponentiated gradient, grid search).
 explain
     Bias explainers (Wasserstein model bias, Shapley-bias explanations).
 ensemble

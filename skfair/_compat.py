@@ -18,7 +18,12 @@ from sklearn.utils._param_validation import (
 from sklearn.utils._response import _get_response_values
 from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.metadata_routing import _raise_for_params, _routing_enabled, process_routing
-from sklearn.utils.validation import _check_feature_names_in, _check_method_params, validate_data
+from sklearn.utils.validation import (
+    _check_feature_names_in,
+    _check_method_params,
+    _num_samples,
+    validate_data,
+)
 
 # threadpoolctl is a requirement of scikit-learn itself, so it is always installed.
 from threadpoolctl import threadpool_limits
@@ -60,6 +65,7 @@ __all__ = [
     "_get_output_config",
     "_check_method_params",
     "_get_response_values",
+    "_num_samples",
     "_fit_context",
     "_raise_for_params",
     "_routing_enabled",

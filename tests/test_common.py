@@ -19,6 +19,7 @@ SUBPACKAGES = [
     "explain",
     "ensemble",
     "datasets",
+    "reductions",
     "preprocessing",
 ]
 
@@ -29,6 +30,8 @@ REQUIRED_ARGUMENTS = {
     "BiasExplainer": lambda cls: cls(LogisticRegression()),
     "BootstrapEnsemble": lambda cls: cls(LogisticRegression(), n_estimators=3),
     "GroupThresholdClassifier": lambda cls: cls(LogisticRegression()),
+    "ExponentiatedGradient": lambda cls: cls(LogisticRegression()),
+    "GridSearch": lambda cls: cls(LogisticRegression()),
     "ReweighingClassifier": lambda cls: cls(LogisticRegression()),
 }
 

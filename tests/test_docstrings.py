@@ -18,6 +18,7 @@ OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 PUBLIC_PACKAGES = (
     "skfair.metrics",
     "skfair.postprocessing",
+    "skfair.reductions",
     "skfair.preprocessing",
     "skfair.explain",
     "skfair.ensemble",

@@ -41,3 +41,11 @@ def test_tour_runs_and_its_statements_hold():
         privileged_group="Male",
     )
     assert abs(after) < abs(before)  # the repair narrows the selection-rate gap
+    # the data fix and the constrained training narrow it too, the latter to about its bound
+    for name, bound in (("y_reweighed", abs(before)), ("y_constrained", 0.03)):
+        gap = namespace["statistical_parity_difference"](
+            namespace["test"].target, namespace[name], sensitive_features=namespace["sex"]
+        )
+        assert abs(gap) < bound, name
+    assert namespace["constrained"].constraint_gap_ <= 0.02 + 1e-9
+    assert namespace["constrained"].n_fits_ <= 6  # "5 fits of the logistic regression here"

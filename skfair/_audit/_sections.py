@@ -24,6 +24,7 @@ from skfair._audit._context import score_reader
 from skfair._audit._data_repair_section import data_repair_section
 from skfair._audit._report import Figure, GroupSizes, Interval, IntRange, Section, Table
 from skfair._audit._summary import CI, N_BOOT, compared_columns, group_text, summary_section
+from skfair._audit._training_section import training_section
 from skfair._groups import factorize_groups
 from skfair._response import auto_threshold
 from skfair.ensemble import BootstrapEnsemble
@@ -959,6 +960,7 @@ SECTIONS = {
     "repair": ("Barycenter repair of the scores", repair_section),
     "data_repair": ("Repairing the data", data_repair_section),
     "thresholds": ("Group-specific decision thresholds", thresholds_section),
+    "training": ("Trained under a constraint", training_section),
     "bias_sources": ("Where does the bias come from", bias_sources_section),
     "stability": ("Stability and uncertainty across bootstrap replicas", stability_section),
 }

@@ -9,6 +9,9 @@ from skfair.plotting._group_rates import (
 from skfair.plotting._madd import (
     MADDDisplay,
 )
+from skfair.plotting._reductions import (
+    ReductionTradeoffDisplay,
+)
 from skfair.plotting._repair import (
     RepairDisplay,
 )
@@ -27,6 +30,7 @@ __all__ = [
     "GroupRatesDisplay",
     "GroupThresholdDisplay",
     "MADDDisplay",
+    "ReductionTradeoffDisplay",
     "RepairDisplay",
     "ScoreDistributionDisplay",
     "StabilityDisplay",

@@ -66,6 +66,7 @@ EXPECTED_SECTIONS = [
     "repair",
     "data_repair",
     "thresholds",
+    "training",
     "bias_sources",
     "stability",
 ]

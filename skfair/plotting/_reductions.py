@@ -1,0 +1,165 @@
+"""Training under a constraint: the fits' accuracy (or loss) against their disparity."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skfair._compat import check_matplotlib_support
+
+
+class ReductionTradeoffDisplay:
+    """Accuracy against disparity of the fits of a reduction, and the model it returns.
+
+    Each fit of :class:`~skfair.reductions.GridSearch` (one per grid point, joined in grid
+    order) or :class:`~skfair.reductions.ExponentiatedGradient` (one per hypothesis found)
+    is a point; the returned model is a star (for exponentiated gradient the mixture's
+    expected values, which no single fit reaches), the bound ``eps`` a dashed line. For
+    regression the vertical axis is the mean loss.
+
+    Create it with :meth:`from_estimator`.
+
+    Parameters
+    ----------
+    disparities, scores : ndarray of shape (n_fits,)
+        Disparity (in the units of ``eps``) and accuracy (or mean loss) of each fit.
+    result : tuple of float
+        ``(disparity, score)`` of the returned model.
+    eps : float
+        The bound.
+    score_name : str
+        ``"accuracy"`` or the regression loss.
+    connect : bool
+        Whether to join the fits in order (a grid).
+    weights : ndarray of shape (n_fits,) or None
+        Mixture weights; fits with positive weight are drawn filled.
+
+    Attributes
+    ----------
+    ax_ : matplotlib Axes
+    figure_ : matplotlib Figure
+    fits_ : matplotlib PathCollection
+        The fits.
+    result_ : matplotlib Line2D
+        The returned model.
+
+    See Also
+    --------
+    skfair.reductions.ExponentiatedGradient, skfair.reductions.GridSearch
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from skfair.plotting import ReductionTradeoffDisplay
+    >>> from skfair.reductions import GridSearch
+    >>> rng = np.random.default_rng(0)
+    >>> group = rng.integers(0, 2, 1000)
+    >>> X = np.c_[rng.normal(size=1000) + 0.5 * group, rng.normal(size=1000)]
+    >>> y = (X.sum(axis=1) + rng.normal(size=1000) > 0.5).astype(int)
+    >>> search = GridSearch(LogisticRegression(), eps=0.05).fit(X, y, sensitive_features=group)
+    >>> display = ReductionTradeoffDisplay.from_estimator(search)
+    >>> len(display.disparities) == len(search.predictors_)
+    True
+    """
+
+    def __init__(self, *, disparities, scores, result, eps, score_name, connect, weights=None):
+        self.disparities = np.asarray(disparities, dtype=np.float64)
+        self.scores = np.asarray(scores, dtype=np.float64)
+        self.result = result
+        self.eps = eps
+        self.score_name = score_name
+        self.connect = connect
+        self.weights = weights
+
+    @classmethod
+    def from_estimator(
+        cls, estimator, X=None, y=None, *, sensitive_features=None, sample_weight=None, ax=None
+    ):
+        """Plot a fitted reduction, on its training data or on data ``(X, y)``.
+
+        Parameters
+        ----------
+        estimator : ExponentiatedGradient or GridSearch
+            Fitted.
+        X, y : array-like, default=None
+            Evaluation data (held-out rows show how the trade-off generalises); None plots the
+            values on the training data recorded at fit.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s) of ``X``, when the estimator has no ``sensitive_column``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the evaluation rows.
+        ax : matplotlib Axes, default=None
+            A new figure when None.
+
+        Returns
+        -------
+        display : ReductionTradeoffDisplay
+        """
+        if X is None:
+            errors, disparities = estimator.objectives_, estimator.constraint_gaps_
+            error, disparity = estimator.objective_, estimator.constraint_gap_
+        else:
+            errors, disparities, error, disparity = estimator._evaluate(
+                X, y, sensitive_features=sensitive_features, sample_weight=sample_weight
+            )
+        regression = estimator._regression
+        to_score = (lambda value: value) if regression else (lambda value: 1.0 - value)
+        grid = hasattr(estimator, "best_index_")
+        display = cls(
+            disparities=disparities,
+            scores=to_score(np.asarray(errors)),
+            result=(disparity, to_score(error)),
+            eps=estimator.eps,
+            score_name=f"mean {estimator.loss}" if regression else "accuracy",
+            connect=grid,
+            weights=None if grid else estimator.weights_,
+        )
+        return display.plot(ax=ax)
+
+    def plot(self, ax=None):
+        """Draw the fits, the returned model and the bound.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            A new figure when None.
+
+        Returns
+        -------
+        self : ReductionTradeoffDisplay
+        """
+        check_matplotlib_support(f"{type(self).__name__}.plot")
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5.5, 4.5))
+        if self.connect:
+            ax.plot(self.disparities, self.scores, color="0.6", linewidth=0.8, zorder=1)
+        used = np.ones(len(self.scores), bool) if self.weights is None else self.weights > 0
+        self.fits_ = ax.scatter(
+            self.disparities,
+            self.scores,
+            facecolors=np.where(used, "tab:blue", "none"),
+            edgecolors="tab:blue",
+            label="fits" if self.weights is None else "fits (filled: in the mixture)",
+            zorder=2,
+        )
+        (self.result_,) = ax.plot(
+            *self.result,
+            marker="*",
+            markersize=14,
+            color="tab:red",
+            linestyle="none",
+            label="returned model",
+            zorder=3,
+        )
+        ax.axvline(self.eps, color="0.4", linestyle="--", linewidth=1, label=f"eps = {self.eps:g}")
+        ax.set_xlabel("disparity")
+        ax.set_ylabel(self.score_name)
+        ax.set_title("Trade-off of the fits under the constraint")
+        ax.legend(loc="best", fontsize="small")
+        self.ax_ = ax
+        self.figure_ = ax.figure
+        return self

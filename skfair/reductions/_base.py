@@ -1,0 +1,602 @@
+"""What the two reductions share: input and sensitive features, the moments, the oracle, and
+prediction from a weighted set of fitted members."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, is_regressor
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils import Bunch, get_tags
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from skfair._base import (
+    _model_allows_nan,
+    accuracy_on_dask,
+    check_meta_input,
+    lazy_method,
+    resolve_sensitive,
+)
+from skfair._compat import (
+    SENSITIVE_COLUMN_CONSTRAINT,
+    HasMethods,
+    Interval,
+    Real,
+    StrOptions,
+    _num_samples,
+    _routing_enabled,
+    process_routing,
+)
+from skfair._dask import check_in_memory, is_dask_collection, uses_dask
+from skfair._groups import factorize_groups
+from skfair._random import draw_seed, row_keys, row_uniforms
+from skfair._validation import check_weights
+from skfair.reductions._game import Hypotheses
+from skfair.reductions._moments import (
+    CONSTRAINTS,
+    MULTICLASS_CONSTRAINTS,
+    REGRESSION_CONSTRAINTS,
+    classification_moments,
+    group_loss_moments,
+    loss_values,
+)
+from skfair.reductions._oracle import BestResponse
+
+# The hint of the TypeError raised by fit on dask input.
+FIT_ON_DASK = (
+    "Each best response refits the base learner on all rows. Fit on an in-memory sample "
+    "(e.g. ddf.sample(frac=...).compute()); predict and predict_proba then accept dask "
+    "collections and run block by block."
+)
+
+
+@dataclass
+class Problem:
+    """The fitting data reduced for the game, and the way to add best responses to it."""
+
+    moments: object
+    hypotheses: Hypotheses
+    oracle: BestResponse
+    codes: np.ndarray
+    target: np.ndarray
+    sample_weight: np.ndarray | None
+    constants: dict
+    last_outputs: np.ndarray | None = None
+
+    def respond(self, multipliers):
+        """Index among the hypotheses of the best response to ``multipliers``."""
+        response = self.oracle(self.moments.cost(multipliers))
+        self.last_outputs = response.outputs
+        if response.constant is not None:
+            return self.constants[response.constant]
+        return self.add(response.predictor, response.outputs)
+
+    def add(self, predictor, outputs):
+        table = self.moments.table(self.codes, self.target, outputs, self.sample_weight)
+        return self.hypotheses.add(predictor, table, outputs)
+
+    def losses(self, outputs):
+        """Per-sample losses of training outputs (0-1 loss, or the regression loss)."""
+        if self.is_regression:
+            return loss_values(self.moments.loss, self.target, outputs)
+        return (outputs != self.target).astype(np.float64)
+
+    @property
+    def is_regression(self):
+        return not hasattr(self.moments, "measures")
+
+    def default_nu(self, outputs):
+        """Half the standard error of the mean loss of ``outputs`` (fairlearn's default): the
+        statistical resolution of the objective.
+
+        The sample size is the total weight (weights count as repeated rows, as in
+        scikit-learn), or the effective sample size when that is larger (weights scaled to
+        sum to 1).
+        """
+        losses = self.losses(outputs)
+        weights = np.ones_like(losses) if self.sample_weight is None else self.sample_weight
+        mean = np.average(losses, weights=weights)
+        spread = np.sqrt(np.average((losses - mean) ** 2, weights=weights))
+        total = weights.sum()
+        size = max(total, total**2 / (weights**2).sum())
+        return 0.5 * spread / np.sqrt(size)
+
+
+class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
+    """Fit set-up, prediction and routing of ExponentiatedGradient and GridSearch."""
+
+    __metadata_request__fit = {"sensitive_features": True}
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "predict"])],
+        "constraint": [StrOptions(set(CONSTRAINTS))],
+        "eps": [Interval(Real, 0, None, closed="left")],
+        "disparity": [StrOptions({"difference", "ratio"})],
+        "privileged_group": "no_validation",
+        "disadvantaged": [StrOptions({"pooled", "each"})],
+        "pos_label": [Real, str, "boolean", None],
+        "loss": [StrOptions({"squared_error", "absolute_error"})],
+        "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
+        "drop_sensitive": ["boolean"],
+        "warm_start": [StrOptions({"auto"}), "boolean"],
+        "random_state": ["random_state"],
+    }
+
+    # ----------------------------------------------------------------------------------------
+    # fit set-up
+
+    def _problem(self, X, y, sample_weight, sensitive_features, fit_params):
+        """Validate the input and build the moments, the hypotheses and the oracle."""
+        name = f"{type(self).__name__}.fit"
+        check_in_memory(name, X, y, sensitive_features, sample_weight, hint=FIT_ON_DASK)
+        regression = is_regressor(self.estimator)
+        self._check_constraint(regression)
+        data = self._data(X, y, sample_weight, sensitive_features, reset=True)
+        if data.groups is None:
+            warnings.warn(
+                f"{type(self).__name__} was fitted without sensitive features (neither "
+                "sensitive_features= nor sensitive_column=): there is no constraint and the "
+                "result is the unconstrained estimator.",
+                UserWarning,
+                stacklevel=3,
+            )
+        self.groups_ = data.group_labels
+        self._seed = draw_seed(self.random_state)
+        fit_params = self._route_fit_params(sample_weight, sensitive_features, fit_params)
+        moments = self._moments(data)
+        self.constraint_names_ = list(moments.names)
+        classes = None if regression else self.classes_
+        oracle = BestResponse(
+            self.estimator,
+            data.X_model,
+            data.target,
+            data.codes,
+            data.sample_weight,
+            classes=classes,
+            fit_params=fit_params,
+            warm_start=self.warm_start,
+            seed=self._seed,
+        )
+        problem = Problem(
+            moments=moments,
+            hypotheses=Hypotheses(moments),
+            oracle=oracle,
+            codes=data.codes,
+            target=data.target,
+            sample_weight=data.sample_weight,
+            constants={},
+        )
+        if classes is not None:
+            for k in range(len(classes)):
+                problem.constants[k] = problem.hypotheses.add(
+                    ConstantClassifier(classes, k),
+                    moments.constant_table(k),
+                    np.full(len(data.target), k),
+                )
+        return problem
+
+    def _data(self, X, y, sample_weight, sensitive_features, *, reset):
+        """The checked rows: the members' input, the target (class indices), group codes.
+
+        ``reset`` at fit (the classes are found); afterwards the labels must be classes seen
+        at fit.
+        """
+        X = check_meta_input(self, X, self.estimator, reset=reset)
+        sensitive, X_model = resolve_sensitive(
+            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
+        )
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None."
+            )
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != X_model.shape[0]:
+            raise ValueError(
+                f"X has {X_model.shape[0]} samples but y has {y.shape[0]}; pass one label per row."
+            )
+        n_samples = y.shape[0]
+        if is_regressor(self.estimator):
+            target = np.asarray(y, dtype=np.float64)
+            if not np.isfinite(target).all():
+                raise ValueError("y has NaN or infinite values; the regression needs finite y.")
+        elif reset:
+            check_classification_targets(y)
+            self.classes_, target = np.unique(y, return_inverse=True)
+        else:
+            target = np.searchsorted(self.classes_, y)
+            unknown = self.classes_[np.minimum(target, len(self.classes_) - 1)] != y
+            if unknown.any():
+                raise ValueError(
+                    f"y holds the label {y[unknown][0]!r}, not one of the classes "
+                    f"{self.classes_.tolist()} seen at fit."
+                )
+        if sensitive is None:
+            codes, group_labels, groups = np.zeros(n_samples, np.intp), ["all"], None
+        else:
+            groups = factorize_groups(sensitive, n_samples=n_samples)
+            codes, group_labels = groups.codes, groups.labels
+        return Bunch(
+            X_model=X_model,
+            target=target,
+            codes=codes,
+            group_labels=group_labels,
+            groups=groups,
+            sample_weight=check_weights(sample_weight, n_samples),
+        )
+
+    def _moments(self, data):
+        """The objective and the constraints on ``data`` (see :meth:`_data`)."""
+        if is_regressor(self.estimator):
+            moments = group_loss_moments(
+                codes=data.codes,
+                group_labels=data.group_labels,
+                sample_weight=data.sample_weight,
+                eps=self.eps,
+                loss=self.loss,
+            )
+            return _without_constraints(moments) if data.groups is None else moments
+        return classification_moments(
+            self.constraint,
+            codes=data.codes,
+            group_labels=data.group_labels,
+            groups=data.groups,
+            y_class=data.target,
+            classes=self.classes_.tolist(),
+            pos_index=self._pos_index(self.classes_),
+            sample_weight=data.sample_weight,
+            eps=self.eps,
+            form=self.disparity,
+            privileged_group=self.privileged_group,
+            disadvantaged=self.disadvantaged,
+        )
+
+    def _evaluate(self, X, y, *, sensitive_features=None, sample_weight=None):
+        """Objective and disparity of every member and of the result on data ``(X, y)``.
+
+        Returns ``(objectives, disparities, objective, disparity)``: one value per predictor,
+        then the result's (the mixture's expected values; the chosen fit's for GridSearch).
+        """
+        check_is_fitted(self, "weights_")
+        data = self._data(X, y, sample_weight, sensitive_features, reset=False)
+        if data.groups is None and self.groups_ != ["all"]:
+            raise ValueError(
+                f"{type(self).__name__} was fitted with sensitive features: pass "
+                "sensitive_features= (or fit with sensitive_column=) to evaluate its disparity."
+            )
+        moments = self._moments(data)
+        tables = []
+        for member in self.predictors_:
+            outputs = np.asarray(member.predict(data.X_model))
+            if not self._regression:
+                outputs = np.searchsorted(self.classes_, outputs)
+            tables.append(moments.table(data.codes, data.target, outputs, data.sample_weight))
+        mixture = np.tensordot(self.weights_, np.asarray(tables), axes=1)
+        return (
+            np.array([moments.error(table) for table in tables]),
+            np.array([moments.disparity(table) for table in tables]),
+            moments.error(mixture),
+            moments.disparity(mixture),
+        )
+
+    def _check_constraint(self, regression):
+        if regression and self.constraint not in REGRESSION_CONSTRAINTS:
+            raise ValueError(
+                f"constraint={self.constraint!r} needs a classifier; "
+                f"{type(self.estimator).__name__} is a regressor. For a regressor use "
+                "constraint='bounded_group_loss'."
+            )
+        if not regression and self.constraint in REGRESSION_CONSTRAINTS:
+            raise ValueError(
+                f"constraint={self.constraint!r} needs a regressor; "
+                f"{type(self.estimator).__name__} is not one (its estimator type is "
+                f"{get_tags(self.estimator).estimator_type!r})."
+            )
+
+    def _pos_index(self, classes):
+        n_classes = len(classes)
+        if n_classes > 2:
+            if self.constraint not in MULTICLASS_CONSTRAINTS:
+                raise ValueError(
+                    f"constraint={self.constraint!r} compares a rate of the positive class; y "
+                    f"has {n_classes} classes. With more than two classes use "
+                    f"constraint in {list(MULTICLASS_CONSTRAINTS)} (U_DP / U_EO: each group "
+                    "against the population, class by class)."
+                )
+            if self.privileged_group is not None or self.disparity != "difference":
+                raise ValueError(
+                    "With more than two classes the constraint bounds the differences of each "
+                    "group to the whole population (U_DP / U_EO): privileged_group and "
+                    "disparity='ratio' apply to two classes only."
+                )
+            return None
+        if self.pos_label is None:
+            return n_classes - 1
+        matches = np.flatnonzero(classes == self.pos_label)
+        if matches.size == 0:
+            raise ValueError(
+                f"pos_label={self.pos_label!r} is not one of the classes {classes.tolist()}."
+            )
+        return int(matches[0])
+
+    def _route_fit_params(self, sample_weight, sensitive_features, fit_params):
+        if _routing_enabled():
+            routed = process_routing(
+                self,
+                "fit",
+                sample_weight=sample_weight,
+                sensitive_features=sensitive_features,
+                **fit_params,
+            )
+            params = dict(routed.estimator.fit)
+        else:
+            params = dict(fit_params)
+        params.pop("sample_weight", None)  # the reductions pass their own weights
+        return params
+
+    def _set_members(self, problem, weights):
+        """Keep the hypotheses and the mixture weights; report the fit on the training data."""
+        hypotheses = problem.hypotheses
+        self.predictors_ = list(hypotheses.predictors)
+        self.weights_ = np.asarray(weights, dtype=np.float64)
+        table = hypotheses.mixture_table(self.weights_)
+        self.objective_ = problem.moments.error(table)
+        self.constraint_gap_ = problem.moments.disparity(table)
+        self.objectives_ = hypotheses.errors
+        self.constraint_gaps_ = np.array(
+            [problem.moments.disparity(member) for member in hypotheses.tables]
+        )
+        self.n_oracle_calls_ = problem.oracle.n_calls
+        self.n_fits_ = problem.oracle.n_fits
+        self._regression = problem.is_regression
+
+    # ----------------------------------------------------------------------------------------
+    # prediction from the members
+
+    def _model_input(self, X):
+        check_is_fitted(self, "weights_")
+        X = check_meta_input(self, X, self.estimator, reset=False)
+        return resolve_sensitive(X, None, self.sensitive_column, drop=self.drop_sensitive)[1]
+
+    def _member_outputs(self, X_model, method):
+        """``(weight, output)`` of every member with positive weight."""
+        for weight, member in zip(self.weights_, self.predictors_):
+            if weight > 0:
+                yield weight, self._member_output(member, X_model, method)
+
+    def _member_output(self, member, X_model, method):
+        if method == "predict" or not hasattr(member, "predict_proba"):
+            outputs = np.asarray(member.predict(X_model))
+            if method == "predict":
+                return outputs
+            return (outputs[:, None] == self.classes_[None]).astype(np.float64)
+        proba = np.asarray(member.predict_proba(X_model), dtype=np.float64)
+        if proba.shape[1] == len(self.classes_):
+            return proba
+        # A member fitted on a reduced problem that lacked some class.
+        full = np.zeros((proba.shape[0], len(self.classes_)))
+        full[:, np.searchsorted(self.classes_, member.classes_)] = proba
+        return full
+
+    def _mixture_proba(self, X_model):
+        proba = None
+        for weight, output in self._member_outputs(X_model, "predict_proba"):
+            proba = weight * output if proba is None else proba + weight * output
+        return proba
+
+    def _decision_probability(self, X_model):
+        """Probability of each class under the randomised mixture of the members' decisions."""
+        probability = None
+        for weight, output in self._member_outputs(X_model, "predict"):
+            one_hot = (output[:, None] == self.classes_[None]) * weight
+            probability = one_hot if probability is None else probability + one_hot
+        return probability
+
+    @available_if(lambda self: not is_regressor(self.estimator))
+    def predict_proba(self, X):
+        """The weighted mixture of the members' class probabilities.
+
+        Members without ``predict_proba`` contribute their decisions (probability 1 for the
+        class they predict).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples (with the sensitive column(s) in ``sensitive_column`` mode; they are
+            dropped before the members see X).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        if is_dask_collection(X):
+            return lazy_method(
+                self, "predict_proba", X, None, trailing_shape=self.classes_.shape, dtype=np.float64
+            )
+        return self._mixture_proba(self._model_input(X))
+
+    def _predict(self, X, randomized):
+        if is_dask_collection(X):
+            dtype = np.float64 if self._regression else self.classes_.dtype
+            return lazy_method(self, "predict", X, None, dtype=dtype)
+        X_model = self._model_input(X)
+        if self._regression:
+            members = [
+                (w, out.astype(np.float64)) for w, out in self._member_outputs(X_model, "predict")
+            ]
+            if not randomized:
+                return sum(w * out for w, out in members)  # one member: its own predictions
+            outputs = np.column_stack([out for _, out in members])
+            cumulative = np.cumsum([w for w, _ in members])
+            draws = _row_draws(X_model, outputs[:, 0], self._seed)
+            pick = np.minimum(np.searchsorted(cumulative, draws, side="right"), len(members) - 1)
+            return outputs[np.arange(outputs.shape[0]), pick]
+        if not randomized:
+            single = np.flatnonzero(self.weights_ == 1.0)
+            if single.size:  # one member: its own decisions
+                return np.asarray(self.predictors_[single[0]].predict(X_model))
+            return self.classes_[np.argmax(self._mixture_proba(X_model), axis=1)]
+        probability = self._decision_probability(X_model)
+        cumulative = np.cumsum(probability, axis=1)
+        draws = _row_draws(X_model, probability[:, 0], self._seed)
+        chosen = (cumulative <= draws[:, None]).sum(axis=1)
+        return self.classes_[np.minimum(chosen, len(self.classes_) - 1)]
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy (classification) or R² (regression) of ``predict``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,)
+            True labels or values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+        """
+        if self._regression and uses_dask(X, y, sample_weight):
+            raise TypeError(
+                f"{type(self).__name__}.score of a regressor does not accept dask collections: "
+                "R² needs the mean of y before the squared errors; compute the predictions "
+                "lazily with predict and score them with dask-ml's r2_score."
+            )
+        if uses_dask(X, y, sample_weight):
+            return accuracy_on_dask(y, self.predict(X), sample_weight)
+        y_pred = self.predict(X)
+        if self._regression:
+            return r2_score(y, y_pred, sample_weight=sample_weight)
+        return accuracy_score(y, y_pred, sample_weight=sample_weight)
+
+    # ----------------------------------------------------------------------------------------
+    # warnings on the solution
+
+    def _warn_if_collapsed(self, problem, weights):
+        """Warn when the solution ignores X: a mixture of constants only, or a ``predict``
+        that gives one class to every training row (a constant with half the weight or
+        more, or a single fit that predicts one class)."""
+        if self._regression:
+            return
+        constants = list(problem.constants.values())
+        single = np.flatnonzero(weights >= 1.0 - 1e-12)
+        if weights[constants].sum() >= 1.0 - 1e-12:
+            what = "a mixture of constant predictors"
+        elif getattr(self, "predict_method", None) == "randomized":
+            return
+        elif (weights[constants] >= 0.5).any():
+            what = "a constant predict (a constant predictor has half the mixture's weight)"
+        elif single.size and np.unique(problem.hypotheses.outputs[single[0]]).size == 1:
+            what = "a constant predict"
+        else:
+            return
+        warnings.warn(
+            f"The constrained solution collapses to {what}: under eps={self.eps!r} the "
+            "fits found cannot meet the bound otherwise. Try a larger eps, a more flexible "
+            "estimator, a larger max_iter or grid_size, or predict_method='randomized'.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+    def _warn_bound_not_met(self, gap, returned):
+        warnings.warn(
+            f"No fit found meets the bound eps={self.eps!r} on the training data: the "
+            f"returned model, {returned}, has a {self._gap_name()} of {gap:.4g}. Try a larger "
+            "eps, a more flexible estimator, or more iterations (max_iter, grid_size).",
+            UserWarning,
+            stacklevel=4,
+        )
+
+    def _gap_name(self):
+        if self.constraint == "bounded_group_loss":
+            return f"largest group mean {self.loss}"
+        return f"{self.constraint} {self.disparity}"
+
+    # ----------------------------------------------------------------------------------------
+    # scikit-learn plumbing
+
+    def get_metadata_routing(self):
+        """Get metadata routing of this object.
+
+        Returns
+        -------
+        routing : MetadataRouter
+            ``sensitive_features`` and ``sample_weight`` are consumed here (the reductions
+            weight the base learner themselves); other fit metadata go to the base
+            learner's ``fit``.
+        """
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(
+                estimator=self.estimator,
+                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+            )
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator)
+        tags.estimator_type = inner.estimator_type
+        tags.classifier_tags = inner.classifier_tags
+        tags.regressor_tags = inner.regressor_tags
+        tags.target_tags.required = True
+        tags.input_tags.sparse = inner.input_tags.sparse
+        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
+        tags.input_tags.string = self.sensitive_column is not None
+        return tags
+
+
+class ConstantClassifier(ClassifierMixin, BaseEstimator):
+    """The classifier that predicts ``classes[index]`` for every row (needs no fit).
+
+    Parameters
+    ----------
+    classes : ndarray of shape (n_classes,)
+        Class labels.
+    index : int
+        Position of the predicted class.
+    """
+
+    def __init__(self, classes, index):
+        self.classes = classes
+        self.index = index
+
+    @property
+    def classes_(self):
+        return np.asarray(self.classes)
+
+    def predict(self, X):
+        """The constant class for each row of X."""
+        return np.full(_num_samples(X), self.classes_[self.index])
+
+    def predict_proba(self, X):
+        """Probability 1 for the constant class."""
+        proba = np.zeros((_num_samples(X), len(self.classes_)))
+        proba[:, self.index] = 1.0
+        return proba
+
+    def __sklearn_is_fitted__(self):
+        return True
+
+
+def _without_constraints(moments):
+    """Bounded group loss with no sensitive features: the one group is unconstrained."""
+    return replace(moments, eps=np.inf, names=[])
+
+
+def _row_draws(X_model, fallback_scores, seed):
+    """One uniform number per row, keyed on the row's values and the seed.
+
+    The single place where the reductions draw random numbers (:mod:`skfair._random`): a row
+    gets the same draw alone or in any batch, and identical rows of a batch get independent
+    draws, the same ones in any order of the batch.
+    """
+    keys = row_keys(X_model, fallback_scores)
+    return row_uniforms(keys, np.zeros(keys.shape[0], dtype=np.intp), seed)

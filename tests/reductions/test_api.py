@@ -1,0 +1,476 @@
+"""The scikit-learn contract of the reductions: common checks, routing and column mode in
+GridSearchCV, n_jobs, randomised predictions, the oracle's exactness and cache, errors."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import sklearn
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
+from sklearn.compose import make_column_transformer
+from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
+from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skfair.metrics import get_fairness_scorer, statistical_parity_difference
+from skfair.reductions import ExponentiatedGradient, GridSearch
+from skfair.reductions._oracle import BestResponse
+
+
+@parametrize_with_checks(
+    [
+        ExponentiatedGradient(LogisticRegression(), random_state=0),
+        ExponentiatedGradient(
+            LogisticRegression(), predict_method="randomized", multiplier_update="linprog"
+        ),
+        GridSearch(LogisticRegression(), grid_size=3),
+        ExponentiatedGradient(Ridge(), constraint="bounded_group_loss", eps=1.0),
+        GridSearch(Ridge(), constraint="bounded_group_loss", eps=1.0, grid_size=3),
+    ]
+)
+def test_scikit_learn_checks(estimator, check):
+    with warnings.catch_warnings():
+        # the checks fit without sensitive features: one group, no constraint
+        warnings.filterwarnings("ignore", "was fitted without sensitive features")
+        check(estimator)
+
+
+# --------------------------------------------------------------------------------------------
+# sensitive features: column mode and metadata routing
+
+
+def test_column_mode_drops_the_sensitive_column(two_groups):
+    X, y, group = two_groups
+    by_column = ExponentiatedGradient(LogisticRegression(), eps=0.03, sensitive_column=2)
+    by_column.fit(X, y)
+    by_argument = ExponentiatedGradient(LogisticRegression(), eps=0.03)
+    by_argument.fit(X[:, :2], y, sensitive_features=group)
+    for member in by_column.predictors_[2:]:
+        assert member.n_features_in_ == 2
+    np.testing.assert_allclose(by_column.predict_proba(X), by_argument.predict_proba(X[:, :2]))
+    assert by_column.n_features_in_ == 3
+
+
+def test_grid_search_cv_over_eps_in_column_mode(two_groups):
+    X, y, _ = two_groups
+    scoring = {
+        "accuracy": "accuracy",
+        "spd": get_fairness_scorer("statistical_parity_difference", sensitive_column=2),
+    }
+    search = GridSearchCV(
+        ExponentiatedGradient(LogisticRegression(), sensitive_column=2),
+        {"eps": [0.02, 0.2]},
+        scoring=scoring,
+        refit="accuracy",
+        cv=KFold(3, shuffle=True, random_state=0),
+    ).fit(X, y)
+    spd = -search.cv_results_["mean_test_spd"]
+    assert spd[0] < spd[1]  # the tighter bound gives the smaller test disparity
+    assert search.best_params_ == {"eps": 0.2}
+
+
+def test_grid_search_cv_over_eps_with_metadata_routing(two_groups):
+    X, y, group = two_groups
+    with sklearn.config_context(enable_metadata_routing=True):
+        scoring = {
+            "accuracy": "accuracy",
+            "spd": get_fairness_scorer("statistical_parity_difference"),
+        }
+        search = GridSearchCV(
+            GridSearch(LogisticRegression()),
+            {"eps": [0.02, 0.2]},
+            scoring=scoring,
+            refit="accuracy",
+            cv=KFold(3, shuffle=True, random_state=0),
+        ).fit(X[:, :2], y, sensitive_features=group)
+    spd = -search.cv_results_["mean_test_spd"]
+    assert spd[0] < spd[1]
+    assert search.best_estimator_.groups_ == [0, 1]
+
+
+def test_clone_and_pickle_a_fitted_model(two_groups):
+    X, y, group = two_groups
+    model = ExponentiatedGradient(
+        LogisticRegression(), eps=0.03, predict_method="randomized", random_state=0
+    ).fit(X[:, :2], y, sensitive_features=group)
+    restored = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(restored.predict(X[:, :2]), model.predict(X[:, :2]))
+    assert repr(clone(model)) == repr(model)
+
+
+class Identity(TransformerMixin, BaseEstimator):
+    """A transformer skfair cannot know to ignore the labels."""
+
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        return X
+
+
+def string_data():
+    rng = np.random.default_rng(0)
+    n = 600
+    frame = pd.DataFrame(
+        {"colour": rng.choice(["red", "blue", "green"], n), "x": rng.normal(size=n)}
+    )
+    sex = rng.choice(["F", "M"], n)
+    y = ((frame.x + (frame.colour == "red") + (sex == "M")) > 0.8).astype(int)
+    frame["sex"] = sex
+    return frame, y
+
+
+def encoded(*, extra=None):
+    steps = [make_column_transformer((OneHotEncoder(), ["colour"]), (StandardScaler(), ["x"]))]
+    return make_pipeline(*steps, *([extra] if extra is not None else []), LogisticRegression())
+
+
+def test_pipeline_preprocessing_is_fitted_once_and_shared():
+    frame, y = string_data()
+    model = ExponentiatedGradient(encoded(), eps=0.02, sensitive_column="sex").fit(frame, y)
+    members = [p for w, p in zip(model.weights_, model.predictors_) if hasattr(p, "steps")]
+    assert len(members) >= 2 and model.constraint_gap_ <= 0.02 + 1e-7
+    assert all(member[0] is members[0][0] for member in members)  # one fitted preprocessing
+    # the same model as refitting the whole pipeline each time (its preprocessing is label-free)
+    refitted = ExponentiatedGradient(
+        encoded(extra=Identity()), eps=0.02, sensitive_column="sex"
+    ).fit(frame, y)
+    assert not all(member[0] is refitted.predictors_[-1][0] for member in refitted.predictors_[2:])
+    np.testing.assert_allclose(refitted.predict_proba(frame), model.predict_proba(frame))
+    # with metadata routing the final step needs no request: skfair calls it directly
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = ExponentiatedGradient(encoded(), eps=0.02, sensitive_column="sex").fit(frame, y)
+    np.testing.assert_allclose(routed.predict_proba(frame), model.predict_proba(frame))
+
+
+def test_pipeline_weights_reach_the_last_step_or_a_request_is_asked_for():
+    frame, y = string_data()
+    pipeline = encoded(extra=Identity())
+    with sklearn.config_context(enable_metadata_routing=True):
+        with pytest.raises(ValueError, match="set_fit_request"):
+            ExponentiatedGradient(clone(pipeline), sensitive_column="sex").fit(frame, y)
+        requested = clone(pipeline)
+        requested.steps[-1][1].set_fit_request(sample_weight=True)
+        requested.steps[0][1].transformers[1][1].set_fit_request(sample_weight=False)
+        routed = ExponentiatedGradient(requested, eps=0.02, sensitive_column="sex").fit(frame, y)
+    plain = ExponentiatedGradient(pipeline, eps=0.02, sensitive_column="sex").fit(frame, y)
+    assert plain.constraint_gap_ <= 0.02 + 1e-7
+    np.testing.assert_allclose(routed.predict_proba(frame), plain.predict_proba(frame))
+
+
+# --------------------------------------------------------------------------------------------
+# grid search
+
+
+def test_grid_search_n_jobs_does_not_change_the_result(two_groups):
+    X, y, group = two_groups
+    fits = [
+        GridSearch(LogisticRegression(), eps=0.03, grid_size=7, n_jobs=n_jobs).fit(
+            X[:, :2], y, sensitive_features=group
+        )
+        for n_jobs in (1, 2)
+    ]
+    np.testing.assert_array_equal(fits[0].objectives_, fits[1].objectives_)
+    np.testing.assert_array_equal(fits[0].constraint_gaps_, fits[1].constraint_gaps_)
+    assert fits[0].best_index_ == fits[1].best_index_
+    np.testing.assert_array_equal(fits[0].predict_proba(X[:, :2]), fits[1].predict_proba(X[:, :2]))
+
+
+def test_grid_search_selection_rule(two_groups):
+    X, y, group = two_groups
+    search = GridSearch(LogisticRegression(), eps=0.2).fit(X[:, :2], y, sensitive_features=group)
+    admissible = np.flatnonzero(search.constraint_gaps_ <= 0.2)
+    assert 0 < admissible.size < len(search.constraint_gaps_)
+    assert search.best_index_ == admissible[np.argmin(search.objectives_[admissible])]
+    # the recorded values are those of the fits, by an independent computation
+    for index in (0, search.best_index_):
+        predicted = search.predictors_[index].predict(X[:, :2])
+        assert search.objectives_[index] == pytest.approx(np.mean(predicted != y))
+        assert search.constraint_gaps_[index] == pytest.approx(
+            statistical_parity_difference(None, predicted, sensitive_features=group)
+        )
+    np.testing.assert_array_equal(
+        search.predict(X[:, :2]), search.predictors_[search.best_index_].predict(X[:, :2])
+    )
+
+
+def test_grid_search_warns_when_no_point_meets_the_bound(two_groups):
+    X, y, group = two_groups
+    with pytest.warns(UserWarning, match="No fit found meets the bound eps=0.0"):
+        search = GridSearch(LogisticRegression(), eps=0.0, grid_size=3)
+        search.fit(X[:, :2], y, sensitive_features=group)
+    assert search.best_index_ == int(np.argmin(search.constraint_gaps_))
+
+
+# --------------------------------------------------------------------------------------------
+# prediction
+
+
+def test_predict_proba_is_the_weighted_mixture_of_the_members(two_groups):
+    X, y, group = two_groups
+    model = ExponentiatedGradient(LogisticRegression(), eps=0.01)
+    model.fit(X[:, :2], y, sensitive_features=group)
+    assert (model.weights_ > 0).sum() >= 2
+    expected = sum(
+        weight * member.predict_proba(X[:, :2])
+        for weight, member in zip(model.weights_, model.predictors_)
+    )
+    np.testing.assert_allclose(model.predict_proba(X[:, :2]), expected)
+    np.testing.assert_array_equal(
+        model.predict(X[:, :2]), model.classes_[np.argmax(expected, axis=1)]
+    )
+
+
+def test_randomized_predictions_are_reproducible_and_batch_independent(two_groups):
+    X, y, group = two_groups
+    rng = np.random.default_rng(5)
+    train, held_out = np.arange(1000), np.arange(1000, 1500)
+    decisions, copies, probabilities = [], [], None
+    for seed in range(20):
+        model = ExponentiatedGradient(
+            LogisticRegression(), eps=0.01, predict_method="randomized", random_state=seed
+        ).fit(X[train, :2], y[train], sensitive_features=group[train])
+        X_new = X[held_out, :2]
+        once = model.predict(X_new)
+        np.testing.assert_array_equal(model.predict(X_new), once)  # reproducible
+        order = rng.permutation(len(held_out))
+        np.testing.assert_array_equal(model.predict(X_new[order]), once[order])  # batch
+        one_by_one = np.concatenate([model.predict(X_new[i : i + 1]) for i in range(20)])
+        np.testing.assert_array_equal(one_by_one, once[:20])
+        # repeated rows: the first copy decides as the row alone, the copies independently
+        repeated = model.predict(np.repeat(X_new, 3, axis=0)).reshape(-1, 3)
+        np.testing.assert_array_equal(repeated[:, 0], once)
+        copies.append(repeated)
+        decisions.append(once)
+        if seed == 0:
+            members = [
+                (w, m.predict(X_new)) for w, m in zip(model.weights_, model.predictors_) if w > 0
+            ]
+            probabilities = sum(w * (p == 1) for w, p in members)
+    # held-out rows: the decisions follow the mixture's probabilities (the fits are the same
+    # for every seed; only the draws change)
+    mean_decision = np.mean(decisions, axis=0)
+    mixed = (probabilities > 0) & (probabilities < 1)
+    assert mixed.sum() > 20
+    assert abs(mean_decision[mixed].mean() - probabilities[mixed].mean()) < 0.05
+    np.testing.assert_array_equal(mean_decision[~mixed], probabilities[~mixed])
+    # and the held-out selection rates follow the mixture's
+    rates = [np.mean(d) for d in decisions]
+    assert abs(np.mean(rates) - probabilities.mean()) < 0.01
+    # the copies of a row are decided apart: on mixed rows they often disagree, and their
+    # share of positive decisions follows the row's probability
+    copies = np.concatenate(copies)
+    mixed_copies = copies[np.tile(mixed, 20)]
+    disagree = (mixed_copies.min(axis=1) != mixed_copies.max(axis=1)).mean()
+    assert disagree > 0.1
+    assert abs(mixed_copies.mean() - probabilities[mixed].mean()) < 0.05
+
+
+def test_regression_predictions_are_the_members_mean(two_groups):
+    X, _, group = two_groups
+    rng = np.random.default_rng(0)
+    target = X[:, 0] + (1 + group) * rng.normal(size=len(group))
+    model = ExponentiatedGradient(LinearRegression(), constraint="bounded_group_loss", eps=2.2).fit(
+        X[:, :2], target, sensitive_features=group
+    )
+    expected = sum(w * m.predict(X[:, :2]) for w, m in zip(model.weights_, model.predictors_))
+    np.testing.assert_allclose(model.predict(X[:, :2]), expected)
+    assert not hasattr(model, "predict_proba")
+
+
+# --------------------------------------------------------------------------------------------
+# the oracle
+
+
+def test_replicated_rows_solve_the_cost_sensitive_problem_exactly():
+    """For any cost table, the weighted 0-1 loss of the reduced problem is an increasing affine
+    function of the cost-sensitive loss: both have the same minimisers."""
+    rng = np.random.default_rng(0)
+    n, n_groups, n_classes = 60, 2, 3
+    codes = rng.integers(0, n_groups, n)
+    target = rng.integers(0, n_classes, n)
+    weights = rng.uniform(0.5, 2.0, n)
+    oracle = BestResponse(
+        LogisticRegression(),
+        np.zeros((n, 1)),
+        target,
+        codes,
+        weights,
+        classes=np.arange(n_classes),
+        fit_params={},
+        warm_start=False,
+        seed=0,
+    )
+    cost = rng.normal(size=(n_groups, n_classes, n_classes))
+    problem = oracle.problem(cost)
+    assert len(problem.rows) == (n_classes - 1) * n  # one copy per class but the costliest
+    losses = []
+    for _ in range(6):
+        h = rng.integers(0, n_classes, n)
+        cost_sensitive = np.sum(weights * cost[codes, target, h])
+        weighted = np.sum(problem.weights * (h[problem.rows] != problem.labels))
+        losses.append((cost_sensitive, weighted))
+    losses = np.array(losses)
+    slopes = np.diff(losses[:, 1]) / np.diff(losses[:, 0])
+    assert (slopes > 0).all()
+    np.testing.assert_allclose(slopes, slopes[0])
+
+
+class CountingClassifier(ClassifierMixin, BaseEstimator):
+    """Logistic regression that counts its fits (class-level, across clones)."""
+
+    fits = 0
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).fits += 1
+        self.model_ = LogisticRegression().fit(X, y, sample_weight=sample_weight)
+        self.classes_ = self.model_.classes_
+        return self
+
+    def predict(self, X):
+        return self.model_.predict(X)
+
+    def predict_proba(self, X):
+        return self.model_.predict_proba(X)
+
+
+def test_the_cache_never_refits_on_weights_already_seen(two_groups):
+    X, y, group = two_groups
+    CountingClassifier.fits = 0
+    model = ExponentiatedGradient(CountingClassifier(), eps=0.01)
+    model.fit(X[:, :2], y, sensitive_features=group)
+    assert CountingClassifier.fits == model.n_fits_ <= model.n_oracle_calls_
+    # the same cost table twice (the second scaled: the same weighted problem): one fit
+    oracle = BestResponse(
+        CountingClassifier(),
+        X[:, :2],
+        y,
+        group,
+        None,
+        classes=np.array([0, 1]),
+        fit_params={},
+        warm_start=False,
+        seed=0,
+    )
+    cost = np.random.default_rng(0).normal(size=(2, 2, 2))
+    first, second = oracle(cost), oracle(3.0 * cost)
+    assert oracle.n_fits == 1 and oracle.n_calls == 2
+    assert first.predictor is second.predictor
+
+
+def test_warm_start_reaches_the_cold_solution(two_groups):
+    X, y, group = two_groups
+    warm = ExponentiatedGradient(LogisticRegression(tol=1e-10), eps=0.02, warm_start=True)
+    cold = ExponentiatedGradient(LogisticRegression(tol=1e-10), eps=0.02, warm_start=False)
+    warm.fit(X[:, :2], y, sensitive_features=group)
+    cold.fit(X[:, :2], y, sensitive_features=group)
+    assert warm.objective_ == pytest.approx(cold.objective_, abs=2e-3)
+    # the base learner's own setting is what the members keep
+    assert warm.predictors_[-1].get_params()["warm_start"] is False
+
+
+class NoWeights(ClassifierMixin, BaseEstimator):
+    """A classifier whose fit takes no sample_weight."""
+
+    def fit(self, X, y):
+        self.model_ = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+        self.classes_ = self.model_.classes_
+        return self
+
+    def predict(self, X):
+        return self.model_.predict(X)
+
+
+def test_estimator_without_sample_weight_gets_a_seeded_weighted_resample(two_groups):
+    X, y, group = two_groups
+    fits = [
+        ExponentiatedGradient(NoWeights(), eps=0.05, random_state=seed).fit(
+            X[:, :2], y, sensitive_features=group
+        )
+        for seed in (0, 0, 1)
+    ]
+    np.testing.assert_array_equal(fits[0].predict(X[:, :2]), fits[1].predict(X[:, :2]))
+    assert fits[0].constraint_gap_ <= 0.05 + 1e-7
+    assert fits[0].n_fits_ >= 2
+
+
+# --------------------------------------------------------------------------------------------
+# warnings and errors
+
+
+def test_collapse_to_a_constant_is_announced():
+    rng = np.random.default_rng(0)
+    n = 600
+    group = rng.integers(0, 2, n)
+    X = (group + 0.01 * rng.normal(size=n))[:, None]  # X is the group, nothing else
+    y = group.copy()
+    with pytest.warns(UserWarning, match="collapses to"):
+        ExponentiatedGradient(LogisticRegression(), eps=0.0).fit(X, y, sensitive_features=group)
+
+
+def test_bound_that_cannot_be_met_is_announced():
+    rng = np.random.default_rng(0)
+    n = 600
+    group = rng.integers(0, 2, n)
+    X = rng.normal(size=(n, 1))
+    y = X[:, 0] + (1 + 3 * group) * rng.normal(size=n)
+    with pytest.warns(UserWarning, match="No fit found meets the bound"):
+        model = ExponentiatedGradient(LinearRegression(), constraint="bounded_group_loss", eps=1.0)
+        model.fit(X, y, sensitive_features=group)
+    assert model.constraint_gap_ > 1.0
+
+
+@pytest.mark.parametrize(
+    "estimator, params, y_kind, message",
+    [
+        (LogisticRegression(), {"constraint": "bounded_group_loss"}, "binary", "needs a regressor"),
+        (Ridge(), {"constraint": "demographic_parity"}, "continuous", "needs a classifier"),
+        (
+            LogisticRegression(),
+            {"constraint": "true_positive_rate_parity"},
+            "multiclass",
+            "3 classes",
+        ),
+        (LogisticRegression(), {"privileged_group": 0}, "multiclass", "two classes only"),
+        (LogisticRegression(), {"pos_label": 7}, "binary", "pos_label=7"),
+    ],
+)
+def test_bad_settings_raise_clear_errors(two_groups, estimator, params, y_kind, message):
+    X, y, group = two_groups
+    target = {"binary": y, "continuous": X[:, 0], "multiclass": np.digitize(X[:, 0], [0, 1])}
+    with pytest.raises(ValueError, match=message):
+        ExponentiatedGradient(estimator, **params).fit(
+            X[:, :2], target[y_kind], sensitive_features=group
+        )
+
+
+def test_dask_fit_raises_and_predict_runs_by_blocks(two_groups):
+    import dask.array as da  # the test extra installs dask
+    import dask.dataframe as dd
+
+    X, y, group = two_groups
+    model = ExponentiatedGradient(
+        LogisticRegression(), eps=0.02, predict_method="randomized", random_state=0
+    ).fit(X[:, :2], y, sensitive_features=group)
+    X_dask = da.from_array(X[:, :2], chunks=(400, 2))
+    with pytest.raises(TypeError, match="in-memory sample"):
+        ExponentiatedGradient(LogisticRegression()).fit(X_dask, y, sensitive_features=group)
+    np.testing.assert_array_equal(model.predict(X_dask).compute(), model.predict(X[:, :2]))
+    np.testing.assert_allclose(model.predict_proba(X_dask).compute(), model.predict_proba(X[:, :2]))
+    # a dask DataFrame, partition by partition, the sensitive column dropped in each
+    frame = pd.DataFrame(X, columns=["a", "b", "group"])
+    by_column = ExponentiatedGradient(
+        LogisticRegression(), eps=0.02, sensitive_column="group", predict_method="randomized"
+    ).fit(frame, y)
+    partitioned = dd.from_pandas(frame, npartitions=3)
+    np.testing.assert_array_equal(
+        by_column.predict(partitioned).compute(), by_column.predict(frame)
+    )
+    np.testing.assert_allclose(
+        by_column.predict_proba(partitioned).compute(), by_column.predict_proba(frame)
+    )

@@ -1,0 +1,284 @@
+"""The game's guarantees, checked on the members' predictions with an independent groupby,
+against a brute-force optimum over all threshold classifiers, and by invariance properties."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+from sklearn.linear_model import LinearRegression, LogisticRegression
+
+from skfair.reductions import ExponentiatedGradient, GridSearch
+
+from .conftest import BestThreshold, threshold_predictions
+
+RATE_CONSTRAINTS = {
+    # constraint -> list of (event on y or None, outcome) compared between groups
+    "demographic_parity": [(None, "positive")],
+    "true_positive_rate_parity": [(1, "positive")],
+    "false_positive_rate_parity": [(0, "positive")],
+    "equalized_odds": [(1, "positive"), (0, "positive")],
+    "error_rate_parity": [(None, "error")],
+}
+
+
+def mixture_decisions(model, X_model):
+    """P(prediction = classes_[k]) of every row under the randomised mixture, (n, K)."""
+    probability = np.zeros((X_model.shape[0], len(model.classes_)))
+    for weight, member in zip(model.weights_, model.predictors_):
+        if weight > 0:
+            predicted = np.asarray(member.predict(X_model))
+            probability += weight * (predicted[:, None] == model.classes_[None])
+    return probability
+
+
+def groupby_rates(p_positive, y, groups, constraint, weights=None):
+    """Per-group rates of the mixture, by a pandas groupby: {(event, outcome): Series}."""
+    frame = pd.DataFrame(
+        {
+            "p": p_positive,
+            "err": np.where(y == 1, 1 - p_positive, p_positive),
+            "y": y,
+            "w": np.ones(len(y)) if weights is None else weights,
+        }
+    )
+    frame["g"] = list(map(str, groups)) if np.ndim(groups) == 1 else [str(tuple(r)) for r in groups]
+    rates = {}
+    for event, outcome in RATE_CONSTRAINTS[constraint]:
+        part = frame if event is None else frame[frame.y == event]
+        column = "p" if outcome == "positive" else "err"
+        sums = part.assign(v=part[column] * part.w).groupby("g")[["v", "w"]].sum()
+        rates[(event, outcome)] = sums.v / sums.w
+    return rates
+
+
+def worst_difference(rates):
+    return max(series.max() - series.min() for series in rates.values())
+
+
+def worst_ratio(rates):
+    return min(series.min() / series.max() for series in rates.values())
+
+
+@pytest.mark.parametrize("constraint", sorted(RATE_CONSTRAINTS))
+@pytest.mark.parametrize("eps", [0.02, 0.08])
+def test_mixture_meets_the_bound_by_an_independent_groupby(two_groups, constraint, eps):
+    X, y, group = two_groups
+    model = ExponentiatedGradient(LogisticRegression(), constraint=constraint, eps=eps)
+    model.fit(X[:, :2], y, sensitive_features=group)
+    p = mixture_decisions(model, X[:, :2])[:, 1]
+    gap = worst_difference(groupby_rates(p, y, group, constraint))
+    # Theorem 1's slack, and the exact bound of the constrained mixture returned.
+    slack = (1 + 2 * model.best_gap_) * eps
+    assert gap <= eps + slack
+    assert gap <= eps + 1e-7
+    assert model.constraint_gap_ == pytest.approx(gap, abs=1e-9)
+    unconstrained = LogisticRegression().fit(X[:, :2], y).predict(X[:, :2])
+    assert worst_difference(groupby_rates(unconstrained, y, group, constraint)) > eps
+
+
+@pytest.mark.parametrize("constraint", ["demographic_parity", "equalized_odds"])
+def test_ratio_bound(two_groups, constraint):
+    X, y, group = two_groups
+    model = ExponentiatedGradient(
+        LogisticRegression(), constraint=constraint, eps=0.2, disparity="ratio"
+    ).fit(X[:, :2], y, sensitive_features=group)
+    p = mixture_decisions(model, X[:, :2])[:, 1]
+    ratio = worst_ratio(groupby_rates(p, y, group, constraint))
+    assert ratio >= 0.8 - 1e-7
+    assert model.constraint_gap_ == pytest.approx(1 - ratio, abs=1e-9)
+
+
+def test_intersections_and_privileged_group(three_groups):
+    X, y, group, sex = three_groups
+    sensitive = np.c_[group, sex]
+    model = ExponentiatedGradient(LogisticRegression(), eps=0.03)
+    model.fit(X[:, :2], y, sensitive_features=sensitive)
+    p = mixture_decisions(model, X[:, :2])[:, 1]
+    assert len(model.groups_) == 6
+    assert worst_difference(groupby_rates(p, y, sensitive, "demographic_parity")) <= 0.03 + 1e-7
+    # privileged_group: the disadvantaged samples pooled against the privileged group(s)
+    model = ExponentiatedGradient(LogisticRegression(), eps=0.01, privileged_group=[2])
+    model.fit(X[:, :2], y, sensitive_features=group)
+    p = mixture_decisions(model, X[:, :2])[:, 1]
+    side = np.where(group == 2, "privileged", "disadvantaged")
+    rates = groupby_rates(p, y, side, "demographic_parity")[(None, "positive")]
+    assert abs(rates["disadvantaged"] - rates["privileged"]) <= 0.01 + 1e-7
+    # "each": every other group on its own against the privileged one
+    model.set_params(disadvantaged="each").fit(X[:, :2], y, sensitive_features=group)
+    p = mixture_decisions(model, X[:, :2])[:, 1]
+    rates = groupby_rates(p, y, group, "demographic_parity")[(None, "positive")]
+    assert (rates.drop("2") - rates["2"]).abs().max() <= 0.01 + 1e-7
+
+
+@pytest.mark.parametrize("constraint", ["demographic_parity", "equalized_odds"])
+def test_multiclass_bounds_u_dp_and_u_eo(constraint):
+    rng = np.random.default_rng(3)
+    n = 1500
+    group = rng.integers(0, 2, n)
+    X = np.c_[rng.normal(size=n) + group, rng.normal(size=n)]
+    y = np.digitize(X[:, 0] + 0.5 * rng.normal(size=n), [0.0, 1.0])  # 3 classes
+    model = ExponentiatedGradient(LogisticRegression(), constraint=constraint, eps=0.05)
+    model.fit(X, y, sensitive_features=group)
+    decisions = mixture_decisions(model, X)
+    frame = pd.DataFrame(decisions, columns=[f"p{k}" for k in range(3)])
+    frame["g"], frame["y"] = group, y
+    strata = [None] if constraint == "demographic_parity" else [0, 1, 2]
+    worst = 0.0
+    for stratum in strata:  # U_DP / U_EO: every group against the population, class by class
+        part = frame if stratum is None else frame[frame.y == stratum]
+        by_group = part.groupby("g")[["p0", "p1", "p2"]].mean()
+        population = part[["p0", "p1", "p2"]].mean()
+        worst = max(worst, (by_group - population).abs().to_numpy().max())
+    assert worst <= 0.05 + 1e-7
+    assert model.constraint_gap_ == pytest.approx(worst, abs=1e-9)
+
+
+def test_bounded_group_loss_by_groupby():
+    rng = np.random.default_rng(4)
+    n = 1200
+    group = rng.integers(0, 2, n)
+    X = np.c_[rng.normal(size=n), rng.normal(size=n)]
+    y = X[:, 0] + (1 + 2 * group) * rng.normal(size=n)  # group 1 is harder to predict
+    unconstrained = LinearRegression().fit(X, y).predict(X)
+    hard = group == 1
+    alone = LinearRegression().fit(X[hard], y[hard]).predict(X[hard])
+    # between the hard group's loss without constraint and its least reachable loss
+    eps = float(np.mean((unconstrained[hard] - y[hard]) ** 2) + np.mean((alone - y[hard]) ** 2)) / 2
+    model = ExponentiatedGradient(LinearRegression(), constraint="bounded_group_loss", eps=eps)
+    model.fit(X, y, sensitive_features=group)
+    expected_loss = sum(
+        weight * (member.predict(X) - y) ** 2
+        for weight, member in zip(model.weights_, model.predictors_)
+    )
+    assert pd.Series(expected_loss).groupby(group).mean().max() <= eps + 1e-7
+    # the deterministic prediction (mean of the members) has no larger group loss (Jensen)
+    deterministic = pd.Series((model.predict(X) - y) ** 2).groupby(group).mean()
+    assert deterministic.max() <= eps + 1e-7
+
+
+# --------------------------------------------------------------------------------------------
+# against a brute-force optimum
+
+
+def best_mixture(predictions, y, group, eps):
+    """The least error of a mixture of the given classifiers with a DP gap <= eps (LP)."""
+    errors = (predictions != y).mean(axis=1)
+    rates = np.stack([predictions[:, group == g].mean(axis=1) for g in (0, 1)], axis=1)
+    difference = rates[:, 0] - rates[:, 1]
+    result = linprog(
+        errors,
+        A_ub=np.vstack([difference, -difference]),
+        b_ub=[eps, eps],
+        A_eq=np.ones((1, len(errors))),
+        b_eq=[1.0],
+        bounds=(0, None),
+        method="highs",
+    )
+    return result.fun
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), eps=st.sampled_from([0.0, 0.05, 0.15]))
+def test_objective_within_the_papers_bound_of_the_best_mixture(seed, eps):
+    rng = np.random.default_rng(seed)
+    n = 24
+    group = rng.integers(0, 2, n)
+    group[:2] = [0, 1]
+    x = rng.normal(size=n) + group
+    y = (x + rng.normal(size=n) > 0.5).astype(int)
+    y[:2] = [0, 1]
+    model = ExponentiatedGradient(BestThreshold(), eps=eps, nu=1e-4)
+    model.fit(x[:, None], y, sensitive_features=group)
+    optimum = best_mixture(threshold_predictions(x), y, group, eps)
+    # Theorem 1: within 2 * gap of the best mixture; never below it (the mixture is feasible).
+    assert model.objective_ <= optimum + 2 * model.best_gap_ + 1e-9
+    assert model.objective_ >= optimum - 1e-9
+    assert model.constraint_gap_ <= eps + 1e-7
+
+
+# --------------------------------------------------------------------------------------------
+# properties
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000))
+def test_integer_weights_are_repeated_rows(seed):
+    rng = np.random.default_rng(seed)
+    n = 30
+    group = rng.integers(0, 2, n)
+    group[:2] = [0, 1]
+    x = rng.normal(size=n) + group
+    y = (x + rng.normal(size=n) > 0.5).astype(int)
+    y[:2] = [0, 1]
+    weights = rng.integers(1, 4, n)
+    repeated = np.repeat(np.arange(n), weights)
+    model = ExponentiatedGradient(BestThreshold(), eps=0.05)
+    weighted = model.fit(x[:, None], y, sample_weight=weights, sensitive_features=group)
+    proba_weighted = weighted.predict_proba(x[:, None])
+    copied = ExponentiatedGradient(BestThreshold(), eps=0.05)
+    copied.fit(x[repeated, None], y[repeated], sensitive_features=group[repeated])
+    np.testing.assert_allclose(copied.predict_proba(x[:, None]), proba_weighted, atol=1e-9)
+    assert copied.objective_ == pytest.approx(weighted.objective_)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    constraint=st.sampled_from(["demographic_parity", "equalized_odds"]),
+)
+def test_relabelled_groups_give_the_same_model(seed, constraint):
+    rng = np.random.default_rng(seed)
+    n = 40
+    group = rng.integers(0, 3, n)
+    group[:6] = [0, 1, 2, 0, 1, 2]
+    x = rng.normal(size=n) + group
+    y = (x + rng.normal(size=n) > 1.0).astype(int)
+    y[:6] = [0, 0, 0, 1, 1, 1]
+    names = np.array(["zeta", "alpha", "mid"])
+    first = ExponentiatedGradient(BestThreshold(), constraint=constraint, eps=0.05)
+    first.fit(x[:, None], y, sensitive_features=group)
+    second = ExponentiatedGradient(BestThreshold(), constraint=constraint, eps=0.05)
+    second.fit(x[:, None], y, sensitive_features=names[group])
+    assert second.objective_ == pytest.approx(first.objective_, abs=1e-9)
+    assert second.constraint_gap_ == pytest.approx(first.constraint_gap_, abs=1e-9)
+    np.testing.assert_allclose(
+        second.predict_proba(x[:, None]), first.predict_proba(x[:, None]), atol=1e-9
+    )
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000))
+def test_large_eps_is_the_unconstrained_learner(seed):
+    rng = np.random.default_rng(seed)
+    n = 200
+    group = rng.integers(0, 2, n)
+    X = np.c_[rng.normal(size=n) + group, rng.normal(size=n)]
+    y = (X[:, 0] + rng.normal(size=n) > 0.5).astype(int)
+    plain = LogisticRegression().fit(X, y)
+    for model in (
+        ExponentiatedGradient(LogisticRegression(), eps=1.0),
+        GridSearch(LogisticRegression(), eps=1.0, grid_size=3),
+    ):
+        model.fit(X, y, sensitive_features=group)
+        np.testing.assert_allclose(model.predict_proba(X), plain.predict_proba(X))
+        np.testing.assert_array_equal(model.predict(X), plain.predict(X))
+
+
+def test_exponentiated_gradient_update_meets_the_bound_too(two_groups):
+    """Algorithm 1's multiplier update: the same bound, a certified gap, more fits."""
+    X, y, group = two_groups
+    fits = {}
+    for update in ("linprog", "exponentiated_gradient"):
+        model = ExponentiatedGradient(
+            LogisticRegression(), eps=0.03, multiplier_update=update, max_iter=30
+        ).fit(X[:, :2], y, sensitive_features=group)
+        p = mixture_decisions(model, X[:, :2])[:, 1]
+        assert worst_difference(groupby_rates(p, y, group, "demographic_parity")) <= 0.03 + 1e-7
+        fits[update] = model
+    linprog, gradient = fits["linprog"], fits["exponentiated_gradient"]
+    assert linprog.best_gap_ <= linprog.nu_
+    assert linprog.n_fits_ < gradient.n_fits_
+    # the gradient run is within its certified gap of the linprog run's objective
+    assert gradient.objective_ <= linprog.objective_ + 2 * gradient.best_gap_ + 1e-9
