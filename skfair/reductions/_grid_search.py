@@ -112,7 +112,7 @@ class GridSearch(_BaseReduction):
     :func:`~skfair.metrics.most_accurate_within` (the earliest point on ties); when no point
     meets the bound the fairest one is chosen, with a warning naming its disparity.
 
-    **The grid.** A coordinate is one compared side against the reference side (the first
+    **The grid.** A coordinate is one compared side against the reference side (the heaviest
     group, the privileged side, or the whole population for more than two classes), per
     rate: a positive value ``z`` puts the multiplier ``z * u`` on "side minus reference",
     a negative one ``|z| * u`` on "reference minus side", where
