@@ -352,7 +352,8 @@ def _lattice(n_dims, size):
     while len(points) < size:
         radius += 1
         points = [point for norm in range(radius + 1) for point in _shell(n_dims, norm)]
-    return np.asarray(points[:size], dtype=np.float64) / radius
+    # radius 0: the centre alone (size 1), nothing to scale.
+    return np.asarray(points[:size], dtype=np.float64) / max(radius, 1)
 
 
 def _shell(n_dims, norm):
