@@ -117,7 +117,7 @@ def _random_state_outputs(name, random_state):
     if name == "BootstrapEnsemble":
         return estimator.fit(X, y).predict_proba_members(X)
     if name in ("ExponentiatedGradient", "GridSearch"):
-        # the groups are needed at fit only; the random state draws the randomised decisions
+        # the random state keys the randomised decisions (models decide without the groups)
         if name == "ExponentiatedGradient":
             estimator.set_params(predict_method="randomized")
         return estimator.fit(X, y, sensitive_features=group).predict(X)
