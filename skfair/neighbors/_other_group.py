@@ -136,6 +136,12 @@ def nearest_other_group(
     index : ndarray of int, same shape
         Only with ``return_index=True``.
 
+    See Also
+    --------
+    other_group_distance : The group distances ``D_max`` and ``D_avg`` built from these.
+    skfair.metrics.hfm : The fairness measure that compares these distances on true and
+        predicted labels.
+
     Notes
     -----
     Every exact engine only *selects* candidates; the reported distance is recomputed with one
@@ -209,14 +215,56 @@ def other_group_distance(
 
     Parameters
     ----------
-    X, sensitive_features, method, algorithm, m1, m2, n_e, projections, random_state, \
-chunk_size, n_jobs, verbose
-        As in :func:`nearest_other_group`.
+    X : array-like of shape (n_samples, n_features)
+        The point vectors, used as given (no scaling, no label column added).
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+        Group of each point; 2-D input is handled one attribute at a time.
+    method : {"exact", "approx", "bruteforce"}, default="exact"
+        ``"exact"`` gives the values of ``"bruteforce"`` bit for bit; ``"approx"`` is the
+        paper's ApproxDist (Algorithm 2, see above), never below the exact values;
+        ``"bruteforce"`` (alias ``"exact_bruteforce"``) is the O(n^2) definition. See
+        :func:`nearest_other_group` for the costs.
+    algorithm : {"auto", "kd_tree", "block_tree", "projection"}, default="auto"
+        Engine of ``method="exact"``: one KD-tree (scipy's ``cKDTree``) per group
+        complement, in the original or the principal coordinates; a principal-axis tree whose
+        leaves are compared in blocks with BLAS matrix products, then re-evaluated with the
+        exact kernel (``"block_tree"``, for many features); or a projection sort that stops
+        each scan with the projection-gap bound. ``"auto"`` takes the engine a short pilot
+        measures as cheapest (see the Notes of :func:`nearest_other_group`).
+    m1 : int, default=25
+        Number of projection repetitions (``method="approx"``).
+    m2 : int, default=None
+        Other-group candidates per side and projection; None means ``ceil(2 * log10(n))``.
+    n_e : int, default=2
+        Orthonormal directions per repetition, clamped to ``n_features``.
+    projections : array-like of shape (m1, n_e, n_features), default=None
+        Projection directions to use instead of drawing them (rows are normalised); overrides
+        ``m1``, ``n_e`` and ``random_state``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the projections.
+    chunk_size : int, default=None
+        Anchors per tile of ``method="bruteforce"`` (tiles hold 4096 candidates); None means
+        32, which keeps a tile in a 2 MiB cache.
+    n_jobs : int, default=None
+        Threads for the KD-tree queries, the block tree and the projections.
+    verbose : int, default=0
+        With a value above 0, print the engine used (and, for ``algorithm="auto"`` on large
+        data, the pilot's cost estimates) and the time taken.
 
     Returns
     -------
     d_max, d_avg : float, or ndarray of shape (n_attributes,) for 2-D sensitive features
         NaN for an attribute with a single observed value.
+
+    See Also
+    --------
+    nearest_other_group : The per-point distances behind these.
+    skfair.metrics.hfm : The fairness measure built on these distances.
+
+    References
+    ----------
+    Y. Bian, Y. Luo and P. Xu, "Approximating Discrimination Within Models When Faced With
+    Several Non-Binary Sensitive Attributes", arXiv:2408.06099, 2024, Eqs. 4-5 and Algorithm 2.
 
     Examples
     --------

@@ -43,6 +43,18 @@ def draw_projections(n_features, *, m1=25, n_e=2, random_state=None):
     projections : ndarray of shape (m1, min(n_e, n_features), n_features)
         Unit vectors, orthonormal within each repetition.
 
+    See Also
+    --------
+    nearest_other_group : Uses these directions for ``method="approx"``.
+
+    References
+    ----------
+    Y. Bian, Y. Luo and P. Xu, "Approximating Discrimination Within Models When Faced With
+    Several Non-Binary Sensitive Attributes", arXiv:2408.06099, 2024, footnote 5.
+
+    F. Mezzadri, "How to generate random matrices from the classical compact groups", Notices of
+    the AMS 54(5), 592-604, 2007 (the sign correction of the QR factor).
+
     Examples
     --------
     >>> import numpy as np
