@@ -7,6 +7,7 @@ import pkgutil
 from pathlib import Path
 
 import pytest
+from numpydoc.docscrape import get_doc_object
 from numpydoc.validate import validate
 
 import skfair
@@ -116,11 +117,18 @@ def _docstring_errors(import_path):
     """numpydoc's errors about ``import_path`` (a function, class or method), less the accepted."""
     is_method = inspect.isclass(_import_object(import_path.rsplit(".", 1)[0]))
     ignored = IGNORED_EVERYWHERE | (IGNORED_ON_METHODS if is_method else set())
-    return [
+    errors = [
         f"{code}: {message}"
         for code, message in validate(import_path)["errors"]
         if code not in ignored
     ]
+    # numpydoc skips the description check (PR07) of a parameter whose type is a set of
+    # options (``{"a", "b"}``), so it is made here for every parameter.
+    for parameter in get_doc_object(_import_object(import_path))["Parameters"]:
+        missing = f'PR07: Parameter "{parameter.name}" has no description'
+        if not "".join(parameter.desc).strip() and missing not in errors:
+            errors.append(missing)
+    return errors
 
 
 def _import_object(path):
@@ -149,12 +157,13 @@ def test_numpydoc_validation(import_path):
     assert not errors, f"{import_path}:\n" + "\n".join(errors)
 
 
-def _incomplete(y_true, sample_weight=None):
+def _incomplete(y_true, kind="a", sample_weight=None):
     """Return a number.
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+    kind : {"a", "b"}, default="a"
 
     Returns
     -------
@@ -198,9 +207,10 @@ def test_numpydoc_validation_catches_an_incomplete_docstring():
     """The check above fails on what it is meant to catch, and accepts only the listed codes."""
     errors = _docstring_errors(f"{__name__}._incomplete")
     codes = {error.split(":")[0] for error in errors}
-    # no description of y_true, sample_weight undocumented, return undescribed, no See Also,
-    # no Examples
+    # no description of y_true nor of kind, sample_weight undocumented, return undescribed,
+    # no See Also, no Examples
     assert {"PR07", "PR01", "RT03", "SA01", "EX01"} <= codes
+    assert 'PR07: Parameter "kind" has no description' in errors
     assert codes.isdisjoint(IGNORED_EVERYWHERE)
     class_codes = {error.split(":")[0] for error in _docstring_errors(f"{__name__}._Incomplete")}
     assert "SA01" in class_codes  # required of a class

@@ -565,6 +565,7 @@ def equalized_odds_ratio(
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights; None weighs every sample equally.
     agg : {"worst_case", "mean"}, default="worst_case"
+        Combine the two rates' ratios: the one further from parity, or their mean.
 
     Returns
     -------
