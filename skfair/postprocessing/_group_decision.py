@@ -19,13 +19,15 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
+from sklearn.metrics import accuracy_score
 from sklearn.model_selection import check_cv
-from sklearn.utils import Bunch
+from sklearn.utils import Bunch, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.validation import check_is_fitted, indexable
 
-from skfair._base import check_meta_input, resolve_sensitive
+from skfair._base import _model_allows_nan, accuracy_on_dask, check_meta_input, resolve_sensitive
 from skfair._compat import _check_method_params, _routing_enabled, _safe_indexing, process_routing
+from skfair._dask import uses_dask
 from skfair._groups import factorize_groups
 from skfair._random import draw_choices, row_keys
 
@@ -133,6 +135,38 @@ class GroupDecisionMixin:
         return draw_choices(
             shares, keys, codes[rows], self._seed, sampling=self.sampling, order=order
         )
+
+    def score(self, X, y, sample_weight=None, *, sensitive_features=None):
+        """Accuracy of the decisions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights; None weighs every sample equally.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s), when ``sensitive_column`` is not set.
+
+        Returns
+        -------
+        score : float
+            Accuracy of :meth:`predict` on ``X`` against ``y`` (weighted by ``sample_weight``).
+        """
+        y_pred = self.predict(X, sensitive_features=sensitive_features)
+        if uses_dask(y_pred, y, sample_weight):
+            return accuracy_on_dask(y, y_pred, sample_weight)
+        return accuracy_score(y, y_pred, sample_weight=sample_weight)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        estimator_tags = get_tags(self.estimator)
+        tags.input_tags.sparse = estimator_tags.input_tags.sparse
+        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
+        tags.input_tags.string = self.sensitive_column is not None
+        return tags
 
     def get_metadata_routing(self):
         """Get metadata routing of this object.

@@ -9,15 +9,11 @@ from types import SimpleNamespace
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.frozen import FrozenEstimator
-from sklearn.metrics import accuracy_score
-from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from skfair._base import (
     FIT_IN_MEMORY,
-    _model_allows_nan,
-    accuracy_on_dask,
     check_meta_input,
     lazy_method,
     resolve_sensitive,
@@ -376,8 +372,14 @@ class MulticlassGroupThresholdClassifier(
         self.optimality_gap_ = solution.bound_gap
         decisions = self._rule.probabilities(probabilities, codes)
         self.rates_, self.objective_value_, self.constraint_gap_ = decision_summary(
-            probabilities, decisions, weights, codes, self.groups_,
-            self.constraint, self.objective, self.classes_,
+            probabilities,
+            decisions,
+            weights,
+            codes,
+            self.groups_,
+            self.constraint,
+            self.objective,
+            self.classes_,
         )
 
     def decision_probability(self, X, *, sensitive_features=None):
@@ -437,41 +439,10 @@ class MulticlassGroupThresholdClassifier(
 
         return self.classes_[self._rule.decide(probabilities, codes, choose)]
 
-    def score(self, X, y, sample_weight=None, *, sensitive_features=None):
-        """Accuracy of the decisions.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; None weighs every sample equally.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
-
-        Returns
-        -------
-        score : float
-            Accuracy of :meth:`predict` on ``X`` against ``y`` (weighted by ``sample_weight``).
-        """
-        y_pred = self.predict(X, sensitive_features=sensitive_features)
-        if uses_dask(y_pred, y, sample_weight):
-            return accuracy_on_dask(y, y_pred, sample_weight)
-        return accuracy_score(y, y_pred, sample_weight=sample_weight)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        estimator_tags = get_tags(self.estimator)
-        tags.input_tags.sparse = estimator_tags.input_tags.sparse
-        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
-        tags.input_tags.string = self.sensitive_column is not None
-        return tags
-
-
-def decision_summary(probabilities, decisions, weights, codes, group_labels, constraint,
-                     objective, classes):
+def decision_summary(
+    probabilities, decisions, weights, codes, group_labels, constraint, objective, classes
+):
     """Expected rates, objective and unfairness of randomised decisions.
 
     ``decisions[i, k]`` is the probability that row ``i`` is predicted class ``k``; the
@@ -487,8 +458,10 @@ def decision_summary(probabilities, decisions, weights, codes, group_labels, con
     joint = np.stack(
         [
             np.stack(
-                [np.bincount(codes, weighted[:, k] * probabilities[:, j], minlength=n_groups)
-                 for k in range(K)],
+                [
+                    np.bincount(codes, weighted[:, k] * probabilities[:, j], minlength=n_groups)
+                    for k in range(K)
+                ],
                 axis=1,
             )
             for j in range(K)

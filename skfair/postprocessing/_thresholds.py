@@ -7,8 +7,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
-from sklearn.metrics import accuracy_score
-from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import (
     check_consistent_length,
@@ -18,8 +16,6 @@ from sklearn.utils.validation import (
 
 from skfair._base import (
     FIT_IN_MEMORY,
-    _model_allows_nan,
-    accuracy_on_dask,
     check_meta_input,
     lazy_method,
     resolve_sensitive,
@@ -527,36 +523,8 @@ class GroupThresholdClassifier(
             decisions[drawn] = choices == 1
         return decisions
 
-    def score(self, X, y, sample_weight=None, *, sensitive_features=None):
-        """Accuracy of the decisions.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; None weighs every sample equally.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
-
-        Returns
-        -------
-        score : float
-            Accuracy of :meth:`predict` on ``X`` against ``y`` (weighted by ``sample_weight``).
-        """
-        y_pred = self.predict(X, sensitive_features=sensitive_features)
-        if uses_dask(y_pred, y, sample_weight):
-            return accuracy_on_dask(y, y_pred, sample_weight)
-        return accuracy_score(y, y_pred, sample_weight=sample_weight)
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        estimator_tags = get_tags(self.estimator)
-        tags.input_tags.sparse = estimator_tags.input_tags.sparse
-        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
-        tags.input_tags.string = self.sensitive_column is not None
         tags.classifier_tags.multi_class = False
         return tags
 
