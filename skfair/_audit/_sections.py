@@ -788,7 +788,8 @@ def stability_section(context):
         (
             "label stability",
             label_stability(member_labels, labels=ensemble.classes_),
-            label_stability_difference,
+            # the classes known: no np.unique over every member's label
+            partial(label_stability_difference, labels=ensemble.classes_),
             member_labels,
         )
     ]
