@@ -6,8 +6,9 @@ tabular-like with one-hot blocks, uniform):
 * ``method="exact"`` (its automatic engine: KD-tree up to 16 coordinates, otherwise the
   KD-tree or the block tree, whichever a pilot measures as cheaper) and ``method="approx"``
   (searchsorted AcceleDist with blocked Gram products);
-* what a user would write instead, scipy's ``cKDTree`` (one tree per group, ``query`` with
-  ``workers=1`` and ``2``), on the same query (``--vs-ckdtree``);
+* what a user would write instead, scipy's ``cKDTree`` (one tree per group complement, or one
+  per group, whichever is faster; ``query`` with ``workers=1`` and ``2``), on the same query
+  (``--vs-scipy``: n = 8*10^4, 3 groups by default);
 * the chunked brute-force oracle, timed on a random subset of anchors against the full
   complements and scaled by n / subset (its cost is exactly linear in the anchors);
 * the authors' reference implementation eustomaqua/ApproxBias (numba-jitted), run in a
@@ -19,7 +20,7 @@ Run::
 
     SKFAIR_APPROXBIAS_SRC=benchmarks/_peers/approxbias \\
         nice -n 10 python benchmarks/bench_hfm.py [--quick]
-    python benchmarks/bench_hfm.py --vs-ckdtree
+    python benchmarks/bench_hfm.py --vs-scipy [KIND:P ...] [--n 80000 --groups 3 --repeat 2]
 
 Times are seconds, best of ``--repeat`` runs; "scaled" entries were timed with fewer
 repetitions (m1) or anchors and scaled linearly, as documented per column.
@@ -281,70 +282,125 @@ def scaling(repeat):
             )
 
 
-def ckdtree_other_group(Z, codes, workers, anchor_rows=None):
-    """What a user would write with scipy: one cKDTree per group (default options), queried
-    for the nearest neighbour (k=1) of every point of the other groups; only ``anchor_rows``
-    (if given) are queried. Returns the distances of the queried rows, and the seconds spent
-    building the trees and querying them."""
+def group_codes(A, n_groups, seed=0):
+    """A sensitive attribute with ``n_groups`` values: 2 is make_data's SA1 (30 / 70) and 5
+    its SA2, both from ``A``; 3 is drawn with probabilities (0.5, 0.3, 0.2) from its own
+    seed."""
+    if n_groups in (2, 5):
+        return A[:, 0 if n_groups == 2 else 1]
+    if n_groups != 3:
+        raise ValueError("--groups must be 2, 3 or 5")
+    rng = np.random.default_rng(seed + 1000)
+    return rng.choice(3, size=A.shape[0], p=[0.5, 0.3, 0.2])
+
+
+def scipy_other_group(Z, codes, workers, layout, anchor_rows=None):
+    """What a user would write with scipy's cKDTree (default options, k=1): ``"complement"``,
+    one tree per group on the rows of the other groups, queried with the group's rows; or
+    ``"per_group"``, one tree per group, queried with the rows of every other group, keeping
+    the smaller distance. Only ``anchor_rows`` (if given) are queried. Returns the distances of
+    the queried rows and the seconds spent building the trees and querying them, each as
+    ``[wall, CPU]`` (see :func:`clocks`)."""
     from scipy.spatial import cKDTree
 
     n = codes.size
     rows = np.arange(n) if anchor_rows is None else anchor_rows
     dist = np.full(n, np.inf)
-    build = query = 0.0
+    build = query = np.zeros(2)
     for group in np.unique(codes):
-        start = time.perf_counter()
-        tree = cKDTree(Z[codes == group])
-        built = time.perf_counter()
-        queried = rows[codes[rows] != group]
+        start = clocks()
+        tree = cKDTree(Z[codes != group] if layout == "complement" else Z[codes == group])
+        built = clocks()
+        queried = rows[(codes[rows] == group) == (layout == "complement")]
         found, _ = tree.query(Z[queried], workers=workers)
         dist[queried] = np.minimum(dist[queried], found)
-        build += built - start
-        query += time.perf_counter() - built
+        build = build + built - start
+        query = query + clocks() - built
     return dist[rows], build, query
 
 
-def versus_ckdtree(configs, n, budget, jobs_list=(1, 2)):
-    """``nearest_other_group(method="exact")`` against ``cKDTree.query`` on the same query
-    (SA1: two groups 70/30, points [y, x]), with each of ``jobs_list`` threads / workers, one
-    run each, back to back. A cKDTree run whose pilot on 200 anchors predicts more than ``budget``
-    seconds is timed on 2,000 random anchors: its build time plus its query time scaled by
-    n / 2,000 (marked "extrapolated"; the query cost is linear in the anchors)."""
+def clocks():
+    """Wall-clock and process CPU seconds, as one array. On a shared machine the CPU time of
+    a serial run is the load-proof measure; the wall clock is what a user waits."""
+    return np.array([time.perf_counter(), time.process_time()])
+
+
+def _scipy_seconds(Z, codes, workers, layout, budget, rng):
+    """Seconds of :func:`scipy_other_group`: one full run, or, when a pilot on 500 random
+    anchors predicts more than ``budget``, its build time plus the query time of 4,000 random
+    anchors scaled by n / 4,000 (the query cost is linear in the anchors). Returns the seconds
+    (``[wall, CPU]``), the distances of the rows queried, those rows, and whether the time is
+    extrapolated."""
+    n = codes.size
+    pilot = np.sort(rng.choice(n, 500, replace=False))
+    _, build, query = scipy_other_group(Z, codes, workers, layout, pilot)
+    if build[0] + query[0] * n / pilot.size > budget:
+        sample = np.sort(rng.choice(n, 4_000, replace=False))
+        dist, build, query = scipy_other_group(Z, codes, workers, layout, sample)
+        return build + query * n / sample.size, dist, sample, True
+    start = clocks()
+    dist, _, _ = scipy_other_group(Z, codes, workers, layout)
+    return clocks() - start, dist, np.arange(n), False
+
+
+def versus_scipy(configs, n, n_groups, jobs_list, budget, repeat, scipy_layout="complement"):
+    """``nearest_other_group(method="exact")`` (``algorithm="auto"``, its pilot included)
+    against scipy's cKDTree on the same query, for each ``n_jobs`` / ``workers`` in
+    ``jobs_list``, back to back in one process; best of ``repeat`` runs each. scipy's layout:
+    ``"complement"`` (one tree per group on the other groups' rows, queried with the group:
+    what a user would write), ``"per_group"``, or ``"faster"``, the faster of the two on a
+    full serial run. Each cell gives wall-clock seconds, and for ``n_jobs=1`` the process CPU
+    seconds and their ratio (load-proof)."""
+    import contextlib
+    import io
+
     from skfair.neighbors import nearest_other_group
 
     print(
-        "| data | n | p | "
-        + " | ".join(
-            f"skfair exact, n_jobs={jobs} | cKDTree, workers={jobs} | ratio" for jobs in jobs_list
-        )
-        + " |"
+        "| data | p | engine | "
+        + " | ".join(f"skfair, n_jobs={j} | scipy, workers={j} | ratio" for j in jobs_list)
+        + " | skfair CPU, n_jobs=1 | scipy CPU, workers=1 | CPU ratio |"
     )
-    print("|---|---|---|" + "---|---|---|" * len(jobs_list))
+    print("|---|---|---|" + "---|---|---|" * (len(jobs_list) + 1))
     for kind, p in configs:
         X, y, _, A = make_data(kind, n, p)
-        Z, codes = points(X, y), A[:, 0]
-        cells = []
+        Z, codes = points(X, y), group_codes(A, n_groups)
+        rng = np.random.default_rng(0)
+        layout = scipy_layout
+        if layout == "faster":
+            # Compared on full runs: a pilot on a few anchors mostly times the trees'
+            # construction, which favours the per-group trees (they hold n rows in all, the
+            # complement trees (k - 1) n) although their queries (every row k - 1 times) cost
+            # more.
+            layout = min(
+                ("complement", "per_group"),
+                key=lambda layout: _scipy_seconds(Z, codes, 1, layout, budget, rng)[0][0],
+            )
+        cells, engines, cpu = [], set(), None
         for jobs in jobs_list:
-            start = time.perf_counter()
-            ours = nearest_other_group(Z, sensitive_features=codes, n_jobs=jobs)
-            ours_s = time.perf_counter() - start
-            rng = np.random.default_rng(0)
-            pilot = np.sort(rng.choice(n, 200, replace=False))
-            _, build, query = ckdtree_other_group(Z, codes, jobs, pilot)
-            if build + query * n / pilot.size > budget:
-                sample = np.sort(rng.choice(n, 2_000, replace=False))
-                theirs, build, query = ckdtree_other_group(Z, codes, jobs, sample)
-                theirs_s = build + query * n / sample.size
-                label = " (extrapolated)"
-                assert np.allclose(theirs, ours[sample], rtol=1e-12, atol=0)
-            else:
-                start = time.perf_counter()
-                theirs, _, _ = ckdtree_other_group(Z, codes, jobs)
-                theirs_s = time.perf_counter() - start
-                label = ""
-                assert np.allclose(theirs, ours, rtol=1e-12, atol=0)
-            cells.append(f"{ours_s:.2f} | {theirs_s:.2f}{label} | **{theirs_s / ours_s:.2f}×**")
-        print(f"| {kind} | {n:,} | {p} | " + " | ".join(cells) + " |", flush=True)
+            ours_s = theirs_s = np.full(2, np.inf)
+            for _ in range(repeat):
+                log = io.StringIO()
+                start = clocks()
+                with contextlib.redirect_stdout(log):
+                    ours = nearest_other_group(Z, sensitive_features=codes, n_jobs=jobs, verbose=1)
+                ours_s = np.minimum(ours_s, clocks() - start)
+                engines.add(log.getvalue().split("exact (")[-1].split(")")[0])
+                seconds, theirs, rows, extrapolated = _scipy_seconds(
+                    Z, codes, jobs, layout, budget, rng
+                )
+                theirs_s = np.minimum(theirs_s, seconds)
+                assert np.allclose(theirs, ours[rows], rtol=1e-12, atol=0)
+            label = " (extrapolated)" if extrapolated else ""
+            ratio = theirs_s / ours_s
+            cells.append(f"{ours_s[0]:.2f} | {theirs_s[0]:.2f}{label} | **{ratio[0]:.2f}×**")
+            if jobs == 1:
+                cpu = f"{ours_s[1]:.2f} | {theirs_s[1]:.2f}{label} | **{ratio[1]:.2f}×**"
+        cells.append(cpu or " | | ")
+        engine = " / ".join(sorted(engines)) + (
+            "" if layout == "complement" else " (scipy per group)"
+        )
+        print(f"| {kind} | {p} | {engine} | " + " | ".join(cells) + " |", flush=True)
 
 
 def run_reference(source, Zy, Zf, A, w, m1, m2, exact):
@@ -599,19 +655,36 @@ def main():
         help="only end-to-end approx runs, skfair and the reference alternately (needs it)",
     )
     parser.add_argument(
-        "--vs-ckdtree",
+        "--vs-scipy",
         nargs="*",
         default=None,
         metavar="KIND:P",
-        help="only the exact engine against scipy's cKDTree at n = 10^5 (default: latent, "
-        "tabular and uniform at p = 10 and 50)",
+        help="only the exact engine against scipy's cKDTree (default: latent, tabular and "
+        "uniform at p = 10, 20, 30 and 50)",
+    )
+    parser.add_argument("--n", type=int, default=80_000, help="rows of the --vs-scipy data")
+    parser.add_argument(
+        "--groups", type=int, default=3, help="groups of the --vs-scipy attribute (2, 3 or 5)"
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=60.0,
+        help="seconds above which a --vs-scipy scipy run is extrapolated from 4,000 anchors",
     )
     parser.add_argument(
         "--jobs",
         nargs="+",
         type=int,
         default=[1, 2],
-        help="n_jobs / workers of the --vs-ckdtree columns",
+        help="n_jobs / workers of the --vs-scipy columns",
+    )
+    parser.add_argument(
+        "--scipy-layout",
+        choices=("complement", "per_group", "faster"),
+        default="complement",
+        help="the --vs-scipy baseline's trees: one per group complement (default), one per "
+        "group, or the faster of the two on a full run",
     )
     parser.add_argument(
         "--markdown", default=None, help="print the tables for the JSON lines in this file"
@@ -629,11 +702,13 @@ def main():
     if args.scaling:
         scaling(args.repeat)
         return None
-    if args.vs_ckdtree is not None:
-        configs = [(kind, int(p)) for kind, p in (spec.split(":") for spec in args.vs_ckdtree)] or [
-            (kind, p) for kind in ("latent", "tabular", "uniform") for p in (10, 50)
+    if args.vs_scipy is not None:
+        configs = [(kind, int(p)) for kind, p in (spec.split(":") for spec in args.vs_scipy)] or [
+            (kind, p) for kind in ("latent", "tabular", "uniform") for p in (10, 20, 30, 50)
         ]
-        versus_ckdtree(configs, 100_000, budget=120, jobs_list=args.jobs)
+        versus_scipy(
+            configs, args.n, args.groups, args.jobs, args.budget, args.repeat, args.scipy_layout
+        )
         return None
     if args.interleaved_e2e:
         if source is None:

@@ -13,7 +13,9 @@ does not depend on how the data are split into batches:
   :func:`row_uniforms` turns both into uniform numbers and :func:`row_decisions` into
   Bernoulli decisions;
 - :func:`systematic_decisions` draws many Bernoulli decisions at once with counts that are
-  the expected ones rounded, one row at most away.
+  the expected ones rounded, one row at most away;
+- :func:`draw_choices` draws one of several options per row (a positive decision or not, a
+  tie-breaking rule among several) from either of the two, as ``sampling`` says.
 
 The mixing function is SplitMix64's output function (Steele, Lea & Flood 2014), a bijection
 of 64-bit integers that passes BigCrush as a counter-based generator.
@@ -378,6 +380,84 @@ def systematic_decisions(probability, strata, order, offset):
     before[first] = 0.0
     decisions[drawn] = np.floor(offset + running) > np.floor(offset + before)
     return decisions
+
+
+SAMPLINGS = ("row", "batch")
+
+
+def draw_choices(shares, keys, strata, seed, *, sampling, order=()):
+    """The option each row takes, option ``r`` with probability ``shares[i, r]``.
+
+    The options are drawn one at a time from the last: a row not given a later option takes
+    option ``r`` with its probability given that (``shares[i, r]`` over the row's remaining
+    mass), option 0 being what is left. Each step is one Bernoulli decision per remaining
+    row, drawn as ``sampling`` says:
+
+    - ``"row"``: :func:`row_decisions` (a function of the row's key, its stratum, the seed
+      and its occurrence among identical rows): a row's option does not depend on the
+      other rows of the batch, and the copies of a row take the last option the expected
+      number of times, rounded;
+    - ``"batch"``: :func:`systematic_decisions` within each stratum, the rows taken in the
+      order of ``order`` (then of their :func:`row_uniforms` number), with an offset drawn
+      by :func:`batch_offset`: the number of rows of a stratum taking the last option is its
+      expected number rounded, and each earlier option's count is within one row of its
+      expectation given the later ones.
+
+    With two options this is exactly one Bernoulli decision of probability ``shares[:, 1]``
+    (:func:`row_decisions` or :func:`systematic_decisions` with ``seed`` itself); later
+    steps use seeds derived from ``seed``.
+
+    Parameters
+    ----------
+    shares : ndarray of shape (n_rows, n_options)
+        Each row's probabilities of the options (rows summing to 1).
+    keys : ndarray of uint64 of shape (n_rows,)
+        The rows' :func:`row_keys`.
+    strata : ndarray of int of shape (n_rows,)
+        Stratum (group) of each row; it keys the draws too.
+    seed : int
+        From :func:`draw_seed`.
+    sampling : {"row", "batch"}
+    order : sequence of ndarray of shape (n_rows,), default=()
+        With ``"batch"``, sort keys of the rows within a stratum, as for
+        :func:`numpy.lexsort` (the last one primary), before their random numbers.
+
+    Returns
+    -------
+    choices : ndarray of int of shape (n_rows,)
+        Index of each row's option.
+    """
+    shares = np.asarray(shares, dtype=np.float64)
+    n_rows, n_options = shares.shape
+    choices = np.zeros(n_rows, dtype=np.intp)
+    rows = np.arange(n_rows)
+    if sampling == "batch":
+        uniforms = row_uniforms(keys, strata, seed)
+    remaining = np.ones(n_rows)  # each row's mass of the options not yet drawn
+    for option in range(n_options - 1, 0, -1):
+        # the first step (the last option) with the seed itself, the later ones derived
+        step_seed = seed if option == n_options - 1 else _step_seed(seed, option)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            probability = np.clip(
+                np.where(remaining[rows] > 0, shares[rows, option] / remaining[rows], 0.0),
+                0.0,
+                1.0,
+            )
+        if sampling == "row":
+            taken = row_decisions(keys[rows], strata[rows], probability, step_seed)
+        else:
+            offset = batch_offset(uniforms, step_seed)
+            sort_keys = (uniforms[rows], *(key[rows] for key in order))
+            taken = systematic_decisions(probability, strata[rows], sort_keys, offset)
+        choices[rows[taken]] = option
+        remaining = remaining - shares[:, option]
+        rows = rows[~taken]
+    return choices
+
+
+def _step_seed(seed, step):
+    """A seed for step ``step`` of a draw, independent of ``seed``'s own draws."""
+    return int(mix64(np.array([seed], dtype=np.uint64) ^ mix64(np.uint64(step)))[0] >> 1)
 
 
 def _narrow(codes):

@@ -6,6 +6,8 @@ silently.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.utils import check_random_state as _sklearn_check_random_state
 from sklearn.utils.multiclass import type_of_target
@@ -211,7 +213,18 @@ def binarize(y_true, y_pred, pos_label):
                 f"for labels within {{0, 1}}, {{-1, 1}} or {{False, True}}.{hint}"
             )
     elif pos_label not in labels.tolist():
-        raise ValueError(f"pos_label={pos_label!r} is not among the labels {labels.tolist()}.")
+        if y_true is not None or labels.shape[0] > 1:
+            raise ValueError(f"pos_label={pos_label!r} is not among the labels {labels.tolist()}.")
+        # Predictions alone, all of one class: a model may predict no row positive (a valid,
+        # if extreme, rate of 0 in every group), which one label cannot tell from a misspelt
+        # pos_label; with two labels or more, pos_label must be one of them.
+        warnings.warn(
+            f"pos_label={pos_label!r} is not among the predicted labels {labels.tolist()}: "
+            "no row is predicted positive, so every rate is 0. If the model does predict "
+            "that class, check the spelling and type of pos_label.",
+            UserWarning,
+            stacklevel=3,
+        )
     return tuple(None if y is None else (y == pos_label) for y in (y_true, y_pred))
 
 

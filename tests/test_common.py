@@ -34,6 +34,7 @@ REQUIRED_ARGUMENTS = {
     "GroupThresholdClassifier": lambda cls: cls(LogisticRegression()),
     "ExponentiatedGradient": lambda cls: cls(LogisticRegression()),
     "GridSearch": lambda cls: cls(LogisticRegression()),
+    "MulticlassGroupThresholdClassifier": lambda cls: cls(LogisticRegression()),
     "ReweighingClassifier": lambda cls: cls(LogisticRegression()),
 }
 
@@ -66,6 +67,7 @@ def test_every_subpackage_exports_what_design_requires():
         "BiasExplainer",
         "BootstrapEnsemble",
         "GroupThresholdClassifier",
+        "MulticlassGroupThresholdClassifier",
     }
     assert expected <= set(ESTIMATORS)
     assert set(skfair.postprocessing.__all__) >= {"BarycenterRepair", "MADDRepair"}
@@ -114,6 +116,11 @@ def _random_state_outputs(name, random_state):
         return estimator.fit(X, sensitive_features=group).explanations_["total"]
     if name == "BootstrapEnsemble":
         return estimator.fit(X, y).predict_proba_members(X)
+    if name in ("ExponentiatedGradient", "GridSearch"):
+        # the random state keys the randomised decisions (models decide without the groups)
+        if name == "ExponentiatedGradient":
+            estimator.set_params(predict_method="randomized")
+        return estimator.fit(X, y, sensitive_features=group).predict(X)
     # a classifier that takes the groups at fit and predict
     estimator.fit(X, y, sensitive_features=group)
     return estimator.predict(X, sensitive_features=group)

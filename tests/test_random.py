@@ -11,6 +11,7 @@ from scipy.stats import kstest
 from skfair._random import (
     RowRandom,
     batch_offset,
+    draw_choices,
     draw_seed,
     occurrence_index,
     row_decisions,
@@ -208,3 +209,62 @@ def test_missing_values_key_alike_whatever_their_kind():
     assert len(set(bits[:4].tolist())) == 1  # every kind of missing value is one value
     assert bits[5] == bits[6] == bits[7]  # 1, 1.0 and True are the number 1
     assert bits[4] != bits[0] and bits[4] != bits[5]
+
+
+@pytest.mark.parametrize("sampling", ["row", "batch"])
+def test_two_options_are_one_bernoulli_decision_of_the_second(sampling):
+    # the binary thresholds' draws, through the same function as the multi-class rules'
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 2**63, 300).astype(np.uint64)[rng.integers(0, 200, 300)]
+    codes = rng.integers(0, 3, 300)
+    probability = rng.random(300)
+    score = rng.random(300)
+    choices = draw_choices(
+        np.c_[1 - probability, probability], keys, codes, 11, sampling=sampling, order=(score,)
+    )
+    if sampling == "row":
+        expected = row_decisions(keys, codes, probability, 11)
+    else:
+        uniforms = row_uniforms(keys, codes, 11)
+        expected = systematic_decisions(
+            probability, codes, (uniforms, score), batch_offset(uniforms, 11)
+        )
+    np.testing.assert_array_equal(choices == 1, expected)
+
+
+@pytest.mark.parametrize("sampling", ["row", "batch"])
+def test_several_options_keep_each_rows_shares(sampling):
+    rng = np.random.default_rng(6)
+    n, n_options = 90, 4
+    keys = rng.integers(0, 2**63, n).astype(np.uint64)
+    codes = rng.integers(0, 3, n)
+    shares = rng.dirichlet(np.ones(n_options), n)
+    shares[:10] = [0.0, 0.0, 1.0, 0.0]  # a certain option
+    n_seeds = 2000
+    frequency = np.zeros((n, n_options))
+    for seed in range(n_seeds):
+        choices = draw_choices(shares, keys, codes, seed, sampling=sampling)
+        frequency[np.arange(n), choices] += 1
+    frequency /= n_seeds
+    assert (frequency[:10, 2] == 1).all()
+    bound = 5 * np.sqrt(shares * (1 - shares) / n_seeds) + 1e-12
+    assert (np.abs(frequency - shares) <= bound).all()
+
+
+def test_batch_choices_count_each_option_within_a_row_per_step():
+    # rows of a stratum sharing their shares (a group's tie-breaking rules): each option's
+    # count is its expected number rounded, give or take the steps drawn before it
+    rng = np.random.default_rng(7)
+    n, n_options = 1000, 4
+    codes = rng.integers(0, 5, n)
+    table = rng.dirichlet(np.ones(n_options), 5)
+    shares = table[codes]
+    for seed in range(50):
+        keys = rng.integers(0, 2**63, n).astype(np.uint64)
+        choices = draw_choices(shares, keys, codes, seed, sampling="batch")
+        for g in range(5):
+            counts = np.bincount(choices[codes == g], minlength=n_options)
+            expected = (codes == g).sum() * table[g]
+            # the last option within one row; option r within n_options - r rows
+            assert (np.abs(counts - expected) < n_options - np.arange(n_options) + 1e-9).all()
+            assert abs(counts[-1] - expected[-1]) < 1

@@ -17,7 +17,8 @@ from skfair._groups import factorize_groups
 from skfair.neighbors._approx import approx_other_group
 from skfair.neighbors._block_tree import BlockTreeSearch
 from skfair.neighbors._bruteforce import bruteforce_other_group
-from skfair.neighbors._kd_tree import kd_tree_other_group, kd_tree_pilot_seconds
+from skfair.neighbors._kd_tree import KDTreeSearch
+from skfair.neighbors._principal import PrincipalFrame
 from skfair.neighbors._projection_sort import projection_sort_other_group
 from skfair.neighbors._projections import default_m2, draw_projections
 
@@ -40,13 +41,15 @@ _SEARCH_CONSTRAINTS = {
 }
 # The engine of ``algorithm="auto"`` (see ``_choose_exact_engine``). Up to this many
 # coordinates the KD-tree won on every kind of data measured (latent, one-hot tabular and
-# uniform, n = 3*10^4 to 10^5), so no pilot is run.
+# uniform, n = 3*10^4 to 10^5), so the block tree is not measured.
 _KD_TREE_MAX_FEATURES = 16
-# Below this many rows either engine takes well under a second: the old dimension rule decides.
+# Below this many rows every engine takes well under a second: a dimension rule decides.
 _PILOT_MIN_SAMPLES = 20_000
 _BLOCK_TREE_MIN_FEATURES = 32
-# Pilot sizes: anchors queried in the KD-trees, leaves (of 64 rows) searched in the block tree.
-_PILOT_ANCHORS = 128
+# The block tree is measured only when the KD-tree's estimate exceeds this many times the
+# construction of its trees.
+_BLOCK_TREE_PILOT_RATIO = 8
+# Leaves (of about 40 rows) searched by the block tree's pilot.
 _PILOT_LEAVES = 8
 # On dask input: every row's neighbour is searched among all rows of the other groups.
 _IN_MEMORY = refuse(
@@ -98,11 +101,12 @@ def nearest_other_group(
         :func:`other_group_distance`). ``"bruteforce"`` (alias ``"exact_bruteforce"``) is the
         O(n^2) definition, evaluated in cache-sized tiles of anchors and candidates.
     algorithm : {"auto", "kd_tree", "block_tree", "projection"}, default="auto"
-        Engine of ``method="exact"``: one KD-tree per group complement; a principal-axis tree
-        whose leaves are compared in blocks with BLAS matrix products, then re-evaluated with
-        the exact kernel (``"block_tree"``, for many features); or a projection sort that
-        stops each scan with the projection-gap bound. ``"auto"`` takes the KD-tree up to 16
-        coordinates and otherwise the engine a short pilot measures as cheaper (see Notes).
+        Engine of ``method="exact"``: one KD-tree (scipy's ``cKDTree``) per group
+        complement, in the original or the principal coordinates; a principal-axis tree whose
+        leaves are compared in blocks with BLAS matrix products, then re-evaluated with the
+        exact kernel (``"block_tree"``, for many features); or a projection sort that stops
+        each scan with the projection-gap bound. ``"auto"`` takes the engine a short pilot
+        measures as cheapest (see Notes).
     m1 : int, default=25
         Number of projection repetitions (``method="approx"``).
     m2 : int, default=None
@@ -140,11 +144,16 @@ def nearest_other_group(
 
     A KD-tree's query cost grows quickly with the intrinsic dimension of the data, which the
     number of coordinates does not reveal: 50 features spanned by 3 latent factors are easy,
-    20 uniform ones are not. With ``algorithm="auto"`` on more than 16 coordinates and at least
-    20,000 points, both engines are timed on a pilot (8 random leaves of the block tree, whose
-    work is kept, and 128 random anchors in the KD-trees), extrapolated to all points, and the
-    cheaper one runs. Up to 16 coordinates the KD-tree won on every kind of data measured. The
-    choice depends on the machine's load, the result never does.
+    20 uniform ones are not; and it depends on how the data lie against the axes: latent
+    factors are best split in principal coordinates, one-hot columns and a uniform cube in the
+    original ones. On 20,000 points or more, the KD-tree is timed in both frames on the same
+    sample of queries (runs of consecutive queries in the order the full search makes them),
+    and, with ``algorithm="auto"`` on more than 16 coordinates when the KD-tree's queries cost
+    many times its construction, against the block tree (a few random leaves, whose work is
+    kept); the cheapest runs. Below 20,000 points: the KD-tree in the original coordinates,
+    or with ``"auto"`` from 32 coordinates on, the block tree. The pilots are timed in CPU
+    time of the calling thread, so that the load of a shared machine does not sway them; the
+    choice only affects the time, never the result.
 
     Coordinates must stay below about ``1e150 / sqrt(n_features)`` in absolute value, so that
     squared distances cannot overflow; rescale larger data first (every distance scales with
@@ -295,14 +304,11 @@ def other_group_codes(Z, attribute_codes, n_groups, search=None, *, weights=None
         d_avg = np.where(np.isinf(paper_sum), np.nan, paper_sum / total_weight)
         _report(search, f"approx (m1={projections.shape[0]}, m2={m2})", n, n_features, start)
         return _OtherGroupResult(sqdist, index, d_max, d_avg, False, m2)
-    block_tree = None
-    if algorithm == "auto" and method == "exact":
-        algorithm, block_tree = _choose_exact_engine(Z, ZT, attribute_codes, n_groups, search)
-    if method == "exact" and algorithm == "block_tree":
-        # One matrix product per pair of leaves serves every attribute.
-        if block_tree is None:
-            block_tree = BlockTreeSearch(Z, ZT, attribute_codes, n_groups)
-        sqdist, index = block_tree.run(search.n_jobs)
+    if method == "exact" and algorithm != "projection":
+        # One engine object serves every attribute (and keeps the pilot's work).
+        engine = _exact_engine(Z, ZT, attribute_codes, n_groups, algorithm, search)
+        algorithm = engine.name
+        sqdist, index = engine.run(search.n_jobs)
     else:
         sqdist = np.empty((n, n_attributes))
         index = np.empty((n, n_attributes), dtype=np.intp)
@@ -310,10 +316,8 @@ def other_group_codes(Z, attribute_codes, n_groups, search=None, *, weights=None
             codes = attribute_codes[:, a]
             if method == "bruteforce":
                 found = bruteforce_other_group(ZT, codes, n_groups[a], chunk_size=search.chunk_size)
-            elif algorithm == "projection":
-                found = projection_sort_other_group(Z, ZT, codes, n_groups[a])
             else:
-                found = kd_tree_other_group(Z, ZT, codes, n_groups[a], n_jobs=search.n_jobs)
+                found = projection_sort_other_group(Z, ZT, codes, n_groups[a])
             sqdist[:, a], index[:, a] = found
     delta = np.sqrt(sqdist)
     single = np.isinf(delta).any(axis=0)
@@ -335,38 +339,78 @@ def _report(search, engine, n, n_features, start):
         )
 
 
-def _choose_exact_engine(Z, ZT, attribute_codes, n_groups, search):
-    """The exact engine with the smaller measured cost: ``("kd_tree" | "block_tree", tree)``.
+def _exact_engine(Z, ZT, attribute_codes, n_groups, algorithm, search):
+    """The engine of ``method="exact"`` for ``algorithm`` (not ``"projection"``).
+
+    ``"block_tree"`` is the block tree. ``"kd_tree"`` is the KD-tree, in the original or the
+    principal coordinates, whichever a pilot measures as cheaper. ``"auto"`` also measures the
+    block tree when the data have more than 16 coordinates and the KD-tree's queries cost
+    many times its trees' construction (see :func:`_choose_exact_engine`). Below 20,000
+    points no pilot runs: the KD-tree in the original coordinates, or for ``"auto"`` from 32
+    coordinates on, the block tree. The engines give bit-identical results, so the choice only
+    affects the time.
+    """
+    n, n_features = Z.shape
+    if algorithm == "block_tree" or (
+        algorithm == "auto" and n < _PILOT_MIN_SAMPLES and n_features >= _BLOCK_TREE_MIN_FEATURES
+    ):
+        return BlockTreeSearch(Z, ZT, attribute_codes, n_groups)
+    if n < _PILOT_MIN_SAMPLES:
+        return KDTreeSearch(Z, ZT, attribute_codes, n_groups)
+    return _choose_exact_engine(
+        Z, ZT, attribute_codes, n_groups, with_block_tree=algorithm == "auto", search=search
+    )
+
+
+def _choose_exact_engine(Z, ZT, attribute_codes, n_groups, *, with_block_tree, search):
+    """The exact engine with the smallest measured cost, with its pilot's work kept.
 
     A KD-tree's query cost grows quickly with the intrinsic dimension of the data, which the
     number of features does not reveal (50 features on 3 latent factors are easy, 20 uniform
-    ones are not); the block tree's cost is closer to that of BLAS brute force. Both are
-    measured on a pilot: a few random leaves of the block tree (whose work is kept) and a few
-    random anchors in the KD-trees, each extrapolated to all rows. The engines give
-    bit-identical results, so the choice only affects the time.
+    ones are not), and depends on how the data's structure lies against the axes: latent
+    factors are best seen in principal coordinates, one-hot columns and a uniform cube in the
+    original ones. The block tree's cost is closer to that of BLAS brute force. Each engine is
+    measured on a pilot and extrapolated to all rows (:meth:`KDTreeSearch.pilot`,
+    :meth:`BlockTreeSearch.pilot`): the KD-tree in both frames on one group, the second
+    stopping once it exceeds the first. The block tree, whose construction costs a few
+    KD-trees', is measured only when the better KD-tree's estimate is more than
+    ``_BLOCK_TREE_PILOT_RATIO`` times its trees' construction, i.e. when its queries
+    struggle; that KD-tree is then measured on every group, and the cheaper of the two runs.
+    The pilots are timed in CPU time of the calling thread, so that the load of a shared
+    machine does not sway them.
+    Every engine is backed by the same kernel, so the choice never changes the result.
     """
-    n, n_features = Z.shape
-    if n_features <= _KD_TREE_MAX_FEATURES:
-        return "kd_tree", None
-    if n < _PILOT_MIN_SAMPLES:
-        return ("block_tree" if n_features >= _BLOCK_TREE_MIN_FEATURES else "kd_tree"), None
-    start = time.perf_counter()
-    block_tree = BlockTreeSearch(Z, ZT, attribute_codes, n_groups)
-    built = time.perf_counter() - start
-    block_seconds = built + block_tree.pilot(_PILOT_LEAVES) * block_tree.n_leaves
-    rows = np.random.default_rng(0).choice(n, size=_PILOT_ANCHORS, replace=False)
-    kd_seconds = kd_tree_pilot_seconds(
-        Z, ZT, attribute_codes, n_groups, np.sort(rows), budget=block_seconds
-    )
-    if search.verbose > 0:
-        print(
-            f"[nearest_other_group] pilot estimates (one thread): KD-tree {kd_seconds:.2f} s, "
-            f"block tree {block_seconds:.2f} s",
-            flush=True,
+    n_features = Z.shape[1]
+    original = KDTreeSearch(Z, ZT, attribute_codes, n_groups)
+    estimates = {original: original.pilot()}
+    start = time.thread_time()
+    frame = PrincipalFrame(Z)
+    framed = time.thread_time() - start
+    # The spatial order of the queries serves both frames.
+    rotated = KDTreeSearch(Z, ZT, attribute_codes, n_groups, frame=frame, order=original.order)
+    estimates[rotated] = framed + rotated.pilot(budget=estimates[original])
+    kd_tree = engine = min(estimates, key=estimates.get)
+    if (
+        with_block_tree
+        and n_features > _KD_TREE_MAX_FEATURES
+        and estimates[kd_tree] > _BLOCK_TREE_PILOT_RATIO * kd_tree.pilot_build_seconds
+    ):
+        start = time.thread_time()
+        block_tree = BlockTreeSearch(Z, ZT, attribute_codes, n_groups, frame=frame)
+        built = time.thread_time() - start
+        estimates[block_tree] = built + block_tree.pilot(_PILOT_LEAVES)
+        # Measured on one group, the KD-tree's estimate is only good for comparing frames;
+        # against the block tree, every group is measured (until it exceeds the block tree).
+        extra = framed if kd_tree is rotated else 0.0
+        estimates[kd_tree] = extra + kd_tree.pilot(
+            budget=estimates[block_tree] - extra, every_group=True
         )
-    if kd_seconds < block_seconds:
-        return "kd_tree", None
-    return "block_tree", block_tree
+        if estimates[block_tree] < estimates[kd_tree]:
+            engine = block_tree
+    if search.verbose > 0:
+        costs = ", ".join(f"{e.name} {seconds:.2f} s" for e, seconds in estimates.items())
+        print(f"[nearest_other_group] pilot estimates (one thread): {costs}", flush=True)
+    return engine
 
 
 def check_points(X):

@@ -9,6 +9,9 @@ from skfair.plotting._group_rates import (
 from skfair.plotting._madd import (
     MADDDisplay,
 )
+from skfair.plotting._pareto import (
+    ParetoFrontDisplay,
+)
 from skfair.plotting._reductions import (
     ReductionTradeoffDisplay,
 )
@@ -30,6 +33,7 @@ __all__ = [
     "GroupRatesDisplay",
     "GroupThresholdDisplay",
     "MADDDisplay",
+    "ParetoFrontDisplay",
     "ReductionTradeoffDisplay",
     "RepairDisplay",
     "ScoreDistributionDisplay",

@@ -6,6 +6,12 @@ from skfair.postprocessing._barycenter import (
 from skfair.postprocessing._madd_repair import (
     MADDRepair,
 )
+from skfair.postprocessing._multiclass_thresholds import (
+    MulticlassGroupThresholdClassifier,
+)
+from skfair.postprocessing._pareto import (
+    threshold_pareto_front,
+)
 from skfair.postprocessing._repaired import (
     RepairedClassifier,
     RepairedRegressor,
@@ -18,6 +24,8 @@ __all__ = [
     "BarycenterRepair",
     "GroupThresholdClassifier",
     "MADDRepair",
+    "MulticlassGroupThresholdClassifier",
     "RepairedClassifier",
     "RepairedRegressor",
+    "threshold_pareto_front",
 ]

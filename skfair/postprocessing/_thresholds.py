@@ -3,30 +3,19 @@ constraint (Hardt, Price & Srebro 2016), exact on every distinct score."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from inspect import signature
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.frozen import FrozenEstimator
-from sklearn.metrics import accuracy_score
-from sklearn.model_selection import check_cv
-from sklearn.utils import Bunch, get_tags
-from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import (
     check_consistent_length,
     check_is_fitted,
     column_or_1d,
-    indexable,
 )
 
 from skfair._base import (
     FIT_IN_MEMORY,
-    _model_allows_nan,
-    accuracy_on_dask,
     check_meta_input,
     lazy_method,
     resolve_sensitive,
@@ -37,24 +26,13 @@ from skfair._compat import (
     HasMethods,
     Interval,
     StrOptions,
-    _check_method_params,
     _fit_context,
-    _routing_enabled,
-    _safe_indexing,
-    process_routing,
 )
 from skfair._dask import uses_dask
-from skfair._groups import factorize_groups
-from skfair._random import (
-    batch_offset,
-    draw_seed,
-    row_decisions,
-    row_keys,
-    row_uniforms,
-    systematic_decisions,
-)
+from skfair._random import SAMPLINGS, draw_seed
 from skfair._response import get_response_values
 from skfair._validation import check_weights
+from skfair.postprocessing._group_decision import GroupDecisionMixin
 from skfair.postprocessing._roc_hull import score_blocks
 from skfair.postprocessing._threshold_lp import (
     CONSTRAINTS,
@@ -69,7 +47,9 @@ from skfair.postprocessing._threshold_lp import (
 _COST_KEYS = ("false_positive", "false_negative")
 
 
-class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+class GroupThresholdClassifier(
+    GroupDecisionMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
+):
     """Group-specific randomised thresholds that meet a fairness constraint optimally.
 
     A binary classifier's score is turned into a decision by a threshold of its own for each
@@ -309,7 +289,7 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         "response_method": [StrOptions({"auto", "predict_proba", "decision_function", "predict"})],
         "pos_label": [Real, str, "boolean", None],
         "cv": ["cv_object"],
-        "sampling": [StrOptions({"row", "batch"})],
+        "sampling": [StrOptions(set(SAMPLINGS))],
         "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
         "drop_sensitive": ["boolean"],
         "random_state": RANDOM_STATE_CONSTRAINT,
@@ -381,15 +361,10 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         check_consistent_length(X, y)
         n_samples = y.shape[0]
         weights = check_weights(sample_weight, n_samples)
-        groups = factorize_groups(sensitive, n_samples=n_samples) if sensitive is not None else None
+        codes, n_groups = self._fit_groups(sensitive, n_samples)
         routed = self._route_fit_params(sample_weight, sensitive_features, fit_params)
-        if isinstance(self.estimator, FrozenEstimator):
-            self.estimator_ = self.estimator
-            scores = self._scores(self.estimator_, X_model)
-        else:
-            scores = self._out_of_fold_scores(X_model, y, routed)
-            self.estimator_ = clone(self.estimator).fit(X_model, y, **routed.estimator.fit)
-        self._fit_rules(scores, y == self.pos_label_, weights, groups)
+        scores = self._fit_model(X_model, y, routed)
+        self._fit_rules(scores, y == self.pos_label_, weights, codes, n_groups)
         self._seed = draw_seed(self.random_state)
         return self
 
@@ -420,45 +395,6 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         self.pos_label_ = pos_label
         return y
 
-    def _route_fit_params(self, sample_weight, sensitive_features, fit_params):
-        if _routing_enabled():
-            return process_routing(
-                self,
-                "fit",
-                sample_weight=sample_weight,
-                sensitive_features=sensitive_features,
-                **fit_params,
-            )
-        params = dict(fit_params)
-        if (
-            sample_weight is not None
-            and "sample_weight" in signature(self.estimator.fit).parameters
-        ):
-            params["sample_weight"] = sample_weight
-        return Bunch(estimator=Bunch(fit=params), splitter=Bunch(split={}))
-
-    def _out_of_fold_scores(self, X, y, routed):
-        X, y = indexable(X, y)
-        cv = check_cv(self.cv, y, classifier=True)
-        splits = list(cv.split(X, y, **routed.splitter.split))
-        parts = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_and_score)(
-                clone(self.estimator), X, y, train, test, routed.estimator.fit, self._scores
-            )
-            for train, test in splits
-        )
-        scores = np.full(y.shape[0], np.nan)
-        for (_, test), part in zip(splits, parts):
-            scores[test] = part
-        missing = np.isnan(scores)
-        if missing.any():
-            raise ValueError(
-                f"cv={self.cv!r} leaves {int(missing.sum())} sample(s) out of every test fold; "
-                "the thresholds need an out-of-fold score for each sample. Use a splitter "
-                "whose test folds cover the data (KFold, StratifiedKFold)."
-            )
-        return scores
-
     def _scores(self, estimator, X):
         """The positive-class score of ``estimator``; its labels as 1 / 0 without a score."""
         if self.response_method == "predict" or (
@@ -481,16 +417,8 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
             )
         return scores
 
-    def _fit_rules(self, scores, positive, weights, groups):
+    def _fit_rules(self, scores, positive, weights, codes, n_groups):
         n_samples = scores.shape[0]
-        if groups is None:
-            codes, n_groups, self.groups_ = np.zeros(n_samples, np.intp), 1, ["all"]
-            self._encoding = None
-        else:
-            codes, n_groups, self.groups_ = groups.codes, groups.n_groups, groups.labels
-            # Keep only what is needed to encode new samples (not the training codes).
-            empty = np.empty((0, groups.n_attributes), dtype=np.intp)
-            self._encoding = replace(groups, codes=empty[:, 0], attribute_codes=empty)
         # Only the weights' shares matter: on the scale of the largest one, weights of any
         # common scale (1e-300 or 1e308) give the unweighted program, bit for bit.
         weights = np.ones(n_samples) if weights is None else weights / weights.max()
@@ -553,28 +481,6 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         band[scores >= upper] = 0
         return np.take_along_axis(probabilities, band[:, None], axis=1)[:, 0]
 
-    def _scores_and_codes(self, X, sensitive_features):
-        check_is_fitted(self)
-        X = check_meta_input(self, X, self.estimator, reset=False)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
-        scores = self._scores(self.estimator_, X_model)
-        if self._encoding is None:
-            if sensitive is not None:
-                raise ValueError(
-                    f"{type(self).__name__} was fitted without sensitive features; do not pass "
-                    "them at predict time (or refit with them)."
-                )
-            return scores, np.zeros(scores.shape[0], dtype=np.intp), X_model
-        if sensitive is None:
-            raise ValueError(
-                f"{type(self).__name__} was fitted with sensitive features: pass "
-                "sensitive_features= to predict (or use sensitive_column=)."
-            )
-        codes = self._encoding.encode(sensitive, n_samples=scores.shape[0])
-        return scores, codes, X_model
-
     def predict(self, X, *, sensitive_features=None):
         """Randomised group-specific threshold decisions.
 
@@ -606,86 +512,22 @@ class GroupThresholdClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         """The decisions with the given probabilities, drawn as ``sampling`` says."""
         decisions = probability >= 1
         drawn = np.flatnonzero((probability > 0) & (probability < 1))
-        if drawn.size == 0:
-            return decisions
-        # Only the rows of random decision draw (identical rows have one score, so they are
-        # drawn together and counted together); few of them are keyed on their own.
-        if drawn.size < probability.size // 2:
-            keys = row_keys(_safe_indexing(X_model, drawn), scores[drawn])
-        else:
-            keys = row_keys(X_model, scores)[drawn]
-        scores, codes, probability = scores[drawn], codes[drawn], probability[drawn]
-        if self.sampling == "row":
-            decisions[drawn] = row_decisions(keys, codes, probability, self._seed)
-        else:
-            uniforms = row_uniforms(keys, codes, self._seed)
-            offset = batch_offset(uniforms, self._seed)
-            decisions[drawn] = systematic_decisions(probability, codes, (uniforms, -scores), offset)
+        if drawn.size:
+            # Identical rows have one score, so they are drawn together and counted together;
+            # in batch mode a group's rows of random decision are taken in score order.
+            shares = np.c_[1.0 - probability[drawn], probability[drawn]]
+            choices = self._draw(shares, drawn, X_model, scores, codes, order=(-scores[drawn],))
+            decisions[drawn] = choices == 1
         return decisions
-
-    def score(self, X, y, sample_weight=None, *, sensitive_features=None):
-        """Accuracy of the decisions.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
-
-        Returns
-        -------
-        score : float
-        """
-        y_pred = self.predict(X, sensitive_features=sensitive_features)
-        if uses_dask(y_pred, y, sample_weight):
-            return accuracy_on_dask(y, y_pred, sample_weight)
-        return accuracy_score(y, y_pred, sample_weight=sample_weight)
-
-    def get_metadata_routing(self):
-        """Get metadata routing of this object.
-
-        Returns
-        -------
-        routing : MetadataRouter
-            ``sensitive_features`` is consumed here (fit, predict, score); other fit metadata
-            go to the wrapped model's ``fit``, split metadata (e.g. ``groups``) to ``cv``.
-        """
-        return (
-            MetadataRouter(owner=self)
-            .add_self_request(self)
-            .add(
-                estimator=self.estimator,
-                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
-            )
-            .add(
-                splitter=check_cv(self.cv, classifier=True),
-                method_mapping=MethodMapping().add(caller="fit", callee="split"),
-            )
-        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        estimator_tags = get_tags(self.estimator)
-        tags.input_tags.sparse = estimator_tags.input_tags.sparse
-        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
-        tags.input_tags.string = self.sensitive_column is not None
         tags.classifier_tags.multi_class = False
         return tags
 
 
 # --------------------------------------------------------------------------------------------
 # small pure helpers
-
-
-def _fit_and_score(estimator, X, y, train, test, fit_params, score):
-    fit_params = _check_method_params(X, params=fit_params, indices=train)
-    estimator.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_params)
-    return score(estimator, _safe_indexing(X, test))
 
 
 def _rates_table(fpr, tpr, positive, negative):

@@ -23,6 +23,7 @@ from skfair._base import (
     resolve_sensitive,
 )
 from skfair._compat import (
+    RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
     Interval,
@@ -124,7 +125,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
         "drop_sensitive": ["boolean"],
         "warm_start": [StrOptions({"auto"}), "boolean"],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE_CONSTRAINT,
     }
 
     # ----------------------------------------------------------------------------------------

@@ -112,7 +112,7 @@ class GridSearch(_BaseReduction):
     :func:`~skfair.metrics.most_accurate_within` (the earliest point on ties); when no point
     meets the bound the fairest one is chosen, with a warning naming its disparity.
 
-    **The grid.** A coordinate is one compared side against the reference side (the first
+    **The grid.** A coordinate is one compared side against the reference side (the heaviest
     group, the privileged side, or the whole population for more than two classes), per
     rate: a positive value ``z`` puts the multiplier ``z * u`` on "side minus reference",
     a negative one ``|z| * u`` on "reference minus side", where
@@ -352,7 +352,8 @@ def _lattice(n_dims, size):
     while len(points) < size:
         radius += 1
         points = [point for norm in range(radius + 1) for point in _shell(n_dims, norm)]
-    return np.asarray(points[:size], dtype=np.float64) / radius
+    # radius 0: the centre alone (size 1), nothing to scale.
+    return np.asarray(points[:size], dtype=np.float64) / max(radius, 1)
 
 
 def _shell(n_dims, norm):

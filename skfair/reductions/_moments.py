@@ -63,8 +63,8 @@ class ClassificationMoments:
     denominators : ndarray of shape (n_sides, n_measures)
         Weight of each side in each rate's event (fixed by the data).
     reference : int
-        The side the others are compared with (the first group, the privileged side or the
-        population); the axes of :class:`GridSearch`'s grid.
+        The side the others are compared with (the heaviest group, the privileged side or
+        the population); the axes of :class:`GridSearch`'s grid.
     names : list of str
         A readable description of each constraint.
     form : {"difference", "ratio"}
@@ -321,7 +321,7 @@ def classification_moments(
         rho=rho,
         bound=bound,
         denominators=denominators,
-        reference=0 if privileged_group is None and n_classes == 2 else len(side_names) - 1,
+        reference=_reference_side(denominators, privileged_group, n_classes),
         names=names,
         form=form,
         eps=float(eps),
@@ -382,6 +382,21 @@ def _measures(constraint, n_classes, pos_index, classes):
     events = np.array([event for _, event, _ in definitions])
     outcomes = np.array([outcome for _, _, outcome in definitions])
     return events[:, :, None] * outcomes, events, names
+
+
+def _reference_side(denominators, privileged_group, n_classes):
+    """The side the grid's axes compare the others with: the privileged side or the
+    population (the last side), else the heaviest group (the first in the canonical order
+    on ties, so the choice does not depend on the labels).
+
+    The heaviest group because a multiplier on "side minus reference" pulls each sample of a
+    side in inverse proportion to the side's weight, and the grid scales it to flip the
+    labels of the lighter of the two: against a small reference the other groups, however
+    far their rates are apart, are hardly pulled at all.
+    """
+    if privileged_group is not None or n_classes > 2:
+        return denominators.shape[0] - 1
+    return int(np.argmax(denominators.sum(axis=1)))
 
 
 def canonical_order(group_table):

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator
+from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.utils import Bunch
 
@@ -111,6 +112,13 @@ REQUIRED = {
     "MetricTable": {"metrics": ["selection_rate", "true_positive_rate", "accuracy"]},
     "explain_bias": {"estimator": LogisticRegression().fit(DATA["X"], DATA["y_true"])},
     "label_stability": {"labels": [0, 1]},
+    "threshold_pareto_front": {
+        "estimator": importlib.import_module("skfair.postprocessing")
+        .GroupThresholdClassifier(
+            FrozenEstimator(LogisticRegression().fit(DATA["X"], DATA["y_true"])), random_state=0
+        )
+        .fit(DATA["X"], DATA["y_true"], sensitive_features=DATA["sensitive_features"])
+    },
 }
 # Functions that take no per-sample data: nothing of them runs on dask input.
 NO_DATA = {
@@ -404,7 +412,11 @@ METHODS = (
 
 # Methods whose randomised decisions are drawn per batch: on dask input each partition is a
 # batch, so they equal the in-memory method applied partition by partition.
-PER_BATCH = {("GroupThresholdClassifier", "predict"), ("GroupThresholdClassifier", "score")}
+PER_BATCH = {
+    (name, method)
+    for name in ("GroupThresholdClassifier", "MulticlassGroupThresholdClassifier")
+    for method in ("predict", "score")
+}
 
 
 def _per_partition(method, arguments):
@@ -490,7 +502,7 @@ def test_estimator_methods_on_dask_are_lazy_and_equal_in_memory(name, no_materia
             continue
         arguments = _method_arguments(estimator, method, X, y, sensitive)
         with no_materialisation.off():
-            if (name, method) == ("GroupThresholdClassifier", "score"):
+            if method == "score" and (name, method) in PER_BATCH:
                 predicted = dict(arguments)
                 y_true = predicted.pop("y")
                 expected = np.mean(_per_partition(estimator.predict, predicted) == y_true)

@@ -17,6 +17,7 @@ from skfair.postprocessing import (
     BarycenterRepair,
     GroupThresholdClassifier,
     MADDRepair,
+    MulticlassGroupThresholdClassifier,
     RepairedClassifier,
     RepairedRegressor,
 )
@@ -186,6 +187,7 @@ def test_meta_estimator_fit_on_a_dask_dataframe_refuses_at_once():
         RepairedClassifier(LogisticRegression(), BarycenterRepair(), sensitive_column="g"),
         RepairedRegressor(LinearRegression(), BarycenterRepair(), sensitive_column="g"),
         GroupThresholdClassifier(LogisticRegression(), sensitive_column="g"),
+        MulticlassGroupThresholdClassifier(LogisticRegression(), sensitive_column="g"),
     ):
         with (
             dask.config.set(scheduler=_never_compute),
@@ -209,6 +211,9 @@ SENSITIVE_COLUMN_ESTIMATORS = {
         LinearRegression(), BarycenterRepair(random_state=0), sensitive_column="g"
     ),
     "GroupThresholdClassifier": lambda: GroupThresholdClassifier(
+        LogisticRegression(), sensitive_column="g", random_state=0
+    ),
+    "MulticlassGroupThresholdClassifier": lambda: MulticlassGroupThresholdClassifier(
         LogisticRegression(), sensitive_column="g", random_state=0
     ),
     "BiasExplainer": lambda: BiasExplainer(_MODEL, sensitive_column="g", random_state=0),

@@ -888,3 +888,19 @@ def test_weights_near_the_float64_limit_give_the_unweighted_value():
         expected = metric(y_true, y_pred, sensitive_features=groups)
         got = metric(y_true, y_pred, sensitive_features=groups, sample_weight=huge)
         assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_predictions_that_never_hit_pos_label_give_zero_rates_with_a_warning():
+    # A model that predicts no row positive: a valid selection rate of 0 in every group
+    # (found by the dask hypothesis test, where every y_pred of a small draw was "no").
+    y_true = np.array(["no", "yes", "no", "yes"])
+    y_pred = np.array(["no"] * 4)
+    groups = np.array(["a", "a", "b", "b"])
+    with pytest.warns(UserWarning, match="not among the predicted labels"):
+        value = statistical_parity_difference(
+            y_true, y_pred, sensitive_features=groups, pos_label="yes"
+        )
+    assert value == 0.0
+    # With the true labels in play, a pos_label absent from both is a mistake.
+    with pytest.raises(ValueError, match="is not among the labels"):
+        equalized_odds_difference(y_true, y_pred, sensitive_features=groups, pos_label="Yes")

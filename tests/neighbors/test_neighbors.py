@@ -105,74 +105,252 @@ def test_block_tree_many_leaves_equals_bruteforce(d):
         np.testing.assert_array_equal(got[1], ref[1])
 
 
-def _spy_block_tree_runs(monkeypatch):
-    from skfair.neighbors import _block_tree
+def _data_kind(kind, n, d, rng):
+    """The benchmark's kinds of data, rounded so that exact ties and duplicates occur."""
+    if kind == "latent":
+        X = rng.normal(size=(n, 3)) @ rng.normal(size=(3, d)) + 0.05 * rng.normal(size=(n, d))
+    elif kind == "tabular":
+        # Three numeric columns, then one-hot blocks of 4 levels (a constant column to pad).
+        n_blocks = (d - 3) // 4
+        one_hot = np.eye(4)[rng.integers(0, 4, (n, n_blocks))].reshape(n, -1)
+        X = np.hstack([rng.random((n, 3)), one_hot, np.zeros((n, d - 3 - 4 * n_blocks))])
+    else:
+        X = rng.random((n, d))
+    X = np.round(X, 1)  # a coarse grid: many exact ties
+    X[n // 2 : n // 2 + 40] = X[:40]  # duplicate rows, in other groups or the same
+    return X
+
+
+def _spy_engine_runs(monkeypatch):
+    """Record the name of every exact engine whose ``run`` is called."""
+    from skfair.neighbors import _block_tree, _kd_tree
 
     calls = []
-    run = _block_tree.BlockTreeSearch.run
+    for engine in (_block_tree.BlockTreeSearch, _kd_tree.KDTreeSearch):
+        run = engine.run
 
-    def spy(self, *args, **kwargs):
-        calls.append(self)
-        return run(self, *args, **kwargs)
+        def spy(self, *args, run=run, **kwargs):
+            calls.append(self.name)
+            return run(self, *args, **kwargs)
 
-    monkeypatch.setattr(_block_tree.BlockTreeSearch, "run", spy)
+        monkeypatch.setattr(engine, "run", spy)
     return calls
+
+
+def _fake_pilots(monkeypatch, original, rotated, block, build=1.0):
+    """Replace the measured pilot costs by fixed estimates (seconds); record which ran."""
+    from skfair.neighbors import _block_tree, _kd_tree
+
+    measured = []
+
+    def kd_pilot(self, budget=np.inf, every_group=False):
+        measured.append(self.name + (", every group" if every_group else ""))
+        self.pilot_build_seconds = build
+        return original if self.name == "kd_tree" else rotated
+
+    def block_pilot(self, n_leaves, random_state=0):
+        measured.append(self.name)
+        return block
+
+    monkeypatch.setattr(_kd_tree.KDTreeSearch, "pilot", kd_pilot)
+    monkeypatch.setattr(_block_tree.BlockTreeSearch, "pilot", block_pilot)
+    return measured
 
 
 @pytest.mark.parametrize("d", [16, 17, 31, 32])
 def test_auto_on_small_data_chooses_by_dimension(d, monkeypatch):
-    calls = _spy_block_tree_runs(monkeypatch)
+    calls = _spy_engine_runs(monkeypatch)
     rng = np.random.default_rng(0)
     X, s = random_case(rng, 200, d, n_values=3, integer=True)
     auto = nearest_other_group(X, sensitive_features=s, return_index=True)
     ref = nearest_other_group(X, sensitive_features=s, method="bruteforce", return_index=True)
-    assert len(calls) == (d >= 32)
+    assert calls == ["block_tree" if d >= 32 else "kd_tree"]
     np.testing.assert_array_equal(auto[0], ref[0])
     np.testing.assert_array_equal(auto[1], ref[1])
 
 
-@pytest.mark.parametrize("kd_estimate, uses_block_tree", [(0.0, False), (np.inf, True)])
-def test_auto_on_large_data_takes_the_engine_the_pilot_finds_cheaper(
-    kd_estimate, uses_block_tree, monkeypatch
-):
-    # The pilot's block-tree leaves are kept: the result stays bit-identical to brute force
-    # whichever engine the measured costs select.
+@pytest.mark.parametrize("kind", ["latent", "tabular", "uniform"])
+@pytest.mark.parametrize("d", [10, 20])
+def test_auto_with_its_pilot_equals_bruteforce_on_each_kind_of_data(kind, d, monkeypatch):
+    # The real pilot, on rows enough for it to run, whatever engine it picks; and each engine
+    # it can pick, forced, on the same data: all bit-identical to brute force, ties included.
     from skfair.neighbors import _other_group
 
-    calls = _spy_block_tree_runs(monkeypatch)
-    monkeypatch.setattr(_other_group, "_PILOT_MIN_SAMPLES", 100)
-    monkeypatch.setattr(_other_group, "kd_tree_pilot_seconds", lambda *a, **k: kd_estimate)
-    rng = np.random.default_rng(1)
-    X = rng.integers(0, 3, (900, 20)).astype(float)
-    S = np.column_stack([rng.integers(0, 2, 900), rng.integers(0, 4, 900)])
-    auto = nearest_other_group(X, sensitive_features=S, return_index=True)
+    monkeypatch.setattr(_other_group, "_PILOT_MIN_SAMPLES", 500)
+    rng = np.random.default_rng(d)
+    n = 1500
+    X = _data_kind(kind, n, d, rng)
+    S = np.column_stack([rng.choice(3, n, p=[0.5, 0.3, 0.2]), rng.integers(0, 2, n)])
     ref = nearest_other_group(X, sensitive_features=S, method="bruteforce", return_index=True)
-    assert len(calls) == uses_block_tree
-    np.testing.assert_array_equal(auto[0], ref[0])
-    np.testing.assert_array_equal(auto[1], ref[1])
+    calls = _spy_engine_runs(monkeypatch)
+    got = nearest_other_group(X, sensitive_features=S, return_index=True)
+    assert len(calls) == 1
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+    for estimates, engine in [
+        ((1.0, 2.0, 3.0), "kd_tree"),
+        ((2.0, 1.0, 3.0), "kd_tree in principal coordinates"),
+        ((100.0, 100.0, 3.0), "block_tree"),
+    ]:
+        calls.clear()
+        _fake_pilots(monkeypatch, *estimates, build=1.0)
+        got = nearest_other_group(X, sensitive_features=S, return_index=True)
+        assert calls == [engine if d > 16 else engine.replace("block_tree", "kd_tree")]
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])
 
 
-def test_kd_tree_pilot_stops_at_the_budget(monkeypatch):
+@pytest.mark.parametrize(
+    "d, estimates, build, measured, chosen",
+    [
+        # The block tree loses its pilot: the scipy-backed KD-tree runs (in the better frame,
+        # measured again on every group).
+        (
+            20,
+            (30.0, 40.0, 50.0),
+            1.0,
+            ["kd_tree", "kd_tree in principal coordinates", "block_tree", "kd_tree, every group"],
+            "kd_tree",
+        ),
+        (
+            20,
+            (40.0, 30.0, 50.0),
+            1.0,
+            [
+                "kd_tree",
+                "kd_tree in principal coordinates",
+                "block_tree",
+                "kd_tree in principal coordinates, every group",
+            ],
+            "kd_tree in principal coordinates",
+        ),
+        # The block tree wins its pilot.
+        (
+            20,
+            (30.0, 40.0, 20.0),
+            1.0,
+            ["kd_tree", "kd_tree in principal coordinates", "block_tree", "kd_tree, every group"],
+            "block_tree",
+        ),
+        # The KD-tree's queries cost less than 8 times its construction: no block-tree pilot.
+        (20, (7.0, 9.0, 1.0), 1.0, ["kd_tree", "kd_tree in principal coordinates"], "kd_tree"),
+        # Up to 16 coordinates the block tree is not measured.
+        (16, (300.0, 400.0, 1.0), 1.0, ["kd_tree", "kd_tree in principal coordinates"], "kd_tree"),
+    ],
+)
+def test_auto_rule_measures_and_picks(d, estimates, build, measured, chosen, monkeypatch):
+    from skfair.neighbors import _other_group
+
+    monkeypatch.setattr(_other_group, "_PILOT_MIN_SAMPLES", 100)
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 3, (900, d)).astype(float)
+    s = rng.integers(0, 3, 900)
+    calls = _spy_engine_runs(monkeypatch)
+    pilots = _fake_pilots(monkeypatch, *estimates, build=build)
+    got = nearest_other_group(X, sensitive_features=s, return_index=True)
+    assert pilots == measured
+    assert calls == [chosen]
+    ref = nearest_other_group(X, sensitive_features=s, method="bruteforce", return_index=True)
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+
+
+def test_explicit_kd_tree_never_measures_the_block_tree(monkeypatch):
+    from skfair.neighbors import _other_group
+
+    monkeypatch.setattr(_other_group, "_PILOT_MIN_SAMPLES", 100)
+    rng = np.random.default_rng(2)
+    X = rng.random((600, 40))
+    s = rng.integers(0, 2, 600)
+    pilots = _fake_pilots(monkeypatch, 300.0, 400.0, 1.0)
+    calls = _spy_engine_runs(monkeypatch)
+    nearest_other_group(X, sensitive_features=s, algorithm="kd_tree")
+    assert pilots == ["kd_tree", "kd_tree in principal coordinates"]
+    assert calls == ["kd_tree"]
+
+
+def _pilot_calls(searched):
+    """Split the recorded pilot calls into groups: two empty calls (the cost of a call), then
+    runs of a warm-up call and a timed call; return the number of runs of each group."""
+    from skfair.neighbors import _kd_tree
+
+    runs, position = [], 0
+    while position < len(searched):
+        assert searched[position : position + 2] == [(0, 0), (0, 0)]
+        position += 2
+        count = 0
+        while searched[position : position + 2] == [
+            (0, _kd_tree._PILOT_WARM),
+            (0, _kd_tree._PILOT_RUN_LENGTH),
+        ]:
+            position += 2
+            count += 1
+        runs.append(count)
+    return runs
+
+
+def test_kd_tree_pilot_samples_runs_and_stops_at_the_budget(monkeypatch):
     from skfair.neighbors import _kd_tree
 
     searched = []
-    search = _kd_tree.kd_tree_other_group
+    search = _kd_tree.KDTreeSearch._search
 
-    def spy(Z, ZT, codes, n_groups, **kwargs):
-        searched.append(n_groups)
-        return search(Z, ZT, codes, n_groups, **kwargs)
+    def spy(self, a, group, anchors, workers):
+        searched.append((a, anchors.size))
+        return search(self, a, group, anchors, workers)
 
-    monkeypatch.setattr(_kd_tree, "kd_tree_other_group", spy)
+    monkeypatch.setattr(_kd_tree.KDTreeSearch, "_search", spy)
     rng = np.random.default_rng(0)
-    Z = rng.random((2000, 5))
-    codes = np.column_stack([rng.integers(0, 2, 2000), rng.integers(0, 3, 2000)])
-    rows = np.sort(rng.choice(2000, 50, replace=False))
+    Z = rng.random((30_000, 5))
+    codes = np.column_stack([rng.integers(0, 3, 30_000), rng.integers(0, 2, 30_000)])
     ZT = np.ascontiguousarray(Z.T)
-    assert _kd_tree.kd_tree_pilot_seconds(Z, ZT, codes, [2, 3], rows) > 0
-    assert searched == [2, 3]
+    engine = _kd_tree.KDTreeSearch(Z, ZT, codes, [3, 2])
+    assert engine.pilot() > engine.pilot_build_seconds > 0
+    # The first attribute's largest group only, in runs of a warm-up and a timed call.
+    assert _pilot_calls(searched) == [_kd_tree._PILOT_MIN_RUNS]
+    # Then more runs of that group, and those of the two others.
     searched.clear()
-    assert _kd_tree.kd_tree_pilot_seconds(Z, ZT, codes, [2, 3], rows, budget=0.0) > 0
-    assert searched == [2]
+    assert engine.pilot(every_group=True) > engine.pilot_build_seconds
+    runs = _kd_tree._PILOT_RUNS
+    assert sorted(_pilot_calls(searched)) == [runs - _kd_tree._PILOT_MIN_RUNS, runs, runs]
+    searched.clear()
+    engine = _kd_tree.KDTreeSearch(Z, ZT, codes, [3, 2])
+    assert engine.pilot(budget=0.0) > 0
+    assert _pilot_calls(searched) == [_kd_tree._PILOT_MIN_RUNS]
+
+
+def test_kd_tree_pilot_runs_spread_over_the_anchors():
+    from skfair.neighbors._kd_tree import _PILOT_MAX_RUNS, _pilot_runs
+
+    firsts = _pilot_runs(64_000, 128)
+    assert firsts.size == _PILOT_MAX_RUNS and np.unique(firsts).size == _PILOT_MAX_RUNS
+    # Every prefix of 2^k runs has one run in each of 2^k equal shares.
+    for k in range(1, 7):
+        shares = (firsts[: 2**k] + 64) * 2**k // 64_000
+        assert sorted(shares) == list(range(2**k))
+    assert np.unique(_pilot_runs(300, 128)).size == _pilot_runs(300, 128).size
+
+
+@settings(max_examples=100, deadline=None)
+@given(datasets())
+def test_kd_tree_in_principal_coordinates_equals_bruteforce_bitwise(data):
+    # Near-ties after the rotation's rounding are resolved by the kernel, within its margin.
+    from skfair.neighbors._kd_tree import kd_tree_other_group
+    from skfair.neighbors._principal import PrincipalFrame
+
+    X, S = data
+    ref, ref_index = nearest_other_group(
+        X, sensitive_features=S, method="bruteforce", return_index=True
+    )
+    ref, ref_index = ref.reshape(len(X), -1), ref_index.reshape(len(X), -1)
+    Z = np.ascontiguousarray(X, dtype=float)
+    codes = np.column_stack([np.unique(c, return_inverse=True)[1] for c in S.T])
+    n_groups = [int(c.max()) + 1 for c in codes.T]
+    sqdist, index = kd_tree_other_group(
+        Z, np.ascontiguousarray(Z.T), codes, n_groups, frame=PrincipalFrame(Z)
+    )
+    np.testing.assert_array_equal(np.sqrt(sqdist), ref)
+    np.testing.assert_array_equal(index, ref_index)
 
 
 def test_bruteforce_tiles_keep_the_smallest_row_among_ties():
@@ -550,3 +728,26 @@ def test_verbose_reports_the_pilot(monkeypatch, capsys):
     nearest_other_group(X, sensitive_features=s, verbose=1)
     out = capsys.readouterr().out
     assert "pilot estimates" in out and "exact (" in out
+
+
+@pytest.mark.parametrize("dense_share", [0.0, 1.0])
+def test_block_tree_dense_pass_equals_bruteforce(dense_share, monkeypatch):
+    # Every leaf in the dense pass (share 0), or only leaves without a bound (share 1); tiny
+    # tiles so that ties fall across tiles and blocks; several attributes, duplicates.
+    from skfair.neighbors import _block_tree
+
+    monkeypatch.setattr(_block_tree, "_DENSE_SHARE", dense_share)
+    monkeypatch.setattr(_block_tree, "_DENSE_ANCHORS", 5)
+    monkeypatch.setattr(_block_tree, "_DENSE_CANDIDATES", 7)
+    rng = np.random.default_rng(11)
+    n = 600
+    X = rng.integers(0, 3, (n, 12)).astype(float)
+    X[500:560] = X[:60]
+    S = np.column_stack([rng.integers(0, 3, n), rng.integers(0, 2, n), rng.integers(0, 5, n)])
+    ref = nearest_other_group(X, sensitive_features=S, method="bruteforce", return_index=True)
+    for n_jobs in (None, 2):
+        got = nearest_other_group(
+            X, sensitive_features=S, algorithm="block_tree", n_jobs=n_jobs, return_index=True
+        )
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])

@@ -207,6 +207,22 @@ def test_grid_search_warns_when_no_point_meets_the_bound(two_groups):
     assert search.best_index_ == int(np.argmin(search.constraint_gaps_))
 
 
+@pytest.mark.parametrize("constraint", ["equalized_odds", "demographic_parity"])
+def test_grid_search_with_a_fair_unconstrained_fit_has_a_finite_grid(two_groups, constraint):
+    """Regression: when the unconstrained fit meets the bound the grid is its centre only,
+    and with two coordinates (equalized odds) that centre was 0 / 0: a NaN grid point and a
+    RuntimeWarning about a division."""
+    X, y, group = two_groups
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        search = GridSearch(LogisticRegression(), constraint=constraint, eps=1.0)
+        search.fit(X[:, :2], y, sensitive_features=group)
+    n_coordinates = 2 if constraint == "equalized_odds" else 1
+    np.testing.assert_array_equal(search.grid_, np.zeros((1, n_coordinates)))
+    np.testing.assert_array_equal(search.lambda_vecs_, 0.0)
+    assert search.n_fits_ == 1
+
+
 # --------------------------------------------------------------------------------------------
 # prediction
 

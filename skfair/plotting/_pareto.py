@@ -1,0 +1,229 @@
+"""The objective of optimal group thresholds against their fairness gap, over tolerances."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skfair._compat import check_matplotlib_support
+from skfair._groups import factorize_groups
+from skfair._validation import binarize, check_labels, check_lengths, check_scores, check_weights
+from skfair.postprocessing._pareto import (
+    _check_tolerances,
+    binary_front,
+    multiclass_front,
+    threshold_pareto_front,
+)
+
+_GAP_LABELS = {
+    "demographic_parity": "demographic-parity gap",
+    "equalized_odds": "equalized-odds gap",
+}
+
+
+class ParetoFrontDisplay:
+    """The objective of optimal group thresholds against their fairness gap.
+
+    Each point is the optimal rule at one tolerance: its constraint gap (x) and its expected
+    objective (y), on the data the rules are chosen on. Create it with :meth:`from_estimator`
+    (a fitted :class:`~skfair.postprocessing.GroupThresholdClassifier` or
+    :class:`~skfair.postprocessing.MulticlassGroupThresholdClassifier` on data) or
+    :meth:`from_predictions` (scores for binary labels, or a matrix of class probabilities).
+
+    Parameters
+    ----------
+    tolerances, objective_values, constraint_gaps : ndarray of shape (n_points,)
+        The front, as :func:`~skfair.postprocessing.threshold_pareto_front` returns it.
+    constraint : str
+        The constraint (names the x axis).
+    objective : str
+        The objective (names the y axis).
+    name : str, default=None
+        Label of the curve in the legend.
+
+    Attributes
+    ----------
+    line_ : matplotlib Line2D
+    ax_ : matplotlib Axes
+    figure_ : matplotlib Figure
+
+    See Also
+    --------
+    skfair.postprocessing.threshold_pareto_front : Computes the front.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from skfair.plotting import ParetoFrontDisplay
+    >>> rng = np.random.default_rng(0)
+    >>> group = rng.integers(0, 2, 1000)
+    >>> logits = rng.normal(size=(1000, 3)) + np.array([[0, 1, 0], [1, 0, 0]])[group]
+    >>> proba = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    >>> display = ParetoFrontDisplay.from_predictions(
+    ...     None, proba, sensitive_features=group, tolerances=[0.0, 0.05, 0.1])
+    >>> bool(np.all(np.diff(display.objective_values) >= 0))
+    True
+    """
+
+    def __init__(
+        self, *, tolerances, objective_values, constraint_gaps, constraint, objective, name=None
+    ):
+        self.tolerances = tolerances
+        self.objective_values = objective_values
+        self.constraint_gaps = constraint_gaps
+        self.constraint = constraint
+        self.objective = objective
+        self.name = name
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator,
+        X,
+        y=None,
+        *,
+        sensitive_features=None,
+        sample_weight=None,
+        tolerances=None,
+        name=None,
+        ax=None,
+    ):
+        """Plot the front of a fitted estimator's rules on data ``(X, y)``.
+
+        Parameters
+        ----------
+        estimator : GroupThresholdClassifier or MulticlassGroupThresholdClassifier
+            Fitted.
+        X : array-like of shape (n_samples, n_features)
+            Samples (with the sensitive column(s) in ``sensitive_column`` mode).
+        y : array-like of shape (n_samples,), default=None
+            True labels (required for a :class:`GroupThresholdClassifier`).
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s), when the estimator has no ``sensitive_column``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+        tolerances : array-like of float, default=None
+            As in :func:`~skfair.postprocessing.threshold_pareto_front`.
+        name : str, default=None
+            Legend label; the estimator's class name by default.
+        ax : matplotlib Axes, default=None
+            A new figure when None.
+
+        Returns
+        -------
+        display : ParetoFrontDisplay
+        """
+        check_matplotlib_support(f"{cls.__name__}.from_estimator")
+        front = threshold_pareto_front(
+            estimator,
+            X,
+            y,
+            sensitive_features=sensitive_features,
+            sample_weight=sample_weight,
+            tolerances=tolerances,
+        )
+        display = cls(**front, name=type(estimator).__name__ if name is None else name)
+        return display.plot(ax=ax)
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true,
+        y_score,
+        *,
+        sensitive_features,
+        constraint="demographic_parity",
+        objective="accuracy",
+        tolerances=None,
+        sample_weight=None,
+        pos_label=None,
+        name=None,
+        ax=None,
+    ):
+        """Compute the front on scores and plot it.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,) or None
+            Binary labels for 1-D ``y_score``; unused (may be None) for class probabilities.
+        y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+            Scores of the positive class (the rules of
+            :class:`~skfair.postprocessing.GroupThresholdClassifier`), or class
+            probabilities (those of
+            :class:`~skfair.postprocessing.MulticlassGroupThresholdClassifier`).
+        sensitive_features : array-like, dict or DataFrame
+            Sensitive attribute(s); 2-D input gives intersectional groups.
+        constraint, objective : str
+            As in the estimators.
+        tolerances : array-like of float, default=None
+            As in :func:`~skfair.postprocessing.threshold_pareto_front`.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+        pos_label : int, float, bool or str, default=None
+            The positive class of binary labels.
+        name : str, default=None
+            Legend label.
+        ax : matplotlib Axes, default=None
+            A new figure when None.
+
+        Returns
+        -------
+        display : ParetoFrontDisplay
+        """
+        check_matplotlib_support(f"{cls.__name__}.from_predictions")
+        y_score = np.asarray(y_score, dtype=np.float64)
+        n_samples = y_score.shape[0]
+        groups = factorize_groups(sensitive_features, n_samples=n_samples)
+        weights = check_weights(sample_weight, n_samples)
+        weights = np.ones(n_samples) if weights is None else weights
+        tolerances = _check_tolerances(tolerances)
+        if y_score.ndim == 2:
+            if not np.isfinite(y_score).all() or np.abs(y_score.sum(axis=1) - 1).max() > 1e-6:
+                raise ValueError(
+                    "A 2-D y_score must hold class probabilities: finite, rows summing to one."
+                )
+            front = multiclass_front(
+                y_score, weights, groups.codes, groups.labels, np.arange(y_score.shape[1]),
+                constraint, objective, tolerances,
+            )
+        else:
+            y_score = check_scores(y_score)
+            check_lengths(y_true=y_true, y_score=y_score)
+            positive = binarize(check_labels(y_true, "y_true"), None, pos_label)[0]
+            front = binary_front(
+                y_score, positive, weights, groups.codes, groups.n_groups, constraint,
+                objective, tolerances,
+            )
+        display = cls(**front, constraint=constraint, objective=objective, name=name)
+        return display.plot(ax=ax)
+
+    def plot(self, ax=None, **kwargs):
+        """Draw the front.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            A new figure when None.
+        **kwargs : dict
+            Passed to :meth:`matplotlib.axes.Axes.plot`.
+
+        Returns
+        -------
+        self : ParetoFrontDisplay
+        """
+        check_matplotlib_support(f"{type(self).__name__}.plot")
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5.5, 4))
+        style = {"marker": "o", "markersize": 4, "label": self.name, **kwargs}
+        (self.line_,) = ax.plot(self.constraint_gaps, self.objective_values, **style)
+        ax.set_xlabel(_GAP_LABELS.get(self.constraint, self.constraint.replace("_", " ")))
+        ax.set_ylabel(f"expected {self.objective.replace('_', ' ')}")
+        ax.set_title("Objective against fairness gap over tolerances")
+        if self.name is not None:
+            ax.legend(loc="lower right", fontsize="small")
+        self.ax_ = ax
+        self.figure_ = ax.figure
+        return self

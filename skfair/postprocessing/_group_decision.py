@@ -1,0 +1,196 @@
+"""What a post-processor that decides per group from a model's scores needs, whatever its rule.
+
+The model comes in fitted, through :class:`sklearn.frozen.FrozenEstimator`, or is fitted with
+``cv``: the rule is then chosen on out-of-fold scores and the model refitted on all the data,
+as in :class:`sklearn.model_selection.TunedThresholdClassifierCV`. The sensitive features come
+as ``sensitive_features=`` (metadata routing) or as ``sensitive_column=`` columns of X. A class
+using :class:`GroupDecisionMixin` defines ``_scores(estimator, X)`` (the model's scores as the
+rule reads them) and has the parameters ``estimator``, ``cv``, ``sensitive_column``,
+``drop_sensitive``, ``sampling`` and ``n_jobs``; its randomised decisions are drawn by
+:meth:`GroupDecisionMixin._draw` with the seed ``_seed`` drawn at fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from inspect import signature
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from sklearn.frozen import FrozenEstimator
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import check_cv
+from sklearn.utils import Bunch, get_tags
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
+from sklearn.utils.validation import check_is_fitted, indexable
+
+from skfair._base import _model_allows_nan, accuracy_on_dask, check_meta_input, resolve_sensitive
+from skfair._compat import _check_method_params, _routing_enabled, _safe_indexing, process_routing
+from skfair._dask import uses_dask
+from skfair._groups import factorize_groups
+from skfair._random import draw_choices, row_keys
+
+
+class GroupDecisionMixin:
+    """Model fitting, scores and group codes of a per-group decision rule."""
+
+    def _route_fit_params(self, sample_weight, sensitive_features, fit_params):
+        if _routing_enabled():
+            return process_routing(
+                self,
+                "fit",
+                sample_weight=sample_weight,
+                sensitive_features=sensitive_features,
+                **fit_params,
+            )
+        params = dict(fit_params)
+        if (
+            sample_weight is not None
+            and "sample_weight" in signature(self.estimator.fit).parameters
+        ):
+            params["sample_weight"] = sample_weight
+        return Bunch(estimator=Bunch(fit=params), splitter=Bunch(split={}))
+
+    def _fit_model(self, X, y, routed):
+        """Set ``estimator_`` and return the scores the rule is chosen on."""
+        if isinstance(self.estimator, FrozenEstimator):
+            self.estimator_ = self.estimator
+            return self._scores(self.estimator_, X)
+        scores = self._out_of_fold_scores(X, y, routed)
+        self.estimator_ = clone(self.estimator).fit(X, y, **routed.estimator.fit)
+        return scores
+
+    def _out_of_fold_scores(self, X, y, routed):
+        X, y = indexable(X, y)
+        cv = check_cv(self.cv, y, classifier=True)
+        splits = list(cv.split(X, y, **routed.splitter.split))
+        parts = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_and_score)(
+                clone(self.estimator), X, y, train, test, routed.estimator.fit, self._scores
+            )
+            for train, test in splits
+        )
+        scores = None
+        for (_, test), part in zip(splits, parts):
+            if scores is None:
+                scores = np.full((y.shape[0],) + part.shape[1:], np.nan)
+            scores[test] = part
+        missing = np.isnan(scores).reshape(y.shape[0], -1).any(axis=1)
+        if missing.any():
+            raise ValueError(
+                f"cv={self.cv!r} leaves {int(missing.sum())} sample(s) out of every test fold; "
+                "the rule needs an out-of-fold score for each sample. Use a splitter whose "
+                "test folds cover the data (KFold, StratifiedKFold)."
+            )
+        return scores
+
+    def _fit_groups(self, sensitive, n_samples):
+        """Group codes of the fitting rows; sets ``groups_`` and the encoding of new rows."""
+        if sensitive is None:
+            self.groups_, self._encoding = ["all"], None
+            return np.zeros(n_samples, dtype=np.intp), 1
+        groups = factorize_groups(sensitive, n_samples=n_samples)
+        self.groups_ = groups.labels
+        # Keep only what is needed to encode new samples (not the training codes).
+        empty = np.empty((0, groups.n_attributes), dtype=np.intp)
+        self._encoding = replace(groups, codes=empty[:, 0], attribute_codes=empty)
+        return groups.codes, groups.n_groups
+
+    def _scores_and_codes(self, X, sensitive_features):
+        """The model's scores of new rows, their group codes and X as the model sees it."""
+        check_is_fitted(self)
+        X = check_meta_input(self, X, self.estimator, reset=False)
+        sensitive, X_model = resolve_sensitive(
+            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
+        )
+        scores = self._scores(self.estimator_, X_model)
+        if self._encoding is None:
+            if sensitive is not None:
+                raise ValueError(
+                    f"{type(self).__name__} was fitted without sensitive features; do not pass "
+                    "them at predict time (or refit with them)."
+                )
+            return scores, np.zeros(scores.shape[0], dtype=np.intp), X_model
+        if sensitive is None:
+            raise ValueError(
+                f"{type(self).__name__} was fitted with sensitive features: pass "
+                "sensitive_features= to predict (or use sensitive_column=)."
+            )
+        codes = self._encoding.encode(sensitive, n_samples=scores.shape[0])
+        return scores, codes, X_model
+
+    def _draw(self, shares, rows, X_model, key_scores, codes, order=()):
+        """The option each of ``rows`` takes, drawn as ``sampling`` says.
+
+        ``shares[i, r]`` is the probability that ``rows[i]`` takes option ``r``; the draws are
+        keyed on the rows' values in ``X_model`` (or on ``key_scores`` when those cannot be
+        read) and on their groups ``codes``, see :func:`skfair._random.draw_choices`.
+        """
+        # Only the rows that draw are keyed; when they are few, on their own.
+        if rows.size < codes.size // 2:
+            keys = row_keys(_safe_indexing(X_model, rows), key_scores[rows])
+        else:
+            keys = row_keys(X_model, key_scores)[rows]
+        return draw_choices(
+            shares, keys, codes[rows], self._seed, sampling=self.sampling, order=order
+        )
+
+    def score(self, X, y, sample_weight=None, *, sensitive_features=None):
+        """Accuracy of the decisions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s), when ``sensitive_column`` is not set.
+
+        Returns
+        -------
+        score : float
+        """
+        y_pred = self.predict(X, sensitive_features=sensitive_features)
+        if uses_dask(y_pred, y, sample_weight):
+            return accuracy_on_dask(y, y_pred, sample_weight)
+        return accuracy_score(y, y_pred, sample_weight=sample_weight)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        estimator_tags = get_tags(self.estimator)
+        tags.input_tags.sparse = estimator_tags.input_tags.sparse
+        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
+        tags.input_tags.string = self.sensitive_column is not None
+        return tags
+
+    def get_metadata_routing(self):
+        """Get metadata routing of this object.
+
+        Returns
+        -------
+        routing : MetadataRouter
+            ``sensitive_features`` is consumed here (fit, predict, score); other fit metadata
+            go to the wrapped model's ``fit``, split metadata (e.g. ``groups``) to ``cv``.
+        """
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(
+                estimator=self.estimator,
+                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+            )
+            .add(
+                splitter=check_cv(self.cv, classifier=True),
+                method_mapping=MethodMapping().add(caller="fit", callee="split"),
+            )
+        )
+
+
+def _fit_and_score(estimator, X, y, train, test, fit_params, score):
+    fit_params = _check_method_params(X, params=fit_params, indices=train)
+    estimator.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_params)
+    return score(estimator, _safe_indexing(X, test))

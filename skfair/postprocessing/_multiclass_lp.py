@@ -1,0 +1,567 @@
+"""The optimal fair randomised multi-class rule as a linear program (pure functions).
+
+A randomised rule gives each row ``i`` (group ``a_i``, class probabilities ``p_i``) a
+distribution ``q_i`` over the K classes. Under the model's law of the label (``Y`` given the
+row drawn from ``p_i``; Denis, Elie, Hebiri & Hu 2021), the expected accuracy and every rate
+that the multi-class unfairness measures ``U_DP`` and ``U_EO`` compare are linear in the
+``q_i``:
+
+- the objective ``sum_i w_i sum_k o_k p_ik q_ik`` (``o_k = 1`` for accuracy,
+  ``1 / (K P(Y = k))`` for balanced accuracy);
+- group statistics ``S_a[d, k] = sum_{i in a} w_i f_id q_ik`` over strata ``d``: one stratum
+  with ``f_i = 1`` for demographic parity (the share of group ``a`` predicted ``k``), one
+  stratum per true class with ``f_id = p_id`` for equalized odds (the mass of rows of true
+  class ``d`` predicted ``k``);
+- the constraints ``|S_a[d, k] / M_a[d] - sum_b S_b[d, k] / M[d]| <= tolerance``, with
+  ``M_a[d] = sum_{i in a} w_i f_id`` and ``M = sum_a M_a``: each group against the whole
+  population, as :func:`~skfair.metrics.demographic_parity_unfairness` and
+  :func:`~skfair.metrics.equalized_odds_unfairness` measure it.
+
+Written per row, the program has ``n_samples * K`` variables. Its Lagrangian separates over
+the rows: with multipliers ``Pi_a[d, k]`` (one per group, stratum and class) on the group
+statistics, each row's best response is the argmax over ``k`` of
+``o_k p_ik + sum_d f_id Pi_a[d, k]``: for demographic parity the probabilities shifted by
+per-group, per-class multipliers (Denis et al. 2021), for equalized odds a per-group linear
+map of them. :class:`FairArgmaxProgram` solves the program on blocks of rows refined until
+the per-row optimality conditions hold, and certifies the optimum by the Lagrangian bound.
+
+Where the multipliers tie classes, the optimum may need rows of one group to be split
+between the tied classes in a way that depends on the row (with equalized odds the
+multipliers can tie the classes of a whole group, as Hardt, Price & Srebro's (2016)
+equalized-odds thresholds mix two thresholds and a coin). The fitted rule therefore breaks
+ties by a second argmax, drawn per row from a few tie-breaking rules: the mixture is found by
+Wolfe's (1976) minimum-norm-point algorithm over the vertices of the tied rows' reachable
+statistics, each the argmax of linear scores among the tied classes.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix
+from sklearn.exceptions import ConvergenceWarning
+
+CONSTRAINTS = ("demographic_parity", "equalized_odds")
+OBJECTIVES = ("accuracy", "balanced_accuracy")
+
+_LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+# Optimality certificate: the Lagrangian bound exceeds the value by at most this (relative).
+_CERTIFICATE = 1e-12
+_MAX_ROUNDS = 1000
+# Rows whose best class leads by more than this, in blocks given that class only, are merged
+# into one block per group and class.
+_SETTLED_MARGIN = 1e-3
+# A row is tied between classes whose scores are within this of its maximum (scores are in
+# probability units); widened if the optimum needs it (the solver's multipliers are exact to
+# about its 1e-10 tolerance, divided by the group's weight).
+_TIE_TOLERANCES = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5)
+# Programs with at most this many nonzeros per row are solved per row at once (measured:
+# faster than the refinement's rounds below about 10^5 nonzeros).
+_PER_ROW_SIZE = 100_000
+# The tie-breaking mixture reproduces the tied rows' statistics to this, in rate units.
+_MIXTURE_TOLERANCE = 1e-11
+
+
+@dataclass(frozen=True)
+class FairRule:
+    """A fitted randomised rule: argmax of per-group linear scores, ties broken at random.
+
+    A row of group ``a`` scores ``p @ coef[a] + intercept[a]`` and gets its highest class.
+    Where classes are within ``tie_tolerance`` of the highest score, the row draws one of
+    its group's tie-breaking rules (rule ``r``, with ``tie_groups[r] == a``, has probability
+    ``tie_weights[r]``), which picks the tied class of highest score
+    ``p @ tie_coef[r] + tie_intercept[r]`` (the first such class on a tie).
+    """
+
+    coef: np.ndarray
+    intercept: np.ndarray
+    tie_tolerance: float
+    tie_groups: np.ndarray
+    tie_weights: np.ndarray
+    tie_coef: np.ndarray
+    tie_intercept: np.ndarray
+
+    def probabilities(self, probabilities, codes):
+        """Probability of each class for each row: ndarray of shape (n_samples, K)."""
+        out, tied, tied_rows = self._untied(probabilities, codes)
+        for rows in tied_rows:
+            out[rows] = 0.0
+        for r, g in enumerate(self.tie_groups):
+            mine = tied_rows[g]
+            out[mine, self._break(r, probabilities[mine], tied[mine])] += self.tie_weights[r]
+        return np.minimum(out, 1.0, out=out)  # weights summing to 1 + round-off
+
+    def decide(self, probabilities, codes, choose):
+        """Class index of each row. ``choose(rows, shares)`` draws the tie-breaking rule of
+        each row of ``rows`` (those with tied classes): the index of its option, option
+        ``r`` with probability ``shares[i, r]``, the weight of its group's ``r``-th rule."""
+        out, tied, tied_rows = self._untied(probabilities, codes)
+        classes = out.argmax(axis=1)
+        rows = np.concatenate(tied_rows)
+        if rows.size == 0 or self.tie_groups.size == 0:
+            return classes
+        n_groups = self.coef.shape[0]
+        rank = np.zeros_like(self.tie_groups)  # each rule's place among its group's rules
+        for g in np.unique(self.tie_groups):
+            mine = np.flatnonzero(self.tie_groups == g)
+            rank[mine] = np.arange(mine.size)
+        rules = np.full((n_groups, rank.max() + 1), -1)  # group, place -> rule (-1: none)
+        rules[self.tie_groups, rank] = np.arange(self.tie_groups.size)
+        shares = np.zeros(rules.shape)
+        shares[self.tie_groups, rank] = self.tie_weights
+        # a group's first rule takes what round-off leaves
+        shares[:, 0] += np.where(rules[:, 0] >= 0, 1.0 - shares.sum(axis=1), 0.0)
+        row_group = codes[rows]
+        drawn = rules[row_group, choose(rows, shares[row_group])]
+        for r in range(self.tie_groups.size):
+            mine = rows[drawn == r]
+            classes[mine] = self._break(r, probabilities[mine], tied[mine])
+        return classes
+
+    def _untied(self, probabilities, codes):
+        """One-hot highest classes, the tied classes of each row, and per group the rows
+        with tied classes."""
+        n_groups = self.coef.shape[0]
+        order = np.argsort(codes, kind="stable")
+        starts = np.searchsorted(codes[order], np.arange(n_groups + 1))
+        scores = np.empty_like(probabilities, dtype=np.float64)
+        for g in range(n_groups):
+            rows = order[starts[g] : starts[g + 1]]
+            scores[rows] = linear_scores(probabilities[rows], self.coef[g], self.intercept[g])
+        out = np.zeros_like(scores)
+        out[np.arange(scores.shape[0]), scores.argmax(axis=1)] = 1.0
+        tied = tie_masks(scores, self.tie_tolerance)
+        several = tied.sum(axis=1) > 1
+        tied_rows = [
+            order[starts[g] : starts[g + 1]][several[order[starts[g] : starts[g + 1]]]]
+            for g in range(n_groups)
+        ]
+        return out, tied, tied_rows
+
+    def _break(self, r, probabilities, tied):
+        scores = linear_scores(probabilities, self.tie_coef[r], self.tie_intercept[r])
+        return np.where(tied, scores, -np.inf).argmax(axis=1)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """One optimum of the program.
+
+    Attributes
+    ----------
+    objective : float
+        The optimal value.
+    prices : ndarray of shape (n_groups, n_strata, n_classes)
+        The multipliers at the optimum.
+    mixture : ndarray of shape (n_samples, n_classes)
+        An optimal class distribution per row (rows in the program's order).
+    bound_gap : float
+        Lagrangian bound minus ``objective`` (the optimality certificate).
+    tolerance : float
+    """
+
+    objective: float
+    prices: np.ndarray
+    mixture: np.ndarray
+    bound_gap: float
+    tolerance: float
+
+
+class FairArgmaxProgram:
+    """The program of one data set, solved for any number of tolerances.
+
+    Parameters
+    ----------
+    probabilities : ndarray of shape (n_samples, n_classes)
+        Class probabilities of the rows (non-negative, rows summing to one).
+    weights : ndarray of shape (n_samples,)
+        Non-negative row weights with a positive sum (normalised here to sum to one); rows
+        of weight zero are left out.
+    codes : ndarray of int of shape (n_samples,)
+        Group of each row, in ``range(n_groups)``; every group has positive weight.
+    n_groups : int
+    constraint : {"demographic_parity", "equalized_odds"}
+    objective : {"accuracy", "balanced_accuracy"}
+
+    Notes
+    -----
+    The rows are partitioned into blocks, each given one class distribution (a restriction
+    of the per-row program, so its value is a lower bound), starting from one block per group
+    and unconstrained argmax class. After each solve the multipliers score every row; a block
+    whose rows do not all prefer the classes it was given is split by the set of classes its
+    rows prefer, and blocks whose rows all prefer their one class are merged per group and
+    class. Either keeps the previous solution feasible, so the value never decreases; the
+    refinement stops when the per-row optimality conditions hold, that is when the Lagrangian
+    bound at the multipliers equals the value. The partition is kept between tolerances. The
+    restricted program has one variable per block and class, one row per block and
+    ``2 n_groups D K + D K`` coupling rows (``D = 1`` for demographic parity, ``K`` for
+    equalized odds). A small program (at most ``10^5`` nonzeros, about
+    ``n_samples K (3 D + 1)``) starts from one block per row, so that one solve is optimal.
+    """
+
+    def __init__(self, probabilities, weights, codes, n_groups, constraint, objective):
+        weights = np.asarray(weights, dtype=np.float64)
+        # rows of weight zero do not enter the program (whatever they get is optimal)
+        order = np.flatnonzero(weights > 0)
+        order = order[np.argsort(codes[order], kind="stable")]
+        self.probabilities = np.ascontiguousarray(probabilities[order], dtype=np.float64)
+        weights = weights[order]
+        self.weights = weights / weights.sum()
+        self.codes = np.asarray(codes)[order].astype(np.intp)
+        self.n_groups = n_groups
+        self.n_classes = K = self.probabilities.shape[1]
+        self.constraint = constraint
+        self.starts = np.searchsorted(self.codes, np.arange(n_groups + 1))
+        weighted = self.weights[:, None] * self.probabilities  # w_i p_ik
+        self.class_weights = objective_weights(objective, weighted.sum(axis=0))
+        self.gains = weighted * self.class_weights  # w_i o_k p_ik
+        # w_i f_id: the weight of row i in stratum d
+        self.strata = self.weights[:, None] if constraint == "demographic_parity" else weighted
+        self.group_mass = np.stack(
+            [np.bincount(self.codes, column, minlength=n_groups) for column in self.strata.T],
+            axis=1,
+        )
+        self.n_strata = self.group_mass.shape[1]
+        self.population_mass = self.group_mass.sum(axis=0)
+        self.defined = self.group_mass > 0  # a group's rates are defined where it has weight
+        n_rows = self.codes.shape[0]
+        if n_rows * K * (1 + 3 * self.n_strata) <= _PER_ROW_SIZE:
+            self.blocks = np.arange(n_rows)  # small: the per-row program in one solve
+        else:
+            self.blocks = _compact(self.codes * K + self.gains.argmax(axis=1))
+
+    def coefficients(self, prices):
+        """``(coef, intercept)`` of shape (n_groups, K, K) and (n_groups, K) at ``prices``."""
+        G, K = self.n_groups, self.n_classes
+        coef = np.broadcast_to(np.diag(self.class_weights), (G, K, K)).copy()
+        if self.constraint == "demographic_parity":
+            return coef, prices[:, 0, :].copy()
+        return coef + prices, np.zeros((G, K))
+
+    def row_scores(self, prices):
+        """Scores of every row at ``prices`` (rows in the program's order)."""
+        coef, intercept = self.coefficients(prices)
+        out = np.empty_like(self.probabilities)
+        for g in range(self.n_groups):
+            part = slice(self.starts[g], self.starts[g + 1])
+            out[part] = linear_scores(self.probabilities[part], coef[g], intercept[g])
+        return out
+
+    def solve(self, tolerance):
+        """The optimum at ``tolerance`` (a :class:`Solution`)."""
+        previous = -np.inf
+        for _ in range(_MAX_ROUNDS):
+            B = int(self.blocks.max()) + 1
+            block_group = np.zeros(B, dtype=np.intp)
+            block_group[self.blocks] = self.codes
+            mass = np.stack(
+                [np.bincount(self.blocks, c, minlength=B) for c in self.strata.T], axis=1
+            )
+            gain = np.stack(
+                [np.bincount(self.blocks, c, minlength=B) for c in self.gains.T], axis=1
+            )
+            value, split, prices, offset = self._restricted(block_group, mass, gain, tolerance)
+            mixture = split[self.blocks]
+            scores = self.row_scores(prices)
+            scale = max(1.0, abs(value))
+            gap = offset + float(self.weights @ scores.max(axis=1)) - value
+            if gap <= _CERTIFICATE * scale:
+                break
+            # Merging is allowed only after progress, so that merges and splits cannot cycle.
+            blocks = self._repartition(split, scores, merge=value > previous + 1e-14 * scale)
+            if _same_partition(blocks, self.blocks):  # nothing left to split
+                break
+            self.blocks, previous = blocks, value
+        if gap > 1e-9 * max(1.0, abs(value)):
+            warnings.warn(
+                f"The multi-class fairness program stopped {gap:.3g} below its Lagrangian "
+                "bound; the rule found is feasible but may be slightly suboptimal.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return Solution(value, prices, mixture, float(gap), float(tolerance))
+
+    def _repartition(self, split, scores, *, merge):
+        """Split the blocks whose rows disagree with the multipliers; merge settled ones."""
+        K = self.n_classes
+        best = scores.argmax(axis=1)
+        if K > 1:
+            ordered = np.partition(scores, K - 2, axis=1)
+            margin = ordered[:, K - 1] - ordered[:, K - 2]
+        else:
+            margin = np.full(scores.shape[0], np.inf)
+        pure = split.max(axis=1) > 1.0 - 1e-12
+        row_settled = pure[self.blocks] & (split.argmax(axis=1)[self.blocks] == best)
+        row_settled &= margin > _SETTLED_MARGIN
+        unsettled = np.bincount(self.blocks, ~row_settled, minlength=split.shape[0]) > 0
+        core = ~unsettled[self.blocks] & merge
+        # Rows tied at the multipliers stay together: splitting them would follow round-off.
+        tied = _compact(_mask_codes(tie_masks(scores, _TIE_TOLERANCES[0])))
+        n_core = self.n_groups * K
+        return _compact(
+            np.where(core, self.codes * K, n_core + self.blocks.astype(np.int64) * (tied.max() + 1))
+            + np.where(core, best, tied)
+        )
+
+    def _restricted(self, block_group, mass, gain, tolerance):
+        """Solve the program with one class distribution per block.
+
+        Block ``b`` (of group ``block_group[b]``) has weight ``mass[b, d]`` in stratum ``d``
+        and gains ``gain[b, k]`` when predicted ``k``. Returns ``(value, split, prices,
+        offset)``: the blocks' class distributions ``split`` (B, K), the multipliers, and the
+        Lagrangian bound's constant, the bound at ``prices`` being
+        ``offset + sum_i w_i max_k score_ik``.
+        """
+        G, D, K = self.n_groups, self.n_strata, self.n_classes
+        B, S = mass.shape[0], D * K
+        n_x = B * K
+        population = np.where(self.population_mass > 0, self.population_mass, 1.0)
+        group_mass = np.where(self.defined, self.group_mass, 1.0)
+        # x[b, k] (column b K + k) adds mass[b, d] to the statistic (d, k) of b's group
+        b, d, k = np.nonzero(np.broadcast_to(mass[:, :, None] > 0, (B, D, K)))
+        column, entry, amount = b * K + k, d * K + k, mass[b, d]
+        # equality rows: one distribution per block (B); the population rates u (S)
+        A_eq = coo_matrix(
+            (
+                np.concatenate([np.ones(n_x), amount / population[d], -np.ones(S)]),
+                (
+                    np.concatenate([np.repeat(np.arange(B), K), B + entry, B + np.arange(S)]),
+                    np.concatenate([np.arange(n_x), column, n_x + np.arange(S)]),
+                ),
+            ),
+            shape=(B + S, n_x + S),
+        ).tocsr()
+        b_eq = np.r_[np.ones(B), np.zeros(S)]
+        # inequality rows |S[a, d, k] / M_a[d] - u[d, k]| <= tolerance, where defined
+        defined = np.broadcast_to(self.defined[:, :, None], (G, D, K)).reshape(G, S)
+        row_of = np.full((G, S), -1)
+        n_ub = int(defined.sum())
+        row_of[defined] = np.arange(n_ub)
+        rows = row_of[block_group[b], entry]
+        keep = rows >= 0
+        rate_rows, rate_cols = rows[keep], column[keep]
+        rate_vals = amount[keep] / group_mass[block_group[b[keep]], d[keep]]
+        u_cols = n_x + np.broadcast_to(np.arange(S), (G, S))[defined]
+        A_ub = coo_matrix(
+            (
+                np.concatenate([rate_vals, -np.ones(n_ub), -rate_vals, np.ones(n_ub)]),
+                (
+                    np.concatenate(
+                        [rate_rows, np.arange(n_ub), n_ub + rate_rows, n_ub + np.arange(n_ub)]
+                    ),
+                    np.concatenate([rate_cols, u_cols, rate_cols, u_cols]),
+                ),
+            ),
+            shape=(2 * n_ub, n_x + S),
+        ).tocsr()
+        b_ub = np.full(2 * n_ub, float(tolerance))
+        cost = np.r_[-gain.ravel(), np.zeros(S)]
+        bounds = np.r_[np.tile([[0.0, np.inf]], (n_x, 1)), np.tile([[-np.inf, np.inf]], (S, 1))]
+        result = solve_lp(cost, A_ub, b_ub, A_eq, b_eq, bounds)
+        y_pop = result.eqlin.marginals[B:].reshape(D, K)
+        y_ub = result.ineqlin.marginals
+        spread = np.zeros((G, S))
+        spread[defined] = y_ub[:n_ub] - y_ub[n_ub:]
+        prices = (
+            y_pop[None] / population[None, :, None]
+            + spread.reshape(G, D, K) / group_mass[:, :, None]
+        )
+        offset = -float(tolerance) * float(y_ub.sum())
+        split = result.x[:n_x].clip(0.0).reshape(B, K)
+        return -result.fun, split / split.sum(axis=1, keepdims=True), prices, offset
+
+    def rule(self, solution):
+        """The fitted :class:`FairRule` at ``solution``."""
+        coef, intercept = self.coefficients(solution.prices)
+        mixture = solution.mixture
+        scores = self.row_scores(solution.prices)
+        support = mixture > 1e-12
+        for tie_tolerance in _TIE_TOLERANCES:
+            tied = tie_masks(scores, tie_tolerance)
+            if not (support & ~tied).any():  # the optimum randomises only among tied classes
+                break
+        else:  # pragma: no cover - solver multipliers off by more than 1e-5
+            warnings.warn(
+                "The optimal rule randomises between classes whose scores differ by more "
+                "than 1e-5; the fitted rule may miss the constraint by a small amount.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        several = tied.sum(axis=1) > 1
+        parts = []
+        for g in range(self.n_groups):
+            part = slice(self.starts[g], self.starts[g + 1])
+            rows = np.flatnonzero(several[part]) + self.starts[g]
+            parts.append(self._tie_breaking(g, rows, tied[rows], mixture[rows]))
+        K = self.n_classes
+        return FairRule(
+            coef=coef,
+            intercept=intercept,
+            tie_tolerance=tie_tolerance,
+            tie_groups=np.concatenate([np.full(len(w), g) for g, (w, _, _) in enumerate(parts)]),
+            tie_weights=np.concatenate([w for w, _, _ in parts]),
+            tie_coef=np.concatenate([c for _, c, _ in parts]).reshape(-1, K, K),
+            tie_intercept=np.concatenate([b for _, _, b in parts]).reshape(-1, K),
+        )
+
+    def _tie_breaking(self, g, rows, tied, mixture):
+        """A mixture of tie-breaking rules giving the tied rows of group ``g`` the statistics
+        of ``mixture``: ``(weights, coef, intercept)`` of the rules.
+
+        The statistics the tied rows can reach form a polytope whose vertices are argmax
+        rules of linear scores among the tied classes (scores ``sum_d f_id Y[d, k]``);
+        Wolfe's (1976) minimum-norm-point algorithm finds vertices whose mixture is the
+        target (the optimum's statistics lie in the polytope).
+        """
+        K, D = self.n_classes, self.n_strata
+        if rows.size == 0:
+            return np.zeros(0), np.zeros((0, K, K)), np.zeros((0, K))
+        strata = self.strata[rows]
+        scale = np.where(self.defined[g], self.group_mass[g], 1.0)
+        target = (np.stack([strata[:, d] @ mixture for d in range(D)]) / scale[:, None]).ravel()
+        probabilities = self.probabilities[rows]
+
+        def vertex(coef, intercept):
+            chosen = np.where(
+                tied, linear_scores(probabilities, coef, intercept), -np.inf
+            ).argmax(axis=1)
+            stats = np.stack([np.bincount(chosen, strata[:, d], minlength=K) for d in range(D)])
+            return (stats / scale[:, None]).ravel() - target, (coef, intercept)
+
+        def oracle(direction):  # the vertex minimising <direction, vertex>
+            y = -direction.reshape(D, K) / scale[:, None]
+            if self.constraint == "demographic_parity":
+                return vertex(np.zeros((K, K)), y[0])
+            return vertex(y, np.zeros(K))
+
+        # start from the priority rules "class k first" (then the first tied class)
+        starts = [vertex(np.zeros((K, K)), np.eye(K)[k]) for k in range(K)]
+        weights, rules, distance = min_norm_mixture(oracle, starts, _MIXTURE_TOLERANCE)
+        if distance > 1e-9:
+            warnings.warn(
+                f"The tie-breaking mixture of group {g} misses its target by {distance:.3g}; "
+                "the fitted rule may miss the constraint by that much.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return (
+            weights,
+            np.asarray([coef for coef, _ in rules]),
+            np.asarray([intercept for _, intercept in rules]),
+        )
+
+
+def min_norm_mixture(oracle, starts, tolerance, max_iter=10_000):
+    """Wolfe's (1976) minimum-norm point of a polytope given by a linear oracle.
+
+    ``oracle(direction)`` returns ``(point, payload)`` for a vertex minimising
+    ``<direction, point>``; ``starts`` are ``(point, payload)`` pairs of known vertices.
+    Returns ``(weights, payloads, distance)``: convex weights of vertices whose mixture is the
+    point nearest the origin, and its norm (below ``tolerance`` when the origin is inside).
+    """
+    nearest = min(range(len(starts)), key=lambda j: starts[j][0] @ starts[j][0])
+    points, payloads = [starts[nearest][0]], [starts[nearest][1]]
+    weights = np.ones(1)
+    x = points[0]
+    for _ in range(max_iter):
+        if np.sqrt(x @ x) <= tolerance:
+            break
+        point, payload = oracle(x)
+        if x @ x - x @ point <= 1e-14 * max(1.0, max(p @ p for p in points)):
+            break  # no vertex is nearer the origin's side: x is the nearest point
+        points.append(point)
+        payloads.append(payload)
+        weights = np.r_[weights, 0.0]
+        while True:  # minor cycle: the nearest point of the affine hull, kept convex
+            M = np.asarray(points)
+            m = len(points)
+            system = np.block([[M @ M.T, np.ones((m, 1))], [np.ones((1, m)), np.zeros((1, 1))]])
+            affine = np.linalg.lstsq(system, np.r_[np.zeros(m), 1.0], rcond=None)[0][:m]
+            if (affine > 1e-15).all():
+                weights = affine
+                break
+            falling = (affine <= 1e-15) & (weights - affine > 0)
+            step = np.min(weights[falling] / (weights[falling] - affine[falling]))
+            weights = weights + step * (affine - weights)
+            keep = weights > 1e-15
+            points = [p for p, k in zip(points, keep) if k]
+            payloads = [p for p, k in zip(payloads, keep) if k]
+            weights = weights[keep] / weights[keep].sum()
+        x = weights @ np.asarray(points)
+    return weights, payloads, float(np.sqrt(x @ x))
+
+
+def objective_weights(objective, class_mass):
+    """``o_k``: 1 for accuracy; ``1 / (K' P(Y = k))`` for balanced accuracy (K' classes of
+    positive mass)."""
+    if objective == "accuracy":
+        return np.ones_like(class_mass)
+    present = class_mass > 0
+    return np.where(present, 1.0 / (present.sum() * np.where(present, class_mass, 1.0)), 0.0)
+
+
+def linear_scores(probabilities, coef, intercept):
+    """``p @ coef + intercept`` by an explicit sum over the rows of ``coef``: the same
+    floating-point operations for a row whatever batch it is in."""
+    diagonal = np.diagonal(coef)
+    if not np.any(coef - np.diag(diagonal)):  # shifts of weighted probabilities
+        return probabilities * diagonal + intercept
+    scores = np.broadcast_to(intercept, (probabilities.shape[0], coef.shape[1])).copy()
+    for d in range(coef.shape[0]):
+        if np.any(coef[d]):
+            scores += probabilities[:, d, None] * coef[d]
+    return scores
+
+
+def tie_masks(scores, tie_tolerance):
+    """Classes whose score is within ``tie_tolerance`` of the row's maximum."""
+    return scores >= scores.max(axis=1, keepdims=True) - tie_tolerance
+
+
+def solve_lp(cost, A_ub, b_ub, A_eq, b_eq, bounds):
+    """HiGHS at tight tolerances: interior point (with crossover to a vertex), then dual
+    simplex, without presolve, and at HiGHS's default tolerances when presolve misjudges a
+    feasible program (a constant rule always is)."""
+    attempts = (
+        ("highs-ipm", _LP_OPTIONS),
+        ("highs-ds", _LP_OPTIONS),
+        ("highs-ds", {**_LP_OPTIONS, "presolve": False}),
+        ("highs-ds", {}),
+    )
+    for method, options in attempts:
+        result = linprog(
+            cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
+            method=method, options=options,
+        )
+        if result.status == 0:
+            return result
+    raise RuntimeError(  # pragma: no cover
+        f"The multi-class fairness program failed: {result.message}"
+    )
+
+
+def _mask_codes(masks):
+    """A small integer code per distinct row of a boolean matrix."""
+    if masks.shape[1] <= 63:
+        packed = np.packbits(masks, axis=1, bitorder="little")
+        wide = np.zeros((masks.shape[0], 8), dtype=np.uint8)
+        wide[:, : packed.shape[1]] = packed
+        return wide.view("<u8")[:, 0].astype(np.int64)
+    return np.unique(masks, axis=0, return_inverse=True)[1].ravel()
+
+
+def _same_partition(a, b):
+    """Whether two labelings of the rows define the same partition."""
+    n_a, n_b = int(a.max()) + 1, int(b.max()) + 1
+    if n_a != n_b:
+        return False
+    return np.unique(a.astype(np.int64) * n_b + b).size == n_a
+
+
+def _compact(keys):
+    """Consecutive integer ids of non-negative integer ``keys``, in the keys' order."""
+    present = np.bincount(keys) > 0
+    return (np.cumsum(present) - 1)[keys]

@@ -1,0 +1,445 @@
+"""MulticlassGroupThresholdClassifier: optimality against a brute-force per-row linear program,
+exact constraints in the sense of skfair's U_DP / U_EO, realised decisions, and the
+scikit-learn contract."""
+
+import pickle
+
+import numpy as np
+import pytest
+import sklearn
+from scipy.optimize import linprog
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_predict
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skfair.metrics import demographic_parity_unfairness, equalized_odds_unfairness
+from skfair.postprocessing import MulticlassGroupThresholdClassifier
+
+CONSTRAINTS = ["demographic_parity", "equalized_odds"]
+OBJECTIVES = ["accuracy", "balanced_accuracy"]
+
+
+class ProbabilityColumns(ClassifierMixin, BaseEstimator):
+    """A 'model' whose class probabilities are the first ``n_classes`` columns of X."""
+
+    def __init__(self, n_classes=3):
+        self.n_classes = n_classes
+
+    def fit(self, X, y=None):
+        self.classes_ = np.arange(self.n_classes)
+        return self
+
+    def predict_proba(self, X):
+        return np.asarray(X, dtype=float)[:, : self.n_classes]
+
+    def predict(self, X):
+        return self.predict_proba(X).argmax(axis=1)
+
+
+def on_probabilities(P, groups, sample_weight=None, **params):
+    """The post-processor fitted directly on given probabilities (an id column keeps every row
+    distinct, so that rows draw independently)."""
+    X = np.c_[P, np.arange(len(P))]
+    model = FrozenEstimator(ProbabilityColumns(P.shape[1]).fit(X))
+    clf = MulticlassGroupThresholdClassifier(model, random_state=0, **params)
+    return clf.fit(X, sample_weight=sample_weight, sensitive_features=groups), X
+
+
+def make_probabilities(n, n_classes, n_groups, seed, decimals=None):
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, n_groups, n)
+    groups[:n_groups] = np.arange(n_groups)
+    logits = rng.normal(size=(n, n_classes)) * 1.3 + rng.normal(size=(n_groups, n_classes))[groups]
+    if decimals is not None:  # few distinct probability vectors: ties
+        logits = np.round(logits, decimals)
+    P = np.exp(logits)
+    return P / P.sum(axis=1, keepdims=True), groups
+
+
+def brute_force(P, w, groups, constraint, objective, tolerance):
+    """The per-row linear program, written out densely: max over q_i in the simplex."""
+    n, K = P.shape
+    w = w / w.sum()
+    class_mass = w @ P
+    o = np.ones(K) if objective == "accuracy" else 1.0 / (K * class_mass)
+    strata = [np.ones(n)] if constraint == "demographic_parity" else list(P.T)
+    rows = []
+    for f in strata:
+        for a in np.unique(groups):
+            in_a = groups == a
+            group_mass, population_mass = (w * f * in_a).sum(), (w * f).sum()
+            for k in range(K):
+                row = np.zeros((n, K))
+                row[:, k] = w * f * (in_a / group_mass - 1.0 / population_mass)
+                rows.append(row.ravel())
+    A = np.array(rows)
+    result = linprog(
+        -(w[:, None] * P * o).ravel(),
+        A_ub=np.r_[A, -A],
+        b_ub=np.full(2 * len(A), tolerance),
+        A_eq=np.kron(np.eye(n), np.ones(K)),
+        b_eq=np.ones(n),
+        bounds=(0, 1),
+        method="highs",
+    )
+    assert result.status == 0
+    return -result.fun
+
+
+def expected_unfairness(constraint, P, Q, w, groups):
+    """U_DP / U_EO of the randomised decisions Q, by skfair's metric functions on rows
+    expanded over (true class,) predicted class with their probabilities as weights."""
+    n, K = P.shape
+    labels = np.arange(K)
+    if constraint == "demographic_parity":
+        return demographic_parity_unfairness(
+            None,
+            np.tile(labels, n),
+            sensitive_features=np.repeat(groups, K),
+            sample_weight=(w[:, None] * Q).ravel(),
+            labels=labels,
+        )
+    true = np.broadcast_to(labels[None, :, None], (n, K, K))
+    pred = np.broadcast_to(labels[None, None, :], (n, K, K))
+    weight = w[:, None, None] * P[:, :, None] * Q[:, None, :]
+    return equalized_odds_unfairness(
+        true.ravel(),
+        pred.ravel(),
+        sensitive_features=np.broadcast_to(groups[:, None, None], (n, K, K)).ravel(),
+        sample_weight=weight.ravel(),
+        labels=labels,
+    )
+
+
+def expected_objective(objective, P, Q, w):
+    w = w / w.sum()
+    correct = (w[:, None] * P * Q).sum(axis=0)
+    if objective == "accuracy":
+        return correct.sum()
+    return np.mean(correct / (w @ P))
+
+
+# --------------------------------------------------------------------------------------------
+# optimality and exactness
+
+
+@pytest.mark.parametrize("constraint", CONSTRAINTS)
+@pytest.mark.parametrize("objective", OBJECTIVES)
+@pytest.mark.parametrize("tolerance", [0.0, 0.03, 0.1])
+@pytest.mark.parametrize("seed", range(4))
+def test_matches_a_brute_force_per_row_program(constraint, objective, tolerance, seed):
+    rng = np.random.default_rng(seed)
+    n_classes, n_groups = int(rng.integers(2, 5)), int(rng.integers(2, 4))
+    P, groups = make_probabilities(
+        int(rng.integers(15, 40)), n_classes, n_groups, seed, decimals=0 if seed % 2 else None
+    )
+    w = rng.integers(1, 4, len(P)).astype(float)
+    clf, X = on_probabilities(
+        P, groups, sample_weight=w, constraint=constraint, objective=objective,
+        tolerance=tolerance,
+    )
+    optimum = brute_force(P, w, groups, constraint, objective, tolerance)
+    Q = clf.decision_probability(X, sensitive_features=groups)
+    np.testing.assert_allclose(Q.sum(axis=1), 1.0)
+    assert expected_unfairness(constraint, P, Q, w, groups) <= tolerance + 1e-9
+    assert expected_objective(objective, P, Q, w) >= optimum - 1e-9
+    assert clf.objective_value_ == pytest.approx(expected_objective(objective, P, Q, w), abs=1e-12)
+    assert clf.constraint_gap_ == pytest.approx(
+        expected_unfairness(constraint, P, Q, w, groups), abs=1e-12
+    )
+    assert clf.optimality_gap_ <= 1e-10
+
+
+@pytest.mark.parametrize("constraint", CONSTRAINTS)
+def test_objective_non_decreasing_in_tolerance_and_gap_within_it(constraint):
+    P, groups = make_probabilities(300, 4, 3, 0)
+    values = []
+    for tolerance in [0.0, 0.01, 0.02, 0.05, 0.1, 0.2]:
+        clf, _ = on_probabilities(P, groups, constraint=constraint, tolerance=tolerance)
+        assert clf.constraint_gap_ <= tolerance + 1e-9
+        values.append(clf.objective_value_)
+    assert np.all(np.diff(values) >= -1e-12)
+    assert values[-1] > values[0]
+
+
+@pytest.mark.parametrize("constraint", CONSTRAINTS)
+def test_unconstrained_limit_is_the_argmax(constraint):
+    P, groups = make_probabilities(400, 4, 3, 1)
+    clf, X = on_probabilities(P, groups, constraint=constraint, tolerance=1.0)
+    np.testing.assert_array_equal(clf.predict(X, sensitive_features=groups), P.argmax(axis=1))
+    assert clf.objective_value_ == pytest.approx(P.max(axis=1).mean(), abs=1e-12)
+    balanced, _ = on_probabilities(
+        P, groups, constraint=constraint, objective="balanced_accuracy", tolerance=1.0
+    )
+    expected = (P / P.mean(axis=0)).argmax(axis=1)  # the argmax of p_k / P(Y = k)
+    np.testing.assert_array_equal(balanced.predict(X, sensitive_features=groups), expected)
+
+
+def test_demographic_parity_rule_is_an_argmax_of_shifted_probabilities():
+    P, groups = make_probabilities(500, 3, 2, 2)
+    clf, X = on_probabilities(P, groups)
+    shifted = P - clf.multipliers_[groups]
+    untied = np.sort(shifted, axis=1)[:, -1] - np.sort(shifted, axis=1)[:, -2] > 1e-6
+    predicted = clf.predict(X, sensitive_features=groups)
+    np.testing.assert_array_equal(predicted[untied], shifted[untied].argmax(axis=1))
+    np.testing.assert_allclose(clf.coef_, np.broadcast_to(np.eye(3), (2, 3, 3)))
+    np.testing.assert_allclose(clf.intercept_, -clf.multipliers_)
+
+
+def test_integer_weights_equal_repeated_rows():
+    P, groups = make_probabilities(40, 3, 2, 3, decimals=1)
+    weights = np.random.default_rng(0).integers(1, 4, len(P))
+    for constraint in CONSTRAINTS:
+        weighted, _ = on_probabilities(P, groups, sample_weight=weights, constraint=constraint)
+        repeated, _ = on_probabilities(
+            np.repeat(P, weights, axis=0), np.repeat(groups, weights), constraint=constraint
+        )
+        assert weighted.objective_value_ == pytest.approx(repeated.objective_value_, abs=1e-9)
+        for key in ("selection_rate", "class_rate"):
+            np.testing.assert_allclose(weighted.rates_[key], repeated.rates_[key], atol=1e-8)
+
+
+def test_rates_are_the_groups_expected_shares():
+    P, groups = make_probabilities(200, 3, 2, 4)
+    clf, X = on_probabilities(P, groups, constraint="equalized_odds", tolerance=0.02)
+    Q = clf.decision_probability(X, sensitive_features=groups)
+    for g in range(2):
+        in_g = groups == g
+        np.testing.assert_allclose(clf.rates_["selection_rate"][g], Q[in_g].mean(axis=0))
+        joint = P[in_g].T @ Q[in_g]
+        np.testing.assert_allclose(clf.rates_["class_rate"][g], joint / joint.sum(1, keepdims=True))
+
+
+# --------------------------------------------------------------------------------------------
+# realised decisions
+
+
+@pytest.mark.parametrize("sampling", ["row", "batch"])
+@pytest.mark.parametrize("constraint", CONSTRAINTS)
+def test_realised_decisions_average_to_the_rule_over_seeds(constraint, sampling):
+    # few distinct probability vectors: many rows are tied and randomised
+    P, groups = make_probabilities(600, 3, 3, 5, decimals=0)
+    clf, X = on_probabilities(P, groups, constraint=constraint, sampling=sampling)
+    Q = clf.decision_probability(X, sensitive_features=groups)
+    assert ((Q > 0) & (Q < 1)).any(axis=1).sum() > 20  # the check is about randomised rows
+    counts, unfairness = np.zeros_like(Q), []
+    n_seeds = 200
+    for seed in range(n_seeds):
+        pred = clone(clf).set_params(random_state=seed).fit(X, sensitive_features=groups)
+        decisions = pred.predict(X, sensitive_features=groups)
+        counts[np.arange(len(P)), decisions] += 1
+        if constraint == "demographic_parity":
+            unfairness.append(
+                demographic_parity_unfairness(None, decisions, sensitive_features=groups)
+            )
+    frequencies = counts / n_seeds
+    # per row: within 5 binomial standard deviations
+    assert (np.abs(frequencies - Q) <= 5 * np.sqrt(Q * (1 - Q) / n_seeds) + 1e-12).all()
+    # per group and class: the realised shares average to the expected ones
+    for g in range(3):
+        np.testing.assert_allclose(
+            frequencies[groups == g].mean(axis=0), clf.rates_["selection_rate"][g], atol=0.01
+        )
+    if unfairness:  # each seed's realised U_DP is small, of the order of 1 / sqrt(group size)
+        assert np.mean(unfairness) < 0.05
+
+
+def test_batch_sampling_keeps_each_groups_counts_closer_to_the_expected_ones():
+    P, groups = make_probabilities(600, 3, 3, 5, decimals=0)
+    clf, X = on_probabilities(P, groups, constraint="demographic_parity")
+    Q = clf.decision_probability(X, sensitive_features=groups)
+    expected = np.array([Q[groups == g].sum(axis=0) for g in range(3)])
+    error = {}
+    for sampling in ("row", "batch"):
+        error[sampling] = []
+        for seed in range(50):
+            pred = clone(clf).set_params(sampling=sampling, random_state=seed)
+            decisions = pred.fit(X, sensitive_features=groups).predict(
+                X, sensitive_features=groups
+            )
+            counts = np.array([np.bincount(decisions[groups == g], minlength=3) for g in range(3)])
+            error[sampling].append(np.abs(counts - expected).max())
+    # systematic sampling of the tie-breaking rules: each group's class counts vary less
+    # around the expected ones than with a draw per row
+    assert np.mean(error["batch"]) < 0.75 * np.mean(error["row"])
+
+
+def test_decisions_do_not_depend_on_batching_and_follow_random_state():
+    P, groups = make_probabilities(900, 3, 2, 6, decimals=0)
+    clf, X = on_probabilities(P, groups, constraint="equalized_odds")
+    whole = clf.predict(X, sensitive_features=groups)
+    parts = np.concatenate(
+        [
+            clf.predict(X[i : i + 100], sensitive_features=groups[i : i + 100])
+            for i in range(0, 900, 100)
+        ]
+    )
+    np.testing.assert_array_equal(parts, whole)
+    np.testing.assert_array_equal(clf.predict(X, sensitive_features=groups), whole)
+    other = clone(clf).set_params(random_state=1).fit(X, sensitive_features=groups)
+    assert (other.predict(X, sensitive_features=groups) != whole).any()
+    restored = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(restored.predict(X, sensitive_features=groups), whole)
+
+
+def test_equalized_odds_rule_generalises_to_new_rows():
+    # The rule is a function of the probabilities: rows drawn from the same law get the
+    # fitted rates up to sampling noise, also where whole groups' classes tie.
+    rng = np.random.default_rng(7)
+
+    def draw(n):
+        groups = rng.integers(0, 2, n)
+        logits = rng.normal(size=(n, 3)) * np.where(groups[:, None] == 0, 2.5, 0.8)
+        P = np.exp(logits)
+        return P / P.sum(axis=1, keepdims=True), groups
+
+    P, groups = draw(4000)
+    clf, _ = on_probabilities(P, groups, constraint="equalized_odds")
+    P_new, groups_new = draw(40000)
+    X_new = np.c_[P_new, np.arange(len(P_new))]
+    Q = clf.decision_probability(X_new, sensitive_features=groups_new)
+    before = expected_unfairness("equalized_odds", P_new, np.eye(3)[P_new.argmax(1)],
+                                 np.ones(len(P_new)), groups_new)
+    after = expected_unfairness("equalized_odds", P_new, Q, np.ones(len(P_new)), groups_new)
+    assert before > 0.1
+    assert after < 0.02
+
+
+# --------------------------------------------------------------------------------------------
+# scikit-learn contract
+
+
+@parametrize_with_checks(
+    [MulticlassGroupThresholdClassifier(LogisticRegression(), cv=3, random_state=0)]
+)
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)
+
+
+def make_data(n=900, seed=0):
+    rng = np.random.default_rng(seed)
+    group = rng.integers(0, 2, n)
+    X = np.c_[rng.normal(size=n) + group, rng.normal(size=n)]
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n), [0.0, 1.0])
+    return X, y, group
+
+
+def test_rule_is_chosen_on_out_of_fold_probabilities_and_the_model_refitted():
+    X, y, group = make_data()
+    cv = KFold(3, shuffle=True, random_state=0)
+    clf = MulticlassGroupThresholdClassifier(LogisticRegression(), cv=cv, random_state=0)
+    clf.fit(X, y, sensitive_features=group)
+    oof = cross_val_predict(LogisticRegression(), X, y, cv=cv, method="predict_proba")
+    reference, _ = on_probabilities(oof, group)
+    np.testing.assert_allclose(clf.multipliers_, reference.multipliers_, atol=1e-9)
+    assert clf.objective_value_ == pytest.approx(reference.objective_value_, abs=1e-12)
+    np.testing.assert_allclose(clf.estimator_.coef_, LogisticRegression().fit(X, y).coef_)
+
+
+def test_frozen_model_is_not_refitted_and_needs_no_labels():
+    X, y, group = make_data()
+    fitted = LogisticRegression().fit(X[:450], y[:450])
+    clf = MulticlassGroupThresholdClassifier(FrozenEstimator(fitted), random_state=0)
+    clf.fit(X[450:], sensitive_features=group[450:])  # no y
+    assert clf.estimator_.estimator is fitted
+    reference, _ = on_probabilities(fitted.predict_proba(X[450:]), group[450:])
+    np.testing.assert_allclose(clf.multipliers_, reference.multipliers_, atol=1e-9)
+    with_labels = clone(clf).fit(X[450:], y[450:], sensitive_features=group[450:])
+    np.testing.assert_allclose(with_labels.multipliers_, clf.multipliers_)
+
+
+def test_string_labels_and_a_fold_missing_a_class():
+    X, y, group = make_data()
+    labels = np.array(["low", "mid", "high"])[y]
+    labels[:3] = "rare"  # too few for every training fold to hold it
+    clf = MulticlassGroupThresholdClassifier(LogisticRegression(), cv=KFold(3), random_state=0)
+    clf.fit(X, labels, sensitive_features=group)
+    assert clf.classes_.tolist() == ["high", "low", "mid", "rare"]
+    assert set(clf.predict(X, sensitive_features=group)) <= set(clf.classes_)
+    assert clf.decision_probability(X, sensitive_features=group).shape == (len(y), 4)
+
+
+def test_intersectional_groups_from_two_columns():
+    pd = pytest.importorskip("pandas")
+    X, y, group = make_data(1200)
+    other = np.random.default_rng(1).choice(["a", "b"], len(y))
+    sensitive = pd.DataFrame({"g": group, "h": other})
+    clf = MulticlassGroupThresholdClassifier(LogisticRegression(), random_state=0)
+    clf.fit(X, y, sensitive_features=sensitive)
+    assert clf.groups_ == [(0, "a"), (0, "b"), (1, "a"), (1, "b")]
+    assert clf.multipliers_.shape == (4, 3)
+    assert clf.constraint_gap_ <= 1e-9
+
+
+def test_grid_search_in_sensitive_column_mode_with_a_string_column():
+    pd = pytest.importorskip("pandas")
+    X, y, group = make_data()
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "sex": np.where(group, "f", "m")})
+    search = GridSearchCV(
+        MulticlassGroupThresholdClassifier(
+            LogisticRegression(), sensitive_column="sex", random_state=0
+        ),
+        {"tolerance": [0.0, 0.1, 1.0], "constraint": CONSTRAINTS},
+        cv=3,
+        error_score="raise",
+    ).fit(frame, y)
+    assert search.best_estimator_.n_features_in_ == 3
+    assert search.predict(frame).shape == (len(y),)
+
+
+def test_grid_search_with_metadata_routing():
+    X, y, group = make_data()
+    with sklearn.config_context(enable_metadata_routing=True):
+        clf = (
+            MulticlassGroupThresholdClassifier(
+                LogisticRegression().set_fit_request(sample_weight=True), random_state=0
+            )
+            .set_fit_request(sample_weight=True)
+            .set_score_request(sample_weight=True)
+        )
+        search = GridSearchCV(clf, {"constraint": CONSTRAINTS}, cv=3, error_score="raise")
+        search.fit(X, y, sensitive_features=group, sample_weight=np.ones(len(y)))
+        pred = search.best_estimator_.predict(X, sensitive_features=group)
+    assert pred.shape == (len(y),)
+    weights = np.where(group == 1, 2.0, 1.0)
+    with sklearn.config_context(enable_metadata_routing=True):
+        weighted = clone(clf).fit(X, y, sensitive_features=group, sample_weight=weights)
+    np.testing.assert_allclose(
+        weighted.estimator_.coef_, LogisticRegression().fit(X, y, sample_weight=weights).coef_
+    )
+
+
+def test_clear_errors():
+    X, y, group = make_data()
+    clf = MulticlassGroupThresholdClassifier(LogisticRegression(), random_state=0)
+    with pytest.raises(ValueError, match="requires y"):
+        clf.fit(X, sensitive_features=group)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        clf.fit(X[:-1], y, sensitive_features=group)
+    clf.fit(X, y, sensitive_features=group)
+    with pytest.raises(ValueError, match="pass sensitive_features"):
+        clf.predict(X)
+    with pytest.raises(ValueError, match="not seen at fit"):
+        clf.predict(X, sensitive_features=group + 5)
+    with pytest.raises(ValueError, match="zero total sample weight"):
+        clone(clf).fit(X, y, sample_weight=(group == 0).astype(float), sensitive_features=group)
+    frozen = MulticlassGroupThresholdClassifier(FrozenEstimator(LogisticRegression().fit(X, y)))
+    with pytest.raises(ValueError, match=r"classes \[7\]"):
+        frozen.fit(X, np.where(y == 2, 7, y), sensitive_features=group)
+    assert not hasattr(clf, "predict_proba")
+
+
+def test_dask_fit_is_refused_at_once_and_predict_runs_block_by_block():
+    da = pytest.importorskip("dask.array")
+    X, y, group = make_data()
+    clf = MulticlassGroupThresholdClassifier(LogisticRegression(), random_state=0)
+    with pytest.raises(TypeError, match="fit does not accept dask.*block by block"):
+        clf.fit(da.from_array(X, chunks=300), y, sensitive_features=group)
+    clf.fit(X, y, sensitive_features=group)
+    lazy = clf.decision_probability(da.from_array(X, chunks=300), sensitive_features=group)
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_array_equal(
+        lazy.compute(), clf.decision_probability(X, sensitive_features=group)
+    )
