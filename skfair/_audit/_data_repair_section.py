@@ -45,12 +45,17 @@ def data_repair_section(context):
             X_train, y_train, sensitive_features=s_train
         ).predict(X_test)
         repair = FeatureRepair(handle_unknown="identity", random_state=context.random_state)
+        if hasattr(X_train, "columns"):
+            # Typed columns (float64 repaired, the others in their own dtypes) rather than an
+            # object array boxing every number.
+            repair.set_output(transform="pandas")
         try:
             repaired = repair.fit_transform(X_train, sensitive_features=s_train)
         except ValueError as error:  # e.g. missing values in a numeric column
             notes.append(f"repaired: FeatureRepair could not run: {error}")
         else:
             model = clone(context.model).fit(repaired, y_train)
+            del repaired  # one repaired copy at a time: the evaluation rows' comes next
             predictions["repaired"] = model.predict(
                 repair.transform(X_test, sensitive_features=s_test)
             )

@@ -775,18 +775,25 @@ def stability_section(context):
     ensemble = BootstrapEnsemble(
         clone(context.model), n_estimators=_N_REPLICAS, random_state=context.random_state
     ).fit(context.X_train, context.y_train)
-    member_labels = ensemble.predict_members(context.X_test)
+    member_proba = None
+    if hasattr(ensemble, "predict_proba_members"):
+        # The members' probabilities once: their labels are the classes of the largest (as
+        # predict_members reads them), not a second set of probabilities.
+        member_proba = ensemble.predict_proba_members(context.X_test)
+        member_labels = ensemble.classes_[np.argmax(member_proba, axis=2)]
+    else:
+        member_labels = ensemble.predict_members(context.X_test)
     # (column title, per-sample values, difference metric, its member-output argument)
     measures = [
         (
             "label stability",
             label_stability(member_labels, labels=ensemble.classes_),
-            label_stability_difference,
+            # the classes known: no np.unique over every member's label
+            partial(label_stability_difference, labels=ensemble.classes_),
             member_labels,
         )
     ]
-    if hasattr(ensemble, "predict_proba_members"):
-        member_proba = ensemble.predict_proba_members(context.X_test)
+    if member_proba is not None:
         measures += [
             (
                 "epistemic",

@@ -142,6 +142,38 @@ class _Barycenter:
         fair[starts[:-1] + np.arange(starts.shape[0] - 1)] = self.quantiles[0]  # Q̄(0)
         return fair
 
+    def compact(self):
+        """Keep what :meth:`transform` reads: one step per distinct value of each cell, and the
+        levels where Q̄ changes. Called after :meth:`in_sample` and :meth:`dispersion`.
+
+        A query is located by the first value >= it and the first value > it in its cell;
+        both are the first of a run of tied values (or the end of the cell), so the steps
+        inside a run are never read, and dropping them leaves every output bit for bit the
+        same. Likewise ``Q̄(u) = quantiles[#{levels < u}]`` is unchanged when a level whose
+        crossing leaves Q̄ equal is dropped. A column of k distinct values then holds
+        O(k x n_cells) numbers instead of O(n): integers, rounded or coded columns shrink to
+        their distinct values; a continuous column keeps every training value.
+        """
+        n, n_cells = self.values.shape[0], self.starts.shape[0] - 1
+        counts = np.diff(self.starts)
+        sorted_cells = np.repeat(np.arange(n_cells), counts)
+        first = np.ones(n, dtype=bool)  # first of a run of equal values of a cell
+        np.not_equal(self.values[1:], self.values[:-1], out=first[1:])
+        first[self.starts[:-1][counts > 0]] = True
+        steps = np.zeros(n + n_cells, dtype=bool)
+        steps[np.flatnonzero(first) + sorted_cells[first]] = True
+        steps[self.starts[1:] + np.arange(n_cells)] = True  # the end of each cell: level 1
+        self.values = self.values[first]
+        self.starts = np.concatenate(
+            [[0], np.cumsum(np.bincount(sorted_cells[first], minlength=n_cells))]
+        )
+        self.cumulative, self.fair = self.cumulative[steps], self.fair[steps]
+        if self.keys is not None:
+            self.keys = self.keys[first]
+        changes = self.quantiles[1:] != self.quantiles[:-1]
+        self.levels = self.levels[changes]
+        self.quantiles = np.concatenate([self.quantiles[:1], self.quantiles[1:][changes]])
+
     def barycenter_quantile(self, u):
         """Q̄(u) for levels ``u`` in [0, 1]."""
         return self.quantiles[np.searchsorted(self.levels, u, side="left")]
@@ -533,6 +565,7 @@ class BarycenterRepair(_BaseRepair):
                         draws[fitted_rows], (_TIE_ORDER, column, position)
                     )
                 del barycenter.slot, barycenter.order
+                barycenter.compact()
                 step_maps.append(barycenter)
                 if keep and positive is not None and not positive[rows].all():
                     # Zero-weight rows are not in the map; they follow the transform path.

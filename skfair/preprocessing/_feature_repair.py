@@ -226,7 +226,8 @@ class FeatureRepair(BarycenterRepair):
         -------
         X_repaired : ndarray of shape (n_samples, n_features_out)
             The columns of ``X`` without the sensitive ones; float64 unless categorical
-            columns are passed through.
+            columns are passed through (an object array then; ``set_output(transform="pandas")``
+            gives a DataFrame that keeps their dtypes, without boxing the numbers).
         """
         check_in_memory("FeatureRepair.fit_transform", X, sensitive_features, hint=_ON_DASK)
         repaired = self._fit(X, y, sensitive_features, sample_weight, in_sample=True)

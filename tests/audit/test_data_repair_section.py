@@ -87,3 +87,44 @@ def test_section_needs_the_training_data():
     context = make_context(n=200)
     context.X_train = None
     assert "needs its training data" in section_body_text(data_repair_section(context))
+
+
+def test_section_on_a_dataframe_gives_the_numbers_of_the_object_array():
+    """The csv audit's training rows are a typed DataFrame; the section repairs them into a
+    typed DataFrame (no object array) and reports what the object-array path reports."""
+    from skfair._audit._context import plain_model
+
+    rng = np.random.default_rng(3)
+    n = 4000
+    sex = rng.choice(["F", "M"], n, p=[0.4, 0.6])
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "hours": np.round(rng.gamma(4, 10, n), 1),
+            "city": rng.choice(["a", "b", "c"], n),
+            "sex": sex,
+        }
+    )
+    y = (frame.hours.to_numpy() / 40 + 0.5 * (sex == "M") + rng.normal(size=n) > 1.2).astype(int)
+
+    def context(X):
+        train, test = slice(0, 3000), slice(3000, None)
+        take = (lambda rows: X.iloc[rows]) if hasattr(X, "iloc") else (lambda rows: X[rows])
+        model = plain_model([2, 3], [0, 1]).fit(take(train), y[train])
+        return AuditContext(
+            model=model,
+            X_test=take(test),
+            y_test=y[test],
+            y_pred=model.predict(take(test)),
+            y_score=None,
+            sensitive={"sex": sex[test]},
+            X_train=take(train),
+            y_train=y[train],
+            sensitive_train={"sex": sex[train]},
+            feature_names=list(frame.columns),
+        )
+
+    typed = section_body_text(data_repair_section(context(frame)))
+    boxed = section_body_text(data_repair_section(context(frame.to_numpy(dtype=object))))
+    assert typed == boxed
+    assert "could not run" not in typed

@@ -102,3 +102,27 @@ def test_an_evaluation_gap_far_above_the_bound_names_the_smallest_group():
     note = next(note for note in section.notes if note.startswith("sex: "))
     assert evaluation_gap > model.constraint_gap_ + TRAINING_EPS
     assert "smallest: X, 4 positive training rows" in note
+
+
+@pytest.mark.parametrize("n_categories", [3, 60])  # dense and sparse stacked features
+def test_plain_model_float32_indicators_fit_the_float64_model(n_categories):
+    """The plain model's one-hot indicators are float32 to halve their memory; the model it
+    fits is bit for bit the one fitted on float64 indicators."""
+    from sklearn.base import clone
+
+    from skfair._audit._context import plain_model
+
+    rng = np.random.default_rng(0)
+    n = 3000
+    X = np.empty((n, 3), dtype=object)
+    X[:, 0] = rng.choice([f"c{k}" for k in range(n_categories)], n)
+    X[:, 1] = rng.normal(size=n)
+    X[:, 2] = rng.integers(0, 50, n)
+    y = (X[:, 1].astype(float) + rng.normal(size=n) > 0).astype(int)
+    model = plain_model([0], [1, 2])
+    reference = clone(model).set_params(columntransformer__onehotencoder__dtype=np.float64)
+    model.fit(X, y)
+    reference.fit(X, y)
+    assert model[0].named_transformers_["onehotencoder"].dtype == np.float32
+    np.testing.assert_array_equal(model[-1].coef_, reference[-1].coef_)
+    np.testing.assert_array_equal(model.predict_proba(X), reference.predict_proba(X))

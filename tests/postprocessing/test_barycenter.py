@@ -695,3 +695,59 @@ def test_dispersion_at_extreme_magnitudes_is_scale_equivariant():
     assert huge.w2_dispersion_[0] == np.inf
     out = huge.transform(1e200 * (unit + codes)[:, None], sensitive_features=codes)
     assert np.isfinite(out).all()
+
+
+# --------------------------------------------------------------------------------------------
+# compact maps: one step per distinct value, outputs unchanged
+
+
+@pytest.mark.parametrize("n_groups", [3, 40])  # few cells (loop) and many (integer keys)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("method", ["barycenter", "median"])
+@pytest.mark.parametrize("amount", [1.0, [0.6, 1.0]])
+def test_compact_maps_give_the_same_outputs(monkeypatch, n_groups, weighted, method, amount):
+    """Maps keeping only the distinct values of each cell repair every row exactly as the maps
+    keeping every training value (the oracle: the same fit with the compaction disabled), in
+    and out of sample, on columns with heavy ties, few ties and none."""
+    from skfair.preprocessing import FeatureRepair
+
+    rng = np.random.default_rng(n_groups)
+    n = 3000
+    X = np.column_stack(
+        [
+            rng.integers(0, 6, n),  # 6 distinct values: every cell is mostly ties
+            np.round(rng.gamma(4, 10, n), 1),  # some ties
+            rng.normal(size=n),  # none
+        ]
+    ).astype(float)
+    groups = np.column_stack([rng.integers(0, n_groups, n), rng.integers(0, 2, n)])
+    weights = rng.random(n) + 0.5 if weighted else None
+    queries = np.vstack([X[rng.integers(0, n, 500)], rng.normal(20, 20, (500, 3))])
+    query_groups = groups[rng.integers(0, n, 1000)]
+    attributes = groups if np.ndim(amount) else groups[:, 0]
+    query_attributes = query_groups if np.ndim(amount) else query_groups[:, 0]
+
+    def fit(compact):
+        if not compact:
+            monkeypatch.setattr(barycenter_module._Barycenter, "compact", lambda self: None)
+        repair = FeatureRepair(amount, method=method, random_state=0)
+        in_sample = repair.fit_transform(X, sensitive_features=attributes, sample_weight=weights)
+        monkeypatch.undo()
+        out = repair.transform(queries, sensitive_features=query_attributes)
+        return repair, in_sample, out
+
+    compact, compact_in, compact_out = fit(True)
+    full, full_in, full_out = fit(False)
+    np.testing.assert_array_equal(compact_in, full_in)
+    np.testing.assert_array_equal(compact_out, full_out)
+    if method == "barycenter":
+        np.testing.assert_array_equal(compact.w2_dispersion_, full.w2_dispersion_)
+    # The tied column's maps (first step: the original values) hold its distinct values per
+    # cell, not its rows.
+    tied_map, full_map = compact._maps[0][0][0], full._maps[0][0][0]
+    n_cells = tied_map.starts.shape[0] - 1
+    assert tied_map.values.shape[0] <= 6 * n_cells < full_map.values.shape[0]
+    assert (
+        tied_map.fair.shape[0] == tied_map.cumulative.shape[0] == tied_map.values.shape[0] + n_cells
+    )
+    assert tied_map.levels.shape[0] < full_map.levels.shape[0]
