@@ -3,7 +3,7 @@
 import re
 
 import numpy as np
-import pytest
+import pandas as pd
 from sklearn.linear_model import LogisticRegression
 
 from skfair._audit import AuditContext
@@ -11,8 +11,6 @@ from skfair._audit._data_repair_section import data_repair_section
 from skfair._audit._sections import SECTIONS
 from skfair._audit._text import section_body_text
 from skfair.metrics import statistical_parity_difference
-
-pd = pytest.importorskip("pandas")
 
 
 def table(text):

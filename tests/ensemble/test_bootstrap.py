@@ -266,7 +266,7 @@ def test_estimator_without_predict_proba_votes():
 
 
 def test_dataframe_reaches_a_pipeline_with_named_columns():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     from sklearn.compose import make_column_transformer
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder

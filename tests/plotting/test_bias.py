@@ -1,9 +1,9 @@
 """Smoke tests of BiasExplanationDisplay (matplotlib Agg backend)."""
 
+import matplotlib
 import numpy as np
 import pytest
 
-matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
 from skfair.explain import BiasExplainer  # noqa: E402

@@ -1,7 +1,7 @@
+import matplotlib
 import numpy as np
 import pytest
 
-matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402

@@ -1,10 +1,10 @@
 """ReductionTradeoffDisplay: the plotted points are the fits' accuracy and disparity, checked
 against skfair's metric functions on the fits' own predictions."""
 
+import matplotlib
 import numpy as np
 import pytest
 
-matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from sklearn.linear_model import LinearRegression, LogisticRegression  # noqa: E402

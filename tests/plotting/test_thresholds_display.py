@@ -1,7 +1,7 @@
+import matplotlib
 import numpy as np
 import pytest
 
-matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402

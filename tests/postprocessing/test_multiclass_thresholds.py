@@ -362,7 +362,7 @@ def test_string_labels_and_a_fold_missing_a_class():
 
 
 def test_intersectional_groups_from_two_columns():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     X, y, group = make_data(1200)
     other = np.random.default_rng(1).choice(["a", "b"], len(y))
     sensitive = pd.DataFrame({"g": group, "h": other})
@@ -374,7 +374,7 @@ def test_intersectional_groups_from_two_columns():
 
 
 def test_grid_search_in_sensitive_column_mode_with_a_string_column():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     X, y, group = make_data()
     frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "sex": np.where(group, "f", "m")})
     search = GridSearchCV(
@@ -432,7 +432,7 @@ def test_clear_errors():
 
 
 def test_dask_fit_is_refused_at_once_and_predict_runs_block_by_block():
-    da = pytest.importorskip("dask.array")
+    import dask.array as da
     X, y, group = make_data()
     clf = MulticlassGroupThresholdClassifier(LogisticRegression(), random_state=0)
     with pytest.raises(TypeError, match="fit does not accept dask.*block by block"):

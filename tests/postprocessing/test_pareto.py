@@ -105,7 +105,7 @@ def test_front_in_sensitive_column_mode_and_errors():
 
 
 def test_dask_input_is_refused_at_once():
-    da = pytest.importorskip("dask.array")
+    import dask.array as da
     X, y, group = binary_data()
     clf = GroupThresholdClassifier(LogisticRegression(), random_state=0)
     clf.fit(X, y, sensitive_features=group)

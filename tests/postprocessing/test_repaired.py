@@ -194,7 +194,7 @@ def test_repair_receives_targets_and_weights():
 
 
 def test_grid_search_in_sensitive_column_mode_with_string_column():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     X, y, group = make_data()
     frame = pd.DataFrame({"x1": X[:, 0], "x2": X[:, 1], "sex": np.where(group == 1, "M", "F")})
     clf = RepairedClassifier(

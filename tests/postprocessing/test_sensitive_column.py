@@ -1,12 +1,11 @@
 """The repair transformers read the sensitive attribute from a column of their input."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.pipeline import make_pipeline
 
 from skfair.postprocessing import BarycenterRepair, MADDRepair
-
-pd = pytest.importorskip("pandas")
 
 
 @pytest.fixture(scope="module")

@@ -247,7 +247,6 @@ def test_without_sensitive_features_one_optimal_threshold():
 # --------------------------------------------------------------------------------------------
 # properties (hypothesis)
 
-hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -375,7 +374,7 @@ def test_tied_scores_of_different_rows_get_independent_draws():
         rate, n_g = predicted[groups == g].mean(), (groups == g).sum()
         assert abs(rate - clf.rates_["selection_rate"][g]) < 4 * np.sqrt(0.25 / n_g)
     # The same rows in a DataFrame: keyed by pandas' row hash, also batch-independent.
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     frame = pd.DataFrame(X, columns=["score", "noise"])
     clf_frame = clone(clf).fit(frame, y, sensitive_features=groups)
     whole = clf_frame.predict(frame, sensitive_features=groups)
@@ -455,7 +454,7 @@ def test_string_labels_and_pos_label():
 
 
 def test_intersectional_groups_from_two_columns():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     X, y, group = make_data(1200)
     other = np.random.default_rng(1).choice(["a", "b"], len(y))
     sensitive = pd.DataFrame({"g": group, "h": other})
@@ -469,7 +468,7 @@ def test_intersectional_groups_from_two_columns():
 
 
 def test_grid_search_in_sensitive_column_mode_with_a_string_column():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     X, y, group = make_data()
     frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "sex": np.where(group, "f", "m")})
     search = GridSearchCV(

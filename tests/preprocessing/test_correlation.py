@@ -2,6 +2,7 @@
 one-hot group indicators), as a transformer in pipelines and column transformers."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import sklearn
 from sklearn.compose import make_column_transformer
@@ -11,8 +12,6 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skfair.preprocessing import CorrelationRemover
-
-pd = pytest.importorskip("pandas")
 
 
 def least_squares(X, groups, alpha=1.0):
@@ -134,7 +133,7 @@ def test_grid_search_with_sensitive_column_and_with_routing():
 
 
 def test_dask_fit_is_refused_and_transform_is_exact():
-    da = pytest.importorskip("dask.array")
+    import dask.array as da
     X, groups = make_data(n=300)
     with pytest.raises(TypeError, match="in-memory sample"):
         CorrelationRemover().fit(da.from_array(X), sensitive_features=groups)

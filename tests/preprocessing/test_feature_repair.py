@@ -5,6 +5,7 @@ quantile oracle and are the score repair's own."""
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 import sklearn
 from hypothesis import given, settings
@@ -19,7 +20,6 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from skfair.postprocessing import BarycenterRepair
 from skfair.preprocessing import FeatureRepair
 
-pd = pytest.importorskip("pandas")
 METHODS = pytest.mark.parametrize("method", ["barycenter", "median"])
 
 
@@ -280,7 +280,7 @@ def test_transform_repeats_and_unknown_groups_follow_handle_unknown():
 
 
 def test_dask_fit_is_refused_and_transform_is_exact():
-    da = pytest.importorskip("dask.array")
+    import dask.array as da
     X, groups = make_data(3000)  # the integer column hits atoms: row-keyed draws
     with pytest.raises(TypeError, match="in-memory sample"):
         FeatureRepair().fit(da.from_array(X), sensitive_features=groups)

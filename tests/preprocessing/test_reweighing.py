@@ -3,6 +3,7 @@ a scikit-learn citizen; the weighted (or resampled) data must make groups and la
 independent."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import sklearn
 from hypothesis import given, settings
@@ -16,8 +17,6 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skfair.preprocessing import ReweighingClassifier, reweighing_weights
 from skfair.preprocessing._reweighing import _systematic_resample
-
-pd = pytest.importorskip("pandas")
 
 
 def closed_form(y, groups, weights):
@@ -104,8 +103,8 @@ def test_bad_input_is_refused_clearly():
 
 
 def test_dask_weights_are_the_in_memory_weights():
-    dd = pytest.importorskip("dask.dataframe")
-    da = pytest.importorskip("dask.array")
+    import dask.array as da
+    import dask.dataframe as dd
     rng = np.random.default_rng(2)
     frame = pd.DataFrame(
         {
@@ -293,7 +292,7 @@ def test_grid_search_with_sensitive_column_and_with_routing():
 
 
 def test_dask_input_is_refused_at_once_naming_the_alternative():
-    da = pytest.importorskip("dask.array")
+    import dask.array as da
     X, y, group = make_data(n=100)
     with pytest.raises(TypeError, match="reweighing_weights"):
         ReweighingClassifier(LogisticRegression()).fit(
