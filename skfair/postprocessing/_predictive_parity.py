@@ -92,18 +92,19 @@ def _point(curve, p):
     return fp0 + lam * dfp, tp0 + lam * dtp, gain0 + lam * (curve.gain[k] - gain0)
 
 
-def _choice(curve, c, tolerance):
+def _choice(curve, c, tolerance, tie):
     """The precision each window ``[c, c + tolerance]`` picks and its gain (NaN: nobody).
 
     The window is widened by ``_SLACK`` on both sides, so that a breakpoint ``q - tolerance``
-    still admits ``q`` after rounding.
+    still admits ``q`` after rounding. A gain of at most ``tie`` counts as none: selecting
+    rows that gain nothing is not worth it, whatever the rounding of the weights' sums.
     """
     low = np.maximum(c - _SLACK, curve.precision[-1])
     high = np.minimum(c + tolerance + _SLACK, curve.precision[0])
     empty = low > high
     chosen = np.clip(curve.best, low, np.where(empty, low, high))
     gain = _point(curve, chosen)[2]
-    nobody = empty | (gain <= 0)
+    nobody = empty | (gain <= tie)
     return chosen, np.where(nobody, np.nan, gain)
 
 
@@ -138,19 +139,22 @@ def solve_predictive_parity(geometries, alpha, beta, tolerance):
             breaks += [curve.best, curve.best - tolerance]
 
     candidates = np.unique(np.clip(breaks, 0.0, c_max))
+    # Gains that differ by less than this are ties, broken alike however the weights are
+    # written (integer weights or repeated rows round their sums differently).
+    tie = _SLACK * sum(alpha * geo.positive + beta * geo.negative for geo in geometries)
 
     total = np.zeros(candidates.size)
     for curve, positive_only, geo in zip(curves, all_positive, geometries):
         if curve is not None:
-            total += np.nan_to_num(_choice(curve, candidates, tolerance)[1])
+            total += np.nan_to_num(_choice(curve, candidates, tolerance, tie)[1])
         elif positive_only and alpha > 0:
             total += np.where(candidates + tolerance + _SLACK >= 1.0, alpha * geo.positive, 0.0)
-    c = candidates[np.argmax(total)]
+    c = candidates[np.flatnonzero(total >= total.max() - tie)[0]]
 
     fpr, tpr = np.zeros(len(geometries)), np.zeros(len(geometries))
     for g, (curve, positive_only, geo) in enumerate(zip(curves, all_positive, geometries)):
         if curve is not None:
-            chosen, gain = _choice(curve, np.array([c]), tolerance)
+            chosen, gain = _choice(curve, np.array([c]), tolerance, tie)
             if not np.isnan(gain[0]):
                 fp, tp, _ = _point(curve, chosen)
                 fpr[g], tpr[g] = fp[0] / geo.negative, tp[0] / geo.positive

@@ -322,6 +322,24 @@ def test_integer_weights_equal_repeated_rows(problem, constraint, data):
         np.testing.assert_allclose(values, repeated.rates_[name], atol=1e-9, err_msg=name)
 
 
+def test_predictive_parity_breaks_a_tie_alike_for_weights_and_repeated_rows():
+    # Found by the property above: one group, selecting the two top rows (one positive, one
+    # negative, weight 1 each) gains exactly nothing under accuracy; the weighted sums rounded
+    # that gain to a hair above 0 and selected them, the repeated rows did not.
+    scores = np.r_[np.arange(26) / 1000, 1.026, 0.027, 0.028, 0.029, 1.030]
+    y = (np.arange(31) == 26).astype(int)
+    groups = np.zeros(31, dtype=int)
+    weights = np.ones(31, dtype=int)
+    weights[[21, 22, 28]], weights[29] = 2, 3
+    weighted, _ = on_scores(
+        scores, y, groups, weights.astype(float), constraint="predictive_parity"
+    )
+    rows = np.repeat(np.arange(31), weights)
+    repeated, _ = on_scores(scores[rows], y[rows], groups[rows], constraint="predictive_parity")
+    for fitted in (weighted, repeated):
+        np.testing.assert_array_equal(fitted.rates_["selection_rate"], [0.0])
+
+
 # --------------------------------------------------------------------------------------------
 # randomised decisions
 
@@ -375,6 +393,7 @@ def test_tied_scores_of_different_rows_get_independent_draws():
         assert abs(rate - clf.rates_["selection_rate"][g]) < 4 * np.sqrt(0.25 / n_g)
     # The same rows in a DataFrame: keyed by pandas' row hash, also batch-independent.
     import pandas as pd
+
     frame = pd.DataFrame(X, columns=["score", "noise"])
     clf_frame = clone(clf).fit(frame, y, sensitive_features=groups)
     whole = clf_frame.predict(frame, sensitive_features=groups)
@@ -455,6 +474,7 @@ def test_string_labels_and_pos_label():
 
 def test_intersectional_groups_from_two_columns():
     import pandas as pd
+
     X, y, group = make_data(1200)
     other = np.random.default_rng(1).choice(["a", "b"], len(y))
     sensitive = pd.DataFrame({"g": group, "h": other})
@@ -469,6 +489,7 @@ def test_intersectional_groups_from_two_columns():
 
 def test_grid_search_in_sensitive_column_mode_with_a_string_column():
     import pandas as pd
+
     X, y, group = make_data()
     frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "sex": np.where(group, "f", "m")})
     search = GridSearchCV(
