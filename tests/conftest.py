@@ -1,7 +1,17 @@
-"""Data generators shared by several test modules."""
+"""Data generators shared by several test modules, and the hypothesis profiles."""
+
+import os
 
 import numpy as np
 import pytest
+from hypothesis import settings
+
+# The test command gives the same result on every run: hypothesis draws its examples from a
+# fixed seed ("repeatable"). HYPOTHESIS_PROFILE=explore draws new examples on each run, to
+# look for failures the fixed draws miss.
+settings.register_profile("repeatable", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 def _write_loans_csv(path, *, n=600, seed=0, income_gap=5.0):
