@@ -1,8 +1,7 @@
 """Dask fixtures: the synchronous scheduler for unit tests, one LocalCluster per session."""
 
+import dask
 import pytest
-
-dask = pytest.importorskip("dask", reason="dask is in the test extra")
 
 
 @pytest.fixture(autouse=True)
