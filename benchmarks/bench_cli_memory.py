@@ -48,8 +48,8 @@ READ = (
     """
 import sys
 try:
-    from skfair._csv import read_csv_file
-except ImportError:  # before skfair._csv: the parser of the bundled data
+    from skfair.datasets._csv import read_csv_file
+except ImportError:  # before skfair.datasets._csv: the parser of the bundled data
     from skfair.datasets._base import parse_csv
 
     def read_csv_file(path):

@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
 from sklearn.frozen import FrozenEstimator  # noqa: E402
 
-from skfair._compat import threadpool_limits  # noqa: E402
+from skfair._utils._compat import threadpool_limits  # noqa: E402
 from skfair.postprocessing import GroupThresholdClassifier  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"

@@ -22,6 +22,6 @@ plotting
 
 __version__ = "0.1.0.dev0"
 
-from skfair._name_clash import warn_about_other_providers as _warn_about_other_providers
+from skfair._utils._name_clash import warn_about_other_providers as _warn_about_other_providers
 
 _warn_about_other_providers(__path__[0])

@@ -246,7 +246,7 @@ def _check_matplotlib():
     try:
         import matplotlib  # noqa: F401
     except ImportError as exc:
-        from skfair._compat import install_hint
+        from skfair._utils._compat import install_hint
 
         raise ImportError(f"--html draws figures with matplotlib: {install_hint('plot')}.") from exc
 

@@ -16,12 +16,12 @@ import numpy as np
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from skfair._compat import validate_data
 from skfair._dask import align, map_row_blocks, reduce_blocks, refuse
 from skfair._dask._columns import as_numpy
-from skfair._frames import as_supported_frame, refuse_dask
-from skfair._groups import rows_from, split_sensitive_column
 from skfair._stats._table import DistinctRows
+from skfair._utils._compat import validate_data
+from skfair._utils._frames import as_supported_frame, refuse_dask
+from skfair._utils._groups import rows_from, split_sensitive_column
 
 
 def _model_allows_nan(model):
@@ -45,7 +45,7 @@ def check_meta_input(meta, X, model, *, reset):
     model accepts NaN. The number of columns is recorded and checked in both cases.
 
     Dataframes of other libraries (polars, pyarrow, a polars LazyFrame, which is collected)
-    become pandas first (:func:`skfair._frames.as_supported_frame`), so that their column
+    become pandas first (:func:`skfair._utils._frames.as_supported_frame`), so that their column
     names serve ``sensitive_column`` and ``feature_names_in_`` as a pandas DataFrame's do.
 
     Returns X, validated.

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import skfair._csv
-from skfair._csv import read_csv_file, read_csv_table
+import skfair.datasets._csv
+from skfair.datasets._csv import read_csv_file, read_csv_table
 
 
 def frame(n=500, seed=0):
@@ -27,7 +27,7 @@ def frame(n=500, seed=0):
 def test_columns_are_typed_as_pandas_reads_them(tmp_path, monkeypatch, chunk, hint):
     # small chunks: a column turns to text after chunks of integers (read again as text), and
     # the buffers grow past the size estimated from the first chunk
-    monkeypatch.setattr(skfair._csv, "_CHUNK_RECORDS", chunk)
+    monkeypatch.setattr(skfair.datasets._csv, "_CHUNK_RECORDS", chunk)
     data = frame()
     data.loc[[3, 250], "share"] = np.nan  # empty fields
     data.loc[400, "late"] = "x"  # text late in the file

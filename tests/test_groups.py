@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skfair._base import resolve_sensitive
-from skfair._groups import (
+from skfair._utils._groups import (
     check_n_groups,
     factorize_groups,
     privileged_mask,

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import skfair
-from skfair._name_clash import other_providers
+from skfair._utils._name_clash import other_providers
 
 CHECKOUT = str(Path(skfair.__file__).resolve().parents[1])
 
@@ -58,7 +58,7 @@ def test_a_copy_without_any_record_is_still_reported(tmp_path):
 def run_import(pythonpath):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(pythonpath))
     return subprocess.run(
-        [sys.executable, "-W", "always", "-c", "import skfair, skfair.metrics, skfair._groups"],
+        [sys.executable, "-W", "always", "-c", "import skfair, skfair.metrics, skfair._utils"],
         env=env,
         capture_output=True,
         text=True,

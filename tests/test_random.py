@@ -8,7 +8,7 @@ import pytest
 from scipy import sparse
 from scipy.stats import kstest
 
-from skfair._random import (
+from skfair._utils._random import (
     RowRandom,
     batch_offset,
     draw_choices,

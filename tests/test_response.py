@@ -7,7 +7,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.model_selection import cross_val_predict
 from sklearn.svm import LinearSVC
 
-from skfair._response import (
+from skfair._utils._response import (
     ScoreReader,
     auto_threshold,
     get_response_values,

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from scipy import sparse
 
-from skfair._rows import row_codes
+from skfair._utils._rows import row_codes
 
 
 def _same_rows_by_brute_force(rows):
@@ -66,7 +66,7 @@ def _without_pandas(monkeypatch):
 
 @pytest.mark.parametrize("pandas_installed", [True, False])
 def test_column_codes_follow_the_order_of_values_without_pandas(monkeypatch, pandas_installed):
-    from skfair._rows import column_codes
+    from skfair._utils._rows import column_codes
 
     if not pandas_installed:
         _without_pandas(monkeypatch)

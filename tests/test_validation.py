@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skfair._validation import check_label_pair, check_label_values, check_labels
+from skfair._utils._validation import check_label_pair, check_label_values, check_labels
 from skfair.metrics import accuracy_difference, group_summary, label_stability
 
 Y = np.array([0, 1, 0, 1, 1, 0, 1, 0])
@@ -69,8 +69,8 @@ def test_object_dtype_booleans_are_binary_labels():
 
 
 def test_one_weight_check_makes_the_scale_irrelevant():
-    from skfair._groups import factorize_groups
-    from skfair._validation import check_group_weights, check_weights
+    from skfair._utils._groups import factorize_groups
+    from skfair._utils._validation import check_group_weights, check_weights
 
     # equal positive weights are no weights, at any scale
     for scale in (1e-300, 1.0, 3.0, 1e308):

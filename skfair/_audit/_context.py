@@ -21,10 +21,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from skfair._audit._csv import feature_rows
-from skfair._csv import read_csv_file
-from skfair._groups import factorize_groups
-from skfair._response import DECISION_METHODS, ScoreReader
+from skfair._utils._groups import factorize_groups
+from skfair._utils._response import DECISION_METHODS, ScoreReader
 from skfair.datasets import load_adult
+from skfair.datasets._csv import read_csv_file
 
 
 @dataclass
@@ -538,7 +538,7 @@ def _model_input(model, columns, feature_names):
     try:
         import pandas as pd
     except ImportError as exc:
-        from skfair._compat import install_hint
+        from skfair._utils._compat import install_hint
 
         raise ImportError(
             "The model was fitted on a pandas DataFrame, so the audit needs pandas to pass it "
@@ -560,7 +560,7 @@ def _check_classes(model, positive_label):
 def _predict(model, X, *, positive_label):
     """0/1 predictions (1 = ``positive_label``), the score of that class, and why not.
 
-    The score is read by :class:`~skfair._response.ScoreReader` (``predict_proba``, else
+    The score is read by :class:`~skfair._utils._response.ScoreReader` (``predict_proba``, else
     ``decision_function``, with scikit-learn's rules); it is None, with the reason as the
     third value, when the model gives no score of the favourable class (no such method, a
     multi-class ``decision_function``, scores that are not finite numbers).
@@ -587,7 +587,7 @@ def _describe_scores(description, no_scores):
 
 
 def score_reader(model, positive_label):
-    """The :class:`~skfair._response.ScoreReader` of the favourable class's score.
+    """The :class:`~skfair._utils._response.ScoreReader` of the favourable class's score.
 
     ``positive_label`` is matched to the model's classes as text when the types differ (csv
     labels are text). Raises ValueError when the model gives no such score (no classes, no

@@ -1,6 +1,6 @@
 """The features of the audit's csv file, in the form the plain model is trained on.
 
-The file is read by :mod:`skfair._csv` into typed columns (int64, float64, or objects with
+The file is read by :mod:`skfair.datasets._csv` into typed columns (int64, float64, or objects with
 equal strings shared). :func:`feature_rows` takes rows of them without turning numbers into
 Python objects when pandas is installed: a DataFrame keeps 8 bytes a value, where a 2-D object
 array (the form without pandas, an optional extra) holds a pointer and a boxed number for

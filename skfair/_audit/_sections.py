@@ -25,8 +25,9 @@ from skfair._audit._data_repair_section import data_repair_section
 from skfair._audit._report import Figure, GroupSizes, Interval, IntRange, Section, Table
 from skfair._audit._summary import CI, N_BOOT, compared_columns, group_text, summary_section
 from skfair._audit._training_section import training_section
-from skfair._groups import factorize_groups
-from skfair._response import auto_threshold
+from skfair._utils._groups import factorize_groups
+from skfair._utils._random import check_generator
+from skfair._utils._response import auto_threshold
 from skfair.ensemble import BootstrapEnsemble
 from skfair.metrics import (
     MetricTable,
@@ -395,7 +396,7 @@ def _alternating_halves(cells, random_state):
     The rows of each cell take turns in random order, so both halves hold every cell of two
     rows or more, in about equal parts.
     """
-    rng = np.random.default_rng(random_state)
+    rng = check_generator(random_state)
     order = np.lexsort((rng.random(cells.size), cells))
     starts = np.searchsorted(cells[order], cells[order], side="left")
     half = np.empty(cells.size, dtype=bool)
@@ -649,7 +650,7 @@ def bias_sources_section(context):
         groups = factorize_groups(values)
         counts = groups.counts()
         reference, other, why = _bias_source_pair(context, name, groups)
-        rng = np.random.default_rng(context.random_state)
+        rng = check_generator(context.random_state)
         sampled = {
             g: rng.choice(
                 np.flatnonzero(groups.codes == g), min(counts[g], _BIAS_SOURCE_ROWS), replace=False
@@ -886,7 +887,7 @@ def hfm_section(context):
     n = X.shape[0]
     rows = np.arange(n)
     if n > _HFM_ROWS:
-        rng = np.random.default_rng(context.random_state)
+        rng = check_generator(context.random_state)
         rows = np.sort(rng.choice(n, size=_HFM_ROWS, replace=False))
     sensitive = {name: np.asarray(values)[rows] for name, values in context.sensitive.items()}
     if all(factorize_groups(values).counts().size < 2 for values in sensitive.values()):

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import clone
 
 from skfair._audit._report import Section, Table
+from skfair._utils._random import check_generator
 from skfair.metrics import equalized_odds_difference, statistical_parity_difference
 
 # The constraint and bound the model is retrained under.
@@ -35,7 +36,7 @@ def training_section(context):
         )
     from skfair.reductions import ExponentiatedGradient
 
-    rng = np.random.default_rng(context.random_state)
+    rng = check_generator(context.random_state)
     n_train = len(context.y_train)
     rows = np.sort(rng.choice(n_train, size=min(n_train, _TRAINING_ROWS), replace=False))
     X_train = _take(context.X_train, rows)

@@ -5,8 +5,8 @@ of dask collections, merges the results in a tree on the workers, and hands the 
 statistic to its formula (:func:`reduce_blocks`); it maps a fitted object over row blocks
 lazily (:func:`map_row_blocks`). Public functions say what they do with dask input through
 :func:`dask_dispatch` and a plan (:func:`table_plan`, :func:`refuse`, or their own). It imports
-only :mod:`skfair._stats`, :mod:`skfair._groups`, :mod:`skfair._validation` (and
-:mod:`skfair._frames` through them): nothing of the layers above.
+only :mod:`skfair._stats`, :mod:`skfair._utils._groups`, :mod:`skfair._utils._validation` (and
+:mod:`skfair._utils._frames` through them): nothing of the layers above.
 
 Nothing here imports dask at import time; see :mod:`skfair._dask._detect`.
 """

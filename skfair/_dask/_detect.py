@@ -1,13 +1,13 @@
 """Recognise dask collections without importing dask for everyone else.
 
 A numpy or pandas user never pays for dask: :func:`is_dask_collection` looks dask up in
-``sys.modules`` (:mod:`skfair._frames`), and :func:`import_dask` imports it only once a dask
+``sys.modules`` (:mod:`skfair._utils._frames`), and :func:`import_dask` imports it only once a dask
 collection has arrived.
 """
 
 from __future__ import annotations
 
-from skfair._frames import is_dask_collection
+from skfair._utils._frames import is_dask_collection
 
 __all__ = ["check_in_memory", "import_dask", "is_dask_collection"]
 
@@ -18,7 +18,7 @@ def import_dask():
         import dask
         import dask.array  # noqa: F401
     except ImportError as error:  # pragma: no cover - dask is in the test extra
-        from skfair._compat import install_hint
+        from skfair._utils._compat import install_hint
 
         raise ImportError(
             f"This input is a dask collection, which needs dask: {install_hint('dask')}."

@@ -31,10 +31,10 @@ import numpy as np
 from skfair._dask._columns import GridScores, align, as_numpy, split_argument
 from skfair._dask._detect import is_dask_collection
 from skfair._dask._executor import reduce_blocks
-from skfair._frames import collect_lazy
-from skfair._groups import data_row
 from skfair._stats._table import DistinctRows
-from skfair._validation import check_label_values, check_scores
+from skfair._utils._frames import collect_lazy
+from skfair._utils._groups import data_row
+from skfair._utils._validation import check_label_values, check_scores
 
 # The per-sample arguments of skfair's public functions.
 PER_SAMPLE = (

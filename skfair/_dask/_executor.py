@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from skfair._dask._detect import import_dask
-from skfair._groups import rows_from
+from skfair._utils._groups import rows_from
 
 # Results merged at once in each node of the reduction tree.
 _MERGE_FAN_IN = 8

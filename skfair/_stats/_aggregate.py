@@ -27,8 +27,8 @@ import warnings
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from skfair._groups import privileged_mask
 from skfair._stats._counts import group_sums
+from skfair._utils._groups import privileged_mask
 
 
 def rate_difference(

@@ -19,7 +19,7 @@ Two phases, so that a table can be computed per chunk of the data and the chunks
 
 The in-memory path of a metric is the one-chunk case in which every sample is a row of
 frequency 1; it skips building the table. Factorisation goes through
-:mod:`skfair._groups`, the one factorisation engine of skfair.
+:mod:`skfair._utils._groups`, the one factorisation engine of skfair.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skfair._groups import _compact, _factorize_column
+from skfair._utils._groups import _compact, _factorize_column
 
 # Largest number of value combinations counted densely (one bincount) by ``DistinctRows.chunk``.
 _DENSE_CELLS = 1 << 22
@@ -163,7 +163,7 @@ class DistinctRows:
     def index(self, keys):
         """Inverse index of each row into the distinct rows, and those rows' keys.
 
-        Columns are factorised one by one (:mod:`skfair._groups`) and combined two at a time,
+        Columns are factorised one by one (:mod:`skfair._utils._groups`) and combined two at a time,
         each combination compacted to the pairs present, so that codes never exceed the
         number of rows.
         """

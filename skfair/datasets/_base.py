@@ -14,7 +14,7 @@ from importlib import resources
 import numpy as np
 from sklearn.utils import Bunch
 
-from skfair._csv import read_csv_table
+from skfair.datasets._csv import read_csv_table
 
 DATA_MODULE = "skfair.datasets"
 DATA_FOLDER = "data"
@@ -29,7 +29,7 @@ files."""
 
 
 def read_csv_columns(filename):
-    """Read a bundled ``.csv.gz`` file into ``(names, columns)`` (see :mod:`skfair._csv`).
+    """Read a bundled ``.csv.gz`` file into ``(names, columns)`` (see :mod:`skfair.datasets._csv`).
 
     Parameters
     ----------
@@ -139,7 +139,7 @@ def _import_pandas():
     try:
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - pandas is installed in the test env
-        from skfair._compat import install_hint
+        from skfair._utils._compat import install_hint
 
         raise ImportError(
             f"as_frame=True needs pandas: {install_hint('pandas')}; or load numpy arrays with "

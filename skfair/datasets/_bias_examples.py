@@ -5,8 +5,14 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import Bunch
 
-from skfair._compat import RANDOM_STATE_CONSTRAINT, Interval, Real, StrOptions, validate_params
-from skfair._validation import check_random_state
+from skfair._utils._compat import (
+    RANDOM_STATE_CONSTRAINT,
+    Interval,
+    Real,
+    StrOptions,
+    validate_params,
+)
+from skfair._utils._random import check_random_state
 
 # M6 coefficients a = (10, -4, 16, 1, -3) / 20 (paper Sect. 4.4).
 _M6_SHIFT = np.array([10.0, -4.0, 16.0, 1.0, -3.0]) / 20.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._compat import validate_params
+from skfair._utils._compat import validate_params
 from skfair.datasets._base import ATTRIBUTION, decode, make_bunch, read_csv_columns
 
 _FILE = "german_credit.csv.gz"

@@ -7,7 +7,8 @@ from numbers import Integral
 import numpy as np
 from scipy.stats import gamma, truncnorm
 
-from skfair._compat import RANDOM_STATE_CONSTRAINT, Interval, validate_params
+from skfair._utils._compat import RANDOM_STATE_CONSTRAINT, Interval, validate_params
+from skfair._utils._random import check_generator
 
 # G0: X = Y / 11 with Y ~ Gamma(4, 1) truncated to [0, 11], i.e. density f_Gamma(4,1)(11 x) / C0.
 _G0_SHAPE, _G0_SCALE_INVERSE = 4.0, 11.0
@@ -78,7 +79,7 @@ def make_madd_simulation(n_samples_per_group=10_000, *, random_state=None):
     """
     if isinstance(random_state, np.random.RandomState):
         random_state = random_state.randint(np.iinfo(np.int32).max)
-    rng = np.random.default_rng(random_state)
+    rng = check_generator(random_state)
     n = n_samples_per_group
     uniform = rng.random((2, n))
     # G0: Y = G^{-1}(U G(11)) with G the Gamma(4, 1) CDF, then X = Y / 11.

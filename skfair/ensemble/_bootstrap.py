@@ -26,7 +26,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import _model_allows_nan, accuracy_on_dask, check_meta_input
-from skfair._compat import (
+from skfair._dask import map_row_blocks, refuse, uses_dask
+from skfair._stats._votes import entropy as _entropy
+from skfair._stats._votes import label_stability_from_codes as _label_stability_from_codes
+from skfair._stats._votes import member_votes as _member_votes
+from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     HasMethods,
     Interval,
@@ -36,13 +40,10 @@ from skfair._compat import (
     _safe_indexing,
     process_routing,
 )
-from skfair._dask import map_row_blocks, refuse, uses_dask
-from skfair._groups import rows_from
-from skfair._rows import row_codes
-from skfair._stats._votes import entropy as _entropy
-from skfair._stats._votes import label_stability_from_codes as _label_stability_from_codes
-from skfair._stats._votes import member_votes as _member_votes
-from skfair._validation import check_random_state, check_weights
+from skfair._utils._groups import rows_from
+from skfair._utils._random import check_random_state
+from skfair._utils._rows import row_codes
+from skfair._utils._validation import check_weights
 
 _MAX_SEED = np.iinfo(np.int32).max
 # Draws tried per member before a sample holding a single class is an error. A draw of n rows
@@ -510,7 +511,7 @@ class _BootstrapDraw:
         )
 
     def __call__(self, seed):
-        rng = np.random.RandomState(seed)
+        rng = check_random_state(seed)
         several_classes = self.unit_classes.max() > 0
         for _ in range(_MAX_DRAWS):
             counts = rng.multinomial(self.n_drawn, self.probabilities)

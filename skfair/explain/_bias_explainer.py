@@ -24,7 +24,10 @@ from sklearn.utils import Bunch, check_array
 from sklearn.utils.validation import check_is_fitted
 
 from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
-from skfair._compat import (
+from skfair._dask import refuse, uses_dask
+from skfair._stats._sorted import FAVORABLE_SIGN as _FAVORABLE_SIGN
+from skfair._stats._sorted import w1_parts as _w1_parts
+from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
     SENSITIVE_FEATURES_CONSTRAINT,
@@ -34,17 +37,10 @@ from skfair._compat import (
     _fit_context,
     validate_params,
 )
-from skfair._dask import refuse, uses_dask
-from skfair._groups import privileged_mask, split_sensitive_column
-from skfair._response import ScoreReader
-from skfair._stats._sorted import FAVORABLE_SIGN as _FAVORABLE_SIGN
-from skfair._stats._sorted import w1_parts as _w1_parts
-from skfair._validation import (
-    check_group_weights,
-    check_groups,
-    check_random_state,
-    check_weights,
-)
+from skfair._utils._groups import privileged_mask, split_sensitive_column
+from skfair._utils._random import check_random_state
+from skfair._utils._response import ScoreReader
+from skfair._utils._validation import check_group_weights, check_groups, check_weights
 from skfair.explain._games import MarginalGame, RowPool
 from skfair.explain._shapley import (
     MAX_EXACT_PLAYERS,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._rows import column_codes
+from skfair._utils._rows import column_codes
 
 # Rows per model call, and cells (rows x columns) per call. Small calls keep the hybrid block
 # in cache while the model reads it: on the benchmark machine 2**15 rows per call ran faster

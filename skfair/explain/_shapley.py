@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import comb
 
-from skfair._validation import check_random_state
+from skfair._utils._random import check_random_state
 
 # Above this many players the 2**p coalition table is not enumerated (2**20 coalitions).
 MAX_EXACT_PLAYERS = 20

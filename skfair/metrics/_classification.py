@@ -25,16 +25,8 @@ import warnings
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
-from skfair._compat import (
-    SENSITIVE_FEATURES_CONSTRAINT,
-    Integral,
-    Real,
-    StrOptions,
-    validate_params,
-)
 from skfair._dask import align, dask_dispatch, reduce_blocks, table_plan
 from skfair._dask._columns import BinnedScores
-from skfair._groups import factorize_groups
 from skfair._stats._aggregate import (
     DISADVANTAGED,
     furthest_from_parity,
@@ -45,7 +37,15 @@ from skfair._stats._aggregate import (
 )
 from skfair._stats._counts import ValueCount, confusion_table, rate_parts
 from skfair._stats._sorted import RankSelection, linear_quantiles
-from skfair._validation import (
+from skfair._utils._compat import (
+    SENSITIVE_FEATURES_CONSTRAINT,
+    Integral,
+    Real,
+    StrOptions,
+    validate_params,
+)
+from skfair._utils._groups import factorize_groups
+from skfair._utils._validation import (
     binarize,
     check_groups,
     check_label_pair,

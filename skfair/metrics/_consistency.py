@@ -6,9 +6,9 @@ import numpy as np
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_array
 
-from skfair._compat import Integral, Interval, Real, validate_params
 from skfair._dask import dask_dispatch, refuse
-from skfair._validation import binarize, check_labels, check_lengths, check_weights
+from skfair._utils._compat import Integral, Interval, Real, validate_params
+from skfair._utils._validation import binarize, check_labels, check_lengths, check_weights
 
 
 @dask_dispatch(

@@ -7,16 +7,16 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
 from skfair._dask import dask_dispatch
-from skfair._groups import factorize_groups
 from skfair._stats._aggregate import (
     disadvantaged_sides,
     furthest_from_parity,
     warn_single_group,
 )
 from skfair._stats._counts import FP, TN, confusion_table
-from skfair._validation import binarize
+from skfair._utils._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
+from skfair._utils._groups import factorize_groups
+from skfair._utils._validation import binarize
 from skfair.metrics._classification import _BINARY_CONSTRAINTS, PREDICTION_TABLE, _check_inputs
 
 

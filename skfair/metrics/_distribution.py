@@ -33,13 +33,6 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils.multiclass import type_of_target
 
-from skfair._compat import (
-    SENSITIVE_FEATURES_CONSTRAINT,
-    Interval,
-    Real,
-    StrOptions,
-    validate_params,
-)
 from skfair._dask import dask_dispatch, table_plan
 from skfair._stats._aggregate import (
     DISADVANTAGED,
@@ -61,7 +54,14 @@ from skfair._stats._sorted import (
     w1_parts_sorted,
     w1_upper_bounds,
 )
-from skfair._validation import check_groups, check_lengths, check_scores, check_weights
+from skfair._utils._compat import (
+    SENSITIVE_FEATURES_CONSTRAINT,
+    Interval,
+    Real,
+    StrOptions,
+    validate_params,
+)
+from skfair._utils._validation import check_groups, check_lengths, check_scores, check_weights
 
 _AGGREGATIONS = {"worst_case", "mean", "weighted"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import Bunch
 
-from skfair._compat import (
+from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     SENSITIVE_FEATURES_CONSTRAINT,
     Integral,

@@ -17,7 +17,8 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import Bunch
 
-from skfair._compat import (
+from skfair._dask import dask_dispatch, refuse
+from skfair._utils._compat import (
     SENSITIVE_FEATURES_CONSTRAINT,
     HasMethods,
     Integral,
@@ -26,9 +27,8 @@ from skfair._compat import (
     StrOptions,
     validate_params,
 )
-from skfair._dask import dask_dispatch, refuse
-from skfair._groups import factorize_groups
-from skfair._validation import check_lengths, check_weights
+from skfair._utils._groups import factorize_groups
+from skfair._utils._validation import check_lengths, check_weights
 from skfair.metrics._hfm_features import (
     encode_features,
     label_coordinates,

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from skfair._validation import check_labels
+from skfair._utils._validation import check_labels
 
 # Encoded features beyond this size are refused before anything is allocated: one-hot
 # encoding an identifier-like column (tens of thousands of values) would otherwise take

@@ -16,12 +16,12 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, Real, validate_params
 from skfair._dask import dask_dispatch
-from skfair._groups import privileged_mask
 from skfair._stats._aggregate import warn_single_group
 from skfair._stats._counts import FN, FP, TN, TP, confusion_table
-from skfair._validation import binarize, check_labels, check_lengths, check_weights
+from skfair._utils._compat import SENSITIVE_FEATURES_CONSTRAINT, Real, validate_params
+from skfair._utils._groups import privileged_mask
+from skfair._utils._validation import binarize, check_labels, check_lengths, check_weights
 from skfair.metrics._classification import LABEL_TABLE, _binary_confusion
 
 

@@ -20,10 +20,8 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils import Bunch
 
-from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, Interval, StrOptions, validate_params
 from skfair._dask import align, check_block, check_block_lengths, dask_dispatch, reduce_blocks
 from skfair._dask._columns import as_numpy, split_argument
-from skfair._groups import check_n_groups, factorize_groups
 from skfair._stats._aggregate import aggregate, warn_single_group
 from skfair._stats._histograms import (
     GroupRows,
@@ -33,7 +31,14 @@ from skfair._stats._histograms import (
     group_histograms,
     h_sup,
 )
-from skfair._validation import check_groups, check_lengths, check_scores, check_weights
+from skfair._utils._compat import (
+    SENSITIVE_FEATURES_CONSTRAINT,
+    Interval,
+    StrOptions,
+    validate_params,
+)
+from skfair._utils._groups import check_n_groups, factorize_groups
+from skfair._utils._validation import check_groups, check_lengths, check_scores, check_weights
 
 # Below this group size MADD is dominated by sampling noise (Section 4.4: the error is still
 # about 0.08 at n = 403).

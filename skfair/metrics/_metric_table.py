@@ -19,16 +19,16 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
 from skfair._dask import is_dask_collection, reduce_arguments
-from skfair._frames import collect_lazy
-from skfair._groups import factorize_groups, privileged_mask
 from skfair._stats._aggregate import DISADVANTAGED, furthest_from_parity, warn_single_group
 from skfair._stats._counts import RATE_CELLS, bootstrap_group_tables, confusion_table
-from skfair._validation import (
+from skfair._utils._frames import collect_lazy
+from skfair._utils._groups import factorize_groups, privileged_mask
+from skfair._utils._random import check_random_state
+from skfair._utils._validation import (
     binarize,
     check_label_pair,
     check_labels,
     check_lengths,
-    check_random_state,
     check_weights,
 )
 
@@ -1064,7 +1064,7 @@ def _format_value(value):
 
 
 def _import_pandas():
-    from skfair._compat import install_hint
+    from skfair._utils._compat import install_hint
 
     try:
         import pandas as pd

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._compat import StrOptions, validate_params
 from skfair._dask import dask_dispatch
 from skfair._stats._aggregate import (
     furthest_from_parity,
@@ -19,6 +18,7 @@ from skfair._stats._aggregate import (
     signed_gaps,
 )
 from skfair._stats._counts import FN, FP, rate_parts
+from skfair._utils._compat import StrOptions, validate_params
 from skfair.metrics._classification import (
     _BINARY_CONSTRAINTS,
     LABEL_TABLE,

@@ -9,10 +9,10 @@ with the library's disparity rules (:mod:`skfair.metrics`).
 
 from __future__ import annotations
 
-from skfair._compat import validate_params
 from skfair._dask import dask_dispatch
 from skfair._stats._aggregate import rate_difference
 from skfair._stats._counts import rate_parts
+from skfair._utils._compat import validate_params
 from skfair.metrics._classification import _BINARY_CONSTRAINTS, LABEL_TABLE, _binary_confusion
 
 

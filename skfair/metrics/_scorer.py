@@ -31,7 +31,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils.metadata_routing import MetadataRequest, get_routing_for_object
 
 from skfair._base import resolve_sensitive
-from skfair._compat import (
+from skfair._utils._compat import (
     SENSITIVE_COLUMN_CONSTRAINT,
     Interval,
     Real,
@@ -39,9 +39,9 @@ from skfair._compat import (
     _routing_enabled,
     validate_params,
 )
-from skfair._groups import split_sensitive_column
-from skfair._response import SCORE_METHODS, get_response_values
-from skfair._validation import check_groups, check_lengths
+from skfair._utils._groups import split_sensitive_column
+from skfair._utils._response import SCORE_METHODS, get_response_values
+from skfair._utils._validation import check_groups, check_lengths
 from skfair.metrics._classification import (
     accuracy_difference,
     demographic_parity_unfairness,

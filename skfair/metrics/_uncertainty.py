@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
 from skfair._dask import (
     align,
     check_block,
@@ -37,10 +36,11 @@ from skfair._dask import (
     refuse,
 )
 from skfair._dask._columns import as_numpy, split_argument
-from skfair._groups import factorize_groups, rows_from
 from skfair._stats._aggregate import group_mean_difference, rate_difference
 from skfair._stats._votes import GroupMeans, entropy, label_stability_from_codes, member_votes
-from skfair._validation import check_groups, check_label_values, check_lengths, check_weights
+from skfair._utils._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
+from skfair._utils._groups import factorize_groups, rows_from
+from skfair._utils._validation import check_groups, check_label_values, check_lengths, check_weights
 
 # Tolerance on the sum of a member's class probabilities.
 _PROBA_SUM_TOL = 1e-6

@@ -17,7 +17,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from numpy.lib.stride_tricks import as_strided
 
-from skfair._compat import threadpool_limits
+from skfair._utils._compat import threadpool_limits
 from skfair.neighbors._kernel import gram_tolerance, merge_best, paired_sqdist, project
 
 # Gram entries (row x stretch row) computed per batch of matrix products: bounds the working

@@ -18,7 +18,8 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy.spatial import cKDTree
 
-from skfair._compat import threadpool_limits
+from skfair._utils._compat import threadpool_limits
+from skfair._utils._random import check_generator
 from skfair.neighbors._kernel import gram_tolerance, paired_sqdist
 from skfair.neighbors._principal import PrincipalFrame
 
@@ -96,7 +97,7 @@ class BlockTreeSearch:
         """Search ``n_leaves`` leaves drawn at random (the work is kept); return the estimated
         seconds of :meth:`run` in one thread: the time per leaf times the leaves left, plus
         the one-time preparation of the dense pass."""
-        leaves = np.random.default_rng(random_state).choice(
+        leaves = check_generator(random_state).choice(
             self.n_leaves, size=min(n_leaves, self.n_leaves), replace=False
         )
         start = time.thread_time()

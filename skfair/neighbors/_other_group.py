@@ -5,15 +5,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skfair._compat import (
+from skfair._dask import dask_dispatch, refuse
+from skfair._utils._compat import (
     SENSITIVE_FEATURES_CONSTRAINT,
     Integral,
     Interval,
     StrOptions,
     validate_params,
 )
-from skfair._dask import dask_dispatch, refuse
-from skfair._groups import factorize_groups
+from skfair._utils._groups import factorize_groups
 from skfair.neighbors._approx import approx_other_group
 from skfair.neighbors._block_tree import BlockTreeSearch
 from skfair.neighbors._bruteforce import bruteforce_other_group

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from skfair._compat import threadpool_limits
+from skfair._utils._compat import threadpool_limits
 
 
 class PrincipalFrame:

@@ -1,9 +1,9 @@
 """Random projection directions and the paper's default number of candidates."""
 
 import numpy as np
-from sklearn.utils import check_random_state
 
-from skfair._compat import Integral, Interval, validate_params
+from skfair._utils._compat import Integral, Interval, validate_params
+from skfair._utils._random import check_random_state
 
 _POSITIVE_INT = Interval(Integral, 1, None, closed="left")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._compat import check_matplotlib_support
+from skfair._utils._compat import check_matplotlib_support
 
 _PARTS = ("total", "positive", "negative", "net")
 _COLORS = {"total": "0.45", "positive": "tab:red", "negative": "tab:blue", "net": "tab:purple"}

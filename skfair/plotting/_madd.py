@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._compat import check_matplotlib_support
-from skfair._response import ScoreReader
 from skfair._stats._histograms import bins_from_bandwidths as _bins_from_bandwidths
 from skfair._stats._histograms import group_histograms as _group_histograms
+from skfair._utils._compat import check_matplotlib_support
+from skfair._utils._response import ScoreReader
 from skfair.metrics._madd import _check_inputs, madd_bandwidth_search
 
 

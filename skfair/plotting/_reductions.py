@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._compat import check_matplotlib_support
+from skfair._utils._compat import check_matplotlib_support
 
 
 class ReductionTradeoffDisplay:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from skfair._compat import check_matplotlib_support
-from skfair._groups import factorize_groups
-from skfair._response import ScoreReader
+from skfair._utils._compat import check_matplotlib_support
+from skfair._utils._groups import factorize_groups
+from skfair._utils._response import ScoreReader
 from skfair.metrics import ks_bias
 
 

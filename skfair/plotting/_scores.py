@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._compat import check_matplotlib_support
-from skfair._groups import factorize_groups
+from skfair._utils._compat import check_matplotlib_support
+from skfair._utils._groups import factorize_groups
 
 
 class ScoreDistributionDisplay:

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._compat import check_matplotlib_support
-from skfair._groups import factorize_groups
-from skfair._validation import binarize, check_labels, check_lengths, check_scores, check_weights
+from skfair._utils._compat import check_matplotlib_support
+from skfair._utils._groups import factorize_groups
+from skfair._utils._validation import (
+    binarize,
+    check_labels,
+    check_lengths,
+    check_scores,
+    check_weights,
+)
 from skfair.postprocessing._roc_hull import score_blocks
 from skfair.postprocessing._threshold_lp import (
     CONSTRAINTS,

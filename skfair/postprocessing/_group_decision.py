@@ -26,10 +26,15 @@ from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.validation import check_is_fitted, indexable
 
 from skfair._base import _model_allows_nan, accuracy_on_dask, check_meta_input, resolve_sensitive
-from skfair._compat import _check_method_params, _routing_enabled, _safe_indexing, process_routing
 from skfair._dask import uses_dask
-from skfair._groups import factorize_groups
-from skfair._random import draw_choices, row_keys
+from skfair._utils._compat import (
+    _check_method_params,
+    _routing_enabled,
+    _safe_indexing,
+    process_routing,
+)
+from skfair._utils._groups import factorize_groups
+from skfair._utils._random import draw_choices, row_keys
 
 
 class GroupDecisionMixin:
@@ -125,7 +130,7 @@ class GroupDecisionMixin:
 
         ``shares[i, r]`` is the probability that ``rows[i]`` takes option ``r``; the draws are
         keyed on the rows' values in ``X_model`` (or on ``key_scores`` when those cannot be
-        read) and on their groups ``codes``, see :func:`skfair._random.draw_choices`.
+        read) and on their groups ``codes``, see :func:`skfair._utils._random.draw_choices`.
         """
         # Only the rows that draw are keyed; when they are few, on their own.
         if rows.size < codes.size // 2:

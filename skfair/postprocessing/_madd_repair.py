@@ -21,9 +21,9 @@ import numpy as np
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
-from skfair._compat import Interval, StrOptions
 from skfair._stats._histograms import h_sup as _h_sup
-from skfair.postprocessing._base import _BaseRepair
+from skfair._transport._repair import _BaseRepair
+from skfair._utils._compat import Interval, StrOptions
 
 # bins="auto" is floor(1 / (0.1 h_sup)) per pair of groups: 135 bins for 10^4 / 10^4 and 40
 # for 217 / 313, the paper's two settings (Sections 6.3.1 and 6.3.2).

@@ -40,14 +40,14 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 from sklearn.exceptions import ConvergenceWarning
+
+from skfair._linprog import solve_lp
 
 CONSTRAINTS = ("demographic_parity", "equalized_odds")
 OBJECTIVES = ("accuracy", "balanced_accuracy")
 
-_LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 # Optimality certificate: the Lagrangian bound exceeds the value by at most this (relative).
 _CERTIFICATE = 1e-12
 _MAX_ROUNDS = 1000
@@ -360,7 +360,10 @@ class FairArgmaxProgram:
         b_ub = np.full(2 * n_ub, float(tolerance))
         cost = np.r_[-gain.ravel(), np.zeros(S)]
         bounds = np.r_[np.tile([[0.0, np.inf]], (n_x, 1)), np.tile([[-np.inf, np.inf]], (S, 1))]
-        result = solve_lp(cost, A_ub, b_ub, A_eq, b_eq, bounds)
+        result = solve_lp(
+            cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
+            what="The multi-class fairness program",
+        )
         y_pop = result.eqlin.marginals[B:].reshape(D, K)
         y_ub = result.ineqlin.marginals
         spread = np.zeros((G, S))
@@ -519,28 +522,6 @@ def linear_scores(probabilities, coef, intercept):
 def tie_masks(scores, tie_tolerance):
     """Classes whose score is within ``tie_tolerance`` of the row's maximum."""
     return scores >= scores.max(axis=1, keepdims=True) - tie_tolerance
-
-
-def solve_lp(cost, A_ub, b_ub, A_eq, b_eq, bounds):
-    """HiGHS at tight tolerances: interior point (with crossover to a vertex), then dual
-    simplex, without presolve, and at HiGHS's default tolerances when presolve misjudges a
-    feasible program (a constant rule always is)."""
-    attempts = (
-        ("highs-ipm", _LP_OPTIONS),
-        ("highs-ds", _LP_OPTIONS),
-        ("highs-ds", {**_LP_OPTIONS, "presolve": False}),
-        ("highs-ds", {}),
-    )
-    for method, options in attempts:
-        result = linprog(
-            cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-            method=method, options=options,
-        )
-        if result.status == 0:
-            return result
-    raise RuntimeError(  # pragma: no cover
-        f"The multi-class fairness program failed: {result.message}"
-    )
 
 
 def _mask_codes(masks):

@@ -18,17 +18,17 @@ from skfair._base import (
     lazy_method,
     resolve_sensitive,
 )
-from skfair._compat import (
+from skfair._dask import uses_dask
+from skfair._utils._compat import (
     SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
     Interval,
     StrOptions,
     _fit_context,
 )
-from skfair._dask import uses_dask
-from skfair._random import SAMPLINGS, draw_seed
-from skfair._response import get_response_values
-from skfair._validation import check_weights
+from skfair._utils._random import SAMPLINGS, draw_seed
+from skfair._utils._response import get_response_values
+from skfair._utils._validation import check_weights
 from skfair.metrics._classification import _max_gap_to_population
 from skfair.postprocessing._group_decision import GroupDecisionMixin
 from skfair.postprocessing._multiclass_lp import CONSTRAINTS, OBJECTIVES, FairArgmaxProgram

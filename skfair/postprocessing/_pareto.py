@@ -7,9 +7,9 @@ import numpy as np
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
 
-from skfair._compat import validate_params
 from skfair._dask import check_in_memory
-from skfair._validation import check_weights
+from skfair._utils._compat import validate_params
+from skfair._utils._validation import check_weights
 from skfair.postprocessing._multiclass_lp import FairArgmaxProgram
 from skfair.postprocessing._multiclass_thresholds import (
     MulticlassGroupThresholdClassifier,

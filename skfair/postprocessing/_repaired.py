@@ -40,7 +40,9 @@ from skfair._base import (
     resolve_sensitive,
     warn_no_sensitive_features,
 )
-from skfair._compat import (
+from skfair._dask import refuse, uses_dask
+from skfair._transport._repair import repair_at_offset
+from skfair._utils._compat import (
     SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
     StrOptions,
@@ -48,14 +50,12 @@ from skfair._compat import (
     _routing_enabled,
     process_routing,
 )
-from skfair._dask import refuse, uses_dask
-from skfair._response import (
+from skfair._utils._response import (
     DECISION_METHODS,
     auto_threshold,
     get_response_values,
     response_from_output,
 )
-from skfair.postprocessing._base import repair_at_offset
 
 
 class _RepairedBase(MetaEstimatorMixin, BaseEstimator):

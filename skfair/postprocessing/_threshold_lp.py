@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
+from skfair._linprog import solve_lp
 from skfair.postprocessing._predictive_parity import solve_predictive_parity
 from skfair.postprocessing._roc_hull import (
     hull_halfplanes,
@@ -151,16 +151,13 @@ def solve_thresholds(geometries, constraint, objective, tolerance, *, cost=None)
         add_row([hi, lo], [1.0, -1.0], float(tolerance))
 
     matrix = coo_matrix((values, (rows, cols)), shape=(len(bounds), n_variables)).tocsr()
-    result = linprog(
+    result = solve_lp(
         objective_cost,
         A_ub=matrix,
         b_ub=np.asarray(bounds),
         bounds=[(0.0, 1.0)] * n_variables,
-        method="highs-ds",
-        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
+        what="The threshold linear program",
     )
-    if result.status != 0:  # pragma: no cover - the all-negative point is always feasible
-        raise RuntimeError(f"The threshold linear program failed: {result.message}")
     return result.x[x_index], result.x[y_index]
 
 

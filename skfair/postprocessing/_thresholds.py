@@ -20,7 +20,8 @@ from skfair._base import (
     lazy_method,
     resolve_sensitive,
 )
-from skfair._compat import (
+from skfair._dask import uses_dask
+from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
@@ -28,10 +29,9 @@ from skfair._compat import (
     StrOptions,
     _fit_context,
 )
-from skfair._dask import uses_dask
-from skfair._random import SAMPLINGS, draw_seed
-from skfair._response import get_response_values
-from skfair._validation import check_weights
+from skfair._utils._random import SAMPLINGS, draw_seed
+from skfair._utils._response import get_response_values
+from skfair._utils._validation import check_weights
 from skfair.postprocessing._group_decision import GroupDecisionMixin
 from skfair.postprocessing._roc_hull import score_blocks
 from skfair.postprocessing._threshold_lp import (

@@ -13,10 +13,10 @@ from numbers import Real
 
 import numpy as np
 
-from skfair._compat import Interval
 from skfair._dask import check_in_memory
 from skfair._stats._counts import group_sums
-from skfair.postprocessing._base import _BaseRepair
+from skfair._transport._repair import _BaseRepair
+from skfair._utils._compat import Interval
 
 
 class CorrelationRemover(_BaseRepair):

@@ -16,10 +16,16 @@ import numpy as np
 from sklearn.utils.validation import check_array
 
 from skfair._base import resolve_sensitive
-from skfair._compat import Interval, StrOptions, _fit_context, _get_output_config, validate_data
 from skfair._dask import check_in_memory, uses_dask
-from skfair.postprocessing._barycenter import BarycenterRepair
-from skfair.postprocessing._base import _BaseRepair, _check_finite
+from skfair._transport._barycenter import BarycenterMaps
+from skfair._transport._repair import _BaseRepair, _check_finite
+from skfair._utils._compat import (
+    Interval,
+    StrOptions,
+    _fit_context,
+    _get_output_config,
+    validate_data,
+)
 
 _ON_DASK = (
     "Fit it on an in-memory sample of the rows (e.g. ddf.sample(frac=...).compute()): the maps "
@@ -27,7 +33,7 @@ _ON_DASK = (
 )
 
 
-class FeatureRepair(BarycenterRepair):
+class FeatureRepair(BarycenterMaps):
     """Repair input features so that each has the same distribution in every group.
 
     Each numeric column ``x`` of a row of group ``a`` is replaced by

@@ -8,7 +8,6 @@ so the weights of a dask collection come from the sum of its partitions' tables.
 
 from __future__ import annotations
 
-import warnings
 from inspect import signature
 
 import numpy as np
@@ -26,7 +25,8 @@ from skfair._base import (
     lazy_method,
     resolve_sensitive,
 )
-from skfair._compat import (
+from skfair._dask import check_in_memory, is_dask_collection, uses_dask
+from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
     SENSITIVE_FEATURES_CONSTRAINT,
@@ -37,16 +37,15 @@ from skfair._compat import (
     process_routing,
     validate_params,
 )
-from skfair._dask import check_in_memory, is_dask_collection, uses_dask
-from skfair._groups import factorize_groups
-from skfair._random import draw_seed
-from skfair._stats._counts import class_table
-from skfair._validation import (
+from skfair._utils._groups import factorize_groups
+from skfair._utils._random import check_generator, draw_seed
+from skfair._utils._validation import (
     check_labels,
     check_weights,
     finite_sum_weights,
     scale_free_weights,
 )
+from skfair.preprocessing._weights import reweighing_factors, reweighing_weights_on_dask
 
 
 @validate_params(
@@ -109,8 +108,6 @@ def reweighing_weights(y, *, sensitive_features, sample_weight=None):
            0.66666667, 0.66666667, 0.66666667])
     """
     if any(is_dask_collection(value) for value in (y, sensitive_features, sample_weight)):
-        from skfair.preprocessing._dask_weights import reweighing_weights_on_dask
-
         return reweighing_weights_on_dask(y, sensitive_features, sample_weight)
     y = check_labels(y, "y")
     n_samples = y.shape[0]
@@ -121,33 +118,6 @@ def reweighing_weights(y, *, sensitive_features, sample_weight=None):
     factors = reweighing_factors(groups, y_codes.reshape(-1), classes, scale_free_weights(weights))
     out = factors[groups.codes, y_codes.reshape(-1)]
     return out if weights is None else out * weights
-
-
-def reweighing_factors(groups, y_codes, classes, sample_weight=None):
-    """The factor ``P(a) P(y) / P(a, y)`` of every cell: an array (n_groups, n_classes).
-
-    ``sample_weight`` comes from :func:`~skfair._validation.check_weights` (None for equal
-    weights, rescaled when their sum would overflow). Cells without samples get 0 (they weigh
-    nothing); a group that lacks a class present elsewhere is named in a warning.
-    """
-    table = class_table(groups, y_codes, len(classes), sample_weight)
-    total = table.sum()
-    group_totals, class_totals = table.sum(axis=1), table.sum(axis=0)
-    expected = np.outer(group_totals / total, class_totals)  # n P(a) P(y), without overflow
-    factors = np.divide(expected, table, out=np.zeros_like(table), where=table > 0)
-    missing = (table <= 0) & (expected > 0)
-    if missing.any():
-        labels = groups.labels
-        cells = [(labels[g], classes[k].item()) for g, k in zip(*np.nonzero(missing))]
-        warnings.warn(
-            f"(group, class) {cells[:10]} have no sample (of positive weight): reweighing cannot "
-            "give these groups the label distribution of the others, and the weighted labels "
-            "stay dependent on the groups. Merge small groups, or collect samples of these "
-            "cells.",
-            UserWarning,
-            stacklevel=3,
-        )
-    return factors
 
 
 # --------------------------------------------------------------------------------------------
@@ -334,7 +304,7 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         if weights is None:
             self.estimator_.fit(X_model, y, **params)
         elif self.resampled_:
-            rng = np.random.default_rng(draw_seed(self.random_state))
+            rng = check_generator(draw_seed(self.random_state))
             rows = _systematic_resample(weights, cells, rng)
             self.estimator_.fit(_take_rows(X_model, rows), y[rows], **_take_params(params, rows))
         else:

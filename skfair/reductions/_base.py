@@ -22,7 +22,8 @@ from skfair._base import (
     lazy_method,
     resolve_sensitive,
 )
-from skfair._compat import (
+from skfair._dask import check_in_memory, is_dask_collection, uses_dask
+from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
@@ -33,10 +34,9 @@ from skfair._compat import (
     _routing_enabled,
     process_routing,
 )
-from skfair._dask import check_in_memory, is_dask_collection, uses_dask
-from skfair._groups import factorize_groups
-from skfair._random import draw_seed, row_keys, row_uniforms
-from skfair._validation import check_weights
+from skfair._utils._groups import factorize_groups
+from skfair._utils._random import draw_seed, row_keys, row_uniforms
+from skfair._utils._validation import check_weights
 from skfair.reductions._game import Hypotheses
 from skfair.reductions._moments import (
     CONSTRAINTS,
@@ -599,7 +599,7 @@ def _without_constraints(moments):
 def _row_draws(X_model, fallback_scores, seed):
     """One uniform number per row, keyed on the row's values and the seed.
 
-    The single place where the reductions draw random numbers (:mod:`skfair._random`): a row
+    The single place where the reductions draw random numbers (:mod:`skfair._utils._random`): a row
     gets the same draw alone or in any batch, and identical rows of a batch get independent
     draws, the same ones in any order of the batch.
     """

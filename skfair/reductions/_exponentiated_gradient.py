@@ -8,7 +8,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils import Bunch
 
-from skfair._compat import Interval, StrOptions, _fit_context
+from skfair._utils._compat import Interval, StrOptions, _fit_context
 from skfair.reductions._base import _BaseReduction
 from skfair.reductions._game import certified_gap, constrained_mixture, restricted_game
 

@@ -12,7 +12,8 @@ bound (see :func:`certified_gap`).
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linprog
+
+from skfair._linprog import UnsolvedProgram, solve_lp
 
 
 class Hypotheses:
@@ -90,17 +91,14 @@ def restricted_game(errors, gammas, multiplier_bound):
     objective = np.append(errors, multiplier_bound)
     upper = np.hstack([gammas.T, -np.ones((n_constraints, 1))])
     equality = np.append(np.ones(n_hypotheses), 0.0)[None]
-    result = linprog(
+    result = solve_lp(
         objective,
         A_ub=upper,
         b_ub=np.zeros(n_constraints),
         A_eq=equality,
         b_eq=[1.0],
-        bounds=(0, None),
-        method="highs",
+        what="The restricted game's linear program",
     )
-    if result.status != 0:  # pragma: no cover - the problem is always feasible and bounded
-        raise RuntimeError(f"The restricted game's linear program failed: {result.message}")
     return _simplex(result.x[:-1]), float(result.fun), -result.ineqlin.marginals
 
 
@@ -109,16 +107,18 @@ def constrained_mixture(errors, gammas):
     n_hypotheses, n_constraints = gammas.shape
     if n_constraints == 0:
         return restricted_game(errors, gammas, 0.0)[0]
-    result = linprog(
-        errors,
-        A_ub=gammas.T,
-        b_ub=np.zeros(n_constraints),
-        A_eq=np.ones((1, n_hypotheses)),
-        b_eq=[1.0],
-        bounds=(0, None),
-        method="highs",
-    )
-    return _simplex(result.x) if result.status == 0 else None
+    try:
+        result = solve_lp(
+            errors,
+            A_ub=gammas.T,
+            b_ub=np.zeros(n_constraints),
+            A_eq=np.ones((1, n_hypotheses)),
+            b_eq=[1.0],
+            what="The constrained mixture's linear program",
+        )
+    except UnsolvedProgram:  # no mixture of these hypotheses meets the bound
+        return None
+    return _simplex(result.x)
 
 
 def certified_gap(hypotheses, queried, upper_value):

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 from joblib import Parallel, delayed
 
-from skfair._compat import Interval, _fit_context
+from skfair._utils._compat import Interval, _fit_context
 from skfair.reductions._base import _BaseReduction
 
 

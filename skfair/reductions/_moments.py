@@ -273,7 +273,7 @@ def classification_moments(
 ):
     """The moments of ``constraint`` on the fitting data.
 
-    ``groups`` is the :class:`~skfair._groups.GroupEncoding` (None: one group, no
+    ``groups`` is the :class:`~skfair._utils._groups.GroupEncoding` (None: one group, no
     constraint). Binary constraints compare every pair of groups, or the disadvantaged with
     the privileged side(s); multi-class demographic parity and equalized odds compare every
     group with the whole population, class by class (U_DP and U_EO of Denis et al. 2021).

@@ -35,7 +35,8 @@ from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.utils import _safe_indexing
 from sklearn.utils.metadata_routing import get_routing_for_object
 
-from skfair._compat import _check_method_params, _routing_enabled
+from skfair._utils._compat import _check_method_params, _routing_enabled
+from skfair._utils._random import check_generator
 
 # Linear models whose warm start is an initial point of a convex solver: the solution does
 # not depend on it (up to the solver's tolerance). Ensembles grow with warm_start instead.
@@ -192,7 +193,7 @@ class BestResponse:
         if self.weight_parameter is None:
             # Weighted resample of the rows, seeded by the fit's seed and the weights.
             digest = hashlib.blake2b(problem.key[1], digest_size=8).digest()
-            rng = np.random.default_rng([self.seed, int.from_bytes(digest, "little")])
+            rng = check_generator([self.seed, int.from_bytes(digest, "little")])
             drawn = rng.choice(weights.shape[0], size=weights.shape[0], p=weights / weights.sum())
             X, labels = _safe_indexing(X, drawn), labels[drawn]
             params = _check_method_params(X, params=params, indices=drawn)

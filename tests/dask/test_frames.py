@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 from skfair import metrics
-from skfair._frames import as_supported_frame
+from skfair._utils._frames import as_supported_frame
 
 
 @pytest.fixture
@@ -50,7 +50,7 @@ def test_polars_series_keeps_its_name(frame):
 
 
 def test_sensitive_column_of_a_polars_frame(frame):
-    from skfair._groups import split_sensitive_column
+    from skfair._utils._groups import split_sensitive_column
 
     sensitive, rest = split_sensitive_column(pl.from_pandas(frame[["x", "sex"]]), "sex")
     expected_sensitive, expected_rest = split_sensitive_column(frame[["x", "sex"]], "sex")

@@ -15,7 +15,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skfair._response import ScoreReader
+from skfair._utils._response import ScoreReader
 from skfair.datasets import make_bias_example
 from skfair.explain import BiasExplainer, explain_bias
 from skfair.explain._games import MarginalGame, RowPool

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from skfair._groups import factorize_groups
 from skfair._stats._aggregate import group_mean_difference, rate_difference, rate_ratio
 from skfair._stats._counts import confusion_table
+from skfair._utils._groups import factorize_groups
 
 # Hand-computed example R1: per-sample label stability and aleatoric uncertainty, dis =
 # samples 0-2.

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, recall_score
 
-from skfair._groups import factorize_groups
+from skfair._utils._groups import factorize_groups
 from skfair.metrics import group_summary
 from skfair.metrics._metric_table import _StratifiedResampler
 

@@ -18,7 +18,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skfair.postprocessing import BarycenterRepair
-from skfair.postprocessing import _barycenter as barycenter_module
+from skfair._transport import _barycenter as barycenter_module
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Groups .* have fewer than 10 calibration rows:UserWarning"

@@ -14,7 +14,7 @@ from sklearn.linear_model import LogisticRegression
 from test_thresholds import ScoreColumn, make_scores, on_scores
 
 import skfair
-from skfair._compat import threadpool_limits
+from skfair._utils._compat import threadpool_limits
 from skfair.postprocessing import GroupThresholdClassifier
 
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.utils import check_random_state as _sklearn_check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
-from skfair._compat import _check_sample_weight
-from skfair._frames import collect_lazy, refuse_dask
-from skfair._groups import _is_missing, data_row, factorize_groups
+from skfair._utils._compat import _check_sample_weight
+from skfair._utils._frames import collect_lazy, refuse_dask
+from skfair._utils._groups import _is_missing, data_row, factorize_groups
 
 _NOT_LABELS = (
     "continuous",
@@ -253,19 +252,6 @@ def check_scores(y_score, name="y_score", *, unit_interval=False):
             "decision scores."
         )
     return y_score
-
-
-def check_random_state(random_state):
-    """scikit-learn's ``check_random_state``, for a numpy ``Generator`` too.
-
-    A Generator gives the ``RandomState`` interface over its own bit generator: the draws
-    advance the Generator, as they advance a RandomState instance passed in, and every
-    caller keeps the legacy methods (``randint``, ``random_sample``) that scikit-learn's
-    conventions use.
-    """
-    if isinstance(random_state, np.random.Generator):
-        return np.random.RandomState(random_state.bit_generator)
-    return _sklearn_check_random_state(random_state)
 
 
 def check_weights(sample_weight, n_samples, *, keep_scale=False):

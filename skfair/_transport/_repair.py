@@ -8,7 +8,7 @@ maps, in the shape of imbalanced-learn's ``SamplerMixin`` (the public method val
 private one works):
 
 - ``_fit_maps(X, y, groups, sample_weight, draws, *, in_sample)`` fits the maps from the
-  validated float outputs ``X``, the :class:`~skfair._groups.GroupEncoding` of the
+  validated float outputs ``X``, the :class:`~skfair._utils._groups.GroupEncoding` of the
   calibration rows, the checked weights (or None) and the calibration rows' random draws;
   with ``in_sample`` it returns the repaired calibration outputs;
 - ``_fit_identity(X, y)`` sets the subclass's fitted attributes when there is no group to
@@ -36,7 +36,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from skfair._base import resolve_sensitive, warn_no_sensitive_features
-from skfair._compat import (
+from skfair._dask import check_in_memory, map_row_blocks, reduce_arguments, uses_dask
+from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
     StrOptions,
@@ -44,11 +45,14 @@ from skfair._compat import (
     _fit_context,
     validate_data,
 )
-from skfair._dask import check_in_memory, map_row_blocks, reduce_arguments, uses_dask
-from skfair._frames import as_supported_frame
-from skfair._groups import factorize_groups, sensitive_column_positions, split_sensitive_column
-from skfair._random import RowRandom, draw_seed
-from skfair._validation import check_group_weights, check_weights
+from skfair._utils._frames import as_supported_frame
+from skfair._utils._groups import (
+    factorize_groups,
+    sensitive_column_positions,
+    split_sensitive_column,
+)
+from skfair._utils._random import RowRandom, draw_seed
+from skfair._utils._validation import check_group_weights, check_weights
 
 # The hint of the error raised by fit_transform (the in-sample path) on dask input.
 IN_SAMPLE_ON_DASK = (

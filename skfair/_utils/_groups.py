@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skfair._frames import as_supported_frame, refuse_dask
+from skfair._utils._frames import as_supported_frame, refuse_dask
 
 # Integer columns whose range is at most this many times the sample count are factorised with
 # a lookup table (one bincount) instead of a sort.
@@ -211,7 +211,7 @@ def factorize_groups(sensitive_features, *, n_samples=None, argument="sensitive_
 
     Examples
     --------
-    >>> from skfair._groups import factorize_groups
+    >>> from skfair._utils._groups import factorize_groups
     >>> groups = factorize_groups([["F", 1], ["M", 0], ["F", 1]])
     >>> groups.codes.tolist(), groups.labels
     ([0, 1, 0], [('F', '1'), ('M', '0')])

@@ -36,9 +36,9 @@ from numbers import Real
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state as _sklearn_check_random_state
 
-from skfair._rows import column_codes
+from skfair._utils._rows import column_codes
 
 # SplitMix64: the increment of the counter and the output mix.
 GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -70,6 +70,31 @@ def mix64(values):
 def to_unit_interval(bits):
     """Uniform numbers in [0, 1) from the 53 high bits of 64-bit integers."""
     return (bits >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+
+def check_random_state(random_state):
+    """scikit-learn's ``check_random_state``, for a numpy ``Generator`` too.
+
+    A Generator gives the ``RandomState`` interface over its own bit generator: the draws
+    advance the Generator, as they advance a RandomState instance passed in, and every
+    caller keeps the legacy methods (``randint``, ``random_sample``) that scikit-learn's
+    conventions use.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return np.random.RandomState(random_state.bit_generator)
+    return _sklearn_check_random_state(random_state)
+
+
+def check_generator(random_state):
+    """A numpy ``Generator`` from ``random_state``, for the code that draws with its methods.
+
+    None, an int or a seed sequence give ``np.random.default_rng(random_state)``; a Generator
+    is returned as it is; a RandomState gives a Generator over its own bit generator, so its
+    draws advance the RandomState passed in.
+    """
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.Generator(random_state._bit_generator)
+    return np.random.default_rng(random_state)
 
 
 def draw_seed(random_state):

@@ -52,11 +52,11 @@ def check_matplotlib_support(caller_name):
 # The constraints of the sensitive-feature parameters, shared by every function and estimator:
 # ``sensitive_features`` is an array-like (one column per attribute) or a dict of columns;
 # ``sensitive_column`` names or positions the sensitive column(s) inside X.
-# A lazy frame (polars LazyFrame, ...) is collected where it is read (skfair._frames).
+# A lazy frame (polars LazyFrame, ...) is collected where it is read (skfair._utils._frames).
 SENSITIVE_FEATURES_CONSTRAINT = ["array-like", dict, HasMethods(["collect"])]
 SENSITIVE_COLUMN_CONSTRAINT = [str, Integral, list, tuple, None]
 # ``random_state``: None, an int, a RandomState or a numpy Generator (see
-# ``skfair._validation.check_random_state``).
+# ``skfair._utils._validation.check_random_state``).
 RANDOM_STATE_CONSTRAINT = ["random_state", np.random.Generator]
 
 __all__ = [

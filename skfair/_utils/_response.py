@@ -23,7 +23,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, is_classifier
 from sklearn.utils import get_tags
 
-from skfair._compat import _get_response_values
+from skfair._utils._compat import _get_response_values
 
 #: ``response_method="auto"`` where a score is wanted: probabilities, else decision values,
 #: else the model's ``predict`` (regressors).

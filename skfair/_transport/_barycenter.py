@@ -1,0 +1,646 @@
+"""Wasserstein-barycenter repair of scores and regression outputs.
+
+The optimal demographic-parity-fair predictor in squared loss maps each group's output law to
+the W2 barycenter of the group laws (Chzhen et al. 2020, Le Gouic et al. 2020):
+``fair(y) = Q̄(F_a(y))`` with ``Q̄ = Σ_b p_b Q_b``. Everything here is a sort, a cumulative
+sum and a ``searchsorted``:
+
+- fit: one sort of the calibration values by (cell, value); the barycenter quantile function
+  Q̄ is built on the merged grid of all cells' quantile levels, whatever the number of cells;
+- transform: one ``searchsorted`` of each query in its own cell (the randomised probability
+  integral transform for values that hit an atom) and one lookup in Q̄, so the cost does not
+  depend on the number of groups;
+- ``fit_transform``: the exact in-sample path, ranks with random order inside tie blocks, so
+  repaired groups differ by less than one atom even for discrete scores.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Real
+
+import numpy as np
+
+from skfair._transport._repair import _BaseRepair
+
+# Cells with fewer calibration rows than this get a warning: their maps are noisy.
+_SMALL_CELL = 10
+
+# Up to this many cells, values are split per cell and searched cell by cell; beyond, one
+# sort by (cell, value) and one vectorised search over integer keys keep the cost independent
+# of the number of cells.
+_CELL_LOOP = 16
+
+# The uses of random numbers, each its own stream of the fitted seed (with the column and the
+# step of the chain): the order of tied calibration rows and the random partial repair of the
+# in-sample path, the calibration jitter, and at transform the level across an atom, the
+# random partial repair and the query jitter.
+_TIE_ORDER, _IN_SAMPLE_MIX, _FIT_JITTER, _ATOM_LEVEL, _MIX, _JITTER = range(6)
+
+
+class _Barycenter:
+    """Barycenter map of the cells of one stratum, for one column.
+
+    Attributes
+    ----------
+    values : ndarray of shape (n,)
+        Calibration values sorted by (cell, value); cell b holds ``starts[b]:starts[b + 1]``.
+    cumulative : ndarray of shape (n + n_cells,)
+        For cell b, ``cumulative[starts[b] + b + c]`` is the weight share of its c smallest
+        values (0 for c = 0, 1 for c = n_b): the ECDF at every step.
+    levels, quantiles : ndarray
+        The merged grid: ``Q̄(u) = quantiles[searchsorted(levels, u, "left")]``.
+    fair : ndarray of shape (n + n_cells,)
+        ``Q̄(cumulative)``: the repaired value at every step of every cell.
+    keys : ndarray of shape (n,), int64, or None
+        With many cells, ``cell * width + 2 * rank + 1`` of each sorted value (``rank`` its
+        dense rank among the distinct values ``grid``): increasing, so one ``searchsorted``
+        locates every query inside its own cell, with no loop over cells.
+    """
+
+    def __init__(self, values, cells, n_cells, weights, *, keep_order, center="mean"):
+        n = values.shape[0]
+        self.keys = None
+        if n_cells > _CELL_LOOP:
+            order, starts, rank, _, self.grid = _rank_by_cell(values, cells, n_cells)
+            self.values = values[order]
+        elif keep_order or weights is not None:
+            order, starts = _sort_by_cell(values, cells, n_cells)
+            self.values = values[order]
+        else:  # fit alone, unweighted: sorting values is cheaper than sorting indices
+            order, (starts, self.values) = None, _sorted_by_cell(values, cells, n_cells)
+        counts = np.diff(starts)
+        sorted_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), counts)
+        self.starts = starts
+        if n_cells > _CELL_LOOP:
+            self.width = 2 * self.grid.shape[0] + 1
+            self.keys = sorted_cells.astype(np.int64) * self.width + 2 * rank + 1
+            del rank
+
+        if weights is None:
+            # Levels (k+1)/n_b by division: equal rationals of different cells give equal
+            # doubles, which the in-sample KS bound needs.
+            if n_cells <= _CELL_LOOP:
+                level = np.concatenate([np.arange(1, count + 1) / count for count in counts])
+            else:
+                level = (np.arange(1, n + 1) - starts[sorted_cells]) / counts[sorted_cells]
+            totals = counts.astype(np.float64)
+        else:
+            running = np.cumsum(weights[order])
+            offset = np.concatenate([[0.0], running])[starts[:-1]]
+            totals = running[starts[1:] - 1] - offset
+            level = (running - offset[sorted_cells]) / totals[sorted_cells]
+        slot = np.arange(1, n + 1) + sorted_cells  # step of each sorted calibration row
+        self.cumulative = np.zeros(n + n_cells)
+        self.cumulative[slot] = level
+        self.slot = slot if keep_order else None  # for the in-sample path only
+        self.order = order
+        share = totals / totals.sum()
+
+        # Q̄ on the merged grid: every step of a cell's quantile function is an event at its
+        # level, raising Q̄ by p_b * (jump); cumulating the events in level order gives Q̄.
+        # The jump from a cell's last value to the next cell's first is not a step: it gets
+        # the increment 0 (its level, 1.0, is never below a query level anyway).
+        event_level = level[:-1]
+        event_step = np.diff(self.values)
+        event_step *= np.repeat(share, counts)[1:]
+        event_step[starts[1:-1] - 1] = 0.0
+        event_order = np.argsort(event_level, kind="stable")  # merges n_cells sorted runs
+        self.levels = event_level[event_order]
+        first, last = self.values[starts[:-1]], self.values[starts[1:] - 1]
+        self.quantiles = np.empty(self.levels.shape[0] + 1)
+        self.quantiles[0] = share @ first
+        np.cumsum(event_step[event_order], out=self.quantiles[1:])
+        del event_step
+        self.quantiles[1:] += self.quantiles[0]
+        # Σ p_b can differ from 1 by an ulp: keep Q̄ inside the calibration range.
+        np.clip(self.quantiles, first.min(), last.max(), out=self.quantiles)
+        if center == "median":  # the cumulative sum above is O(n), the median O(n x n_cells)
+            self.quantiles = _median_quantiles(self.values, level, starts, self.levels)
+        self.fair = self._barycenter_at_steps(event_order, slot, starts)
+        del event_order, level, slot
+
+    def _barycenter_at_steps(self, event_order, slot, starts):
+        """Q̄ at every step of every cell (``Q̄(cumulative)``): transform of non-tied queries
+        and the in-sample path are then a gather, with no search in the merged grid.
+
+        Q̄(ℓ) = quantiles[#{levels < ℓ}], and #{levels < ℓ} is where the run of events at
+        level ℓ starts in the merged order: read from the merge permutation instead of a
+        search.
+        """
+        n_events = self.levels.shape[0]
+        run_start = np.zeros(n_events, dtype=np.intp)
+        run_start[1:] = np.where(self.levels[1:] != self.levels[:-1], np.arange(1, n_events), 0)
+        np.maximum.accumulate(run_start, out=run_start)
+        merged_position = np.empty(n_events, dtype=np.intp)
+        merged_position[event_order] = np.arange(n_events)
+        fair = np.empty(self.cumulative.shape[0])
+        # sorted row i < n - 1 carries the event at its own level; the last row is at level 1
+        fair[slot[:-1]] = self.quantiles[run_start[merged_position]]
+        fair[slot[-1]] = self.barycenter_quantile(1.0)
+        fair[starts[:-1] + np.arange(starts.shape[0] - 1)] = self.quantiles[0]  # Q̄(0)
+        return fair
+
+    def compact(self):
+        """Keep what :meth:`transform` reads: one step per distinct value of each cell, and the
+        levels where Q̄ changes. Called after :meth:`in_sample` and :meth:`dispersion`.
+
+        A query is located by the first value >= it and the first value > it in its cell;
+        both are the first of a run of tied values (or the end of the cell), so the steps
+        inside a run are never read, and dropping them leaves every output bit for bit the
+        same. Likewise ``Q̄(u) = quantiles[#{levels < u}]`` is unchanged when a level whose
+        crossing leaves Q̄ equal is dropped. A column of k distinct values then holds
+        O(k x n_cells) numbers instead of O(n): integers, rounded or coded columns shrink to
+        their distinct values; a continuous column keeps every training value.
+        """
+        n, n_cells = self.values.shape[0], self.starts.shape[0] - 1
+        counts = np.diff(self.starts)
+        sorted_cells = np.repeat(np.arange(n_cells), counts)
+        first = np.ones(n, dtype=bool)  # first of a run of equal values of a cell
+        np.not_equal(self.values[1:], self.values[:-1], out=first[1:])
+        first[self.starts[:-1][counts > 0]] = True
+        steps = np.zeros(n + n_cells, dtype=bool)
+        steps[np.flatnonzero(first) + sorted_cells[first]] = True
+        steps[self.starts[1:] + np.arange(n_cells)] = True  # the end of each cell: level 1
+        self.values = self.values[first]
+        self.starts = np.concatenate(
+            [[0], np.cumsum(np.bincount(sorted_cells[first], minlength=n_cells))]
+        )
+        self.cumulative, self.fair = self.cumulative[steps], self.fair[steps]
+        if self.keys is not None:
+            self.keys = self.keys[first]
+        changes = self.quantiles[1:] != self.quantiles[:-1]
+        self.levels = self.levels[changes]
+        self.quantiles = np.concatenate([self.quantiles[:1], self.quantiles[1:][changes]])
+
+    def barycenter_quantile(self, u):
+        """Q̄(u) for levels ``u`` in [0, 1]."""
+        return self.quantiles[np.searchsorted(self.levels, u, side="left")]
+
+    def in_sample(self, draws, stream):
+        """Repaired calibration values, rows in input order; the draws of ``stream`` (a
+        :class:`RowRandom` of the calibration rows of the map) order rows inside tie blocks."""
+        fair = self.fair[self.slot]
+        rows = self.order
+        tied = self.values[1:] == self.values[:-1]
+        tied &= self.slot[1:] == self.slot[:-1] + 1  # same cell
+        if tied.any():
+            # Uniformly random order inside each tie block of a cell. The draws belong to
+            # rows, not to sorted positions, so the result does not depend on how the sort
+            # ordered the tied rows.
+            block = np.cumsum(np.concatenate([[True], ~tied]))
+            rows = rows[np.lexsort((draws.uniform(*stream)[rows], block))]
+        out = np.empty_like(fair)
+        out[rows] = fair
+        return out
+
+    def transform(self, values, cells, *, draws=None, stream=()):
+        """Repaired values of queries ``values`` in cells ``cells``.
+
+        A query equal to a calibration value of its cell takes a level drawn uniformly inside
+        that value's step when ``draws`` (a :class:`RowRandom` of the queries) is given, and
+        the top of the step otherwise.
+        """
+        n_cells = self.starts.shape[0] - 1
+        if self.keys is None:
+            order, bounds = _sort_by_cell(values, cells, n_cells)
+            slot, hit, upper = self._locate_per_cell(values[order], bounds)
+            query_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), np.diff(bounds))
+        else:
+            order, bounds, rank, on_grid, _ = _rank_by_cell(values, cells, n_cells, self.grid)
+            query_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), np.diff(bounds))
+            slot, hit, upper = self._locate_by_keys(query_cells, rank, on_grid)
+        slot += query_cells  # position in ``cumulative`` and ``fair``
+        out = np.empty(values.shape[0])
+        if not hit.any():
+            out[order] = self.fair[slot]
+            return out
+        upper += query_cells[hit]
+        if draws is not None:
+            lower = self.cumulative[slot[hit]]
+            # each row's own draw, whatever its position in the sorted order
+            level = draws[order[hit]].uniform(*stream)
+            fair = self.fair[slot]
+            fair[hit] = self.barycenter_quantile(lower + level * (self.cumulative[upper] - lower))
+        else:
+            slot[hit] = upper
+            fair = self.fair[slot]
+        out[order] = fair
+        return out
+
+    def _locate_per_cell(self, queries, bounds):
+        """For queries sorted by (cell, value), ``bounds`` delimiting the cells: the position in
+        ``values`` of the first value >= each query within its cell, whether the query equals
+        a value of its cell, and for those hits the position of the first value > it."""
+        below = np.empty(queries.shape[0], dtype=np.intp)
+        hit = np.empty(queries.shape[0], dtype=bool)
+        upper = []
+        for cell in range(bounds.shape[0] - 1):
+            start, stop = self.starts[cell], self.starts[cell + 1]
+            segment = slice(bounds[cell], bounds[cell + 1])
+            cell_values, cell_queries = self.values[start:stop], queries[segment]
+            found = np.searchsorted(cell_values, cell_queries, side="left")
+            cell_hit = cell_values[np.minimum(found, stop - start - 1)] == cell_queries
+            hit[segment] = cell_hit
+            below[segment] = found + start
+            if cell_hit.any():
+                found = np.searchsorted(cell_values, cell_queries[cell_hit], side="right")
+                upper.append(found + start)
+        return below, hit, np.concatenate(upper) if upper else np.empty(0, np.intp)
+
+    def _locate_by_keys(self, query_cells, rank, on_grid):
+        """The same as :meth:`_locate_per_cell` in one search over the integer keys, from each
+        query's rank in ``grid`` and whether it is on the grid."""
+        keys = query_cells.astype(np.int64) * self.width + 2 * rank + on_grid
+        below = np.searchsorted(self.keys, keys, side="left")
+        hit = on_grid
+        hit[hit] = self.keys[np.minimum(below[hit], self.keys.shape[0] - 1)] == keys[hit]
+        return below, hit, np.searchsorted(self.keys, keys[hit], side="right")
+
+    def dispersion(self, weights):
+        """U_W2 = Σ_b p_b W2²(ν_b, ν̄) = Σ_b p_b ∫Q_b² − ∫Q̄², in O(n).
+
+        Computed on values centred and divided by their largest deviation, so that squares
+        of outputs of any finite magnitude neither overflow nor lose the difference; the
+        result is scaled back, and is inf (with a warning) only when it exceeds the float
+        range itself.
+        """
+        sorted_weights = None if weights is None else weights[self.order]
+        # the mean of values halved cannot overflow; doubled back it is the mean
+        center = 2.0 * np.average(self.values / 2.0, weights=sorted_weights)
+        scale = max(np.max(np.abs(self.values / 2.0 - center / 2.0)), np.finfo(float).tiny)
+        mean_square = np.average(
+            ((self.values / 2.0 - center / 2.0) / scale) ** 2, weights=sorted_weights
+        )
+        widths = np.diff(np.concatenate([[0.0], self.levels, [1.0]]))
+        # elementwise products and numpy sums, not BLAS (threaded, slow on a loaded machine)
+        barycenter_square = np.sum(widths * ((self.quantiles / 2.0 - center / 2.0) / scale) ** 2)
+        scaled = max(mean_square - barycenter_square, 0.0)
+        with np.errstate(over="ignore"):
+            dispersion = scaled * (2.0 * scale) * (2.0 * scale)
+        if np.isinf(dispersion):
+            warnings.warn(
+                "The barycentric dispersion of outputs of this magnitude exceeds the float64 "
+                "range; w2_dispersion_ is inf. Rescale the outputs (e.g. divide by 1e100) to "
+                "get a finite value; the repair itself is not affected.",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        return dispersion
+
+
+class _Step:
+    """One step of the conditional chain: the cells of attribute j within the strata of the
+    attributes after it; the joint shortcut is one step with one stratum."""
+
+    def __init__(self, group_attribute_codes, attribute, epsilon):
+        self.epsilon = epsilon
+        n_groups = group_attribute_codes.shape[0]
+        if attribute is None:
+            self.stratum_of_group = np.zeros(n_groups, dtype=np.intp)
+            self.cell_of_group = _small_ints(np.arange(n_groups), n_groups)
+            self.n_cells = [n_groups]
+            return
+        later = group_attribute_codes[:, attribute + 1 :]
+        if later.shape[1]:
+            _, stratum = np.unique(later, axis=0, return_inverse=True)
+            stratum = stratum.reshape(-1)
+        else:
+            stratum = np.zeros(n_groups, dtype=np.intp)
+        n_values = group_attribute_codes[:, attribute].max() + 1
+        pairs, pair_of_group = np.unique(
+            stratum * n_values + group_attribute_codes[:, attribute], return_inverse=True
+        )
+        pair_stratum = pairs // n_values
+        first_pair = np.searchsorted(pair_stratum, pair_stratum, side="left")
+        self.stratum_of_group = stratum
+        cell_of_group = (np.arange(pairs.shape[0]) - first_pair)[pair_of_group.reshape(-1)]
+        self.cell_of_group = _small_ints(cell_of_group, cell_of_group.max() + 1)
+        self.n_cells = np.bincount(pair_stratum).tolist()
+
+
+class BarycenterMaps(_BaseRepair):
+    """The barycenter maps of a repair, per column and group, without public parameters.
+
+    :class:`~skfair.postprocessing.BarycenterRepair` (scores) and
+    :class:`~skfair.preprocessing.FeatureRepair` (input columns) are this one
+    implementation with their own parameters: a subclass defines ``epsilon``, ``mode``,
+    ``ties``, ``jitter`` and ``_center``.
+    """
+
+    def _table_fit_refusal(self):
+        # The maps depend on the calibration rows through the groups' weighted ECDFs, which
+        # the frequency table of distinct (group, output) rows holds exactly.
+        if self.ties == "jitter":
+            return 'ties="jitter" draws noise for every calibration row; use ties="randomized".'
+        return None
+
+    def _fit_identity(self, X, y):
+        _check_epsilon(self.epsilon, None)
+        self.w2_dispersion_ = np.zeros(X.shape[1])
+        self.sequential_ = False
+
+    def _fit_maps(self, X, y, groups, sample_weight, draws, *, in_sample):
+        epsilons = _check_epsilon(self.epsilon, groups.n_attributes)
+        positive = None if sample_weight is None else sample_weight > 0
+        _warn_small_groups(groups)
+        self.sequential_ = groups.n_attributes > 1 and any(e > 0 for e in epsilons)
+        if self.sequential_:
+            self._steps = [
+                _Step(groups.group_attribute_codes, j, e) for j, e in enumerate(epsilons)
+            ]
+        else:
+            self._steps = [_Step(groups.group_attribute_codes, None, epsilons[-1])]
+
+        if self.ties == "none":
+            _warn_ties(X, groups.codes)
+        self._maps = []
+        self.w2_dispersion_ = np.empty(X.shape[1])
+        out = np.empty_like(X) if in_sample else None
+        for column in range(X.shape[1]):
+            maps, repaired, dispersion = self._fit_column(
+                X[:, column], groups.codes, sample_weight, positive, column, draws, in_sample
+            )
+            self._maps.append(maps)
+            self.w2_dispersion_[column] = dispersion
+            if in_sample:
+                out[:, column] = repaired
+        return out
+
+    def _apply_maps(self, X, codes, draws):
+        out = np.empty_like(X)
+        for column in range(X.shape[1]):
+            out[:, column] = self._transform_column(X[:, column], codes, column, draws)
+        return out
+
+    def _fit_column(self, values, codes, weights, positive, column, draws, in_sample):
+        """Fit one column through the steps; return the maps, the in-sample output, U_W2.
+
+        ``draws`` holds the random numbers of the calibration rows.
+        """
+        fitted = slice(None) if positive is None else positive
+        if self.sequential_:
+            # U_W2 of the joint cells on the original column: the price of full fairness.
+            joint = _Barycenter(
+                values[fitted],
+                codes[fitted],
+                self.n_groups_,
+                _subset(weights, fitted),
+                keep_order=False,
+            )
+            dispersion = joint.dispersion(_subset(weights, fitted))
+        column_maps = []
+        for position, step in enumerate(self._steps):
+            keep = in_sample or position < len(self._steps) - 1
+            repaired = np.empty_like(values) if keep else None
+            step_maps = []
+            for stratum, rows in _strata(step, codes):
+                fitted_rows = _positive_rows(rows, positive)
+                stratum_values = values[fitted_rows]
+                if self.ties == "jitter":
+                    noise = draws[fitted_rows].uniform(_FIT_JITTER, column, position)
+                    stratum_values = stratum_values + self.jitter * (2.0 * noise - 1.0)
+                stratum_weights = _subset(weights, fitted_rows)
+                barycenter = _Barycenter(
+                    stratum_values,
+                    step.cell_of_group[codes[fitted_rows]],
+                    step.n_cells[stratum],
+                    stratum_weights,
+                    keep_order=keep,
+                    center=self._center,
+                )
+                if not self.sequential_:
+                    dispersion = barycenter.dispersion(stratum_weights)
+                if keep:
+                    repaired[fitted_rows] = barycenter.in_sample(
+                        draws[fitted_rows], (_TIE_ORDER, column, position)
+                    )
+                del barycenter.slot, barycenter.order
+                barycenter.compact()
+                step_maps.append(barycenter)
+                if keep and positive is not None and not positive[rows].all():
+                    # Zero-weight rows are not in the map; they follow the transform path.
+                    other = _positive_rows(rows, ~positive)
+                    repaired[other] = self._apply(
+                        barycenter,
+                        values[other],
+                        step.cell_of_group[codes[other]],
+                        draws[other],
+                        (column, position),
+                    )
+            column_maps.append(step_maps)
+            if keep:
+                # The next step is fitted on these partially repaired outputs.
+                values = _mix(
+                    values,
+                    repaired,
+                    step.epsilon,
+                    self.mode,
+                    draws,
+                    (_IN_SAMPLE_MIX, column, position),
+                )
+        return column_maps, (values if in_sample else None), dispersion
+
+    def _apply(self, barycenter, values, cells, draws, key):
+        """The map of one step applied to queries; ``key`` is ``(column, step)``."""
+        if self.ties == "jitter":
+            values = values + self.jitter * (2.0 * draws.uniform(_JITTER, *key) - 1.0)
+        randomized = self.ties == "randomized"
+        return barycenter.transform(
+            values, cells, draws=draws if randomized else None, stream=(_ATOM_LEVEL, *key)
+        )
+
+    def _transform_column(self, values, codes, column, draws):
+        for position, (step, step_maps) in enumerate(zip(self._steps, self._maps[column])):
+            repaired = None
+            for stratum, rows in _strata(step, codes):
+                fair = self._apply(
+                    step_maps[stratum],
+                    values[rows],
+                    step.cell_of_group[codes[rows]],
+                    draws[rows],
+                    (column, position),
+                )
+                if isinstance(rows, slice):
+                    repaired = fair
+                    break
+                if repaired is None:
+                    repaired = np.empty_like(values)
+                repaired[rows] = fair
+            values = _mix(
+                values, repaired, step.epsilon, self.mode, draws, (_MIX, column, position)
+            )
+        return values
+
+
+# --------------------------------------------------------------------------------------------
+# small pure helpers
+
+
+def _strata(step, codes):
+    """``(stratum, rows)`` for each stratum of ``step`` present in ``codes``."""
+    n_strata = len(step.n_cells)
+    if n_strata == 1:
+        yield 0, slice(None)
+        return
+    stratum = step.stratum_of_group[codes]
+    order = np.argsort(_small_ints(stratum, n_strata), kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(stratum, minlength=n_strata))])
+    for s in range(n_strata):
+        if bounds[s + 1] > bounds[s]:
+            yield s, order[bounds[s] : bounds[s + 1]]
+
+
+def _positive_rows(rows, positive):
+    """The rows of ``rows`` (a slice of all rows or an index array) where ``positive``."""
+    if positive is None:
+        return rows
+    if isinstance(rows, slice):
+        return np.flatnonzero(positive)
+    return rows[positive[rows]]
+
+
+def _subset(weights, rows):
+    return None if weights is None else weights[rows]
+
+
+def _mix(original, fair, epsilon, mode, draws, stream):
+    """Partial repair: exact at both ends, never outside [y, fair]. In random mode each row
+    is repaired when its draw of ``stream`` is below ``1 - epsilon``."""
+    if epsilon == 0:
+        return fair
+    if epsilon == 1:
+        return original
+    if mode == "random":
+        return np.where(draws.uniform(*stream) < 1 - epsilon, fair, original)
+    out = (1 - epsilon) * fair + epsilon * original
+    # (1-ε)·fair + ε·y can overshoot [y, fair] by an ulp; a probability must stay <= 1.
+    return np.clip(out, np.minimum(original, fair), np.maximum(original, fair), out=out)
+
+
+def _median_quantiles(values, level, starts, levels):
+    """The median of the cells' quantile functions on the merged grid ``levels`` (and at 1).
+
+    ``values`` holds each cell's sorted values (cell b at ``starts[b]:starts[b + 1]``) and
+    ``level`` their cumulative weight shares. Between two merged levels every cell's quantile
+    function is constant, so the median at each level is the median over the cells of
+    ``Q_b(level)``; O(n_levels x n_cells), in blocks of levels to bound the memory.
+    """
+    n_cells = starts.shape[0] - 1
+    grid = np.append(levels, 1.0)
+    out = np.empty(grid.shape[0])
+    block = max(1, (1 << 22) // n_cells)
+    for start in range(0, grid.shape[0], block):
+        part = grid[start : start + block]
+        at_level = np.empty((n_cells, part.shape[0]))
+        for cell in range(n_cells):
+            low, high = starts[cell], starts[cell + 1]
+            index = np.searchsorted(level[low:high], part, side="left")
+            at_level[cell] = values[low + np.minimum(index, high - low - 1)]
+        out[start : start + block] = np.median(at_level, axis=0)
+    return out
+
+
+def _sort_by_cell(values, cells, n_cells):
+    """Order of the rows by (cell, value), and the bounds of each cell in that order, for a
+    few cells (one pass over the rows per cell)."""
+    counts = np.bincount(cells, minlength=n_cells)
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    if n_cells == 1:
+        return np.argsort(values), bounds
+    order = np.empty(values.shape[0], dtype=np.intp)
+    for cell in range(n_cells):
+        rows = np.flatnonzero(cells == cell)
+        order[bounds[cell] : bounds[cell + 1]] = rows[np.argsort(values[rows])]
+    return order, bounds
+
+
+def _rank_by_cell(values, cells, n_cells, grid=None):
+    """Order of the rows by (cell, value), cell bounds, and each row's rank in ``grid`` (the
+    distinct values, computed when None) with whether it is on the grid. The ranks are found
+    on the values sorted once globally, where searching is cheap, and then reordered."""
+    value_order = np.argsort(values)
+    sorted_values = values[value_order]
+    if grid is None:
+        new_value = np.empty(values.shape[0], dtype=bool)
+        new_value[0] = True
+        np.not_equal(sorted_values[1:], sorted_values[:-1], out=new_value[1:])
+        grid = sorted_values[new_value]
+        rank, on_grid = np.cumsum(new_value) - 1, None
+    else:
+        rank = np.searchsorted(grid, sorted_values, side="left")
+        on_grid = rank < grid.shape[0]
+        on_grid[on_grid] = grid[rank[on_grid]] == sorted_values[on_grid]
+    by_cell = np.argsort(_small_ints(cells[value_order], n_cells), kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(cells, minlength=n_cells))])
+    on_grid = None if on_grid is None else on_grid[by_cell]
+    return value_order[by_cell], bounds, rank[by_cell], on_grid, grid
+
+
+def _sorted_by_cell(values, cells, n_cells):
+    """The bounds of each cell and the values sorted by (cell, value), for few cells."""
+    counts = np.bincount(cells, minlength=n_cells)
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    if n_cells == 1:
+        return bounds, np.sort(values)
+    return bounds, np.concatenate([np.sort(values[cells == cell]) for cell in range(n_cells)])
+
+
+def _small_ints(codes, n_codes):
+    """Codes in the narrowest integer type: numpy's stable sort is a radix sort up to 16 bits."""
+    if n_codes <= np.iinfo(np.int8).max:
+        return codes.astype(np.int8)
+    if n_codes <= np.iinfo(np.int16).max:
+        return codes.astype(np.int16)
+    return codes
+
+
+def _check_epsilon(epsilon, n_attributes):
+    """One epsilon per attribute, each a number in [0, 1] (not a bool)."""
+    scalar = np.ndim(epsilon) == 0
+    values = np.atleast_1d(np.asarray(epsilon, dtype=object))
+    if values.ndim != 1 or values.shape[0] == 0:
+        raise ValueError(f"epsilon must be a number or a 1-D sequence, got {epsilon!r}.")
+    for value in values:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
+            raise ValueError(f"epsilon values must be numbers in [0, 1], got {value!r}.")
+        if not 0 <= value <= 1:
+            raise ValueError(f"epsilon values must lie in [0, 1], got {value!r}.")
+    values = values.astype(np.float64)
+    if n_attributes is None:
+        return values.tolist()
+    if scalar:
+        return [float(values[0])] * n_attributes
+    if values.shape[0] != n_attributes:
+        raise ValueError(
+            f"epsilon has {values.shape[0]} value(s) but sensitive_features has {n_attributes} "
+            "attribute(s); give one value per attribute, in column order, or a single number."
+        )
+    return values.tolist()
+
+
+def _warn_small_groups(groups):
+    """Warn for groups with fewer than ``_SMALL_CELL`` calibration rows."""
+    small = np.flatnonzero(groups.counts() < _SMALL_CELL)
+    if small.size:
+        labels = [groups.labels[g] for g in small[:10]]
+        warnings.warn(
+            f"Groups {labels} have fewer than {_SMALL_CELL} calibration rows: maps estimated "
+            "from fewer than 10 rows are noisy.",
+            UserWarning,
+            stacklevel=5,
+        )
+
+
+def _warn_ties(X, codes):
+    for column in range(X.shape[1]):
+        order = np.lexsort((X[:, column], codes))
+        values, sorted_codes = X[order, column], codes[order]
+        if ((values[1:] == values[:-1]) & (sorted_codes[1:] == sorted_codes[:-1])).any():
+            warnings.warn(
+                f"Column {column} has ties within a group: with ties='none' tied rows share one "
+                "output and the repair is not exact; use ties='randomized'.",
+                UserWarning,
+                stacklevel=5,
+            )
+            return
