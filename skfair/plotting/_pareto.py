@@ -13,7 +13,7 @@ from skfair._utils._validation import (
     check_scores,
     check_weights,
 )
-from skfair.postprocessing._pareto import (
+from skfair.postprocessing._rules._pareto import (
     _check_tolerances,
     binary_front,
     multiclass_front,

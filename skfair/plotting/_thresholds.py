@@ -13,8 +13,8 @@ from skfair._utils._validation import (
     check_scores,
     check_weights,
 )
-from skfair.postprocessing._roc_hull import score_blocks
-from skfair.postprocessing._threshold_lp import (
+from skfair.postprocessing._rules._roc_hull import score_blocks
+from skfair.postprocessing._rules._threshold_lp import (
     CONSTRAINTS,
     OBJECTIVES,
     GroupRule,
@@ -24,7 +24,7 @@ from skfair.postprocessing._threshold_lp import (
     rule_rates,
     solve_thresholds,
 )
-from skfair.postprocessing._thresholds import _check_cost
+from skfair.postprocessing._rules._thresholds import _check_cost
 
 
 class GroupThresholdDisplay:

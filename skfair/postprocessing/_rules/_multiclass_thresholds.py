@@ -30,8 +30,8 @@ from skfair._utils._random import SAMPLINGS, draw_seed
 from skfair._utils._response import get_response_values
 from skfair._utils._validation import check_weights
 from skfair.metrics._classification import _max_gap_to_population
-from skfair.postprocessing._group_decision import GroupDecisionMixin
-from skfair.postprocessing._multiclass_lp import CONSTRAINTS, OBJECTIVES, FairArgmaxProgram
+from skfair.postprocessing._rules._group_decision import GroupDecisionMixin
+from skfair.postprocessing._rules._multiclass_lp import CONSTRAINTS, OBJECTIVES, FairArgmaxProgram
 
 # Weights of a fixed projection of the class probabilities, used to key a row's random draw
 # when X cannot be read row by row: square roots of primes.

@@ -32,9 +32,9 @@ from skfair._utils._compat import (
 from skfair._utils._random import SAMPLINGS, draw_seed
 from skfair._utils._response import get_response_values
 from skfair._utils._validation import check_weights
-from skfair.postprocessing._group_decision import GroupDecisionMixin
-from skfair.postprocessing._roc_hull import score_blocks
-from skfair.postprocessing._threshold_lp import (
+from skfair.postprocessing._rules._group_decision import GroupDecisionMixin
+from skfair.postprocessing._rules._roc_hull import score_blocks
+from skfair.postprocessing._rules._threshold_lp import (
     CONSTRAINTS,
     OBJECTIVES,
     constraint_gap,

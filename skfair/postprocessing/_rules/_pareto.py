@@ -10,20 +10,20 @@ from sklearn.utils.validation import check_is_fitted
 from skfair._dask import check_in_memory
 from skfair._utils._compat import validate_params
 from skfair._utils._validation import check_weights
-from skfair.postprocessing._multiclass_lp import FairArgmaxProgram
-from skfair.postprocessing._multiclass_thresholds import (
+from skfair.postprocessing._rules._multiclass_lp import FairArgmaxProgram
+from skfair.postprocessing._rules._multiclass_thresholds import (
     MulticlassGroupThresholdClassifier,
     decision_summary,
 )
-from skfair.postprocessing._roc_hull import score_blocks
-from skfair.postprocessing._threshold_lp import (
+from skfair.postprocessing._rules._roc_hull import score_blocks
+from skfair.postprocessing._rules._threshold_lp import (
     constraint_gap,
     group_geometry,
     group_rule,
     rule_rates,
     solve_thresholds,
 )
-from skfair.postprocessing._thresholds import (
+from skfair.postprocessing._rules._thresholds import (
     GroupThresholdClassifier,
     _objective_value,
     _rates_table,

@@ -15,8 +15,8 @@ import numpy as np
 from scipy.sparse import coo_matrix
 
 from skfair._linprog import solve_lp
-from skfair.postprocessing._predictive_parity import solve_predictive_parity
-from skfair.postprocessing._roc_hull import (
+from skfair.postprocessing._rules._predictive_parity import solve_predictive_parity
+from skfair.postprocessing._rules._roc_hull import (
     hull_halfplanes,
     point_on_hull,
     rate_rule,
