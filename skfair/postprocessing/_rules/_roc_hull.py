@@ -148,18 +148,6 @@ def upper_hull(scores, positive, negative):
     return fpr[vertices], tpr[vertices], np.r_[np.inf, cut_points(scores)[ends]]
 
 
-def hull_halfplanes(fpr, tpr):
-    """The hull segments as half-planes ``a x + b y <= c`` (rows of unit norm).
-
-    A point ``(x, y)`` with ``0 <= x <= 1`` lies on or under the upper hull exactly when it
-    satisfies every row.
-    """
-    dx, dy = np.diff(fpr), np.diff(tpr)
-    norm = np.hypot(dx, dy)
-    a, b = -dy / norm, dx / norm
-    return a, b, a * fpr[:-1] + b * tpr[:-1]
-
-
 def point_on_hull(fpr, tpr, thresholds, x):
     """The randomised threshold rule that reaches the upper hull at FPR ``x``.
 

@@ -420,9 +420,7 @@ class GroupThresholdClassifier(
 
     def _fit_rules(self, scores, positive, weights, codes, n_groups):
         n_samples = scores.shape[0]
-        # Only the weights' shares matter: on the scale of the largest one, weights of any
-        # common scale (1e-300 or 1e308) give the unweighted program, bit for bit.
-        weights = np.ones(n_samples) if weights is None else weights / weights.max()
+        weights = np.ones(n_samples) if weights is None else relative_weights(weights)
         zero = np.bincount(codes, weights=weights, minlength=n_groups) <= 0
         if zero.any():
             raise ValueError(
@@ -567,6 +565,32 @@ def _objective_value(objective, rates, positive, negative, cost):
     if objective == "balanced_accuracy":
         return float((tpr + tnr) / 2)
     return float(tpr if objective == "true_positive_rate" else tnr)
+
+
+def relative_weights(weights):
+    """Sample weights in units of the smallest positive one.
+
+    Only the weights' shares matter. In these units weights of any common scale (1e-300 or
+    1e308) give the unweighted program bit for bit, and integer weights the program of the
+    repeated rows (their sums are the same integers), so that ties between optimal rules are
+    broken alike. Weights whose sum in these units exceeds the float64 range (a ratio of the
+    largest to the smallest weight near 1e308) are refused.
+    """
+    positive = weights[weights > 0]
+    if positive.size == 0:
+        return weights  # the groups' and classes' zero weights are named by the caller
+    smallest = positive.min()
+    with np.errstate(over="ignore"):
+        relative = weights / smallest
+        total = relative.sum()
+    if not np.isfinite(total):
+        raise ValueError(
+            f"sample_weight ranges from {smallest:.3g} to {positive.max():.3g}: in units of the "
+            f"smallest weight their sum exceeds the largest float64 value (about 1.8e308), so "
+            "the weights' shares cannot be represented. Clip the largest weights or raise the "
+            "smallest ones."
+        )
+    return relative
 
 
 def _check_cost(objective, cost):
