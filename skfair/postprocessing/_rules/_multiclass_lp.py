@@ -63,7 +63,7 @@ _TIE_TOLERANCES = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5)
 _PER_ROW_SIZE = 100_000
 # Shares (of a group's weight in a stratum, or of the population's) below this are left out
 # of the program, and the others rescaled: the solver drops matrix entries that small.
-_SMALLEST_SHARE = 1e-11
+_SMALLEST_SHARE = 1.5e-12
 # The tie-breaking mixture reproduces the tied rows' statistics to this, in rate units.
 _MIXTURE_TOLERANCE = 1e-11
 
@@ -255,7 +255,8 @@ class FairArgmaxProgram:
 
     def solve(self, tolerance):
         """The optimum at ``tolerance`` (a :class:`Solution`)."""
-        previous = -np.inf
+        previous, best = -np.inf, None
+        n_rows = self.codes.shape[0]
         for _ in range(_MAX_ROUNDS):
             B = int(self.blocks.max()) + 1
             block_group = np.zeros(B, dtype=np.intp)
@@ -267,17 +268,25 @@ class FairArgmaxProgram:
                 [np.bincount(self.blocks, c, minlength=B) for c in self.gains.T], axis=1
             )
             value, split, prices, offset = self._restricted(block_group, mass, gain, tolerance)
-            mixture = split[self.blocks]
             scores = self.row_scores(prices)
             scale = max(1.0, abs(value))
             gap = offset + float(self.weights @ scores.max(axis=1)) - value
-            if gap <= _CERTIFICATE * scale:
+            # The best round: the highest value, and of equal values the best certificate (a
+            # coarser partition's multipliers certify less).
+            if best is None or value > best[0] + 1e-14 * scale or (
+                value >= best[0] - 1e-14 * scale and gap < best[3]
+            ):
+                best = (value, prices, split[self.blocks], gap)
+            # One block per row is the program itself: its multipliers certify it, up to the
+            # shares left out (see _restricted).
+            if gap <= _CERTIFICATE * scale or n_rows == B:
                 break
             # Merging is allowed only after progress, so that merges and splits cannot cycle.
             blocks = self._repartition(split, scores, merge=value > previous + 1e-14 * scale)
             if _same_partition(blocks, self.blocks):  # nothing left to split
                 break
             self.blocks, previous = blocks, value
+        value, prices, mixture, gap = best
         if gap > 1e-9 * max(1.0, abs(value)):
             warnings.warn(
                 f"The multi-class fairness program stopped {gap:.3g} below its Lagrangian "
@@ -507,8 +516,12 @@ def min_norm_mixture(oracle, starts, tolerance, max_iter=10_000):
         if np.sqrt(x @ x) <= tolerance:
             break
         point, payload = oracle(x)
-        if x @ x - x @ point <= 1e-14 * max(1.0, max(p @ p for p in points)):
-            break  # no vertex is nearer the origin's side: x is the nearest point
+        # No vertex is nearer the origin's side than x (to rounding: the product's error is
+        # about 1e-16 |x| |point|): x is the nearest point. The test is relative to |x|, not
+        # |x|^2, so that it does not stop the descent at a distance of about 1e-7.
+        reach = max(1.0, np.sqrt(max(p @ p for p in points)), np.sqrt(point @ point))
+        if x @ x - x @ point <= 1e-14 * np.sqrt(x @ x) * reach:
+            break
         points.append(point)
         payloads.append(payload)
         weights = np.r_[weights, 0.0]

@@ -8,6 +8,7 @@ from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
 
 from skfair._dask import check_in_memory
+from skfair._stats._roc import score_blocks
 from skfair._utils._compat import validate_params
 from skfair._utils._validation import check_weights
 from skfair.postprocessing._rules._multiclass_lp import FairArgmaxProgram
@@ -15,7 +16,6 @@ from skfair.postprocessing._rules._multiclass_thresholds import (
     MulticlassGroupThresholdClassifier,
     decision_summary,
 )
-from skfair.postprocessing._rules._roc_hull import score_blocks
 from skfair.postprocessing._rules._threshold_lp import (
     constraint_gap,
     group_geometry,
@@ -81,9 +81,12 @@ def threshold_pareto_front(
     front : Bunch
         ``tolerances``, ``objective_values`` and ``constraint_gaps`` (ndarrays of the same
         length, tolerances increasing), and ``constraint``, ``objective`` (the estimator's).
-        ``objective_values`` is non-decreasing; each gap is at most its tolerance. The gap is
-        the largest difference of the constrained rates between two groups for
-        :class:`GroupThresholdClassifier`, ``U_DP`` or ``U_EO`` for the multi-class rule.
+        ``objective_values[i]`` is the estimator's ``objective_value_`` at ``tolerances[i]``:
+        non-decreasing in the tolerance for the objectives that are maximised, and
+        non-increasing for ``objective="cost"`` (the expected cost, minimised); each gap is
+        at most its tolerance. The gap is the largest difference of the constrained rates
+        between two groups for :class:`GroupThresholdClassifier`, ``U_DP`` or ``U_EO`` for the
+        multi-class rule.
 
     See Also
     --------
@@ -92,8 +95,8 @@ def threshold_pareto_front(
     Notes
     -----
     The optimal objective is a concave, piecewise-linear function of the tolerance (the
-    value of a linear program whose right-hand side moves linearly), so the straight lines
-    between the points are below the front.
+    value of a linear program whose right-hand side moves linearly; a cost is convex), so
+    the straight lines between the points are on the feasible side of the front.
 
     References
     ----------
