@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
 
-from skfair._dask import check_in_memory
+from skfair._dask import check_in_memory, round_to_grid
 from skfair._stats._roc import score_blocks
 from skfair._utils._compat import validate_params
 from skfair._utils._validation import check_weights
@@ -27,6 +27,7 @@ from skfair.postprocessing._rules._thresholds import (
     GroupThresholdClassifier,
     _objective_value,
     _rates_table,
+    relative_weights,
 )
 
 #: Number of tolerances of the default range, from 0 to the unconstrained rule's gap.
@@ -144,9 +145,11 @@ def threshold_pareto_front(
                 "the observed labels."
             )
         positive = np.asarray(y) == estimator.pos_label_
+        if estimator.resolution is not None:
+            scores = round_to_grid(scores, estimator.resolution)
         front = binary_front(
-            scores, positive, weights, codes, n_groups, constraint, objective, tolerances,
-            cost=estimator._cost,
+            scores, positive, relative_weights(weights), codes, n_groups, constraint,
+            objective, tolerances, cost=estimator._cost,
         )
     return Bunch(**front, constraint=constraint, objective=objective)
 
