@@ -22,7 +22,7 @@ from skfair._stats._counts import FN, FP, TN, TP, confusion_table
 from skfair._utils._compat import SENSITIVE_FEATURES_CONSTRAINT, Real, validate_params
 from skfair._utils._groups import privileged_mask
 from skfair._utils._validation import binarize, check_labels, check_lengths, check_weights
-from skfair.metrics._classification import LABEL_TABLE, _binary_confusion
+from skfair.metrics._rates import LABEL_TABLE, binary_confusion
 
 
 def _entropy_terms(ratio, alpha):
@@ -354,7 +354,7 @@ def between_group_generalized_entropy_index(
     0.02
     """
     alpha = _check_alpha(alpha)
-    groups, table = _binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
+    groups, table = binary_confusion(y_true, y_pred, sensitive_features, pos_label, sample_weight)
     if privileged_group is not None:
         is_privileged = privileged_mask(groups, privileged_group)
         table = np.stack([table[~is_privileged].sum(axis=0), table[is_privileged].sum(axis=0)])
