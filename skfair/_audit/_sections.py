@@ -23,7 +23,7 @@ from sklearn.utils import Bunch
 from skfair._audit._context import score_reader
 from skfair._audit._data_repair_section import data_repair_section
 from skfair._audit._report import Figure, GroupSizes, Interval, IntRange, Section, Table
-from skfair._audit._summary import CI, N_BOOT, compared_columns, group_text, summary_section
+from skfair._audit._summary import CI, compared_columns, group_text, summary_section
 from skfair._audit._training_section import training_section
 from skfair._utils._groups import factorize_groups
 from skfair._utils._random import check_generator
@@ -63,7 +63,7 @@ def groups_section(context):
     model (selection rate), and how accurate is the model for it?
 
     Per-group table of counts and rates, one table per sensitive attribute and jointly, and
-    figures of the selection rate, TPR and FPR with their bootstrap intervals.
+    figures of the selection rate, TPR and FPR with their Clopper-Pearson intervals.
     """
     tables, figures = [], []
     for name, values, _ in compared_columns(context):
@@ -73,9 +73,7 @@ def groups_section(context):
             context.y_pred,
             sensitive_features=values,
             pos_label=1,
-            n_boot=N_BOOT,
             ci=CI,
-            random_state=context.random_state,
         )
         counts, by_group = table.counts, table.by_group
         rows = [
@@ -88,7 +86,7 @@ def groups_section(context):
         figures.append(
             Figure(
                 f"{name}: each group's selection rate, TPR and FPR with {CI:.0%} "
-                "bootstrap intervals (the summary's intervals; dotted: all rows)",
+                "Clopper-Pearson intervals (the summary's intervals; dotted: all rows)",
                 partial(_rates_display, table),
             )
         )
