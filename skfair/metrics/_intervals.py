@@ -106,5 +106,5 @@ def ratio_interval(first, second):
         high_a = l2 * (2 * p2 - l2)
         high = (product + np.sqrt(product**2 - high_c * high_a)) / high_a
     low = np.where(p1 == 0, 0.0, low)
-    undefined = ~(p2 > 0)
+    undefined = ~(np.asarray(p2) > 0)
     return np.where(undefined, np.nan, low), np.where(undefined, np.nan, high)

@@ -266,13 +266,29 @@ def _gaps(table, groups, rates, sides, *, ratio=False):
     return gaps
 
 
+def equalized_odds_components(fpr_difference, fnr_difference, *, signed):
+    """The two components of equalized odds, ``(TPR component, FPR component)``, from the
+    false positive and false negative rate differences (arrays over the compared sides).
+
+    Signed, both are oriented by the favourable label: positive when the disadvantaged side
+    gets the favourable prediction less often than the privileged side among the rows of the
+    same true label, ``TPR(priv) - TPR(dis) = ΔFNR`` and ``FPR(priv) - FPR(dis) = -ΔFPR =
+    ΔTNR``. Unsigned, the largest gaps ``D_TPR = D_FNR`` and ``D_FPR`` (both >= 0).
+    """
+    return fnr_difference, (0.0 - fpr_difference) if signed else fpr_difference
+
+
 def _equalized_odds_difference(groups, table, sides, agg):
-    # Unsigned, D_FNR == D_TPR, so the FNR serves both forms.
     fpr_gap, fnr_gap = _gaps(table, groups, ["false_positive_rate", "false_negative_rate"], sides)
+    tpr_part, fpr_part = equalized_odds_components(
+        fpr_gap, fnr_gap, signed=sides["privileged_group"] is not None
+    )
     if agg == "mean":
-        combined = (fpr_gap + fnr_gap) / 2
+        combined = (fpr_part + tpr_part) / 2
     else:
-        combined = np.where(np.isnan(fnr_gap) | (abs(fpr_gap) >= abs(fnr_gap)), fpr_gap, fnr_gap)
+        # The component larger in size, sign kept (the FPR component on ties); NaN left out.
+        larger = np.isnan(tpr_part) | (abs(fpr_part) >= abs(tpr_part))
+        combined = np.where(larger, fpr_part, tpr_part)
     return float(furthest_from_parity(combined))
 
 
@@ -575,33 +591,42 @@ COMPARISONS = {
     "equalized_odds_difference": Comparison(
         combine=_equalized_odds_difference,
         options=_AGG,
-        summary="Disparity of equalized odds: the FPR and FNR (or TPR) disparities combined.",
+        summary="Disparity of equalized odds: the TPR and FPR disparities combined.",
         description="""\
 Unsigned (``privileged_group=None``), with ``D_X = max_g X_g - min_g X_g``:
 ``agg="worst_case"`` gives ``max(D_TPR, D_FPR)`` and ``agg="mean"`` gives
 ``(D_TPR + D_FPR) / 2``, as fairlearn's ``equalized_odds_difference``.
 
-Signed (``privileged_group`` given), with ``ΔX = X(dis) - X(priv)`` on the two error rates
-so that a positive value means that the disadvantaged samples suffer more errors:
-``agg="worst_case"`` gives whichever of ``ΔFPR`` and ``ΔFNR`` has the larger absolute
-value, sign kept (``ΔFPR`` on ties), and ``agg="mean"`` gives ``(ΔFPR + ΔFNR) / 2``.
+Signed (``privileged_group`` given), the two components are oriented by the favourable
+label, ``pos_label``: each is positive when the disadvantaged samples get the favourable
+prediction less often than the privileged ones among the samples of the same true label,
+
+- TPR component ``TPR(priv) - TPR(dis)``, which is :func:`false_negative_rate_difference`;
+- FPR component ``FPR(priv) - FPR(dis)``, which is :func:`true_negative_rate_difference`
+  (the negative of :func:`false_positive_rate_difference`).
+
+``agg="worst_case"`` gives the component larger in size, sign kept (the FPR component on
+ties), so the sign says which way the worse gap goes and does not change with which
+component is larger: a disadvantaged side that gets the favourable prediction less often in
+both components gives a positive value either way. Its size, ``max(|TPR component|, |FPR
+component|)``, is the unsigned equalized-odds gap between the two sides. ``agg="mean"``
+gives the mean of the two components, the negative of aif360's average odds difference
+(:func:`average_odds_difference`, ``(ΔFPR + ΔTPR) / 2`` with ``ΔX = X(dis) - X(priv)``).
 
 An undefined component (no positives or no negatives) is left out of the worst case and
-makes the mean NaN.
-
-The signed mean is not aif360's average odds difference: ``(ΔFPR + ΔFNR) / 2 = (ΔFPR -
-ΔTPR) / 2`` here, ``(ΔFPR + ΔTPR) / 2`` in aif360 (:func:`average_odds_difference`), so
-the TPR part enters with opposite signs; the unsigned means agree.""",
+makes the mean NaN.""",
         returns="""\
-Signed in [-1, 1] with ``privileged_group`` (positive: the disadvantaged samples suffer more
-errors), else in [0, 1]; NaN when no component is defined (or, with ``agg="mean"``, one
-is not).""",
+Signed in [-1, 1] with ``privileged_group`` (positive: the disadvantaged samples get the
+favourable prediction less often), else in [0, 1]; NaN when no component is defined (or,
+with ``agg="mean"``, one is not).""",
         see_also=(
             ("equalized_odds_ratio", "The same rates compared as ratios."),
             (
                 "average_odds_difference",
                 "The signed mean of the FPR and TPR disparities, as aif360.",
             ),
+            ("false_negative_rate_difference", "The signed TPR component."),
+            ("true_negative_rate_difference", "The signed FPR component."),
             ("equalized_odds_unfairness", "The multi-class version."),
         ),
         references=("hardt", "fairlearn"),
@@ -648,10 +673,9 @@ positives and more true positives gets 0). Without, returns ``(D_FPR + D_TPR) / 
 ``D_X = max_g X_g - min_g X_g``, which is fairlearn's ``equalized_odds_difference(
 agg="mean")``.
 
-Not the same as :func:`equalized_odds_difference` with ``agg="mean"`` and
-``privileged_group``, which averages the error rates ``(ΔFPR + ΔFNR) / 2``: its TPR part
-has the opposite sign (``ΔFNR = -ΔTPR``), so that a positive value there means the
-disadvantaged samples suffer more errors of both kinds.""",
+With ``privileged_group`` it is the negative of :func:`equalized_odds_difference` with
+``agg="mean"``, whose components are oriented by the favourable label (positive: the
+disadvantaged samples get the favourable prediction less often).""",
         returns="""\
 In [-1, 1] with ``privileged_group``, else in [0, 1]; NaN when a rate is undefined
 on one side (no positives or no negatives).""",
@@ -838,7 +862,17 @@ def _wrap(text, indent="", subsequent_indent=None):
 
 
 def _fill(text):
-    return "\n\n".join(_wrap(paragraph) for paragraph in text.split("\n\n"))
+    """Paragraphs refilled; a bulleted list item by item."""
+    paragraphs = []
+    for paragraph in text.split("\n\n"):
+        if paragraph.startswith("- "):
+            items = paragraph[2:].split("\n- ")
+            paragraphs.append(
+                "\n".join(_wrap(f"- {item}", subsequent_indent="  ") for item in items)
+            )
+        else:
+            paragraphs.append(_wrap(paragraph))
+    return "\n\n".join(paragraphs)
 
 
 def _indent(text):
