@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import textwrap
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -52,6 +51,7 @@ from skfair._utils._validation import (
     check_lengths,
     check_weights,
 )
+from skfair.metrics._docs import PARAMETERS, example, numpydoc
 
 # ----------------------------------------------------------------------------------------------
 # the rates
@@ -330,13 +330,15 @@ class Comparison:
     ``rate`` and ``kind`` name a single-rate comparison, described from :data:`RATES` with
     ``signed_note`` and ``unsigned_note`` (the peers' names, relations to other metrics);
     ``combine`` instead names a function ``combine(groups, table, sides, **options)`` of the
-    error-rate combinations, described by ``summary`` and ``description``. ``options``
-    holds their extra keyword arguments and their constraints.
+    error-rate combinations, described by ``summary``, ``description`` and ``returns``.
+    ``options`` holds their extra keyword arguments, ``name: (default, constraints, type,
+    description)``. ``example`` is ``(y_true, y_pred, groups, calls)`` for
+    :func:`~skfair.metrics._docs.example`.
     """
 
     references: tuple
     see_also: tuple
-    example: str
+    example: tuple
     rate: str = ""
     kind: str = "difference"
     signed_note: str = ""
@@ -348,24 +350,16 @@ class Comparison:
     returns: str = ""
 
 
-_REFERENCES = {
-    "hardt": 'M. Hardt, E. Price and N. Srebro, "Equality of Opportunity in Supervised Learning", '
-    "NeurIPS 2016.",
-    "fairlearn": 'H. Weerts, M. Dudik, R. Edgar, A. Jalali, R. Lutz and M. Madaio, "Fairlearn: '
-    'Assessing and Improving Fairness of AI Systems", JMLR 24(257), 2023.',
-    "aif360": 'R. K. E. Bellamy et al., "AI Fairness 360: An Extensible Toolkit for Detecting and '
-    'Mitigating Algorithmic Bias", IBM Journal of Research and Development 63(4/5), 2019.',
-    "chouldechova": 'A. Chouldechova, "Fair Prediction with Disparate Impact: A Study of Bias in '
-    'Recidivism Prediction Instruments", Big Data 5(2), 2017.',
-    "calders": 'T. Calders and S. Verwer, "Three naive Bayes approaches for discrimination-free '
-    'classification", Data Mining and Knowledge Discovery 21(2), 2010.',
-    "feldman": "M. Feldman, S. A. Friedler, J. Moeller, C. Scheidegger and S. Venkatasubramanian, "
-    '"Certifying and removing disparate impact", KDD 2015.',
-    "virny": 'D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with '
-    'Virny and VirnyView", SIGMOD-Companion 2024.',
+_AGG = {
+    "agg": (
+        "worst_case",
+        [StrOptions({"worst_case", "mean"})],
+        '{"worst_case", "mean"}, default="worst_case"',
+        "Combine the two rates' comparisons: the one further from parity, or their mean.",
+    )
 }
-
-_AGG = {"agg": ("worst_case", [StrOptions({"worst_case", "mean"})])}
+_AIF360_SIGN = "(the sign convention of aif360's ``ClassificationMetric.difference``)"
+_HALVES = ("a", "a", "a", "b", "b", "b")
 
 COMPARISONS = {
     "statistical_parity_difference": Comparison(
@@ -375,22 +369,15 @@ COMPARISONS = {
         see_also=(
             ("disparate_impact_ratio", "The same rates compared as a ratio."),
             ("demographic_parity_unfairness", "The multi-class version."),
-            (
-                "conditional_demographic_disparity",
-                "The disparity within strata of control features.",
-            ),
+            ("conditional_demographic_disparity", "The disparity within strata."),
         ),
         references=("calders", "fairlearn"),
-        example="""\
->>> y_pred = [1, 1, 0, 1, 0, 0]
->>> sex = ["F", "F", "F", "M", "M", "M"]
->>> round(statistical_parity_difference(None, y_pred, sensitive_features=sex), 3)
-0.333
->>> spd = statistical_parity_difference(
-...     None, y_pred, sensitive_features=sex, privileged_group="F"
-... )
->>> round(spd, 3)
--0.333""",
+        example=(
+            None,
+            [1, 1, 0, 1, 0, 0],
+            _HALVES,
+            (("", "0.3333"), ('privileged_group="a"', "-0.3333")),
+        ),
     ),
     "disparate_impact_ratio": Comparison(
         rate="selection_rate",
@@ -399,11 +386,7 @@ COMPARISONS = {
         unsigned_note="(fairlearn's ``demographic_parity_ratio``)",
         see_also=(("statistical_parity_difference", "The same rates compared as a difference."),),
         references=("feldman", "aif360"),
-        example="""\
->>> y_pred = [1, 1, 0, 1, 0, 0]
->>> sex = ["F", "F", "F", "M", "M", "M"]
->>> disparate_impact_ratio(None, y_pred, sensitive_features=sex, privileged_group="F")
-0.5""",
+        example=(None, [1, 1, 0, 1, 0, 0], _HALVES, (('privileged_group="a"', "0.5"),)),
     ),
     "true_positive_rate_difference": Comparison(
         rate="true_positive_rate",
@@ -415,12 +398,12 @@ COMPARISONS = {
             ("equalized_odds_difference", "True- and false-positive rates together."),
         ),
         references=("hardt", "fairlearn"),
-        example="""\
->>> y_true = [1, 1, 0, 1, 1, 0]
->>> y_pred = [1, 1, 0, 1, 0, 0]
->>> g = ["a", "a", "a", "b", "b", "b"]
->>> true_positive_rate_difference(y_true, y_pred, sensitive_features=g, privileged_group="a")
--0.5""",
+        example=(
+            [1, 1, 0, 1, 1, 0],
+            [1, 1, 0, 1, 0, 0],
+            _HALVES,
+            (('privileged_group="a"', "-0.5"),),
+        ),
     ),
     "false_negative_rate_difference": Comparison(
         rate="false_negative_rate",
@@ -428,18 +411,15 @@ COMPARISONS = {
         ":func:`true_positive_rate_difference`",
         see_also=(
             ("true_positive_rate_difference", "The complementary rate, ``TPR = 1 - FNR``."),
-            (
-                "equalized_odds_difference",
-                "The false-positive and false-negative rates together.",
-            ),
+            ("equalized_odds_difference", "Its TPR component is this difference."),
         ),
         references=("hardt", "chouldechova"),
-        example="""\
->>> y_true = [1, 1, 0, 1, 1, 0]
->>> y_pred = [1, 1, 0, 1, 0, 0]
->>> g = ["a", "a", "a", "b", "b", "b"]
->>> false_negative_rate_difference(y_true, y_pred, sensitive_features=g, privileged_group="a")
-0.5""",
+        example=(
+            [1, 1, 0, 1, 1, 0],
+            [1, 1, 0, 1, 0, 0],
+            _HALVES,
+            (('privileged_group="a"', "0.5"),),
+        ),
     ),
     "false_positive_rate_difference": Comparison(
         rate="false_positive_rate",
@@ -451,24 +431,22 @@ COMPARISONS = {
             ("equalized_odds_difference", "True- and false-positive rates together."),
         ),
         references=("hardt", "chouldechova"),
-        example="""\
->>> y_true = [0, 0, 1, 0, 0, 1]
->>> y_pred = [1, 0, 1, 0, 0, 1]
->>> g = ["a", "a", "a", "b", "b", "b"]
->>> false_positive_rate_difference(y_true, y_pred, sensitive_features=g)
-0.5""",
+        example=([0, 0, 1, 0, 0, 1], [1, 0, 1, 0, 0, 1], _HALVES, (("", "0.5"),)),
     ),
     "true_negative_rate_difference": Comparison(
         rate="true_negative_rate",
         signed_note="the negative of :func:`false_positive_rate_difference`",
-        see_also=(("false_positive_rate_difference", "The complementary rate."),),
+        see_also=(
+            ("false_positive_rate_difference", "The complementary rate."),
+            ("equalized_odds_difference", "Its FPR component is this difference."),
+        ),
         references=("hardt", "chouldechova"),
-        example="""\
->>> y_true = [0, 0, 1, 0, 0, 1]
->>> y_pred = [1, 0, 1, 0, 0, 1]
->>> g = ["a", "a", "a", "b", "b", "b"]
->>> true_negative_rate_difference(y_true, y_pred, sensitive_features=g, privileged_group="b")
--0.5""",
+        example=(
+            [0, 0, 1, 0, 0, 1],
+            [1, 0, 1, 0, 0, 1],
+            _HALVES,
+            (('privileged_group="b"', "-0.5"),),
+        ),
     ),
     "true_positive_rate_ratio": Comparison(
         rate="true_positive_rate",
@@ -476,11 +454,7 @@ COMPARISONS = {
         unsigned_note="(fairlearn's ``true_positive_rate_ratio``)",
         see_also=(("true_positive_rate_difference", "The difference of the same rates."),),
         references=("hardt", "aif360"),
-        example="""\
->>> y_true = [1, 1, 0, 1, 1, 0]
->>> y_pred = [1, 1, 0, 1, 0, 0]
->>> true_positive_rate_ratio(y_true, y_pred, sensitive_features=list("aaabbb"))
-0.5""",
+        example=([1, 1, 0, 1, 1, 0], [1, 1, 0, 1, 0, 0], _HALVES, (("", "0.5"),)),
     ),
     "false_positive_rate_ratio": Comparison(
         rate="false_positive_rate",
@@ -488,11 +462,7 @@ COMPARISONS = {
         unsigned_note="(fairlearn's ``false_positive_rate_ratio``)",
         see_also=(("false_positive_rate_difference", "The difference of the same rates."),),
         references=("aif360", "fairlearn"),
-        example="""\
->>> y_true = [0, 0, 1, 0, 0, 1]
->>> y_pred = [1, 0, 1, 1, 1, 1]
->>> false_positive_rate_ratio(y_true, y_pred, sensitive_features=list("aaabbb"))
-0.5""",
+        example=([0, 0, 1, 0, 0, 1], [1, 0, 1, 1, 1, 1], _HALVES, (("", "0.5"),)),
     ),
     "error_rate_ratio": Comparison(
         rate="error_rate",
@@ -501,11 +471,12 @@ COMPARISONS = {
         unsigned_note="(fairlearn's ``error_rate_ratio``)",
         see_also=(("accuracy_difference", "The difference of the complementary rate."),),
         references=("aif360",),
-        example="""\
->>> y_true = [0, 0, 1, 0, 0, 1]
->>> y_pred = [1, 0, 1, 1, 1, 1]
->>> error_rate_ratio(y_true, y_pred, sensitive_features=list("aaabbb"), privileged_group="a")
-2.0""",
+        example=(
+            [0, 0, 1, 0, 0, 1],
+            [1, 0, 1, 1, 1, 1],
+            _HALVES,
+            (('privileged_group="a"', "2.0"),),
+        ),
     ),
     "accuracy_difference": Comparison(
         rate="accuracy",
@@ -516,77 +487,59 @@ COMPARISONS = {
             ("equalized_odds_difference", "The two kinds of error separately."),
         ),
         references=("fairlearn", "virny"),
-        example="""\
->>> y_true = ["x", "y", "z", "x", "y", "z"]
->>> y_pred = ["x", "y", "x", "x", "y", "z"]
->>> g = ["d", "d", "d", "p", "p", "p"]
->>> acc = accuracy_difference(y_true, y_pred, sensitive_features=g, privileged_group="p")
->>> round(acc, 3)
--0.333""",
+        example=(list("xyzxyz"), list("xyxxyz"), _HALVES, (('privileged_group="b"', "-0.3333"),)),
     ),
     "positive_predictive_value_difference": Comparison(
         rate="positive_predictive_value",
-        signed_note="(the sign convention of aif360's ``ClassificationMetric.difference``)",
+        signed_note=_AIF360_SIGN,
         see_also=(
             ("false_discovery_rate_difference", "The complementary rate, ``FDR = 1 - PPV``."),
         ),
         references=("chouldechova",),
-        example="""\
->>> y_true = [1, 0, 1, 1, 1, 0]
->>> y_pred = [1, 1, 1, 1, 1, 0]
->>> g = ["a", "a", "a", "b", "b", "b"]
->>> ppv = positive_predictive_value_difference(
-...     y_true, y_pred, sensitive_features=g, privileged_group="b"
-... )
->>> round(ppv, 4)
--0.3333""",
+        example=(
+            [1, 0, 1, 1, 1, 0],
+            [1, 1, 1, 1, 1, 0],
+            _HALVES,
+            (('privileged_group="b"', "-0.3333"),),
+        ),
     ),
     "false_discovery_rate_difference": Comparison(
         rate="false_discovery_rate",
-        signed_note="(the sign convention of aif360's ``ClassificationMetric.difference``)",
+        signed_note=_AIF360_SIGN,
         see_also=(("positive_predictive_value_difference", "The complementary rate."),),
         references=("chouldechova",),
-        example="""\
->>> y_true = [1, 0, 1, 1, 1, 0]
->>> y_pred = [1, 1, 1, 1, 1, 0]
->>> g = ["a", "a", "a", "b", "b", "b"]
->>> fdr = false_discovery_rate_difference(
-...     y_true, y_pred, sensitive_features=g, privileged_group="b"
-... )
->>> round(fdr, 4)
-0.3333""",
+        example=(
+            [1, 0, 1, 1, 1, 0],
+            [1, 1, 1, 1, 1, 0],
+            _HALVES,
+            (('privileged_group="b"', "0.3333"),),
+        ),
     ),
     "negative_predictive_value_difference": Comparison(
         rate="negative_predictive_value",
-        signed_note="(the sign convention of aif360's ``ClassificationMetric.difference``)",
+        signed_note=_AIF360_SIGN,
         see_also=(
             ("false_omission_rate_difference", "The complementary rate, ``FOR = 1 - NPV``."),
         ),
         references=("chouldechova",),
-        example="""\
->>> y_true = [1, 0, 0, 1, 0, 0]
->>> y_pred = [0, 0, 1, 0, 0, 0]
->>> g = ["a", "a", "a", "b", "b", "b"]
->>> npv = negative_predictive_value_difference(
-...     y_true, y_pred, sensitive_features=g, privileged_group="b"
-... )
->>> round(npv, 4)
--0.1667""",
+        example=(
+            [1, 0, 0, 1, 0, 0],
+            [0, 0, 1, 0, 0, 0],
+            _HALVES,
+            (('privileged_group="b"', "-0.1667"),),
+        ),
     ),
     "false_omission_rate_difference": Comparison(
         rate="false_omission_rate",
-        signed_note="(the sign convention of aif360's ``ClassificationMetric.difference``)",
+        signed_note=_AIF360_SIGN,
         see_also=(("negative_predictive_value_difference", "The complementary rate."),),
         references=("chouldechova",),
-        example="""\
->>> y_true = [1, 0, 0, 1, 0, 0]
->>> y_pred = [0, 0, 1, 0, 0, 0]
->>> g = ["a", "a", "a", "b", "b", "b"]
->>> fomr = false_omission_rate_difference(
-...     y_true, y_pred, sensitive_features=g, privileged_group="b"
-... )
->>> round(fomr, 4)
-0.1667""",
+        example=(
+            [1, 0, 0, 1, 0, 0],
+            [0, 0, 1, 0, 0, 0],
+            _HALVES,
+            (('privileged_group="b"', "0.1667"),),
+        ),
     ),
     "equalized_odds_difference": Comparison(
         combine=_equalized_odds_difference,
@@ -630,14 +583,15 @@ with ``agg="mean"``, one is not).""",
             ("equalized_odds_unfairness", "The multi-class version."),
         ),
         references=("hardt", "fairlearn"),
-        example="""\
->>> y_true = [1, 0, 1, 0, 1, 0]
->>> y_pred = [1, 0, 0, 0, 1, 0]
->>> g = ["d", "d", "d", "p", "p", "p"]
->>> equalized_odds_difference(y_true, y_pred, sensitive_features=g, privileged_group="p")
-0.5
->>> equalized_odds_difference(y_true, y_pred, sensitive_features=g, agg="mean")
-0.25""",
+        example=(
+            [1, 0, 1, 0, 1, 0],
+            [1, 0, 0, 0, 1, 0],
+            _HALVES,
+            (
+                ('privileged_group="b"', "0.5"),
+                ('agg="mean"', "0.25"),
+            ),
+        ),
     ),
     "equalized_odds_ratio": Comparison(
         combine=_equalized_odds_ratio,
@@ -656,11 +610,7 @@ An undefined component is left out of the worst case and makes the mean NaN.""",
         returns="1.0 means parity.",
         see_also=(("equalized_odds_difference", "The same comparison as a difference."),),
         references=("hardt", "fairlearn"),
-        example="""\
->>> y_true = [1, 1, 0, 0, 1, 1, 0, 0]
->>> y_pred = [1, 1, 1, 0, 1, 0, 1, 0]
->>> equalized_odds_ratio(y_true, y_pred, sensitive_features=list("aaaabbbb"))
-0.5""",
+        example=([1, 1, 0, 0, 1, 1, 0, 0], [1, 1, 1, 0, 1, 0, 1, 0], "aaaabbbb", (("", "0.5"),)),
     ),
     "average_odds_difference": Comparison(
         combine=functools.partial(_average_odds_difference, absolute=False),
@@ -687,12 +637,12 @@ on one side (no positives or no negatives).""",
             ),
         ),
         references=("hardt", "aif360"),
-        example="""\
->>> y_true = [1, 1, 0, 0, 1, 1, 0, 0]
->>> y_pred = [1, 1, 1, 0, 1, 0, 0, 0]
->>> g = ["d", "d", "d", "d", "p", "p", "p", "p"]
->>> average_odds_difference(y_true, y_pred, sensitive_features=g, privileged_group="p")
-0.5""",
+        example=(
+            [1, 1, 0, 0, 1, 1, 0, 0],
+            [1, 1, 1, 0, 1, 0, 0, 0],
+            "aaaabbbb",
+            (('privileged_group="b"', "0.5"),),
+        ),
     ),
     "average_abs_odds_difference": Comparison(
         combine=functools.partial(_average_odds_difference, absolute=True),
@@ -706,12 +656,12 @@ API); the parts cannot cancel. Without, returns ``(D_FPR + D_TPR) / 2`` as
         returns="In [0, 1]; NaN when a rate is undefined on one side.",
         see_also=(("average_odds_difference", "The signed version."),),
         references=("aif360",),
-        example="""\
->>> y_true = [1, 1, 0, 0, 1, 1, 0, 0]
->>> y_pred = [1, 1, 0, 0, 1, 0, 1, 0]
->>> g = ["d", "d", "d", "d", "p", "p", "p", "p"]
->>> average_abs_odds_difference(y_true, y_pred, sensitive_features=g, privileged_group="p")
-0.5""",
+        example=(
+            [1, 1, 0, 0, 1, 1, 0, 0],
+            [1, 1, 0, 0, 1, 0, 1, 0],
+            "aaaabbbb",
+            (('privileged_group="b"', "0.5"),),
+        ),
     ),
 }
 """Every public rate comparison, by name; :func:`_comparison` builds each one."""
@@ -720,38 +670,10 @@ API); the parts cannot cancel. Without, returns ``(D_FPR + D_TPR) / 2`` as
 # the factory
 
 
-_PARAMETER_DOCS = {
+_PARAMETERS = {
     "y_true": ("array-like of shape (n_samples,)", "True class labels."),
     "y_pred": ("array-like of shape (n_samples,)", "Predicted class labels."),
-    "sensitive_features": (
-        "array-like of shape (n_samples,) or (n_samples, n_attributes), or dict",
-        "Sensitive attribute(s); several attributes define intersectional groups.",
-    ),
-    "privileged_group": (
-        "label, tuple of labels, or list of them, default=None",
-        "Group(s) whose samples form the privileged side, compared with the other samples (see "
-        "``disadvantaged``) for a signed result. None compares every pair of groups. A tuple "
-        "gives one value per attribute for 2-D input.",
-    ),
-    "disadvantaged": (
-        '{"pooled", "each"}, default="pooled"',
-        "With ``privileged_group`` and several other groups: compare them pooled with the "
-        "privileged group(s), or each on its own and keep the comparison furthest from parity "
-        "(see :mod:`skfair.metrics`).",
-    ),
-    "pos_label": (
-        "int, float, bool or str, default=None",
-        "The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} "
-        "or {False, True}.",
-    ),
-    "sample_weight": (
-        "array-like of shape (n_samples,), default=None",
-        "Sample weights; None weighs every sample equally.",
-    ),
-    "agg": (
-        '{"worst_case", "mean"}, default="worst_case"',
-        "Combine the two rates' comparisons: the one further from parity, or their mean.",
-    ),
+    **PARAMETERS,
 }
 _IGNORED_Y_TRUE = ("array-like of shape (n_samples,) or None", "Ignored; may be None.")
 _RETURNS = {
@@ -780,8 +702,8 @@ def _signature(comparison):
     if comparison.rate and RATES[comparison.rate].cells is None:
         parameters = [p for p in parameters if p.name != "pos_label"]
     parameters += [
-        inspect.Parameter(name, keyword, default=default)
-        for name, (default, _) in comparison.options.items()
+        inspect.Parameter(name, keyword, default=option[0])
+        for name, option in comparison.options.items()
     ]
     return inspect.Signature(parameters)
 
@@ -820,63 +742,27 @@ def _docstring(name, comparison, signature):
         summary, description = _description(name, comparison)
         returns = _RETURNS[comparison.kind]
     else:
-        summary, description, returns = (
-            comparison.summary,
-            comparison.description,
-            comparison.returns,
-        )
+        summary, description = comparison.summary, comparison.description
+        returns = comparison.returns
     parameters = []
     for parameter in signature.parameters:
-        kind, text = _PARAMETER_DOCS[parameter]
-        if parameter == "y_true" and comparison.rate == "selection_rate":
+        if parameter in comparison.options:
+            kind, text = comparison.options[parameter][2:]
+        elif parameter == "y_true" and comparison.rate == "selection_rate":
             kind, text = _IGNORED_Y_TRUE
-        parameters.append(f"{parameter} : {kind}\n{_indent(text)}")
-    see_also = "\n".join(f"{other} : {text}" for other, text in comparison.see_also)
-    references = "\n".join(
-        _wrap(f".. [{k}] {_REFERENCES[key]}", subsequent_indent="   ")
-        for k, key in enumerate(comparison.references, start=1)
-    )
-    sections = [
-        summary,
-        _fill(description),
-        "Parameters\n----------\n" + "\n".join(parameters),
-        "Returns\n-------\nfloat\n" + _indent(returns),
-        "See Also\n--------\n" + see_also,
-        "References\n----------\n" + references,
-        f"Examples\n--------\n>>> from skfair.metrics import {name}\n{comparison.example}",
-    ]
-    # Indented as a docstring written in a function body (first line excepted).
-    return textwrap.indent("\n\n".join(sections), "    ").lstrip() + "\n"
-
-
-def _wrap(text, indent="", subsequent_indent=None):
-    """``text`` as lines of at most 92 characters (96 in the function body)."""
-    return textwrap.fill(
-        " ".join(text.split()),
-        92,
-        initial_indent=indent,
-        subsequent_indent=indent if subsequent_indent is None else subsequent_indent,
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
-
-
-def _fill(text):
-    """Paragraphs refilled; a bulleted list item by item."""
-    paragraphs = []
-    for paragraph in text.split("\n\n"):
-        if paragraph.startswith("- "):
-            items = paragraph[2:].split("\n- ")
-            paragraphs.append(
-                "\n".join(_wrap(f"- {item}", subsequent_indent="  ") for item in items)
-            )
         else:
-            paragraphs.append(_wrap(paragraph))
-    return "\n\n".join(paragraphs)
-
-
-def _indent(text):
-    return _wrap(text, "    ")
+            kind, text = _PARAMETERS[parameter]
+        parameters.append((parameter, kind, text))
+    return numpydoc(
+        name,
+        summary=summary,
+        description=description,
+        parameters=parameters,
+        returns=returns,
+        see_also=comparison.see_also,
+        references=comparison.references,
+        example=example(name, *comparison.example),
+    )
 
 
 def _comparison(name):
@@ -904,7 +790,7 @@ def _comparison(name):
     constraints = {
         key: value for key, value in BINARY_CONSTRAINTS.items() if key in signature.parameters
     }
-    constraints.update({key: rule for key, (_, rule) in comparison.options.items()})
+    constraints.update({key: option[1] for key, option in comparison.options.items()})
     plan = PREDICTION_TABLE if comparison.rate == "selection_rate" else LABEL_TABLE
     validated = validate_params(constraints, prefer_skip_nested_validation=True)(metric)
     return dask_dispatch(plan)(validated)

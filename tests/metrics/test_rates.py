@@ -54,6 +54,34 @@ SIGNATURES = {
 }
 
 
+INEQUALITY = {
+    "theil_index": "(y_true, y_pred, *, pos_label=None, sample_weight=None)",
+    "coefficient_of_variation": "(y_true, y_pred, *, pos_label=None, sample_weight=None)",
+    **dict.fromkeys(
+        ["between_group_theil_index", "between_group_coefficient_of_variation"],
+        "(y_true, y_pred, *, sensitive_features, privileged_group=None, pos_label=None, "
+        "sample_weight=None)",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INEQUALITY))
+def test_fixed_alpha_indices_are_ordinary_public_functions(name):
+    function = getattr(skfair.metrics, name)
+    assert str(inspect.signature(function)) == INEQUALITY[name]
+    assert function.__module__ == "skfair.metrics" and function.__qualname__ == name
+    assert pickle.loads(pickle.dumps(function)) is function
+    doc = FunctionDoc(function)
+    assert [p.name for p in doc["Parameters"]] == list(inspect.signature(function).parameters)
+    with pytest.raises(ValueError, match=f"The 'sample_weight' parameter of {name}"):
+        function(
+            [1, 0],
+            [1, 0],
+            sample_weight="heavy",
+            **({"sensitive_features": ["a", "b"]} if "between" in name else {}),
+        )
+
+
 def test_every_comparison_is_generated_and_exported():
     assert set(COMPARISONS) == set(SIGNATURES)
     assert set(COMPARISONS) <= set(skfair.metrics.__all__)
