@@ -535,8 +535,7 @@ def factorize_column(column, name, what="sensitive feature", *, missing="raise",
     them by type and text.
     """
     if _is_categorical(column):
-        codes = np.asarray(column.cat.codes, dtype=np.intp)
-        absent = codes < 0
+        absent = np.asarray(_categorical(column).codes) < 0
     else:
         column = np.asarray(column)
         if column.ndim != 1:
@@ -546,7 +545,7 @@ def factorize_column(column, name, what="sensitive feature", *, missing="raise",
         return _factorize_present(column, name, what, mixed)
     if missing == "raise":
         raise _missing_error(name, int(np.flatnonzero(absent)[0]), what)
-    present = column[~absent] if not _is_categorical(column) else column.iloc[~absent]
+    present = column.iloc[~absent] if hasattr(column, "iloc") else column[~absent]
     values, present_codes = _factorize_present(present, name, what, mixed)
     codes = np.full(absent.shape[0], len(values), dtype=np.intp)
     codes[~absent] = present_codes
@@ -560,6 +559,8 @@ def column_codes(column):
     The codes of the rows of X (:func:`skfair._utils._rows.row_codes`) and of the row keys of
     the random draws: the same whichever optional packages are installed.
     """
+    if _is_categorical(column):  # by value, as any other column, not by category order
+        column = np.asarray(column, dtype=object)
     values, codes = factorize_column(column, "column", "column", missing="last", mixed="by_type")
     return len(values) + int(codes.size > 0 and codes.max() == len(values)), codes
 
@@ -569,11 +570,16 @@ def _is_categorical(column):
     return dtype is not None and getattr(dtype, "name", None) == "category"
 
 
+def _categorical(column):
+    """The pandas Categorical of a categorical Series, or the Categorical itself."""
+    return column.cat if hasattr(column, "cat") else column
+
+
 def _factorize_present(column, name, what, mixed):
     """:func:`factorize_column` of a column without missing values."""
     if _is_categorical(column):
-        codes = np.asarray(column.cat.codes, dtype=np.intp)
-        categories = np.asarray(column.cat.categories)
+        codes = np.asarray(_categorical(column).codes, dtype=np.intp)
+        categories = np.asarray(_categorical(column).categories)
         used, codes = _compact(codes, len(categories))
         return categories[used], codes
     array = np.asarray(column)
