@@ -21,7 +21,8 @@ import numpy as np
 
 from skfair.metrics._intervals import ratio
 
-# Aggregates of the first pass over a stratum, and those that pass over it again.
+# Aggregates of the first pass over a stratum; the others ("to_overall_*", "each_*",
+# "difference_to") pass over it again.
 FIRST = (
     "overall",
     "group_min",
@@ -31,7 +32,14 @@ FIRST = (
     "pooled_difference",
     "pooled_ratio",
 )
-SECOND = ("to_overall_difference", "to_overall_ratio", "each_difference", "each_ratio")
+
+
+def nan_reduce(function, values):
+    """``function`` (``np.nanmin``, ``np.nanmax``) over the groups, quietly NaN where every
+    value is."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return function(values, axis=1)
 
 
 def percentiles(values, levels):
@@ -54,7 +62,7 @@ def compared(n_defined, n_present, value, parity):
 
 
 class _Furthest:
-    """The value furthest from parity among values seen one group at a time, as
+    """The value furthest from parity among values seen a block of groups at a time, as
     :func:`~skfair._stats._aggregate.furthest_from_parity` over all of them at once: ties go to
     the first, a NaN distance (a ratio of negative values) counts as the largest, as in
     ``np.argmax``, and NaN values are skipped."""
@@ -66,14 +74,18 @@ class _Furthest:
         self.defined = np.zeros(size, dtype=bool)
 
     def add(self, values):
+        """``values`` of shape (size, n_groups in the block)."""
         defined = ~np.isnan(values)
         with np.errstate(divide="ignore", invalid="ignore"):
             distance = np.abs(np.log(values) if self.is_ratio else values)
         distance = np.where(defined, distance, -1.0)
+        pick = np.argmax(distance, axis=1)[:, None]
+        distance = np.take_along_axis(distance, pick, axis=1)[:, 0]
+        values = np.take_along_axis(values, pick, axis=1)[:, 0]
         better = (distance > self.best) | (np.isnan(distance) & ~np.isnan(self.best))
         self.best = np.where(better, distance, self.best)
         self.value = np.where(better, values, self.value)
-        self.defined |= defined
+        self.defined |= defined.any(axis=1)
 
     def result(self):
         return np.where(self.defined, self.value, np.nan)
@@ -86,7 +98,8 @@ class _Furthest:
 class StoredValues:
     """Values already at hand: ``{key: (per group, overall, sides)}`` of shapes (size, n_strata,
     n_groups), (size, n_strata) and (size, n_strata, 2) or None; ``size`` is 1 for a table's
-    own values, ``n_boot`` for the replicates of the callable metrics."""
+    own values, ``n_boot`` for the replicates of the callable metrics. A stratum's groups come
+    as one block."""
 
     def __init__(self, values):
         self.values = values
@@ -94,8 +107,7 @@ class StoredValues:
 
     def groups(self, stratum):
         n_groups = next(iter(self.values.values()))[0].shape[2]
-        for group in range(n_groups):
-            yield group, {key: v[0][:, stratum, group] for key, v in self.values.items()}, {}
+        yield np.arange(n_groups), {k: v[0][:, stratum] for k, v in self.values.items()}, {}
 
     def totals(self, key, stratum, parts):
         _, overall, sides = self.values[key]
@@ -131,7 +143,11 @@ class RateReplicates:
             if draws is None:
                 continue
             parts = {name: (draws @ m, draws @ d) for name, (m, d) in self.masks.items()}
-            yield group, {name: ratio(*part) for name, part in parts.items()}, parts
+            yield (
+                np.array([group]),
+                {name: ratio(*part)[:, None] for name, part in parts.items()},
+                parts,
+            )
 
     def totals(self, key, stratum, parts):
         """Overall and side values from the numerators and denominators summed in the pass."""
@@ -199,7 +215,7 @@ class Aggregates:
         size, n_groups = self.source.size, self.present.shape[1]
         n_sides = 1 if self.privileged is None else 3
         state = {}
-        for group, values, parts in self.source.groups(stratum):
+        for groups, values, parts in self.source.groups(stratum):
             for key, value in values.items():
                 if key not in state:
                     state[key] = {
@@ -211,11 +227,13 @@ class Aggregates:
                         "parts": np.zeros((2, size, n_sides)),
                     }
                 found = state[key]
-                found["by_group"][:, group] = self._reduce(value)
-                found["low"] = np.fmin(found["low"], value)
-                found["high"] = np.fmax(found["high"], value)
-                found["n_defined"] += ~np.isnan(value)
+                found["by_group"][:, groups] = self._reduce(value)
+                found["low"] = np.fmin(found["low"], nan_reduce(np.nanmin, value))
+                found["high"] = np.fmax(found["high"], nan_reduce(np.nanmax, value))
+                found["n_defined"] += np.count_nonzero(~np.isnan(value), axis=1)
                 if key in parts:
+                    # one group per block: its numerator and denominator, for the sums
+                    (group,) = groups
                     columns = [0] if n_sides == 1 else [0, 2 if self.privileged[group] else 1]
                     for column in columns:
                         found["parts"][0, :, column] += parts[key][0]
@@ -244,15 +262,16 @@ class Aggregates:
 
     def _difference_to(self, key, stratum, reference):
         """Each group's value minus the reference group's, in one stratum."""
-        base = next(
-            (values[key] for group, values, _ in self.source.groups(stratum) if group == reference),
-            None,
-        )
+        base = None
+        for groups, values, _ in self.source.groups(stratum):
+            if reference in groups:
+                base = values[key][:, np.flatnonzero(groups == reference)]
+                break
         n_groups = self.present.shape[1]
         found = np.full((2 if self.levels else self.source.size, n_groups), np.nan)
         if base is not None:
-            for group, values, _ in self.source.groups(stratum):
-                found[:, group] = self._reduce(values[key] - base)
+            for groups, values, _ in self.source.groups(stratum):
+                found[:, groups] = self._reduce(values[key] - base)
         return found
 
     def _second_pass(self, key, what, stratum):
@@ -261,23 +280,24 @@ class Aggregates:
         n_present = np.count_nonzero(self.present[stratum])
         size = self.source.size
         if what.startswith("to_overall"):
-            overall = first["overall"]
+            overall = first["overall"][:, None]
             running = np.full(size, np.nan)
             for _, values, _ in self.source.groups(stratum):
                 value = values[key]
                 if what == "to_overall_difference":
-                    running = np.fmax(running, np.abs(value - overall))
+                    running = np.fmax(running, nan_reduce(np.nanmax, np.abs(value - overall)))
                 else:
                     closeness = np.fmin(ratio(value, overall), ratio(overall, value))
-                    running = np.fmin(running, closeness)
+                    running = np.fmin(running, nan_reduce(np.nanmin, closeness))
             parity = 0.0 if what == "to_overall_difference" else 1.0
             return self._reduce(compared(first["n_defined"], n_present, running, parity))
-        privileged_value = first["sides"][..., 1]
+        privileged_value = first["sides"][..., 1:]
         is_ratio = what == "each_ratio"
         furthest = _Furthest(size, is_ratio)
-        for group, values, _ in self.source.groups(stratum):
-            if not self.privileged[group]:
-                value = values[key]
+        for groups, values, _ in self.source.groups(stratum):
+            compared_groups = ~self.privileged[groups]
+            if compared_groups.any():
+                value = values[key][:, compared_groups]
                 furthest.add(
                     ratio(value, privileged_value) if is_ratio else value - privileged_value
                 )
