@@ -91,6 +91,16 @@ def numpydoc(
     return textwrap.indent("\n\n".join(sections), "    ").lstrip() + "\n"
 
 
+def documented(**parts):
+    """Decorate a metric with its :func:`numpydoc` docstring, written from ``parts``."""
+
+    def decorate(function):
+        function.__doc__ = numpydoc(function.__name__, **parts)
+        return function
+
+    return decorate
+
+
 def example(name, y_true, y_pred, groups, calls):
     """Doctest lines: the data, then ``round(name(...), 4)`` and its output for each
     ``(keyword arguments, output)`` of ``calls``."""
