@@ -218,7 +218,13 @@ def test_group_summary_bootstrap_does_not_depend_on_partitioning():
     y_true, y_pred = rng.integers(0, 2, n), rng.integers(0, 2, n)
     groups = rng.choice(["f", "m", "x"], n)
     expected = metrics.group_summary(
-        y_true, y_pred, sensitive_features=groups, metric="tpr", n_boot=200, random_state=3
+        y_true,
+        y_pred,
+        sensitive_features=groups,
+        metric="tpr",
+        n_boot=200,
+        random_state=3,
+        ci_method="bootstrap",
     )
     for chunks in [(n,), (1000, 0, 2000), (7,) * 428 + (4,)]:
         got = metrics.group_summary(
@@ -228,6 +234,7 @@ def test_group_summary_bootstrap_does_not_depend_on_partitioning():
             metric="tpr",
             n_boot=200,
             random_state=3,
+            ci_method="bootstrap",
         )
         assert got.groups == expected.groups
         np.testing.assert_array_equal(got.count, expected.count)
@@ -255,6 +262,7 @@ def test_group_summary_callable_metric_raises_and_weighted_bootstrap_is_exact():
         n_boot=50,
         random_state=0,
         metric="tpr",
+        ci_method="bootstrap",
     )
     got = metrics.group_summary(
         _dask(y_true, (700, 0, 1300)),
@@ -264,6 +272,7 @@ def test_group_summary_callable_metric_raises_and_weighted_bootstrap_is_exact():
         n_boot=50,
         random_state=0,
         metric="tpr",
+        ci_method="bootstrap",
     )
     np.testing.assert_array_equal(got.count, expected.count)
     for field in ("value", "ci_low", "ci_high"):
