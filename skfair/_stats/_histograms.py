@@ -293,14 +293,25 @@ def _key_codes(names, keys):
     :meth:`DistinctRows.index`. Both give the rows in the same (sorted) order.
     """
     keys = [np.asarray(column) for column in keys]
-    dense = _dense_joint_codes(keys)
-    if dense is None:
-        return DistinctRows(names).index(keys)
-    joint, dims, lows = dense
+    if len(keys) == 1 and keys[0].dtype.kind in "iu" and keys[0].dtype.itemsize == 1:
+        # One column of bytes (the usual sensitive codes): its values are the codes, offset
+        # by the smallest, in one byte each (no 8-byte joint code).
+        (column,) = keys
+        low = int(column.min())
+        if low == 0:
+            joint = column.view(np.uint8)
+        else:
+            joint = (column.astype(np.int16) - low).astype(np.uint8)
+        dims, lows = (int(joint.max()) + 1,), [low]
+    else:
+        dense = _dense_joint_codes(keys)
+        if dense is None:
+            return DistinctRows(names).index(keys)
+        joint, dims, lows = dense
     present_mask = np.bincount(joint, minlength=int(np.prod(dims))) > 0
     present = np.flatnonzero(present_mask)
     if present.shape[0] < present_mask.shape[0]:
-        joint = (np.cumsum(present_mask) - 1)[joint]
+        joint = (np.cumsum(present_mask) - 1).astype(joint.dtype)[joint]
     distinct = tuple(
         _from_offsets(index, low, column.dtype)
         for index, low, column in zip(np.unravel_index(present, dims), lows, keys)

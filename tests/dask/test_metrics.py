@@ -514,6 +514,33 @@ def test_edge_lookup_equals_searchsorted(n_max, decimals, seed):
     )
 
 
+@pytest.mark.parametrize(
+    "keys",
+    [
+        [np.array([-3, 5, 7, 5, -3], dtype=np.int8)],
+        [np.array([0, 2, 2, 0], dtype=np.int8)],
+        [np.array([1, 2, 1], dtype=np.uint8)],
+        [np.array([4, 0, 9, 4])],
+        [np.array([True, False, True])],
+        [np.array([0, 1, 0, 2], dtype=np.int8), np.array([True, True, False, False])],
+        [np.array(["b", "a", "b"])],
+    ],
+)
+def test_partition_codes_of_the_madd_histograms_are_the_factorisers(keys):
+    """A partition's group codes (bytes used as codes, dense counts of small integers) are
+    those of the frequency tables' factorisation: same codes, same rows, same dtypes."""
+    from skfair._stats._histograms import _key_codes
+    from skfair._stats._table import DistinctRows
+
+    names = tuple(f"k{j}" for j in range(len(keys)))
+    codes, rows = _key_codes(names, keys)
+    expected_codes, expected_rows = DistinctRows(names).index(keys)
+    np.testing.assert_array_equal(codes, expected_codes)
+    for got, expected in zip(rows, expected_rows, strict=True):
+        np.testing.assert_array_equal(got, expected)
+        assert got.dtype == expected.dtype
+
+
 def _same_outcome(in_memory, on_dask):
     """Both calls give the same value (1e-12), or raise the same ValueError."""
     with warnings.catch_warnings():
