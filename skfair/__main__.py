@@ -40,6 +40,7 @@ def build_parser():
 
 def _add_audit_parser(commands):
     from skfair._audit._sections import SECTIONS
+    from skfair._audit._subsample import DEFAULT_MAX_TRAIN_ROWS
 
     audit = commands.add_parser(
         "audit",
@@ -108,7 +109,21 @@ def _add_audit_parser(commands):
         help="share of --data held out for evaluation when a model is trained (default 0.3)",
     )
     audit.add_argument(
-        "--random-state", type=int, default=0, help="seed of the split and of sections (default 0)"
+        "--max-train-rows",
+        type=int,
+        default=DEFAULT_MAX_TRAIN_ROWS,
+        metavar="N",
+        help="train the audit's models (the plain model and the copies some sections retrain) "
+        f"on at most N training rows (default {DEFAULT_MAX_TRAIN_ROWS:,}): more are sampled at "
+        "random within each cell of the target and the sensitive attributes (seeded by "
+        "--random-state), and the report says so. A bound on memory and time; every metric "
+        "still uses all evaluation rows",
+    )
+    audit.add_argument(
+        "--random-state",
+        type=int,
+        default=0,
+        help="seed of the split, of the training sample and of sections (default 0)",
     )
     audit.add_argument(
         "--format",
@@ -174,6 +189,11 @@ def _audit(args, parser):
         parser.error("--data needs --target and --sensitive.")
     if not 0 < args.test_size < 1:
         parser.error(f"--test-size must lie strictly between 0 and 1, got {args.test_size}.")
+    if args.max_train_rows < 2:
+        parser.error(
+            f"--max-train-rows must be at least 2 (a model needs rows of both classes), got "
+            f"{args.max_train_rows}."
+        )
     if args.html is not None:
         _check_matplotlib()
     tell = _progress_printer(quiet=args.quiet)
@@ -184,7 +204,10 @@ def _audit(args, parser):
             + (" (training a logistic regression on the train split)" if model is None else "")
         )
         context = _audit.adult_context(
-            model=model, privileged=privileged, random_state=args.random_state
+            model=model,
+            privileged=privileged,
+            random_state=args.random_state,
+            max_train_rows=args.max_train_rows,
         )
     else:
         tell(f"reading {args.data}" + (" and training a model" if model is None else ""))
@@ -199,6 +222,7 @@ def _audit(args, parser):
             test_size=args.test_size,
             random_state=args.random_state,
             eval_rows=eval_rows,
+            max_train_rows=args.max_train_rows,
         )
         if "caution" in context.description:
             # Always said, also when the progress messages are not shown.
