@@ -16,7 +16,6 @@ import numpy as np
 from sklearn.compose import make_column_transformer
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
@@ -24,6 +23,7 @@ from skfair._audit._csv import column_rows, feature_rows
 from skfair._audit._subsample import (
     DEFAULT_MAX_TRAIN_ROWS,
     describe_subsample,
+    stratified_split,
     stratified_subsample,
 )
 from skfair._utils._groups import factorize_groups
@@ -341,9 +341,7 @@ def csv_context(
     categorical = [j for j, name in enumerate(feature_names) if _is_text(columns[name])]
     numeric = [j for j in range(len(feature_names)) if j not in categorical]
     if held_out is None:
-        train_rows, test_rows = train_test_split(
-            np.arange(y.shape[0]), test_size=test_size, random_state=random_state, stratify=y
-        )
+        train_rows, test_rows = stratified_split(y, test_size, random_state)
         split = f"split at random (random_state={random_state})"
     else:
         if held_out.all():

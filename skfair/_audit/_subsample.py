@@ -19,11 +19,59 @@ and retrained copy), stays within a few times the size of the file.
 
 from __future__ import annotations
 
+from math import ceil
+
 import numpy as np
 
-from skfair._utils._random import check_generator
+from skfair._utils._compat import _approximate_mode
+from skfair._utils._random import check_generator, check_random_state
 
 DEFAULT_MAX_TRAIN_ROWS = 200_000
+
+
+def stratified_split(y, test_size, random_state):
+    """Training and evaluation rows of a stratified random split, as ``train_test_split``.
+
+    The same rows, in the same order, as ``sklearn.model_selection.train_test_split(
+    np.arange(len(y)), test_size=test_size, random_state=random_state, stratify=y)`` (the
+    draws of scikit-learn's ``StratifiedShuffleSplit``, made in the same order), without its
+    Python lists of every row number: at 10^6 rows those took about 40 bytes a row while
+    splitting, and left the memory fragmented after.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_rows,)
+        The classes the split is stratified by (each with at least 2 rows).
+    test_size : float in (0, 1)
+        Share of the rows held out for evaluation (rounded up).
+    random_state : int
+        Seeds the split.
+
+    Returns
+    -------
+    train, test : ndarray of int
+    """
+    n_rows = y.shape[0]
+    n_test = ceil(test_size * n_rows)
+    n_train = n_rows - n_test
+    _, classes, counts = np.unique(y, return_inverse=True, return_counts=True)
+    if counts.min() < 2 or min(n_train, n_test) < counts.size:
+        raise ValueError(
+            f"A stratified split of {n_rows:,} rows with test_size={test_size} needs at least "
+            f"2 rows of each class and {counts.size} rows on each side; the classes have "
+            f"{counts.tolist()} rows. Pass a test size that leaves rows of every class on "
+            "both sides, or name the evaluation rows with --eval-rows."
+        )
+    by_class = np.split(np.argsort(classes.reshape(-1), kind="stable"), np.cumsum(counts)[:-1])
+    rng = check_random_state(random_state)
+    n_i = _approximate_mode(counts, n_train, rng)
+    t_i = _approximate_mode(counts - n_i, n_test, rng)
+    train, test = [], []
+    for rows, count, to_train, to_test in zip(by_class, counts, n_i, t_i, strict=True):
+        rows = rows.take(rng.permutation(count), mode="clip")
+        train.append(rows[:to_train])
+        test.append(rows[to_train : to_train + to_test])
+    return rng.permutation(np.concatenate(train)), rng.permutation(np.concatenate(test))
 
 
 def stratified_subsample(strata, size, random_state):

@@ -9,7 +9,40 @@ from sklearn.model_selection import train_test_split
 
 from skfair.__main__ import main
 from skfair._audit import csv_context
-from skfair._audit._subsample import DEFAULT_MAX_TRAIN_ROWS, stratified_subsample
+from skfair._audit._subsample import (
+    DEFAULT_MAX_TRAIN_ROWS,
+    stratified_split,
+    stratified_subsample,
+)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_split_is_train_test_splits(seed):
+    # The audit's split without scikit-learn's Python lists of every row number (about 80 MB
+    # while splitting 10^6 rows): the same rows in the same order, for any classes and sizes.
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(20, 5000)), int(rng.integers(2, 6))
+    # rare classes too (a Dirichlet(0.3) share), so that some draws are refused by both
+    y = rng.choice(
+        np.array(["no", "yes", "maybe", "x", "y"])[:k], size=n, p=rng.dirichlet(np.full(k, 0.3))
+    )
+    test_size = float(rng.choice([0.1, 0.25, 0.3, 0.5, 0.77]))
+    try:
+        expected = train_test_split(
+            np.arange(n), test_size=test_size, random_state=seed, stratify=y
+        )
+    except ValueError:
+        with pytest.raises(ValueError, match="needs at least 2 rows of each class"):
+            stratified_split(y, test_size, seed)
+        return
+    for rows, expected_rows in zip(stratified_split(y, test_size, seed), expected, strict=True):
+        np.testing.assert_array_equal(rows, expected_rows)
+
+
+def test_a_split_without_rows_of_a_class_on_one_side_is_refused():
+    y = np.array([0] * 50 + [1])
+    with pytest.raises(ValueError, match=r"the classes have \[50, 1\] rows"):
+        stratified_split(y, 0.3, 0)
 
 
 @pytest.mark.parametrize("seed", range(5))
