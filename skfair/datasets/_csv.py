@@ -156,14 +156,16 @@ def read_csv_table(text, *, source, size_hint=None, categories=False):
     names = records.names
     columns = [_Column(categories=categories) for _ in names]
     for chunk in records.chunks():
+        for column, fields in zip(columns, zip(*chunk, strict=True), strict=True):
+            column.append(fields)
         if size_hint is not None and records.n_records == len(chunk):
-            # The first chunk's characters per record estimate the number of records.
+            # The first chunk's characters per record estimate the number of records; the
+            # columns are reserved once its values have given them their types (a text
+            # column reserved as int64 first would hold 8 bytes a record for a moment).
             characters = sum(len(field) + 1 for record in chunk for field in record)
             capacity = int(1.05 * size_hint * len(chunk) / max(characters, 1)) + len(chunk)
             for column in columns:
                 column.reserve(capacity)
-        for column, fields in zip(columns, zip(*chunk, strict=True), strict=True):
-            column.append(fields)
     reread = [j for j, column in enumerate(columns) if column.reread]
     if reread:
         # Chunks of these columns parsed as numbers before text showed up: read their text.
