@@ -717,12 +717,22 @@ def _encode(column):
 
 
 def _training_sample(y, group_codes, max_train_rows, random_state):
-    """Positions of the training rows the models are trained on (all, up to the cap)."""
+    """Positions of the training rows the models are trained on (all, up to the cap).
+
+    The strata are the cells of the 0/1 target and the groups (``group_codes``, one array of
+    codes from 0 per attribute), coded in the smallest integer type that holds them.
+    """
     if y.shape[0] <= max_train_rows:
         return np.arange(y.shape[0])
-    strata = y.astype(np.int64)
+    strata, n_strata = y, 2
     for codes in group_codes:
-        strata = strata * (int(codes.max()) + 1) + codes
+        n_codes = int(codes.max()) + 1
+        if n_strata * n_codes > y.shape[0]:  # more cells than rows: number the present ones
+            _, strata = np.unique(strata, return_inverse=True)
+            n_strata = int(strata.max()) + 1
+        dtype = np.min_scalar_type(n_strata * n_codes - 1)
+        strata = strata.astype(dtype) * dtype.type(n_codes) + codes.astype(dtype)
+        n_strata *= n_codes
     return stratified_subsample(strata, max_train_rows, random_state)
 
 

@@ -40,8 +40,9 @@ def stratified_split(y, test_size, random_state):
 
     Parameters
     ----------
-    y : ndarray of shape (n_rows,)
-        The classes the split is stratified by (each with at least 2 rows).
+    y : ndarray of shape (n_rows,) of int
+        The class code of each row, from 0 (the rows are stratified by it); each class present
+        has at least 2 rows.
     test_size : float in (0, 1)
         Share of the rows held out for evaluation (rounded up).
     random_state : int
@@ -50,11 +51,19 @@ def stratified_split(y, test_size, random_state):
     Returns
     -------
     train, test : ndarray of int
+
+    Notes
+    -----
+    ``StratifiedShuffleSplit`` takes each class's rows in increasing order, permutes them
+    with ``rng.permutation(n_class)``, and finally permutes the concatenated training (and
+    evaluation) rows. Shuffling an array in place draws the same numbers and moves its
+    elements as ``permutation`` moves ``arange``, so the rows are shuffled in place here.
     """
     n_rows = y.shape[0]
     n_test = ceil(test_size * n_rows)
     n_train = n_rows - n_test
-    _, classes, counts = np.unique(y, return_inverse=True, return_counts=True)
+    present = np.flatnonzero(np.bincount(y))
+    counts = np.bincount(y)[present]
     if counts.min() < 2 or min(n_train, n_test) < counts.size:
         raise ValueError(
             f"A stratified split of {n_rows:,} rows with test_size={test_size} needs at least "
@@ -62,16 +71,19 @@ def stratified_split(y, test_size, random_state):
             f"{counts.tolist()} rows. Pass a test size that leaves rows of every class on "
             "both sides, or name the evaluation rows with --eval-rows."
         )
-    by_class = np.split(np.argsort(classes.reshape(-1), kind="stable"), np.cumsum(counts)[:-1])
     rng = check_random_state(random_state)
     n_i = _approximate_mode(counts, n_train, rng)
     t_i = _approximate_mode(counts - n_i, n_test, rng)
     train, test = [], []
-    for rows, count, to_train, to_test in zip(by_class, counts, n_i, t_i, strict=True):
-        rows = rows.take(rng.permutation(count), mode="clip")
+    for code, to_train, to_test in zip(present, n_i, t_i, strict=True):
+        rows = np.flatnonzero(y == code)
+        rng.shuffle(rows)
         train.append(rows[:to_train])
         test.append(rows[to_train : to_train + to_test])
-    return rng.permutation(np.concatenate(train)), rng.permutation(np.concatenate(test))
+    train, test = np.concatenate(train), np.concatenate(test)
+    rng.shuffle(train)
+    rng.shuffle(test)
+    return train, test
 
 
 def stratified_subsample(strata, size, random_state):
@@ -79,13 +91,13 @@ def stratified_subsample(strata, size, random_state):
 
     Each stratum (cell of the target and the sensitive groups) keeps at least one row when
     there are no more strata than ``size``; the other rows are shared out in proportion to the
-    strata's sizes (largest remainders, ties to the first stratum), and drawn at random within
-    each stratum.
+    strata's sizes (largest remainders, ties to the first stratum), and drawn uniformly at
+    random within each stratum.
 
     Parameters
     ----------
     strata : ndarray of shape (n_rows,) of int
-        Stratum code of each row.
+        Stratum code of each row, from 0 (at most about ``n_rows`` codes).
     size : int
         Rows to keep; all rows (``arange(n_rows)``) when there are not more.
     random_state : int, RandomState instance, Generator or None
@@ -99,15 +111,21 @@ def stratified_subsample(strata, size, random_state):
     n_rows = strata.shape[0]
     if n_rows <= size:
         return np.arange(n_rows)
-    _, stratum, counts = np.unique(strata, return_inverse=True, return_counts=True)
-    stratum = stratum.reshape(-1)
-    allocation = _allocate(counts, size)
-    # Rows sorted by stratum, in random order within each; the first allocation[s] of
-    # stratum s are kept.
-    order = np.lexsort((check_generator(random_state).random(n_rows), stratum))
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    rank = np.arange(n_rows) - starts[stratum[order]]
-    return np.sort(order[rank < allocation[stratum[order]]])
+    counts = np.bincount(strata)
+    present = np.flatnonzero(counts)
+    allocation = np.zeros_like(counts)
+    allocation[present] = _allocate(counts[present], size)
+    # The rows grouped by stratum (a stable sort: by position within one), and the kept
+    # ones drawn from each group: one array of row numbers, no per-row random keys.
+    grouped = np.argsort(strata, kind="stable")
+    starts = np.cumsum(counts) - counts
+    rng = check_generator(random_state)
+    kept = [
+        grouped[starts[s] + rng.choice(counts[s], size=allocation[s], replace=False)]
+        for s in present
+        if allocation[s]
+    ]
+    return np.sort(np.concatenate(kept))
 
 
 def _allocate(counts, size):

@@ -22,10 +22,9 @@ def test_the_split_is_train_test_splits(seed):
     # while splitting 10^6 rows): the same rows in the same order, for any classes and sizes.
     rng = np.random.default_rng(seed)
     n, k = int(rng.integers(20, 5000)), int(rng.integers(2, 6))
-    # rare classes too (a Dirichlet(0.3) share), so that some draws are refused by both
-    y = rng.choice(
-        np.array(["no", "yes", "maybe", "x", "y"])[:k], size=n, p=rng.dirichlet(np.full(k, 0.3))
-    )
+    # class codes with gaps; rare classes too (a Dirichlet(0.3) share), so that some draws
+    # are refused by both
+    y = rng.choice(np.array([0, 2, 3, 7, 8])[:k], size=n, p=rng.dirichlet(np.full(k, 0.3)))
     test_size = float(rng.choice([0.1, 0.25, 0.3, 0.5, 0.77]))
     try:
         expected = train_test_split(
