@@ -143,6 +143,15 @@ def render_text(sections):
     return "\n\n".join(render_section_text(section) for section in sections) + "\n"
 
 
+def text_heading(command, date):
+    """The first lines of the text report: what made it, with which command, and when."""
+    from skfair import __version__
+
+    title = f"Fairness audit, made by skfair {__version__} on {date}"
+    # The command on one line, however long, so that it can be copied and run again.
+    return f"{title}\n{'#' * len(title)}\ncommand: {command}\n"
+
+
 # ----------------------------------------------------------------------------------------------
 # Markdown
 
