@@ -23,10 +23,10 @@ from sklearn.utils import Bunch
 from skfair._audit._context import score_reader
 from skfair._audit._data_repair_section import data_repair_section
 from skfair._audit._report import Figure, GroupSizes, Interval, IntRange, Section, Table
-from skfair._audit._summary import CI, compared_columns, group_text, summary_section
+from skfair._audit._summary import CI, compared_columns, summary_section
 from skfair._audit._training_section import training_section
 from skfair._stats._aggregate import group_mean_difference
-from skfair._utils._groups import factorize_groups
+from skfair._utils._groups import factorize_groups, group_text
 from skfair._utils._random import check_generator
 from skfair._utils._response import auto_threshold
 from skfair.ensemble import BootstrapEnsemble
@@ -680,7 +680,13 @@ def bias_sources_section(context):
             if hasattr(X, "iloc") or context.feature_names is None
             else np.asarray(context.feature_names, dtype=object)
         )
-        top = np.argsort(-ex.positive, kind="stable")[:_BIAS_SOURCE_TOP]
+        # The features that favour either group most: the top by beta+ and the top by
+        # beta-, in the order of beta (as the figure's bars).
+        top = np.union1d(
+            np.argsort(-ex.positive, kind="stable")[:_BIAS_SOURCE_TOP],
+            np.argsort(-ex.negative, kind="stable")[:_BIAS_SOURCE_TOP],
+        )
+        top = top[np.argsort(-ex.total[top], kind="stable")]
         ref_text, other_text = str(labels[reference]), str(labels[other])
         header = ["feature", "beta", f"beta+ ({ref_text})", f"beta- ({other_text})", "net"]
         parts = ("total", "positive", "negative", "net")
@@ -709,8 +715,10 @@ def bias_sources_section(context):
         "distance between the two groups' distributions of a feature's partial-dependence "
         "explainer; beta+ = the part where the reference group is favoured (higher score of "
         "the favourable class), beta- = the part where the other group is, net = beta+ - beta-. "
-        "Top features by beta+. Explanations are not additive (features offset and amplify "
-        "each other); BiasExplainer(method='shapley') gives additive Shapley-bias values."
+        f"Features: the {_BIAS_SOURCE_TOP} largest by beta+ and the {_BIAS_SOURCE_TOP} "
+        "largest by beta- (both directions), ordered by beta. Explanations are not additive "
+        "(features offset and amplify each other); BiasExplainer(method='shapley') gives "
+        "additive Shapley-bias values."
     )
     return Section(
         blocks=tables,
@@ -903,7 +911,7 @@ def hfm_section(context):
             ("D_f avg (model)", "D_f_avg"),
         ]
     ]
-    header = ["HFM"] + list(details.attributes) + ["all (max / mean)"]
+    header = ["HFM"] + list(details.attributes) + ["all attributes"]
     note = (
         f"Distances between the groups of each attribute on [label, features] with the true "
         f"labels (D) and the predictions (D_f); {len(names)} non-sensitive columns, categorical "
@@ -911,7 +919,10 @@ def hfm_section(context):
         "hfm = log10(D_f / D): 0 keeps the data's separation of the groups, > 0 means the model "
         "pushes them apart (extra bias), < 0 brings them closer; the paper's models score a few "
         "thousandths to hundredths. 'max' is decided by the worst-served row (noisy), 'avg' by "
-        "all rows."
+        "all rows. 'all attributes' (Bian, Luo & Xu 2024, Eqs. 6-8): D and D_f are the largest "
+        "(max rows) or the mean (avg rows) of the attributes' distances, and hfm is the log "
+        "ratio of these combined distances, not the largest or the mean of the attributes' hfm "
+        "(so it can lie below each of them)."
     )
     if n > _HFM_ROWS:
         note += (
