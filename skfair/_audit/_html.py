@@ -113,7 +113,7 @@ def render_html(sections, *, title="Fairness audit", command="python -m skfair a
         f"<header><h1>{html.escape(title)}</h1>"
         f'<p class="note">Made by skfair {html.escape(__version__)}'
         + ("" if date is None else f" on {html.escape(date)}")
-        + f" with <code>{html.escape(command)}</code>.</p>"
+        + f" with <code>{html.escape(command)}</code></p>"
         f"<nav>{nav}</nav></header>\n{body}\n</main>\n</body>\n</html>\n"
     )
 
