@@ -537,6 +537,43 @@ def _factorize_column(column, name, what="sensitive feature"):
     raise TypeError(f"{what} '{name}' has unsupported dtype {array.dtype}.")
 
 
+def missing_rows(column):
+    """Boolean mask of the missing entries of a 1-D column: None, NaN, NaT, ``pd.NA`` and the
+    missing code of a pandas categorical."""
+    dtype = getattr(column, "dtype", None)
+    if dtype is not None and getattr(dtype, "name", None) == "category":
+        return np.asarray(column.cat.codes) < 0
+    array = np.asarray(column)
+    kind = array.dtype.kind
+    if kind == "f":
+        return np.isnan(array)
+    if kind in "mM":
+        return np.isnat(array)
+    if kind == "O":
+        return _is_missing(array)
+    return np.zeros(array.shape[0], dtype=bool)
+
+
+def factorize_keeping_missing(column, name, what="column"):
+    """``(sorted distinct values, code of each sample, missing mask)`` for one column whose
+    missing entries are a category of their own: they get the code ``len(values)``.
+
+    The present values are factorised by :func:`_factorize_column`, the one factoriser of
+    skfair; an all-missing column has no values (every code is 0).
+    """
+    missing = missing_rows(column)
+    if not missing.any():
+        values, codes = _factorize_column(column, name, what)
+        return values, codes, missing
+    present = column[~missing] if hasattr(column, "iloc") else np.asarray(column)[~missing]
+    if present.shape[0] == 0:
+        return np.asarray([]), np.zeros(missing.shape[0], dtype=np.intp), missing
+    values, present_codes = _factorize_column(present, name, what)
+    codes = np.full(missing.shape[0], len(values), dtype=np.intp)
+    codes[~missing] = present_codes
+    return values, codes, missing
+
+
 def _factorize_integers(array):
     low, high = int(array.min()), int(array.max())
     value_range = high - low + 1

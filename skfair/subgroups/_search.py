@@ -1,0 +1,518 @@
+"""The level-by-level search of subgroups on count tables ("gap" and "sliceline").
+
+A subgroup is a conjunction of conditions ``column = value`` on distinct columns: a cell of
+the count table of its columns. Level ``l`` counts the combinations of ``l`` columns; a cell
+of level ``l`` is evaluated when each of its ``l`` parents (the cell without one of its
+conditions) is *alive*:
+
+- it holds at least ``min_support`` rows of the metric's denominator (a child holds no more
+  rows than its parents, so the cells of a parent below it are below it too);
+- it has more rows than each of its own parents: a cell with the rows of a parent is the
+  parent under a longer description, and so are all its children (a child of such a cell
+  has the rows of the child of the parent that lacks the same condition), so neither it nor
+  its children are evaluated again;
+- for the SliceLine score, errors in the cell, and an upper bound of its children's scores
+  above the k-th best score so far (Sagadeeva & Boehm 2021, section 3.2): a child has no
+  more rows, no more errors and no more error per row than its parents, and the score of a
+  slice of size ``s`` and error sum ``e <= min(s, e_max)`` is largest at one of ``s = min_support``,
+  ``s = e_max`` or ``s = size bound``.
+
+A combination of columns none of whose cells can be evaluated is not counted. Subgroups with
+the same rows under different descriptions (``A = a`` and ``B = b`` when one implies the
+other) have the same counts; the counts are split by a hash of each row's values, so that
+cells with the same counts hold the same rows almost surely, and ties left are settled by a
+fingerprint of the rows (:func:`skfair._stats._combinations.row_fingerprints`). Each set of
+rows is kept once, under its shortest description (the first one counted among those).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import special
+
+from skfair._stats._counts import FN, FP, RATE_CELLS, TN, TP
+from skfair.subgroups._testing import (
+    adjusted_pvalues,
+    kish_size,
+    two_proportion_pvalues,
+)
+
+# The rates a subgroup is compared on: name -> (numerator cells, denominator cells) of the
+# confusion table.
+METRIC_CELLS = {"error_rate": ((FP, FN), (TN, FP, FN, TP)), **RATE_CELLS}
+# Rows are split into this many classes by a hash of their values (see the module's doc).
+HASH_BUCKETS = 4
+# Largest number of candidate cells listed to decide whether a combination is counted.
+_MAX_CANDIDATES = 1 << 21
+_ALTERNATIVE = {"higher": "greater", "lower": "less", "both": "two-sided"}
+
+
+@dataclass
+class Search:
+    """What is searched: the objective and its settings."""
+
+    metric: str
+    objective: str
+    direction: str
+    max_level: int
+    min_support: int
+    k: int
+    alpha: float
+    correction: str
+    sliceline_alpha: float
+    weighted: bool
+    # Smallest weighted size of a subgroup of min_support rows (SliceLine's bound).
+    smallest_size: float = 0.0
+
+    @property
+    def weight_sum(self):
+        """Position of the (weighted) sums in a table's counts."""
+        return 1 if self.weighted else 0
+
+
+@dataclass
+class _Node:
+    """The count table of one combination of columns and what is known of its cells."""
+
+    table: object
+    num: np.ndarray
+    den: np.ndarray
+    den_rows: np.ndarray
+    rows: np.ndarray
+    den_squares: np.ndarray | None
+    alive: np.ndarray = field(default=None)
+    evaluated: np.ndarray = field(default=None)
+    score: np.ndarray = field(default=None)
+
+
+@dataclass(frozen=True)
+class Found:
+    """The subgroups kept, best first, and what the search did."""
+
+    records: list
+    n_evaluated: int
+    n_tests: int
+    overall_value: float
+    n_rows: int
+
+
+def search_tables(counter, dims, search):
+    """Run the search; ``counter(combinations)`` returns the count tables (cells x 4 * HASH
+    classes), ``counter.fingerprints(combinations)`` the fingerprint sums of the cells."""
+    (total,) = counter([()])
+    root = _node(total, search)
+    _check_root(root, search)
+    nodes = {(): root}
+    root.alive = np.ones(1, dtype=bool)
+    root.evaluated = np.zeros(1, dtype=bool)
+    root.score = np.full(1, -np.inf)
+    threshold = -np.inf
+    for level in range(1, search.max_level + 1):
+        combinations = [
+            c
+            for c in itertools.combinations(range(len(dims)), level)
+            if _may_hold_candidates(c, nodes, dims, search, threshold, root)
+        ]
+        if not combinations:
+            break
+        for combination, table in zip(combinations, counter(combinations), strict=True):
+            node = _node(table, search)
+            _evaluate(node, combination, nodes, dims, search, threshold, root)
+            nodes[combination] = node
+        if search.objective == "sliceline":
+            threshold = _kth_distinct_score(nodes, search.k)
+    cells = _Cells.collect(nodes)
+    if search.objective == "sliceline":
+        return _sliceline_results(cells, nodes, counter, dims, root, search)
+    return _gap_results(cells, nodes, counter, root, search)
+
+
+# --------------------------------------------------------------------------------------------
+# tables to the quantities of the objective
+
+
+def _node(table, search):
+    numerator, denominator = METRIC_CELLS[search.metric]
+    counts = table.counts.reshape(table.n_cells, 4, HASH_BUCKETS, table.counts.shape[-1])
+    per_cell = counts.sum(axis=2)  # (cells, confusion cell, sums)
+    w = search.weight_sum
+    num = per_cell[:, list(numerator), w].sum(axis=1)
+    den = per_cell[:, list(denominator), w].sum(axis=1)
+    if search.objective == "sliceline" and search.direction == "lower":
+        num = den - num
+    return _Node(
+        table=table,
+        num=num,
+        den=den,
+        den_rows=per_cell[:, list(denominator), 0].sum(axis=1),
+        rows=per_cell[:, :, 0].sum(axis=1),
+        den_squares=per_cell[:, list(denominator), 2].sum(axis=1) if search.weighted else None,
+    )
+
+
+def _check_root(root, search):
+    if root.den_rows[0] == 0:
+        raise ValueError(
+            f"The {search.metric.replace('_', ' ')} is undefined: no row is in its "
+            "denominator (e.g. no negative for the false positive rate)."
+        )
+    if search.objective == "sliceline":
+        rate = root.num[0] / root.den[0]
+        if rate == 0:
+            what = "errors" if search.direction == "higher" else "correct rows"
+            raise ValueError(
+                f"The SliceLine score is undefined: there are no {what} for the "
+                f"{search.metric.replace('_', ' ')} (its average is {rate:g})."
+            )
+
+
+def _sliceline_score(num, den, root, search):
+    """``alpha (e / s / e_mean - 1) - (1 - alpha) (n / s - 1)`` (Sagadeeva & Boehm 2021, Eq. 1)."""
+    a = search.sliceline_alpha
+    mean = root.num[0] / root.den[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = a * (num / den / mean - 1) - (1 - a) * (root.den[0] / den - 1)
+    return np.where(den > 0, score, -np.inf)
+
+
+def _sliceline_bound(size, errors, root, search):
+    """Largest SliceLine score of a slice of size at most ``size`` and error sum at most
+    ``errors`` (each row's error at most its weight), at least the smallest size."""
+    a = search.sliceline_alpha
+    mean = root.num[0] / root.den[0]
+    low = search.smallest_size
+    sizes = np.stack([np.full(size.shape, low), np.clip(errors, low, np.maximum(size, low)), size])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = a * (np.minimum(sizes, errors) / (sizes * mean) - 1) - (1 - a) * (
+            root.den[0] / sizes - 1
+        )
+    bound = np.where(sizes > 0, bound, -np.inf).max(axis=0)
+    return np.where(size >= low, bound, -np.inf)
+
+
+# --------------------------------------------------------------------------------------------
+# level by level
+
+
+def _parents(values, combination, nodes, dims):
+    """For each parent (the combination without its j-th column): its node and the index of
+    each cell's parent cell in it."""
+    parents = []
+    for j in range(len(combination)):
+        parent = combination[:j] + combination[j + 1 :]
+        node = nodes[parent]
+        rest = np.delete(values, j, axis=1)
+        if parent:
+            keys = np.ravel_multi_index(tuple(rest.T), tuple(dims[c] for c in parent))
+        else:
+            keys = np.zeros(values.shape[0], dtype=np.int64)
+        index = np.minimum(np.searchsorted(node.table.keys, keys), node.table.n_cells - 1)
+        found = node.table.keys[index] == keys if node.table.n_cells else np.zeros(0, bool)
+        parents.append((node, index, found))
+    return parents
+
+
+def _may_hold_candidates(combination, nodes, dims, search, threshold, root):
+    """Whether some cell of ``combination`` has every parent alive (and, for SliceLine, a
+    score bound above the threshold): else it is not counted."""
+    parents = [combination[:j] + combination[j + 1 :] for j in range(len(combination))]
+    if any(p not in nodes or not nodes[p].alive.any() for p in parents):
+        return False
+    if len(combination) == 1:
+        return True
+    first = nodes[combination[:-1]]
+    alive = np.flatnonzero(first.alive)
+    last = dims[combination[-1]]
+    if alive.shape[0] * last > _MAX_CANDIDATES:
+        return True
+    head_values = first.table.values()[alive]
+    values = np.concatenate(
+        [np.repeat(head_values, last, axis=0), np.tile(np.arange(last), alive.shape[0])[:, None]],
+        axis=1,
+    )
+    keep = np.ones(values.shape[0], dtype=bool)
+    size = np.full(values.shape[0], np.inf)
+    errors = np.full(values.shape[0], np.inf)
+    for node, index, found in _parents(values, combination, nodes, dims):
+        keep &= found & node.alive[index]
+        size = np.minimum(size, np.where(found, node.den[index], 0))
+        errors = np.minimum(errors, np.where(found, node.num[index], 0))
+    if search.objective == "sliceline":
+        keep &= _sliceline_bound(size, errors, root, search) > max(threshold, 0.0)
+    return bool(keep.any())
+
+
+def _evaluate(node, combination, nodes, dims, search, threshold, root):
+    """Mark the cells of ``node`` evaluated and alive, and score the evaluated ones."""
+    n = node.table.n_cells
+    candidate = np.ones(n, dtype=bool)
+    repeats_parent = np.zeros(n, dtype=bool)
+    size = np.full(n, np.inf)
+    errors = np.full(n, np.inf)
+    for parent, index, _ in _parents(node.table.values(), combination, nodes, dims):
+        candidate &= parent.alive[index]
+        repeats_parent |= node.rows == parent.rows[index]
+        size = np.minimum(size, parent.den[index])
+        errors = np.minimum(errors, parent.num[index])
+    evaluated = candidate & ~repeats_parent & (node.den_rows >= search.min_support)
+    if search.objective == "sliceline":
+        evaluated &= _sliceline_bound(size, errors, root, search) > max(threshold, 0.0)
+        node.score = np.where(
+            evaluated, _sliceline_score(node.num, node.den, root, search), -np.inf
+        )
+        alive = (
+            evaluated
+            & (node.num > 0)
+            & (_sliceline_bound(node.den, node.num, root, search) > max(threshold, 0.0))
+        )
+    else:
+        node.score = np.where(evaluated, _gap_score(node, root, search), -np.inf)
+        alive = evaluated
+    node.evaluated, node.alive = evaluated, alive
+
+
+def _gap_score(node, root, search):
+    """The lower end of the one-sided (two-sided for "both") ``1 - alpha`` confidence bound
+    of the gap in the direction searched: a large gap measured on few rows does not outrank
+    a slightly smaller one measured on many."""
+    gap, spread = gap_and_spread(node.num, node.den, node.den_squares, root, search)
+    if search.direction == "both":
+        return np.abs(gap) - special.ndtri(1 - search.alpha / 2) * spread
+    sign = 1.0 if search.direction == "higher" else -1.0
+    return sign * gap - special.ndtri(1 - search.alpha) * spread
+
+
+def gap_and_spread(num, den, den_squares, root, search):
+    """The gap of the rates (subgroup minus rest) and its standard error (Wald, each side's
+    Kish effective size with weights)."""
+    value, rest, gap = _rates(num, den, root)
+    if search.weighted:
+        n1 = kish_size(den, den_squares)
+        n2 = kish_size(root.den[0] - den, root.den_squares[0] - den_squares)
+    else:
+        n1, n2 = den, root.den[0] - den
+    with np.errstate(divide="ignore", invalid="ignore"):
+        variance = value * (1 - value) / n1 + rest * (1 - rest) / n2
+    return gap, np.sqrt(np.maximum(np.nan_to_num(variance, nan=0.0), 0.0))
+
+
+def _rates(num, den, root):
+    total_num, total_den = root.num[0], root.den[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = num / den
+        rest = (total_num - num) / (total_den - den)
+    return value, rest, value - rest
+
+
+def _kth_distinct_score(nodes, k):
+    """The k-th best score of the cells evaluated so far with a positive score, cells with
+    equal counts counted once (so that it is never above the k-th best distinct subgroup)."""
+    scores, signatures = [], []
+    for node in nodes.values():
+        good = np.flatnonzero(node.evaluated & (node.score > 0))
+        scores.append(node.score[good])
+        counts = node.table.counts
+        signatures.append(counts[good].reshape(good.shape[0], counts[0].size if counts.size else 0))
+    scores = np.concatenate(scores)
+    if scores.shape[0] < k:
+        return -np.inf
+    signatures = np.concatenate(signatures)
+    order = np.argsort(-scores, kind="stable")
+    seen = set()
+    for i in order:
+        seen.add(signatures[i].tobytes())
+        if len(seen) == k:
+            return float(scores[i])
+    return -np.inf
+
+
+# --------------------------------------------------------------------------------------------
+# the evaluated cells, deduplicated, tested and ranked
+
+
+@dataclass
+class _Cells:
+    """Every evaluated cell, in the order of evaluation (level, then combination)."""
+
+    combination: list
+    key: np.ndarray
+    level: np.ndarray
+    num: np.ndarray
+    den: np.ndarray
+    den_rows: np.ndarray
+    rows: np.ndarray
+    den_squares: np.ndarray | None
+    score: np.ndarray
+    signature: np.ndarray
+
+    @classmethod
+    def collect(cls, nodes):
+        parts = {name: [] for name in cls.__dataclass_fields__}
+        for combination, node in nodes.items():
+            chosen = np.flatnonzero(node.evaluated)
+            parts["combination"].extend([combination] * chosen.shape[0])
+            parts["key"].append(node.table.keys[chosen])
+            parts["level"].append(np.full(chosen.shape[0], len(combination)))
+            for name in ("num", "den", "den_rows", "rows", "score"):
+                parts[name].append(getattr(node, name)[chosen])
+            parts["den_squares"].append(
+                None if node.den_squares is None else node.den_squares[chosen]
+            )
+            counts = node.table.counts
+            parts["signature"].append(
+                counts[chosen].reshape(chosen.shape[0], counts[0].size if counts.size else 0)
+            )
+        fields = {"combination": parts.pop("combination")}
+        squares = parts.pop("den_squares")
+        fields["den_squares"] = None if squares[0] is None else np.concatenate(squares)
+        fields.update({name: np.concatenate(values) for name, values in parts.items()})
+        return cls(**fields)
+
+    @property
+    def size(self):
+        return self.key.shape[0]
+
+
+def _distinct(cells, chosen, counter):
+    """The cells of ``chosen`` (indices, in order of preference) whose rows no earlier one of
+    them holds."""
+    chosen = np.asarray(chosen, dtype=np.intp)
+    if chosen.shape[0] < 2:
+        return chosen
+    signatures = cells.signature[chosen]
+    _, first, inverse, counts = np.unique(
+        signatures, axis=0, return_index=True, return_inverse=True, return_counts=True
+    )
+    inverse = inverse.reshape(-1)
+    tied = counts[inverse] > 1
+    if not tied.any():
+        return chosen
+    fingerprints = np.zeros(chosen.shape[0])
+    tied_cells = chosen[tied]
+    combinations = sorted({cells.combination[i] for i in tied_cells})
+    tables = dict(zip(combinations, counter.fingerprints(combinations), strict=True))
+    for position in np.flatnonzero(tied):
+        i = chosen[position]
+        table = tables[cells.combination[i]]
+        fingerprints[position] = table.counts[np.searchsorted(table.keys, cells.key[i]), 0, 1]
+    keep = np.ones(chosen.shape[0], dtype=bool)
+    seen = set()
+    for position in np.flatnonzero(tied):
+        identity = (int(inverse[position]), float(fingerprints[position]))
+        if identity in seen:
+            keep[position] = False
+        seen.add(identity)
+    return chosen[keep]
+
+
+def _tests(cells, chosen, root, search):
+    """p-values of the gaps of the cells ``chosen`` against the rest of the rows."""
+    value, rest, _ = _rates(cells.num[chosen], cells.den[chosen], root)
+    if search.weighted:
+        n1 = kish_size(cells.den[chosen], cells.den_squares[chosen])
+        n2 = kish_size(
+            root.den[0] - cells.den[chosen], root.den_squares[0] - cells.den_squares[chosen]
+        )
+        x1, x2 = value * n1, rest * n2
+    else:
+        n1, n2 = cells.den[chosen], root.den[0] - cells.den[chosen]
+        x1, x2 = cells.num[chosen], root.num[0] - cells.num[chosen]
+    # SliceLine's errors are the metric's numerator, or with direction="lower" its
+    # complement: in both cases a slice has more of them than the rest.
+    alternative = "greater" if search.objective == "sliceline" else _ALTERNATIVE[search.direction]
+    return two_proportion_pvalues(x1, n1, x2, n2, alternative)
+
+
+def _gap_results(cells, nodes, counter, root, search):
+    order = np.lexsort((np.arange(cells.size), cells.level))
+    distinct = _distinct(cells, order, counter)
+    p_values = _tests(cells, distinct, root, search)
+    q_values = adjusted_pvalues(p_values, search.correction)
+    significant = q_values <= search.alpha
+    ranking = np.lexsort((cells.level[distinct], -cells.score[distinct], ~significant))
+    top = ranking[: search.k]
+    return _found(
+        cells,
+        distinct[top],
+        p_values[top],
+        q_values[top],
+        root,
+        search,
+        n_evaluated=int(distinct.shape[0]),
+        n_tests=int(distinct.shape[0]),
+    )
+
+
+def _sliceline_results(cells, nodes, counter, dims, root, search):
+    positive = np.flatnonzero(cells.score > 0)
+    order = positive[np.lexsort((positive, cells.level[positive], -cells.score[positive]))]
+    chosen = np.zeros(0, dtype=np.intp)
+    window = search.k
+    while True:
+        chosen = _distinct(cells, order[:window], counter)
+        if chosen.shape[0] >= search.k or window >= order.shape[0]:
+            break
+        window *= 2
+    chosen = chosen[: search.k]
+    # Every conjunction of up to max_level conditions is a test; those not scored count with
+    # p-value 1 (a valid p-value), which keeps the step-up procedure valid.
+    n_tests = sum(
+        math.prod(dims[c] for c in combination)
+        for level in range(1, search.max_level + 1)
+        for combination in itertools.combinations(range(len(dims)), level)
+    )
+    p_values = _tests(cells, chosen, root, search)
+    q_values = adjusted_pvalues(p_values, search.correction, n_tests=n_tests)
+    return _found(
+        cells,
+        chosen,
+        p_values,
+        q_values,
+        root,
+        search,
+        n_evaluated=int(cells.size),
+        n_tests=n_tests,
+    )
+
+
+def _found(cells, chosen, p_values, q_values, root, search, *, n_evaluated, n_tests):
+    num, den = cells.num[chosen], cells.den[chosen]
+    if search.objective == "sliceline" and search.direction == "lower":
+        num = den - num  # back to the metric itself
+        root_num = root.den[0] - root.num[0]
+    else:
+        root_num = root.num[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = num / den
+        rest = (root_num - num) / (root.den[0] - den)
+    squares = None if cells.den_squares is None else cells.den_squares[chosen]
+    _, spread = gap_and_spread(cells.num[chosen], cells.den[chosen], squares, root, search)
+    half_width = special.ndtri(1 - search.alpha / 2) * spread
+    records = [
+        {
+            "combination": cells.combination[i],
+            "key": int(cells.key[i]),
+            "n": int(cells.rows[i]),
+            "value": float(value[j]),
+            "rest_value": float(rest[j]),
+            "gap": float(value[j] - rest[j]),
+            "gap_low": float(value[j] - rest[j] - half_width[j]),
+            "gap_high": float(value[j] - rest[j] + half_width[j]),
+            "score": float(cells.score[i]),
+            "p_value": float(p_values[j]),
+            "q_value": float(q_values[j]),
+            "significant": bool(q_values[j] <= search.alpha),
+        }
+        for j, i in enumerate(chosen)
+    ]
+    return Found(
+        records=records,
+        n_evaluated=n_evaluated,
+        n_tests=n_tests,
+        overall_value=float(root_num / root.den[0]),
+        n_rows=int(root.rows[0]),
+    )
