@@ -271,6 +271,9 @@ def find_subgroups(
         true_positive, pred_positive = binarize(y_true, y_pred, pos_label)
         classes, fingerprints = row_classes(true_positive, pred_positive, codes)
         counter = MemoryCounter(codes, dims, classes, weights, fingerprints, n_jobs)
+        smallest = None
+        if weights is not None:
+            smallest = np.partition(weights, min(min_support, n) - 1)[:min_support]
         search = make_search(
             metric,
             objective,
@@ -281,7 +284,7 @@ def find_subgroups(
             alpha,
             correction,
             sliceline_alpha,
-            weights,
+            smallest,
         )
         found = search_tables(counter, dims, search)
     settings = {
@@ -327,15 +330,11 @@ def make_search(
     alpha,
     correction,
     sliceline_alpha,
-    weights,
+    smallest_weights,
 ):
-    """The :class:`Search` of the settings; ``weights`` the checked weights or None."""
-    smallest = float(min_support)
-    if weights is not None:
-        # The least weight a subgroup of min_support rows can have (SliceLine's bound).
-        smallest = float(
-            np.sum(np.partition(weights, min(min_support, weights.size) - 1)[:min_support])
-        )
+    """The :class:`Search` of the settings; ``smallest_weights`` the ``min_support`` smallest
+    weights (None without weights): their sum is the least weight a subgroup can have."""
+    smallest = float(min_support if smallest_weights is None else np.sum(smallest_weights))
     return Search(
         metric=metric,
         objective=objective,
@@ -346,7 +345,7 @@ def make_search(
         alpha=alpha,
         correction=correction,
         sliceline_alpha=sliceline_alpha,
-        weighted=weights is not None,
+        weighted=smallest_weights is not None,
         smallest_size=smallest,
     )
 
