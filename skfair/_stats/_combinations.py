@@ -82,16 +82,19 @@ class CombinationCounts:
         The combinations to count; ``()`` counts all rows as one cell.
     weighted : bool, default=False
         Whether weights come with the rows (adds the sums of weights and squared weights).
+    squares : bool, default=True
+        With weights, whether the sums of squared weights are kept too.
     """
 
     dims: tuple
     n_classes: int
     combinations: tuple
     weighted: bool = False
+    squares: bool = True
 
     @property
     def n_sums(self):
-        return 3 if self.weighted else 1
+        return 1 + self.weighted * (1 + self.squares)
 
     def chunk(self, codes, classes=None, sample_weight=None):
         """The tables of one chunk of rows, in the order of ``combinations``.
@@ -168,11 +171,17 @@ class CombinationCounts:
         )
 
     def _count_all(self, classes, weights):
-        sums = [np.bincount(classes, minlength=self.n_classes).astype(np.float64)]
-        if weights is not None:
-            sums.append(np.bincount(classes, weights=weights, minlength=self.n_classes))
-            sums.append(np.bincount(classes, weights=weights * weights, minlength=self.n_classes))
+        sums = [
+            np.bincount(classes, weights=w, minlength=self.n_classes).astype(np.float64)
+            for w in self._weight_columns(weights)
+        ]
         return CellTable((), (), np.zeros(1, dtype=np.int64), np.stack(sums, axis=-1)[None])
+
+    def _weight_columns(self, weights):
+        """What is summed per cell and class: rows, then weights and squared weights."""
+        if weights is None:
+            return [None]
+        return [None, weights] + ([weights * weights] if self.squares else [])
 
     def _base(self, codes, head, classes, stride):
         """``(class * cells of head + cell of head) * stride`` of every row."""
@@ -192,7 +201,7 @@ class CombinationCounts:
                 f"The columns {combination} have {' x '.join(map(str, dims))} combinations of "
                 "values, too many to number."
             )
-        weight_columns = [None] if weights is None else [None, weights, weights * weights]
+        weight_columns = self._weight_columns(weights)
         if n_counters <= max(_DENSE_COUNTERS, 2 * joint.shape[0]):
             sums = []
             for w in weight_columns:

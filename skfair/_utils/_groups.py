@@ -462,10 +462,13 @@ def _as_columns(sensitive_features, n_samples, argument="sensitive_features"):
 
 
 def _column_values(column):
-    """A 1-D column as a numpy array, keeping pandas categoricals as they are."""
+    """A 1-D column as a numpy array, keeping pandas categoricals and string columns as they
+    are."""
     dtype = getattr(column, "dtype", None)
     if dtype is not None and getattr(dtype, "name", None) == "category":
         return column  # handled by _factorize_column through .cat
+    if _is_string_series(column):
+        return column  # factorised by pandas directly, without a copy to Python objects
     if hasattr(column, "to_numpy"):
         # Nullable pandas dtypes come out as object arrays holding pd.NA, which
         # _factorize_objects reports as missing.
@@ -474,6 +477,19 @@ def _column_values(column):
     if array.ndim != 1:
         raise ValueError(f"Each sensitive attribute must be 1-D, got shape {array.shape}.")
     return array
+
+
+def _is_string_series(column):
+    """Whether ``column`` is a pandas Series of a string dtype (not numpy's object dtype)."""
+    dtype = getattr(column, "dtype", None)
+    return (
+        hasattr(column, "iloc")
+        and dtype is not None
+        and not isinstance(dtype, np.dtype)
+        and getattr(dtype, "name", None) != "category"
+        and getattr(dtype, "kind", None) in ("O", "U")
+        and "str" in str(dtype).lower()
+    )
 
 
 def _is_missing(values):
@@ -509,6 +525,14 @@ def _factorize_column(column, name, what="sensitive feature"):
         categories = np.asarray(column.cat.categories)
         used, codes = _compact(codes, len(categories))
         return categories[used], codes
+    if _is_string_series(column):
+        import pandas as pd
+
+        codes, values = pd.factorize(column, sort=True, use_na_sentinel=True)
+        missing = codes < 0
+        if missing.any():
+            raise _missing_error(name, int(np.flatnonzero(missing)[0]), what)
+        return np.asarray(values, dtype=object), codes.astype(np.intp, copy=False)
     array = np.asarray(column)
     if array.ndim != 1:
         raise ValueError(f"{what} '{name}' must be 1-D, got shape {array.shape}.")
@@ -543,6 +567,8 @@ def missing_rows(column):
     dtype = getattr(column, "dtype", None)
     if dtype is not None and getattr(dtype, "name", None) == "category":
         return np.asarray(column.cat.codes) < 0
+    if _is_string_series(column):
+        return column.isna().to_numpy(dtype=bool)
     array = np.asarray(column)
     kind = array.dtype.kind
     if kind == "f":

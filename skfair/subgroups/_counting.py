@@ -42,19 +42,17 @@ class MemoryCounter:
 
     def fingerprints(self, combinations):
         """Tables whose ``counts[:, 0, 1]`` is the sum of the cells' row fingerprints."""
-        return self._count(combinations, 1, None, self.fingerprint_values, True)
+        return self._count(combinations, 1, None, self.fingerprint_values, True, False)
 
-    def _count(self, combinations, n_classes, classes, weights, weighted):
+    def _count(self, combinations, n_classes, classes, weights, weighted, squares=True):
         combinations = [tuple(c) for c in combinations]
         n_workers = min(effective_n_jobs(self.n_jobs), len(combinations))
+        settings = (self.dims, n_classes, weighted, squares)
         if n_workers <= 1:
-            return _count(
-                self.dims, n_classes, combinations, weighted, self.codes, classes, weights
-            )
+            return _count(settings, combinations, self.codes, classes, weights)
         batches = _batches(combinations, n_workers)
         results = Parallel(n_jobs=n_workers)(
-            delayed(_count)(self.dims, n_classes, batch, weighted, self.codes, classes, weights)
-            for batch in batches
+            delayed(_count)(settings, batch, self.codes, classes, weights) for batch in batches
         )
         tables = {}
         for batch, batch_tables in zip(batches, results, strict=True):
@@ -62,8 +60,9 @@ class MemoryCounter:
         return tuple(tables[c] for c in combinations)
 
 
-def _count(dims, n_classes, combinations, weighted, codes, classes, weights):
-    statistic = CombinationCounts(dims, n_classes, tuple(combinations), weighted)
+def _count(settings, combinations, codes, classes, weights):
+    dims, n_classes, weighted, squares = settings
+    statistic = CombinationCounts(dims, n_classes, tuple(combinations), weighted, squares)
     return statistic.chunk(codes, classes, weights)
 
 

@@ -141,7 +141,9 @@ class DaskCounter:
         )
 
     def fingerprints(self, combinations):
-        statistic = CombinationCounts(self.dims, 1, tuple(map(tuple, combinations)), True)
+        statistic = CombinationCounts(
+            self.dims, 1, tuple(map(tuple, combinations)), weighted=True, squares=False
+        )
         return reduce_blocks(
             statistic,
             self.blocks,

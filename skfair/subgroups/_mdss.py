@@ -183,8 +183,10 @@ def best_values(rows, codes, n_values, positive, penalty):
             score = score_rows(subset, positive, members.shape[0], penalty)
             if score > best_score:
                 best_score, best = score, members
+    # Every value, unconstrained (no penalty), wins ties: it keeps the same rows or more
+    # under a shorter description.
     every = score_rows(rows, positive, 0, 0.0)
-    if every > best_score:
+    if every >= best_score:
         return None, every
     return best, best_score
 

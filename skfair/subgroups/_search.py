@@ -35,6 +35,7 @@ import numpy as np
 from scipy import special
 
 from skfair._stats._counts import FN, FP, RATE_CELLS, TN, TP
+from skfair._utils._random import mix64
 from skfair.subgroups._testing import (
     adjusted_pvalues,
     kish_size,
@@ -383,30 +384,38 @@ def _distinct(cells, chosen, counter):
     chosen = np.asarray(chosen, dtype=np.intp)
     if chosen.shape[0] < 2:
         return chosen
-    signatures = cells.signature[chosen]
-    _, first, inverse, counts = np.unique(
-        signatures, axis=0, return_index=True, return_inverse=True, return_counts=True
-    )
-    inverse = inverse.reshape(-1)
-    tied = counts[inverse] > 1
-    if not tied.any():
+    hashes = _row_hashes(cells.signature[chosen])
+    _, inverse, counts = np.unique(hashes, return_inverse=True, return_counts=True)
+    tied = np.flatnonzero(counts[inverse.reshape(-1)] > 1)
+    if not tied.shape[0]:
         return chosen
-    fingerprints = np.zeros(chosen.shape[0])
+    # Equal counts: the rows are the same when their fingerprints are equal too.
     tied_cells = chosen[tied]
     combinations = sorted({cells.combination[i] for i in tied_cells})
     tables = dict(zip(combinations, counter.fingerprints(combinations), strict=True))
-    for position in np.flatnonzero(tied):
-        i = chosen[position]
-        table = tables[cells.combination[i]]
-        fingerprints[position] = table.counts[np.searchsorted(table.keys, cells.key[i]), 0, 1]
+    fingerprints = np.empty(tied.shape[0])
+    by_combination = {}
+    for position, i in enumerate(tied_cells):
+        by_combination.setdefault(cells.combination[i], []).append(position)
+    for combination, positions in by_combination.items():
+        table = tables[combination]
+        keys = cells.key[tied_cells[positions]]
+        fingerprints[positions] = table.counts[np.searchsorted(table.keys, keys), 0, 1]
     keep = np.ones(chosen.shape[0], dtype=bool)
     seen = set()
-    for position in np.flatnonzero(tied):
-        identity = (int(inverse[position]), float(fingerprints[position]))
-        if identity in seen:
-            keep[position] = False
+    for position, identity in zip(tied, zip(hashes[tied].tolist(), fingerprints.tolist())):
+        keep[position] = identity not in seen
         seen.add(identity)
     return chosen[keep]
+
+
+def _row_hashes(rows):
+    """A 64-bit hash of each row of a float array (equal rows, equal hashes)."""
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    state = np.zeros(rows.shape[0], dtype=np.uint64)
+    for column in rows.view(np.uint64).T:
+        state = mix64(state ^ column)
+    return state
 
 
 def _tests(cells, chosen, root, search):
