@@ -107,6 +107,7 @@ def search_tables(counter, dims, search):
     (total,) = counter([()])
     root = _node(total, search)
     _check_root(root, search)
+    n_rows = int(root.rows[0])
     nodes = {(): root}
     root.alive = np.ones(1, dtype=bool)
     root.evaluated = np.zeros(1, dtype=bool)
@@ -116,7 +117,7 @@ def search_tables(counter, dims, search):
         combinations = [
             c
             for c in itertools.combinations(range(len(dims)), level)
-            if _may_hold_candidates(c, nodes, dims, search, threshold, root)
+            if _may_hold_candidates(c, nodes, dims, search, threshold, root, n_rows)
         ]
         if not combinations:
             break
@@ -199,51 +200,56 @@ def _sliceline_bound(size, errors, root, search):
 # level by level
 
 
-def _parents(values, combination, nodes, dims):
-    """For each parent (the combination without its j-th column): its node and the index of
-    each cell's parent cell in it."""
+def _parents(keys, combination, nodes, dims):
+    """For each parent (the combination without its j-th column): its node, the index of
+    each cell's parent cell in it, and whether that parent cell is present.
+
+    A cell's number is ``sum_i v_i s_i`` with ``s_i`` the product of the numbers of values
+    of the columns after ``i``; its parent without column ``j`` has the number ``(key //
+    (s_j d_j)) s_j + key % s_j``."""
+    sizes = [dims[c] for c in combination]
     parents = []
     for j in range(len(combination)):
-        parent = combination[:j] + combination[j + 1 :]
-        node = nodes[parent]
-        rest = np.delete(values, j, axis=1)
-        if parent:
-            keys = np.ravel_multi_index(tuple(rest.T), tuple(dims[c] for c in parent))
-        else:
-            keys = np.zeros(values.shape[0], dtype=np.int64)
-        index = np.minimum(np.searchsorted(node.table.keys, keys), node.table.n_cells - 1)
-        found = node.table.keys[index] == keys if node.table.n_cells else np.zeros(0, bool)
-        parents.append((node, index, found))
+        node = nodes[combination[:j] + combination[j + 1 :]]
+        stride = math.prod(sizes[j + 1 :])
+        parent_keys = (keys // (stride * sizes[j])) * stride + keys % stride
+        if not node.table.n_cells:
+            parents.append(
+                (node, np.zeros(keys.shape[0], dtype=np.intp), np.zeros_like(keys, bool))
+            )
+            continue
+        index = np.minimum(np.searchsorted(node.table.keys, parent_keys), node.table.n_cells - 1)
+        parents.append((node, index, node.table.keys[index] == parent_keys))
     return parents
 
 
-def _may_hold_candidates(combination, nodes, dims, search, threshold, root):
-    """Whether some cell of ``combination`` has every parent alive (and, for SliceLine, a
-    score bound above the threshold): else it is not counted."""
+def _may_hold_candidates(combination, nodes, dims, search, threshold, root, n_rows):
+    """Whether some cell of ``combination`` can be evaluated: every parent alive (and, for
+    SliceLine, a score bound above the threshold). A combination that cannot is not
+    counted; the cells are listed only when that is cheaper than counting the rows."""
     parents = [combination[:j] + combination[j + 1 :] for j in range(len(combination))]
     if any(p not in nodes or not nodes[p].alive.any() for p in parents):
         return False
-    if len(combination) == 1:
+    if len(combination) == 1 or search.objective != "sliceline":
         return True
     first = nodes[combination[:-1]]
-    alive = np.flatnonzero(first.alive)
+    alive_keys = first.table.keys[first.alive]
     last = dims[combination[-1]]
-    if alive.shape[0] * last > _MAX_CANDIDATES:
+    n_candidates = alive_keys.shape[0] * last
+    if n_candidates > min(_MAX_CANDIDATES, n_rows // 4):
         return True
-    head_values = first.table.values()[alive]
-    values = np.concatenate(
-        [np.repeat(head_values, last, axis=0), np.tile(np.arange(last), alive.shape[0])[:, None]],
-        axis=1,
-    )
-    keep = np.ones(values.shape[0], dtype=bool)
-    size = np.full(values.shape[0], np.inf)
-    errors = np.full(values.shape[0], np.inf)
-    for node, index, found in _parents(values, combination, nodes, dims):
+    keys = (alive_keys[:, None] * last + np.arange(last)).reshape(-1)
+    keep = np.ones(n_candidates, dtype=bool)
+    size = np.full(n_candidates, np.inf)
+    errors = np.full(n_candidates, np.inf)
+    for node, index, found in _parents(keys, combination, nodes, dims)[:-1]:
         keep &= found & node.alive[index]
         size = np.minimum(size, np.where(found, node.den[index], 0))
         errors = np.minimum(errors, np.where(found, node.num[index], 0))
-    if search.objective == "sliceline":
-        keep &= _sliceline_bound(size, errors, root, search) > max(threshold, 0.0)
+    index = np.repeat(np.flatnonzero(first.alive), last)
+    size = np.minimum(size, first.den[index])
+    errors = np.minimum(errors, first.num[index])
+    keep &= _sliceline_bound(size, errors, root, search) > max(threshold, 0.0)
     return bool(keep.any())
 
 
@@ -254,7 +260,7 @@ def _evaluate(node, combination, nodes, dims, search, threshold, root):
     repeats_parent = np.zeros(n, dtype=bool)
     size = np.full(n, np.inf)
     errors = np.full(n, np.inf)
-    for parent, index, _ in _parents(node.table.values(), combination, nodes, dims):
+    for parent, index, _ in _parents(node.table.keys, combination, nodes, dims):
         candidate &= parent.alive[index]
         repeats_parent |= node.rows == parent.rows[index]
         size = np.minimum(size, parent.den[index])
