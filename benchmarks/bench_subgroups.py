@@ -46,7 +46,10 @@ ADULT_NUMERIC = ["age", "fnlwgt", "education-num", "hours-per-week"]
 DATASETS = {
     "adult": (lambda: load_adult(as_frame=True, split="all"), ADULT_NUMERIC),
     "german": (lambda: load_german_credit(as_frame=True), ["month", "credit_amount", "age"]),
-    "bank": (lambda: load_bank_marketing(as_frame=True), ["balance", "day", "duration", "campaign"]),
+    "bank": (
+        lambda: load_bank_marketing(as_frame=True),
+        ["balance", "day", "duration", "campaign"],
+    ),
 }
 
 
@@ -57,8 +60,12 @@ def deciles(column):
     edges = np.unique(np.quantile(values[present], np.linspace(0, 1, 11)))
     bins = np.searchsorted(edges[1:-1], values, side="left")
     labels = np.array(
-        [f"{'[' if k == 0 else '('}{lo:.6g}, {hi:.6g}]" for k, (lo, hi) in
-         enumerate(zip(edges[:-1], edges[1:]))] + ["missing"], dtype=object
+        [
+            f"{'[' if k == 0 else '('}{lo:.6g}, {hi:.6g}]"
+            for k, (lo, hi) in enumerate(zip(edges[:-1], edges[1:]))
+        ]
+        + ["missing"],
+        dtype=object,
     )
     return labels[np.where(present, bins, len(edges) - 1)]
 

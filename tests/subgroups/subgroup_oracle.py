@@ -85,7 +85,10 @@ def step_up(p_values, m, correction):
     q = np.empty(len(p_values))
     for position, i in enumerate(order):
         q[i] = min(
-            1.0, min(p_values[j] * m * c / (rank + 1) for rank, j in enumerate(order) if rank >= position)
+            1.0,
+            min(
+                p_values[j] * m * c / (rank + 1) for rank, j in enumerate(order) if rank >= position
+            ),
         )
     return q
 
@@ -126,19 +129,42 @@ def evaluate(y_true, y_pred, columns, *, metric, max_level, min_support, weights
     return found
 
 
-def gap_oracle(y_true, y_pred, columns, *, metric="error_rate", direction="higher",
-               max_level=2, min_support=1, alpha=0.05, correction="bh", weights=None):
+def gap_oracle(
+    y_true,
+    y_pred,
+    columns,
+    *,
+    metric="error_rate",
+    direction="higher",
+    max_level=2,
+    min_support=1,
+    alpha=0.05,
+    correction="bh",
+    weights=None,
+):
     """The ranked, tested subgroups of objective="gap" (all of them)."""
     found = _distinct(
-        evaluate(y_true, y_pred, columns, metric=metric, max_level=max_level,
-                 min_support=min_support, weights=weights)
+        evaluate(
+            y_true,
+            y_pred,
+            columns,
+            metric=metric,
+            max_level=max_level,
+            min_support=min_support,
+            weights=weights,
+        )
     )
     alternative = {"higher": "greater", "lower": "less", "both": "two-sided"}[direction]
     for c in found:
-        c["p_value"] = _pvalue(c["value"] * c["n1"], c["n1"], c["rest_value"] * c["n2"],
-                               c["n2"], alternative) if c["n2"] > 0 else 1.0
-        spread = np.sqrt(c["value"] * (1 - c["value"]) / c["n1"]
-                         + c["rest_value"] * (1 - c["rest_value"]) / c["n2"])
+        c["p_value"] = (
+            _pvalue(c["value"] * c["n1"], c["n1"], c["rest_value"] * c["n2"], c["n2"], alternative)
+            if c["n2"] > 0
+            else 1.0
+        )
+        spread = np.sqrt(
+            c["value"] * (1 - c["value"]) / c["n1"]
+            + c["rest_value"] * (1 - c["rest_value"]) / c["n2"]
+        )
         if direction == "both":
             c["score"] = abs(c["gap"]) - stats.norm.ppf(1 - alpha / 2) * spread
         else:
@@ -166,8 +192,16 @@ def sliceline_oracle(errors, columns, *, alpha, max_level, min_support, k):
             continue
         score = alpha * (errors[mask].sum() / size / mean - 1) - (1 - alpha) * (n / size - 1)
         if score > 0:
-            candidates.append({"score": score, "conditions": conditions, "mask": mask,
-                               "level": len(conditions), "n": int(size)})
-    order = sorted(range(len(candidates)),
-                   key=lambda i: (-candidates[i]["score"], candidates[i]["level"], i))
+            candidates.append(
+                {
+                    "score": score,
+                    "conditions": conditions,
+                    "mask": mask,
+                    "level": len(conditions),
+                    "n": int(size),
+                }
+            )
+    order = sorted(
+        range(len(candidates)), key=lambda i: (-candidates[i]["score"], candidates[i]["level"], i)
+    )
     return _distinct([candidates[i] for i in order])[:k]

@@ -33,11 +33,22 @@ def _as_tuples(conditions):
 def test_gap_equals_brute_force(metric, direction):
     columns, y_true, y_pred, _ = _data(0)
     report = find_subgroups(
-        y_true, y_pred, features=columns, metric=metric, direction=direction,
-        max_level=3, min_support=8, k=25,
+        y_true,
+        y_pred,
+        features=columns,
+        metric=metric,
+        direction=direction,
+        max_level=3,
+        min_support=8,
+        k=25,
     )
     expected, n_tests = gap_oracle(
-        y_true, y_pred, columns, metric=metric, direction=direction, max_level=3,
+        y_true,
+        y_pred,
+        columns,
+        metric=metric,
+        direction=direction,
+        max_level=3,
         min_support=8,
     )
     assert report.n_tests == n_tests
@@ -54,12 +65,25 @@ def test_gap_equals_brute_force(metric, direction):
 def test_weighted_gap_equals_brute_force(correction):
     columns, y_true, y_pred, w = _data(1, weights=True)
     report = find_subgroups(
-        y_true, y_pred, features=columns, max_level=2, min_support=10, k=15,
-        sample_weight=w, correction=correction, metric="false_positive_rate",
+        y_true,
+        y_pred,
+        features=columns,
+        max_level=2,
+        min_support=10,
+        k=15,
+        sample_weight=w,
+        correction=correction,
+        metric="false_positive_rate",
     )
     expected, n_tests = gap_oracle(
-        y_true, y_pred, columns, metric="false_positive_rate", max_level=2, min_support=10,
-        weights=w, correction=correction,
+        y_true,
+        y_pred,
+        columns,
+        metric="false_positive_rate",
+        max_level=2,
+        min_support=10,
+        weights=w,
+        correction=correction,
     )
     assert report.n_tests == n_tests
     for got, want in zip(report.subgroups, expected):
@@ -75,11 +99,18 @@ def test_sliceline_top_k_equals_brute_force(seed, alpha, max_level):
     columns, y_true, y_pred, _ = _data(seed)
     errors = (y_true != y_pred).astype(float)
     report = find_subgroups(
-        y_true, y_pred, features=columns, objective="sliceline", sliceline_alpha=alpha,
-        max_level=max_level, min_support=12, k=8,
+        y_true,
+        y_pred,
+        features=columns,
+        objective="sliceline",
+        sliceline_alpha=alpha,
+        max_level=max_level,
+        min_support=12,
+        k=8,
     )
-    expected = sliceline_oracle(errors, columns, alpha=alpha, max_level=max_level,
-                                min_support=12, k=8)
+    expected = sliceline_oracle(
+        errors, columns, alpha=alpha, max_level=max_level, min_support=12, k=8
+    )
     got_scores = [record["score"] for record in report.subgroups]
     np.testing.assert_allclose(got_scores, [e["score"] for e in expected], rtol=1e-12)
     assert [_as_tuples(r["conditions"]) for r in report.subgroups] == [
@@ -92,8 +123,14 @@ def test_sliceline_lower_direction_scores_the_complement():
     columns, y_true, y_pred, _ = _data(3)
     correct = (y_true == y_pred).astype(float)
     report = find_subgroups(
-        y_true, y_pred, features=columns, objective="sliceline", direction="lower",
-        max_level=2, min_support=12, k=5,
+        y_true,
+        y_pred,
+        features=columns,
+        objective="sliceline",
+        direction="lower",
+        max_level=2,
+        min_support=12,
+        k=5,
     )
     expected = sliceline_oracle(correct, columns, alpha=0.95, max_level=2, min_support=12, k=5)
     np.testing.assert_allclose(
@@ -122,15 +159,27 @@ def test_numeric_columns_are_cut_at_numpy_quantiles():
     age = rng.normal(40, 12, 800).round(1)
     frame = pd.DataFrame({"age": age, "g": rng.choice(["a", "b"], 800)})
     y_true = rng.integers(0, 2, 800)
-    report = find_subgroups(y_true, y_true, features=frame, n_bins=4, max_level=1, k=100,
-                            min_support=1, direction="both")
+    report = find_subgroups(
+        y_true,
+        y_true,
+        features=frame,
+        n_bins=4,
+        max_level=1,
+        k=100,
+        min_support=1,
+        direction="both",
+    )
     edges = np.quantile(age, [0, 0.25, 0.5, 0.75, 1])
     expected = {
         f"[{edges[0]:.6g}, {edges[1]:.6g}]",
         *(f"({lo:.6g}, {hi:.6g}]" for lo, hi in zip(edges[1:-1], edges[2:])),
     }
-    bins = {value for record in report.subgroups for name, value in record["conditions"]
-            if name == "age"}
+    bins = {
+        value
+        for record in report.subgroups
+        for name, value in record["conditions"]
+        if name == "age"
+    }
     assert bins == expected
     # each bin holds the rows pandas' qcut puts in it
     counts = pd.qcut(age, 4).value_counts().sort_index().to_numpy()
@@ -159,10 +208,18 @@ def test_missing_values_are_a_category_of_their_own():
 
 def test_fpr_top_subgroup_equals_exhaustive_search():
     columns, y_true, y_pred, _ = _data(7, n=1500)
-    report = find_subgroups(y_true, y_pred, features=columns, metric="false_positive_rate",
-                            max_level=3, min_support=20, k=1)
-    expected, _ = gap_oracle(y_true, y_pred, columns, metric="false_positive_rate",
-                             max_level=3, min_support=20)
+    report = find_subgroups(
+        y_true,
+        y_pred,
+        features=columns,
+        metric="false_positive_rate",
+        max_level=3,
+        min_support=20,
+        k=1,
+    )
+    expected, _ = gap_oracle(
+        y_true, y_pred, columns, metric="false_positive_rate", max_level=3, min_support=20
+    )
     assert _as_tuples(report.subgroups[0]["conditions"]) == expected[0]["conditions"]
 
 
@@ -180,8 +237,7 @@ def _data_with_equivalent_descriptions(seed, n=800):
 @pytest.mark.parametrize("seed", range(3))
 def test_equivalent_descriptions_are_one_subgroup_under_the_shortest(seed):
     columns, y_true, y_pred = _data_with_equivalent_descriptions(seed)
-    report = find_subgroups(y_true, y_pred, features=columns, max_level=3, min_support=10,
-                            k=400)
+    report = find_subgroups(y_true, y_pred, features=columns, max_level=3, min_support=10, k=400)
     expected, n_tests = gap_oracle(y_true, y_pred, columns, max_level=3, min_support=10)
     assert report.n_tests == n_tests
     got = [_as_tuples(r["conditions"]) for r in report.subgroups]
@@ -194,12 +250,21 @@ def test_equivalent_descriptions_are_one_subgroup_under_the_shortest(seed):
 def test_sliceline_reports_each_slice_once(max_level):
     columns, y_true, y_pred = _data_with_equivalent_descriptions(4)
     errors = (y_true != y_pred).astype(float)
-    report = find_subgroups(y_true, y_pred, features=columns, objective="sliceline",
-                            max_level=max_level, min_support=10, k=10)
-    expected = sliceline_oracle(errors, columns, alpha=0.95, max_level=max_level,
-                                min_support=10, k=10)
+    report = find_subgroups(
+        y_true,
+        y_pred,
+        features=columns,
+        objective="sliceline",
+        max_level=max_level,
+        min_support=10,
+        k=10,
+    )
+    expected = sliceline_oracle(
+        errors, columns, alpha=0.95, max_level=max_level, min_support=10, k=10
+    )
     assert [_as_tuples(r["conditions"]) for r in report.subgroups] == [
         e["conditions"] for e in expected
     ]
-    np.testing.assert_allclose([r["score"] for r in report.subgroups],
-                               [e["score"] for e in expected], rtol=1e-12)
+    np.testing.assert_allclose(
+        [r["score"] for r in report.subgroups], [e["score"] for e in expected], rtol=1e-12
+    )
