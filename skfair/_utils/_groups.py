@@ -588,6 +588,8 @@ def factorize_keeping_missing(column, name, what="column"):
     skfair; an all-missing column has no values (every code is 0).
     """
     missing = missing_rows(column)
+    if missing.shape[0] == 0:
+        return np.asarray(column)[:0], np.zeros(0, dtype=np.intp), missing
     if not missing.any():
         values, codes = _factorize_column(column, name, what)
         return values, codes, missing

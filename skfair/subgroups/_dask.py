@@ -77,7 +77,10 @@ def find_on_dask(**arguments):
     check_labels(y_true_values, "y_true")
     check_labels(y_pred_values, "y_pred")
     check_label_pair(y_true_values, y_pred_values)
+    # The checks of the in-memory call, on the distinct labels; binarize infers a missing
+    # pos_label as 1 (or raises), so that the partitions compare with the resolved label.
     binarize(y_true_values, y_pred_values, arguments["pos_label"])
+    pos_label = 1 if arguments["pos_label"] is None else arguments["pos_label"]
     encoders = _encoders(features, names, summaries[2 : 2 + len(names)], blocks, n_bins)
     _check_settings(
         arguments["objective"],
@@ -100,7 +103,7 @@ def find_on_dask(**arguments):
         arguments["sliceline_alpha"],
         smallest if weighted else None,
     )
-    counter = DaskCounter(blocks, encoders, arguments["pos_label"], weighted)
+    counter = DaskCounter(blocks, encoders, pos_label, weighted)
     found = search_tables(counter, counter.dims, search)
     settings = {
         key: arguments[key]
@@ -184,7 +187,8 @@ def _checked_weights(values):
 def _count_chunk(statistic, y_true, y_pred, *rest, encoders, pos_label, fingerprints):
     feature_parts = rest[: len(encoders)]
     codes = np.stack([encoder.encode(part) for encoder, part in zip(encoders, feature_parts)])
-    true_positive, pred_positive = binarize(as_numpy(y_true), as_numpy(y_pred), pos_label)
+    true_positive = as_numpy(y_true) == pos_label
+    pred_positive = as_numpy(y_pred) == pos_label
     classes, row_prints = row_classes(true_positive, pred_positive, codes)
     if fingerprints:
         return statistic.chunk(codes, None, row_prints)
