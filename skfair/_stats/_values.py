@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skfair._utils._groups import factorize_keeping_missing
+from skfair._utils._groups import factorize_column
 
 
 @dataclass(frozen=True)
@@ -53,10 +53,10 @@ class DistinctValues:
         """``(ColumnValues per column, smallest values of the last column)`` of one chunk."""
         summaries = []
         for column, name, cap in zip(columns, self.names, self.caps, strict=True):
-            values, _, missing = factorize_keeping_missing(column, name, what="feature")
-            n_missing = int(missing.sum())
+            values, codes = _factorize(column, name)
+            n_missing = int(np.sum(codes == len(values)))
             kept = values if len(values) <= cap else None
-            summaries.append(ColumnValues(kept, int(missing.shape[0]) - n_missing, n_missing))
+            summaries.append(ColumnValues(kept, int(codes.shape[0]) - n_missing, n_missing))
         smallest = None
         if self.n_smallest:
             last = np.asarray(columns[-1], dtype=np.float64)
@@ -74,9 +74,7 @@ class DistinctValues:
             if all(s.values is not None for s in summaries):
                 kept = [s.values for s in summaries if len(s.values)]
                 if kept:
-                    union, _, _ = factorize_keeping_missing(
-                        _concatenate(kept), name, what="feature"
-                    )
+                    union, _ = _factorize(_concatenate(kept), name)
                     values = union if len(union) <= cap else None
                 else:
                     values = summaries[0].values
@@ -89,6 +87,13 @@ class DistinctValues:
 
     def formula(self, merged):
         return merged
+
+
+def _factorize(column, name):
+    """Sorted distinct present values and codes (missing values coded last)."""
+    if np.shape(column)[0] == 0:
+        return np.asarray(column)[:0], np.zeros(0, dtype=np.intp)
+    return factorize_column(column, name, what="feature", missing="last")
 
 
 def _concatenate(arrays):

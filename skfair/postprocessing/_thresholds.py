@@ -18,7 +18,9 @@ from skfair._base import (
     FIT_IN_MEMORY,
     check_meta_input,
     lazy_method,
+    require_y,
     resolve_sensitive,
+    route_fit_params,
 )
 from skfair._dask import uses_dask
 from skfair._utils._compat import (
@@ -363,17 +365,16 @@ class GroupThresholdClassifier(
         n_samples = y.shape[0]
         weights = check_weights(sample_weight, n_samples)
         codes, n_groups = self._fit_groups(sensitive, n_samples)
-        routed = self._route_fit_params(sample_weight, sensitive_features, fit_params)
+        routed = route_fit_params(
+            self, fit_params, sample_weight=sample_weight, sensitive_features=sensitive_features
+        )
         scores = self._fit_model(X_model, y, routed)
         self._fit_rules(scores, y == self.pos_label_, weights, codes, n_groups)
         self._seed = draw_seed(self.random_state)
         return self
 
     def _check_binary_target(self, y):
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None."
-            )
+        require_y(self, y)
         y = column_or_1d(y, warn=True)
         classes = np.unique(y)
         if len(classes) != 2:

@@ -30,7 +30,8 @@ from skfair._utils._validation import (
 )
 from skfair.subgroups._counting import row_classes
 from skfair.subgroups._encode import MAX_VALUES, ColumnCodes, check_column
-from skfair.subgroups._search import HASH_BUCKETS, search_tables
+from skfair.subgroups._report import build_report
+from skfair.subgroups._search import HASH_BUCKETS, check_settings, make_search, search_tables
 
 MDSS_REFUSAL = refuse(
     "objective='mdss' reads every row once per step of its coordinate ascent (hundreds of passes),",
@@ -41,8 +42,6 @@ MDSS_REFUSAL = refuse(
 
 def find_on_dask(**arguments):
     """:func:`~skfair.subgroups.find_subgroups` on dask input (its arguments)."""
-    from skfair.subgroups._find import _check_settings, build_report, make_search
-
     if arguments["objective"] == "mdss":
         raise MDSS_REFUSAL.error("find_subgroups")
     features = split_argument(arguments["features"])
@@ -82,7 +81,7 @@ def find_on_dask(**arguments):
     binarize(y_true_values, y_pred_values, arguments["pos_label"])
     pos_label = 1 if arguments["pos_label"] is None else arguments["pos_label"]
     encoders = _encoders(features, names, summaries[2 : 2 + len(names)], blocks, n_bins)
-    _check_settings(
+    check_settings(
         arguments["objective"],
         arguments["direction"],
         arguments["max_level"],

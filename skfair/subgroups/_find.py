@@ -27,8 +27,14 @@ from skfair._utils._validation import (
 from skfair.subgroups._counting import MemoryCounter, row_classes
 from skfair.subgroups._encode import encode_features
 from skfair.subgroups._mdss import mdss_scan
-from skfair.subgroups._report import SubgroupReport, describe
-from skfair.subgroups._search import METRIC_CELLS, Found, Search, search_tables
+from skfair.subgroups._report import build_report
+from skfair.subgroups._search import (
+    METRIC_CELLS,
+    Found,
+    check_settings,
+    make_search,
+    search_tables,
+)
 
 _CONSTRAINTS = {
     "y_true": ["array-like"],
@@ -245,7 +251,7 @@ def find_subgroups(
     n = check_lengths(y_true=y_true, y_pred=y_pred, y_score=y_score, sample_weight=sample_weight)
     codes, columns = encode_features(features, n_bins=n_bins, n_samples=n)
     n = codes.shape[1]
-    _check_settings(objective, direction, max_level, len(columns), y_pred, y_score)
+    check_settings(objective, direction, max_level, len(columns), y_pred, y_score)
     weights = check_weights(sample_weight, n)
     dims = tuple(column.n_values for column in columns)
     y_true = check_labels(y_true, "y_true")
@@ -297,115 +303,6 @@ def find_subgroups(
         "min_support": min_support,
     }
     return build_report(found, columns, settings, codes)
-
-
-def _check_settings(objective, direction, max_level, n_columns, y_pred, y_score):
-    if max_level > n_columns and objective != "mdss":
-        raise ValueError(
-            f"max_level={max_level} is more than the {n_columns} column(s) of features: a "
-            "subgroup has at most one condition per column. Pass max_level <= "
-            f"{n_columns}."
-        )
-    if objective == "sliceline" and direction == "both":
-        raise ValueError(
-            "objective='sliceline' scores one direction: pass direction='higher' (slices "
-            "with a higher metric) or 'lower'."
-        )
-    if objective == "mdss" and y_score is None:
-        raise ValueError(
-            "objective='mdss' compares the outcomes with predicted probabilities: pass "
-            "y_score= (e.g. model.predict_proba(X)[:, 1])."
-        )
-    if objective != "mdss" and y_pred is None:
-        raise ValueError(f"objective={objective!r} needs y_pred (the predicted labels).")
-
-
-def make_search(
-    metric,
-    objective,
-    direction,
-    max_level,
-    min_support,
-    k,
-    alpha,
-    correction,
-    sliceline_alpha,
-    smallest_weights,
-):
-    """The :class:`Search` of the settings; ``smallest_weights`` the ``min_support`` smallest
-    weights (None without weights): their sum is the least weight a subgroup can have."""
-    smallest = float(min_support if smallest_weights is None else np.sum(smallest_weights))
-    return Search(
-        metric=metric,
-        objective=objective,
-        direction=direction,
-        max_level=max_level,
-        min_support=min_support,
-        k=k,
-        alpha=alpha,
-        correction=correction,
-        sliceline_alpha=sliceline_alpha,
-        weighted=smallest_weights is not None,
-        smallest_size=smallest,
-    )
-
-
-def build_report(found, columns, settings, codes=None):
-    """The :class:`SubgroupReport` of a search's records."""
-    subgroups, cells = [], []
-    for record in found.records:
-        conditions, record_cells = _conditions(record, columns)
-        subgroups.append(
-            {
-                "description": describe(conditions),
-                "conditions": conditions,
-                "level": len(conditions),
-                **{
-                    key: record[key]
-                    for key in (
-                        "n",
-                        "value",
-                        "rest_value",
-                        "gap",
-                        "gap_low",
-                        "gap_high",
-                        "score",
-                        "p_value",
-                        "q_value",
-                        "significant",
-                    )
-                },
-            }
-        )
-        cells.append(record_cells)
-    settings = {
-        **settings,
-        "n_samples": found.n_rows,
-        "overall_value": found.overall_value,
-        "n_evaluated": found.n_evaluated,
-        "n_tests": found.n_tests,
-    }
-    return SubgroupReport(subgroups, columns=columns, settings=settings, codes=codes, cells=cells)
-
-
-def _conditions(record, columns):
-    if "values" in record:  # MDSS: sets of values per column
-        conditions, cells = [], []
-        for position, values in enumerate(record["values"]):
-            if values is None:
-                continue
-            labels = columns[position].labels
-            conditions.append((columns[position].name, tuple(labels[v] for v in values)))
-            cells.append((position, np.asarray(values)))
-        return tuple(conditions), tuple(cells)
-    combination = record["combination"]
-    dims = tuple(columns[j].n_values for j in combination)
-    codes = np.unravel_index(record["key"], dims) if combination else ()
-    conditions = tuple(
-        (columns[j].name, columns[j].labels[int(code)]) for j, code in zip(combination, codes)
-    )
-    cells = tuple((j, int(code)) for j, code in zip(combination, codes))
-    return conditions, cells
 
 
 def _mdss(

@@ -319,3 +319,61 @@ def describe(conditions):
         else:
             parts.append(f"{column} = {value}")
     return " & ".join(parts)
+
+
+def build_report(found, columns, settings, codes=None):
+    """The :class:`SubgroupReport` of a search's records."""
+    subgroups, cells = [], []
+    for record in found.records:
+        conditions, record_cells = _conditions(record, columns)
+        subgroups.append(
+            {
+                "description": describe(conditions),
+                "conditions": conditions,
+                "level": len(conditions),
+                **{
+                    key: record[key]
+                    for key in (
+                        "n",
+                        "value",
+                        "rest_value",
+                        "gap",
+                        "gap_low",
+                        "gap_high",
+                        "score",
+                        "p_value",
+                        "q_value",
+                        "significant",
+                    )
+                },
+            }
+        )
+        cells.append(record_cells)
+    settings = {
+        **settings,
+        "n_samples": found.n_rows,
+        "overall_value": found.overall_value,
+        "n_evaluated": found.n_evaluated,
+        "n_tests": found.n_tests,
+    }
+    return SubgroupReport(subgroups, columns=columns, settings=settings, codes=codes, cells=cells)
+
+
+def _conditions(record, columns):
+    if "values" in record:  # MDSS: sets of values per column
+        conditions, cells = [], []
+        for position, values in enumerate(record["values"]):
+            if values is None:
+                continue
+            labels = columns[position].labels
+            conditions.append((columns[position].name, tuple(labels[v] for v in values)))
+            cells.append((position, np.asarray(values)))
+        return tuple(conditions), tuple(cells)
+    combination = record["combination"]
+    dims = tuple(columns[j].n_values for j in combination)
+    codes = np.unravel_index(record["key"], dims) if combination else ()
+    conditions = tuple(
+        (columns[j].name, columns[j].labels[int(code)]) for j, code in zip(combination, codes)
+    )
+    cells = tuple((j, int(code)) for j, code in zip(combination, codes))
+    return conditions, cells

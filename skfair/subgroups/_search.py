@@ -531,3 +531,54 @@ def _found(cells, chosen, p_values, q_values, root, search, *, n_evaluated, n_te
         overall_value=float(root_num / root.den[0]),
         n_rows=int(root.rows[0]),
     )
+
+
+def check_settings(objective, direction, max_level, n_columns, y_pred, y_score):
+    if max_level > n_columns and objective != "mdss":
+        raise ValueError(
+            f"max_level={max_level} is more than the {n_columns} column(s) of features: a "
+            "subgroup has at most one condition per column. Pass max_level <= "
+            f"{n_columns}."
+        )
+    if objective == "sliceline" and direction == "both":
+        raise ValueError(
+            "objective='sliceline' scores one direction: pass direction='higher' (slices "
+            "with a higher metric) or 'lower'."
+        )
+    if objective == "mdss" and y_score is None:
+        raise ValueError(
+            "objective='mdss' compares the outcomes with predicted probabilities: pass "
+            "y_score= (e.g. model.predict_proba(X)[:, 1])."
+        )
+    if objective != "mdss" and y_pred is None:
+        raise ValueError(f"objective={objective!r} needs y_pred (the predicted labels).")
+
+
+def make_search(
+    metric,
+    objective,
+    direction,
+    max_level,
+    min_support,
+    k,
+    alpha,
+    correction,
+    sliceline_alpha,
+    smallest_weights,
+):
+    """The :class:`Search` of the settings; ``smallest_weights`` the ``min_support`` smallest
+    weights (None without weights): their sum is the least weight a subgroup can have."""
+    smallest = float(min_support if smallest_weights is None else np.sum(smallest_weights))
+    return Search(
+        metric=metric,
+        objective=objective,
+        direction=direction,
+        max_level=max_level,
+        min_support=min_support,
+        k=k,
+        alpha=alpha,
+        correction=correction,
+        sliceline_alpha=sliceline_alpha,
+        weighted=smallest_weights is not None,
+        smallest_size=smallest,
+    )
