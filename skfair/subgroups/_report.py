@@ -87,6 +87,14 @@ class SubgroupReport:
     find_subgroups : Finds the subgroups.
     skfair.plotting.SubgroupDisplay : Plots their gaps.
 
+    References
+    ----------
+    Benjamini, Y. and Hochberg, Y. (1995). Controlling the false discovery rate. Journal of
+    the Royal Statistical Society B 57(1), 289-300 (the q-values).
+
+    Sagadeeva, S. and Boehm, M. (2021). SliceLine: Fast, Linear-Algebra-based Slice Finding
+    for ML Model Debugging. SIGMOD '21, 2290-2299 (the slices' score).
+
     Examples
     --------
     >>> import numpy as np
@@ -96,7 +104,7 @@ class SubgroupReport:
     >>> y_true = rng.integers(0, 2, 2000)
     >>> wrong = (features["a"] == "x") & (features["b"] == "u") & (rng.random(2000) < 0.4)
     >>> y_pred = np.where(wrong, 1 - y_true, y_true)
-    >>> report = find_subgroups(y_true, y_pred, features=features, k=2)
+    >>> report = find_subgroups(y_true, y_pred, features=features, max_level=2, k=2)
     >>> report.subgroups[0]["description"]
     'a = x & b = u'
     >>> int(report.mask(0).sum()) == report.subgroups[0]["n"]
@@ -224,12 +232,12 @@ class SubgroupReport:
         return mask
 
     def membership(self, index=0, features=None):
-        """Subgroup ``index`` as a sensitive feature: its description for its rows, ``"rest"``
-        for the others.
+        """Subgroup ``index`` as a sensitive feature: its description, or ``"rest"``.
 
-        Pass it as ``sensitive_features`` to :class:`~skfair.metrics.MetricTable`, the
-        thresholds of :mod:`skfair.postprocessing` or the reductions, to compare, repair or
-        constrain the subgroup against the rest.
+        Each row is labelled with the subgroup's description when it belongs to it, with
+        ``"rest"`` otherwise. Pass it as ``sensitive_features`` to
+        :class:`~skfair.metrics.MetricTable`, the thresholds of :mod:`skfair.postprocessing`
+        or the reductions, to compare, repair or constrain the subgroup against the rest.
 
         Parameters
         ----------
