@@ -89,6 +89,11 @@ class _Node:
     evaluated: np.ndarray = field(default=None)
     score: np.ndarray = field(default=None)
 
+    def hashes(self, cells):
+        """A hash of the counts of the ``cells`` (indices): equal counts, equal hashes."""
+        counts = self.table.counts[cells]
+        return _row_hashes(counts.reshape(counts.shape[0], math.prod(counts.shape[1:])))
+
 
 @dataclass(frozen=True)
 class Found:
@@ -318,20 +323,19 @@ def _rates(num, den, root):
 def _kth_distinct_score(nodes, k):
     """The k-th best score of the cells evaluated so far with a positive score, cells with
     equal counts counted once (so that it is never above the k-th best distinct subgroup)."""
-    scores, signatures = [], []
+    scores, hashes = [], []
     for node in nodes.values():
         good = np.flatnonzero(node.evaluated & (node.score > 0))
         scores.append(node.score[good])
-        counts = node.table.counts
-        signatures.append(counts[good].reshape(good.shape[0], counts[0].size if counts.size else 0))
+        hashes.append(node.hashes(good))
     scores = np.concatenate(scores)
     if scores.shape[0] < k:
         return -np.inf
-    signatures = np.concatenate(signatures)
+    hashes = np.concatenate(hashes)
     order = np.argsort(-scores, kind="stable")
     seen = set()
     for i in order:
-        seen.add(signatures[i].tobytes())
+        seen.add(int(hashes[i]))
         if len(seen) == k:
             return float(scores[i])
     return -np.inf
@@ -345,7 +349,8 @@ def _kth_distinct_score(nodes, k):
 class _Cells:
     """Every evaluated cell, in the order of evaluation (level, then combination)."""
 
-    combination: list
+    combinations: list
+    combination_id: np.ndarray
     key: np.ndarray
     level: np.ndarray
     num: np.ndarray
@@ -354,14 +359,14 @@ class _Cells:
     rows: np.ndarray
     den_squares: np.ndarray | None
     score: np.ndarray
-    signature: np.ndarray
+    hash: np.ndarray
 
     @classmethod
     def collect(cls, nodes):
-        parts = {name: [] for name in cls.__dataclass_fields__}
-        for combination, node in nodes.items():
+        parts = {name: [] for name in cls.__dataclass_fields__ if name != "combinations"}
+        for position, (combination, node) in enumerate(nodes.items()):
             chosen = np.flatnonzero(node.evaluated)
-            parts["combination"].extend([combination] * chosen.shape[0])
+            parts["combination_id"].append(np.full(chosen.shape[0], position))
             parts["key"].append(node.table.keys[chosen])
             parts["level"].append(np.full(chosen.shape[0], len(combination)))
             for name in ("num", "den", "den_rows", "rows", "score"):
@@ -369,11 +374,8 @@ class _Cells:
             parts["den_squares"].append(
                 None if node.den_squares is None else node.den_squares[chosen]
             )
-            counts = node.table.counts
-            parts["signature"].append(
-                counts[chosen].reshape(chosen.shape[0], counts[0].size if counts.size else 0)
-            )
-        fields = {"combination": parts.pop("combination")}
+            parts["hash"].append(node.hashes(chosen))
+        fields = {"combinations": list(nodes)}
         squares = parts.pop("den_squares")
         fields["den_squares"] = None if squares[0] is None else np.concatenate(squares)
         fields.update({name: np.concatenate(values) for name, values in parts.items()})
@@ -383,6 +385,9 @@ class _Cells:
     def size(self):
         return self.key.shape[0]
 
+    def combination(self, i):
+        return self.combinations[self.combination_id[i]]
+
 
 def _distinct(cells, chosen, counter):
     """The cells of ``chosen`` (indices, in order of preference) whose rows no earlier one of
@@ -390,19 +395,19 @@ def _distinct(cells, chosen, counter):
     chosen = np.asarray(chosen, dtype=np.intp)
     if chosen.shape[0] < 2:
         return chosen
-    hashes = _row_hashes(cells.signature[chosen])
+    hashes = cells.hash[chosen]
     _, inverse, counts = np.unique(hashes, return_inverse=True, return_counts=True)
     tied = np.flatnonzero(counts[inverse.reshape(-1)] > 1)
     if not tied.shape[0]:
         return chosen
     # Equal counts: the rows are the same when their fingerprints are equal too.
     tied_cells = chosen[tied]
-    combinations = sorted({cells.combination[i] for i in tied_cells})
+    combinations = sorted({cells.combination(i) for i in tied_cells})
     tables = dict(zip(combinations, counter.fingerprints(combinations), strict=True))
     fingerprints = np.empty(tied.shape[0])
     by_combination = {}
     for position, i in enumerate(tied_cells):
-        by_combination.setdefault(cells.combination[i], []).append(position)
+        by_combination.setdefault(cells.combination(i), []).append(position)
     for combination, positions in by_combination.items():
         table = tables[combination]
         keys = cells.key[tied_cells[positions]]
@@ -509,7 +514,7 @@ def _found(cells, chosen, p_values, q_values, root, search, *, n_evaluated, n_te
     half_width = special.ndtri(1 - search.alpha / 2) * spread
     records = [
         {
-            "combination": cells.combination[i],
+            "combination": cells.combination(i),
             "key": int(cells.key[i]),
             "n": int(cells.rows[i]),
             "value": float(value[j]),
