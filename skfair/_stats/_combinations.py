@@ -185,7 +185,7 @@ class CombinationCounts:
 
     def _base(self, codes, head, classes, stride):
         """``(class * cells of head + cell of head) * stride`` of every row."""
-        base = np.asarray(classes, dtype=np.intp).copy()
+        base = np.array(classes, dtype=np.intp)
         for j in head:
             base *= self.dims[j]
             base += codes[j]
