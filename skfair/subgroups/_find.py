@@ -115,9 +115,11 @@ def find_subgroups(
         (its negatives for the false positive rate).
     objective : {"gap", "sliceline", "mdss"}, default="gap"
         ``"gap"``: the metric in the subgroup minus in the rest, tested, with every
-        subgroup evaluated counted in the multiple-testing correction; ranked by gap, the
-        significant ones first. ``"sliceline"``: SliceLine's score of Sagadeeva & Boehm
-        (2021), the top ``k`` exactly. ``"mdss"``: the Bernoulli scan statistic of Zhang &
+        subgroup evaluated counted in the multiple-testing correction; the significant ones
+        first, ranked by the lower end of the gap's ``1 - alpha`` confidence bound (so that
+        a large gap on few rows does not outrank a slightly smaller one on many).
+        ``"sliceline"``: SliceLine's score of Sagadeeva & Boehm (2021), the top ``k``
+        exactly. ``"mdss"``: the Bernoulli scan statistic of Zhang &
         Neill (2016) on ``y_score``, searched over sets of values per column as aif360's
         ``bias_scan`` does.
     direction : {"higher", "lower", "both"}, default="higher"
@@ -203,6 +205,16 @@ def find_subgroups(
     ``(sum w)^2 / sum w^2`` in place of its number of rows, so integer weights give the
     rates, gaps and scores of repeated rows but not their p-values (weights are read as
     precision, not frequency weights). ``min_support`` counts rows.
+
+    **Dask input.** ``features`` may be a dask DataFrame (with the labels and weights as
+    columns of the same frame, or dask arrays) or a dask array: a first pass reads what the
+    columns hold (their categories, and exact quantile edges of the numeric ones, in a few
+    passes of 2**16 counters per edge), then each level of the search is one pass in which
+    every partition counts its cells; only the summed count tables (at most the number of
+    value combinations x 16 numbers per combination of columns) reach the client, and the
+    report is exactly the in-memory one. ``objective="mdss"`` refuses dask input (it reads
+    the rows once per step of its search); the report of dask rows keeps no codes, so its
+    ``mask`` needs ``features``.
 
     References
     ----------

@@ -89,10 +89,14 @@ class _Node:
     evaluated: np.ndarray = field(default=None)
     score: np.ndarray = field(default=None)
 
+    hash: np.ndarray = field(default=None)
+
     def hashes(self, cells):
         """A hash of the counts of the ``cells`` (indices): equal counts, equal hashes."""
-        counts = self.table.counts[cells]
-        return _row_hashes(counts.reshape(counts.shape[0], math.prod(counts.shape[1:])))
+        if self.hash is None:
+            counts = self.table.counts
+            self.hash = _row_hashes(counts.reshape(counts.shape[0], math.prod(counts.shape[1:])))
+        return self.hash[cells]
 
 
 @dataclass(frozen=True)
@@ -191,13 +195,15 @@ def _sliceline_bound(size, errors, root, search):
     ``errors`` (each row's error at most its weight), at least the smallest size."""
     a = search.sliceline_alpha
     mean = root.num[0] / root.den[0]
+    n = root.den[0]
     low = search.smallest_size
-    sizes = np.stack([np.full(size.shape, low), np.clip(errors, low, np.maximum(size, low)), size])
+
+    def score(s):
+        return a * (np.minimum(s, errors) / (s * mean) - 1) - (1 - a) * (n / s - 1)
+
     with np.errstate(divide="ignore", invalid="ignore"):
-        bound = a * (np.minimum(sizes, errors) / (sizes * mean) - 1) - (1 - a) * (
-            root.den[0] / sizes - 1
-        )
-    bound = np.where(sizes > 0, bound, -np.inf).max(axis=0)
+        middle = np.minimum(np.maximum(errors, low), np.maximum(size, low))
+        bound = np.fmax(np.fmax(score(low), score(middle)), score(size))
     return np.where(size >= low, bound, -np.inf)
 
 
@@ -421,12 +427,13 @@ def _distinct(cells, chosen, counter):
 
 
 def _row_hashes(rows):
-    """A 64-bit hash of each row of a float array (equal rows, equal hashes)."""
+    """A 64-bit hash of each row of a float array: equal rows, equal hashes (the bits of the
+    row times fixed odd multipliers, summed modulo 2**64, then mixed). Rows with equal hashes
+    are compared again by their fingerprints."""
     rows = np.ascontiguousarray(rows, dtype=np.float64)
-    state = np.zeros(rows.shape[0], dtype=np.uint64)
-    for column in rows.view(np.uint64).T:
-        state = mix64(state ^ column)
-    return state
+    multipliers = mix64(np.arange(rows.shape[1], dtype=np.uint64)) | np.uint64(1)
+    with np.errstate(over="ignore"):
+        return mix64((rows.view(np.uint64) * multipliers).sum(axis=1, dtype=np.uint64))
 
 
 def _tests(cells, chosen, root, search):
