@@ -33,6 +33,9 @@ from skfair._utils._random import mix64, to_unit_interval
 # Largest number of (class, cell) counters a combination is counted on with one dense
 # bincount; beyond it the joint codes are sorted instead.
 _DENSE_COUNTERS = 1 << 24
+# Rows counted at once: their codes (8 bytes each) stay in the processor's cache while every
+# combination of a head adds its column and counts.
+_BLOCK_ROWS = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -110,31 +113,65 @@ class CombinationCounts:
         if self.weighted:
             weights = np.asarray(sample_weight, dtype=np.float64)
         tables = [None] * len(self.combinations)
-        # Combinations sharing their leading columns are counted one after the other, on one
-        # code of those columns ("base"), to which each adds its last column.
-        order = sorted(range(len(self.combinations)), key=lambda i: self.combinations[i])
-        strides = {}
-        for combination in self.combinations:
-            if combination:
-                head, last = tuple(combination[:-1]), combination[-1]
-                strides[head] = max(strides.get(head, 1), self.dims[last])
-        head, base, buffer = None, None, None
-        for i in order:
+        # Combinations sharing their leading columns (their "head") are counted together, on
+        # one code of those columns to which each adds its last column; block by block of
+        # rows, so that the codes being counted stay in the processor's cache.
+        groups = {}
+        for i in sorted(range(len(self.combinations)), key=lambda i: self.combinations[i]):
             combination = tuple(self.combinations[i])
-            dims = tuple(self.dims[j] for j in combination)
-            if n == 0:
-                tables[i] = self._empty(combination, dims)
+            groups.setdefault(combination[:-1] if combination else None, []).append(i)
+        for head, members in groups.items():
+            for i in members:
+                combination = tuple(self.combinations[i])
+                if n == 0:
+                    tables[i] = self._empty(combination, tuple(self.dims[j] for j in combination))
+                elif not combination:
+                    tables[i] = self._count_all(classes, weights)
+            if n == 0 or head is None:
                 continue
-            if not combination:
-                tables[i] = self._count_all(classes, weights)
-                continue
-            if combination[:-1] != head:
-                head = combination[:-1]
-                base = self._base(codes, head, classes, strides[head])
-                buffer = np.empty(n, dtype=np.intp)
-            np.add(base, codes[combination[-1]], out=buffer, casting="unsafe")
-            tables[i] = self._table(buffer, combination, dims, strides[head], weights)
+            self._count_group(codes, classes, weights, head, members, tables, n)
         return tuple(tables)
+
+    def _count_group(self, codes, classes, weights, head, members, tables, n):
+        """The tables of the combinations ``members`` (indices) that share ``head``."""
+        stride = max(self.dims[self.combinations[i][-1]] for i in members)
+        head_cells = math.prod(self.dims[j] for j in head)
+        n_counters = self.n_classes * head_cells * stride
+        if n_counters > np.iinfo(np.int64).max // 2:
+            raise ValueError(
+                f"The columns {head} have {head_cells:,} combinations of values, too many to "
+                "number."
+            )
+        if n_counters > max(_DENSE_COUNTERS, 2 * n):
+            # Too many possible cells for dense counts: sort the joint codes present.
+            base = self._base(codes, head, classes, stride, 0, n)
+            for i in members:
+                combination = tuple(self.combinations[i])
+                joint = base + codes[combination[-1]]
+                tables[i] = self._sparse_table(joint, combination, stride, weights)
+            return
+        sums = {i: None for i in members}
+        buffer = np.empty(min(n, _BLOCK_ROWS), dtype=np.intp)
+        for start in range(0, n, _BLOCK_ROWS):
+            stop = min(n, start + _BLOCK_ROWS)
+            base = self._base(codes, head, classes, stride, start, stop)
+            joint = buffer[: stop - start]
+            block_weights = None if weights is None else weights[start:stop]
+            for i in members:
+                np.add(
+                    base, codes[self.combinations[i][-1]][start:stop], out=joint, casting="unsafe"
+                )
+                block = [
+                    np.bincount(joint, weights=w, minlength=n_counters)
+                    for w in self._weight_columns(block_weights)
+                ]
+                if sums[i] is None:
+                    sums[i] = block
+                else:
+                    for total, part in zip(sums[i], block):
+                        total += part
+        for i in members:
+            tables[i] = self._dense_table(tuple(self.combinations[i]), stride, sums[i])
 
     def merge(self, parts):
         """The tables of several chunks added up, cell by cell."""
@@ -183,39 +220,38 @@ class CombinationCounts:
             return [None]
         return [None, weights] + ([weights * weights] if self.squares else [])
 
-    def _base(self, codes, head, classes, stride):
-        """``(class * cells of head + cell of head) * stride`` of every row."""
-        base = np.array(classes, dtype=np.intp)
+    def _base(self, codes, head, classes, stride, start, stop):
+        """``(class * cells of head + cell of head) * stride`` of rows ``start:stop``."""
+        base = np.array(classes[start:stop], dtype=np.intp)
         for j in head:
             base *= self.dims[j]
-            base += codes[j]
+            base += codes[j][start:stop]
         base *= stride
         return base
 
-    def _table(self, joint, combination, dims, stride, weights):
-        head_cells = math.prod(dims[:-1])
-        last = dims[-1]
-        n_counters = self.n_classes * head_cells * stride
-        if n_counters > np.iinfo(np.int64).max // 2:
-            raise ValueError(
-                f"The columns {combination} have {' x '.join(map(str, dims))} combinations of "
-                "values, too many to number."
-            )
+    def _dense_table(self, combination, stride, sums):
+        """The cells present, from the dense sums over (class, head cell, last value)."""
+        dims = tuple(self.dims[j] for j in combination)
+        head_cells, last = math.prod(dims[:-1]), dims[-1]
+        # (class, head cell, last value) -> (cell, class), cell = head cell * last + value
+        counts = np.stack(
+            [
+                flat.astype(np.float64, copy=False)
+                .reshape(self.n_classes, head_cells, stride)[:, :, :last]
+                .reshape(self.n_classes, head_cells * last)
+                .T
+                for flat in sums
+            ],
+            axis=-1,
+        )
+        present = np.flatnonzero(counts[:, :, 0].sum(axis=1) > 0)
+        return CellTable(combination, dims, present.astype(np.int64), counts[present])
+
+    def _sparse_table(self, joint, combination, stride, weights):
+        """The cells present, from the sorted joint codes of the rows."""
+        dims = tuple(self.dims[j] for j in combination)
+        head_cells, last = math.prod(dims[:-1]), dims[-1]
         weight_columns = self._weight_columns(weights)
-        if n_counters <= max(_DENSE_COUNTERS, 2 * joint.shape[0]):
-            sums = []
-            for w in weight_columns:
-                flat = np.bincount(joint, weights=w, minlength=n_counters).astype(np.float64)
-                # (class, head cell, last value) -> (cell, class), cell = head cell * last + value
-                sums.append(
-                    flat.reshape(self.n_classes, head_cells, stride)[:, :, :last]
-                    .reshape(self.n_classes, head_cells * last)
-                    .T
-                )
-            counts = np.stack(sums, axis=-1)
-            present = np.flatnonzero(counts[:, :, 0].sum(axis=1) > 0)
-            return CellTable(combination, dims, present.astype(np.int64), counts[present])
-        # Too many possible cells for one dense count: sort the joint codes present.
         codes_present, inverse = np.unique(joint, return_inverse=True)
         inverse = inverse.reshape(-1)
         per_code = [
