@@ -273,13 +273,16 @@ def row_fingerprints(codes):
     Rows with the same codes in every column get the same number. A set of rows made of
     whole cells of the columns (a subgroup defined by conditions on them) is then told apart
     from another by the sum of its rows' numbers; the same rows added in the same order give
-    bit for bit the same sum.
+    bit for bit the same sum. The hash is the codes times fixed odd 64-bit multipliers,
+    summed modulo 2**64 and mixed (one multiplication per code).
     """
     columns = list(codes)
     state = np.zeros(np.shape(columns[0])[0] if columns else 0, dtype=np.uint64)
-    for column in columns:
-        state = mix64(state ^ np.asarray(column).astype(np.uint64))
-    return to_unit_interval(state)
+    multipliers = mix64(np.arange(len(columns), dtype=np.uint64)) | np.uint64(1)
+    with np.errstate(over="ignore"):
+        for column, multiplier in zip(columns, multipliers):
+            state += np.asarray(column).astype(np.uint64) * multiplier
+    return to_unit_interval(mix64(state))
 
 
 def _n_rows(codes, classes, sample_weight):

@@ -427,13 +427,13 @@ def _distinct(cells, chosen, counter):
 
 
 def _row_hashes(rows):
-    """A 64-bit hash of each row of a float array: equal rows, equal hashes (the bits of the
-    row times fixed odd multipliers, summed modulo 2**64, then mixed). Rows with equal hashes
-    are compared again by their fingerprints."""
+    """A 64-bit hash of each row of a float array: equal rows, equal hashes (each value's
+    bits mixed with its column's key, summed modulo 2**64, mixed again). Rows with equal
+    hashes are compared again by their fingerprints."""
     rows = np.ascontiguousarray(rows, dtype=np.float64)
-    multipliers = mix64(np.arange(rows.shape[1], dtype=np.uint64)) | np.uint64(1)
+    keys = mix64(np.arange(rows.shape[1], dtype=np.uint64))
     with np.errstate(over="ignore"):
-        return mix64((rows.view(np.uint64) * multipliers).sum(axis=1, dtype=np.uint64))
+        return mix64(mix64(rows.view(np.uint64) ^ keys).sum(axis=1, dtype=np.uint64))
 
 
 def _tests(cells, chosen, root, search):
