@@ -277,11 +277,13 @@ def row_fingerprints(codes):
     summed modulo 2**64 and mixed (one multiplication per code).
     """
     columns = list(codes)
-    state = np.zeros(np.shape(columns[0])[0] if columns else 0, dtype=np.uint64)
+    n = np.shape(columns[0])[0] if columns else 0
+    state, term = np.zeros(n, dtype=np.uint64), np.empty(n, dtype=np.uint64)
     multipliers = mix64(np.arange(len(columns), dtype=np.uint64)) | np.uint64(1)
     with np.errstate(over="ignore"):
         for column, multiplier in zip(columns, multipliers):
-            state += np.asarray(column).astype(np.uint64) * multiplier
+            np.multiply(np.asarray(column), multiplier, out=term, casting="unsafe")
+            state += term
     return to_unit_interval(mix64(state))
 
 

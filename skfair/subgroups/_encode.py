@@ -113,7 +113,10 @@ def feature_columns(features, n_samples=None):
 
 def _strings_as_categories(features):
     """A pandas DataFrame's columns of a pandas string dtype as categoricals: factorised by
-    pandas in place (a copy to Python string objects takes ten times as long)."""
+    pandas in place (a copy to Python string objects takes ten times as long). A 2-D array
+    in column-major order, so that each column is read contiguously."""
+    if isinstance(features, np.ndarray) and features.ndim == 2:
+        return np.asfortranarray(features)
     if not (hasattr(features, "columns") and hasattr(features, "astype")):
         return features
     strings = [
@@ -127,13 +130,17 @@ def _strings_as_categories(features):
 def encode_features(features, *, n_bins, n_samples=None):
     """``(codes of shape (n_columns, n_samples), list of ColumnCodes)`` of the features."""
     columns, names = feature_columns(features, n_samples)
-    encoders, codes = [], []
-    for column, name in zip(columns, names):
+    encoders, codes = [], None
+    for j, (column, name) in enumerate(zip(columns, names)):
         encoder, column_codes = encode_column(column, name, n_bins)
+        if codes is None:
+            # uint8 codes for up to 256 values; wider when a column needs it
+            codes = np.empty((len(columns), column_codes.shape[0]), dtype=np.uint8)
+        if encoder.n_values > np.iinfo(codes.dtype).max + 1:
+            codes = codes.astype(smallest_code_dtype(encoder.n_values))
+        codes[j] = column_codes
         encoders.append(encoder)
-        codes.append(column_codes)
-    dtype = smallest_code_dtype(max(encoder.n_values for encoder in encoders))
-    return np.stack([c.astype(dtype, copy=False) for c in codes]), encoders
+    return codes, encoders
 
 
 def encode_column(column, name, n_bins):
