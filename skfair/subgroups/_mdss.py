@@ -54,6 +54,11 @@ def _log_terms(log_q, p):
     return np.log1p(np.expm1(log_q) * p)
 
 
+def _share(q_minus_one, p):
+    """``q p / (1 - p + q p)`` from ``q - 1`` (one per row)."""
+    return (q_minus_one + 1) * p / (1 + q_minus_one * p)
+
+
 def solve_mle(observed, p, w, groups, n_groups, positive):
     """Maximiser in ``log q`` of ``F`` for each group of rows (``groups`` the group of each
     row), within aif360's range and clipped to ``log q = 0`` on the wrong side."""
@@ -61,12 +66,11 @@ def solve_mle(observed, p, w, groups, n_groups, positive):
     high = np.full(n_groups, _LOG_Q_RANGE[1])
 
     def slope(t):
-        q = np.exp(t)[groups]
-        share = q * p / (1 - p + q * p)
-        curvature = share * (1 - share)
+        share = _share(np.expm1(t)[groups], p)
+        weighted = w * share
         return (
-            observed - np.bincount(groups, weights=w * share, minlength=n_groups),
-            -np.bincount(groups, weights=w * curvature, minlength=n_groups),
+            observed - np.bincount(groups, weights=weighted, minlength=n_groups),
+            -np.bincount(groups, weights=weighted * (1 - share), minlength=n_groups),
         )
 
     t = _newton(slope, low, high, increasing=False)
@@ -123,34 +127,26 @@ def best_values(rows, codes, n_values, positive, penalty):
     score)`` with ``values`` None for "every value" (the attribute unconstrained)."""
     observed = np.bincount(codes, weights=rows.w * rows.y, minlength=n_values)
     t_mle = solve_mle(observed, rows.p, rows.w, codes, n_values, positive)
-
-    def value_at(t):
-        row_t = t[codes]
-        log_terms = np.bincount(
-            codes, weights=rows.w * _log_terms(row_t, rows.p), minlength=n_values
-        )
-        q = np.exp(row_t)
-        share = q * rows.p / (1 - rows.p + q * rows.p)
-        slope = observed - np.bincount(codes, weights=rows.w * share, minlength=n_values)
-        return observed * t - log_terms - penalty, slope
-
-    peak, _ = value_at(t_mle)
+    peak, _ = _penalised(t_mle, codes, rows.p, rows.w, observed, penalty)
     present = np.bincount(codes, minlength=n_values) > 0
     exists = present & (peak > 0)
     candidates = []
     if exists.any():
         values = np.flatnonzero(exists)
+        # The roots of the values that can score, on their rows only.
+        renumber = np.full(n_values, -1)
+        renumber[values] = np.arange(values.shape[0])
+        kept = renumber[codes] >= 0
+        sub_codes, sub_p, sub_w = renumber[codes[kept]], rows.p[kept], rows.w[kept]
+
+        def value_at(t):
+            return _penalised(t, sub_codes, sub_p, sub_w, observed[values], penalty)
+
         left = _newton(
-            lambda t: _restrict(value_at, t, values, n_values),
-            np.full(values.shape[0], _LOG_Q_RANGE[0]),
-            t_mle[values],
-            increasing=True,
+            value_at, np.full(values.shape[0], _LOG_Q_RANGE[0]), t_mle[values], increasing=True
         )
         right = _newton(
-            lambda t: _restrict(value_at, t, values, n_values),
-            t_mle[values],
-            np.full(values.shape[0], _LOG_Q_RANGE[1]),
-            increasing=False,
+            value_at, t_mle[values], np.full(values.shape[0], _LOG_Q_RANGE[1]), increasing=False
         )
         q_min, q_max = np.exp(left), np.exp(right)
         # aif360's direction_assertions: only the side of q = 1 that is searched.
@@ -191,11 +187,13 @@ def best_values(rows, codes, n_values, positive, penalty):
     return best, best_score
 
 
-def _restrict(function, t, values, n_values):
-    full = np.zeros(n_values)
-    full[values] = t
-    value, slope = function(full)
-    return value[values], slope[values]
+def _penalised(t, codes, p, w, observed, penalty):
+    """``c_v(q) = F(rows of value v, q) - penalty`` and its slope in ``log q``, per value."""
+    q_minus_one = np.expm1(t)[codes]
+    n = observed.shape[0]
+    log_terms = np.bincount(codes, weights=w * np.log1p(q_minus_one * p), minlength=n)
+    slope = observed - np.bincount(codes, weights=w * _share(q_minus_one, p), minlength=n)
+    return observed * t - log_terms - penalty, slope
 
 
 @dataclass
