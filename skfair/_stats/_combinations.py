@@ -282,7 +282,7 @@ def row_fingerprints(codes):
     multipliers = mix64(np.arange(len(columns), dtype=np.uint64)) | np.uint64(1)
     with np.errstate(over="ignore"):
         for column, multiplier in zip(columns, multipliers):
-            np.multiply(np.asarray(column), multiplier, out=term, casting="unsafe")
+            np.multiply(np.asarray(column), multiplier, out=term, dtype=np.uint64, casting="unsafe")
             state += term
     return to_unit_interval(mix64(state))
 
