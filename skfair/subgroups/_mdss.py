@@ -61,9 +61,11 @@ def _share(q_minus_one, p):
 
 def solve_mle(observed, p, w, groups, n_groups, positive):
     """Maximiser in ``log q`` of ``F`` for each group of rows (``groups`` the group of each
-    row), within aif360's range and clipped to ``log q = 0`` on the wrong side."""
-    low = np.full(n_groups, _LOG_Q_RANGE[0])
-    high = np.full(n_groups, _LOG_Q_RANGE[1])
+    row), within aif360's range and clipped to ``log q = 0`` on the wrong side.
+
+    The slope of ``F`` in ``log q`` decreases; at ``q = 1`` it is ``sum y - sum p``, whose
+    sign says on which side of 1 the maximiser lies: a group on the wrong side is clipped to
+    ``q = 1`` without a search."""
 
     def slope(t):
         share = _share(np.expm1(t)[groups], p)
@@ -73,36 +75,53 @@ def solve_mle(observed, p, w, groups, n_groups, positive):
             -np.bincount(groups, weights=weighted * (1 - share), minlength=n_groups),
         )
 
-    t = _newton(slope, low, high, increasing=False)
-    return np.maximum(t, 0.0) if positive else np.minimum(t, 0.0)
+    at_one, derivative = slope(np.zeros(n_groups))
+    searched = at_one > 0 if positive else at_one < 0
+    t = np.zeros(n_groups)
+    if searched.any():
+        ends = np.full(n_groups, _LOG_Q_RANGE[1] if positive else _LOG_Q_RANGE[0])
+        low, high = (np.zeros(n_groups), ends) if positive else (ends, np.zeros(n_groups))
+        t = _newton(
+            slope, low, high, increasing=False, start=t, first=(at_one, derivative), active=searched
+        )
+    return t
 
 
-def _newton(function, low, high, *, increasing, start=None):
+def _newton(function, low, high, *, increasing, start, first=None, active=None):
     """Zeros of the monotone ``function(t) -> (value, derivative)`` (one per entry) within
-    ``[low, high]``; an entry without a sign change gets the end where it is closest to 0."""
-    value_low, _ = function(low)
-    value_high, _ = function(high)
+    ``[low, high]``, from ``start``: safeguarded Newton steps (bisection when a step leaves
+    the bracket known to hold the zero). An entry whose zero lies beyond an end gets that
+    end, found by stepping onto it. ``first`` is the function at ``start`` when known;
+    entries not ``active`` keep their start."""
     sign = 1.0 if increasing else -1.0
-    below = sign * value_low >= 0  # already non-negative at the lower end
-    above = sign * value_high <= 0
-    t = np.where(below, low, np.where(above, high, (low + high) / 2 if start is None else start))
-    active = ~(below | above)
+    range_low, range_high = low, high
     low, high = low.copy(), high.copy()
-    for _ in range(_MAX_ITERATIONS):
+    t = np.array(start, dtype=np.float64)
+    active = np.ones(t.shape, dtype=bool) if active is None else active.copy()
+    for iteration in range(_MAX_ITERATIONS):
         if not active.any():
             break
-        value, derivative = function(t)
-        positive_side = sign * value > 0
-        high = np.where(active & positive_side, t, high)
-        low = np.where(active & ~positive_side, t, low)
+        value, derivative = first if iteration == 0 and first is not None else function(t)
+        above = sign * value > 0  # the zero is below t
+        beyond = (above & (t <= range_low)) | (~above & (t >= range_high)) | (value == 0)
+        high = np.where(active & above, t, high)
+        low = np.where(active & ~above, t, low)
         with np.errstate(divide="ignore", invalid="ignore"):
             step = t - value / derivative
-        outside = ~np.isfinite(step) | (step <= low) | (step >= high)
-        new = np.where(outside, (low + high) / 2, step)
-        converged = (np.abs(new - t) <= _TOLERANCE * np.maximum(1.0, np.abs(t))) | (
-            high - low <= _TOLERANCE
+        step = np.where(np.isfinite(step), np.clip(step, range_low, range_high), np.nan)
+        inside = (
+            (step >= low)
+            & (step <= high)
+            & ((step > low) | (low == range_low))
+            & ((step < high) | (high == range_high))
         )
-        t = np.where(active, new, t)
+        new = np.where(inside, step, (low + high) / 2)
+        converged = (
+            beyond
+            | (np.abs(new - t) <= _TOLERANCE * np.maximum(1.0, np.abs(t)))
+            | (high - low <= _TOLERANCE)
+        )
+        t = np.where(active & ~beyond, new, t)
         active &= ~converged
     return t
 
@@ -116,10 +135,48 @@ def score_rows(rows, positive, n_values, penalty):
     """Penalised score of a set of rows at its direction-clipped maximising ``q``."""
     if rows.y.shape[0] == 0:
         return -penalty * n_values
-    observed = np.sum(rows.w * rows.y)
-    groups = np.zeros(rows.y.shape[0], dtype=np.intp)
-    (log_q,) = solve_mle(np.array([observed]), rows.p, rows.w, groups, 1, positive)
+    observed = float((rows.w * rows.y).sum())
+    log_q = _scalar_mle(observed, rows.p, rows.w, positive)
     return bernoulli_score(observed, rows.p, rows.w, log_q) - penalty * n_values
+
+
+def _scalar_mle(observed, p, w, positive):
+    """:func:`solve_mle` of one set of rows: the same safeguarded Newton steps on Python
+    floats (elementwise sums, not ``np.dot``: a BLAS call that waits for its threads on a
+    busy machine)."""
+
+    def slope(t):
+        share = _share(np.expm1(t), p)
+        weighted = w * share
+        return observed - weighted.sum(), -(weighted * (1 - share)).sum()
+
+    value = observed - (w * p).sum()
+    if (value <= 0) if positive else (value >= 0):
+        return 0.0  # the maximiser is on the other side of q = 1
+    end = _LOG_Q_RANGE[1] if positive else _LOG_Q_RANGE[0]
+    low, high = (0.0, end) if positive else (end, 0.0)
+    t = 0.0
+    value, derivative = slope(t)
+    for _ in range(_MAX_ITERATIONS):
+        if value > 0:  # the slope decreases: the zero is above t
+            low = t
+            if t >= _LOG_Q_RANGE[1]:
+                return t
+        else:
+            high = t
+            if t <= _LOG_Q_RANGE[0] or value == 0:
+                return t
+        step = t - value / derivative if derivative < 0 else np.nan
+        if not np.isfinite(step):
+            step = (low + high) / 2
+        step = min(max(step, _LOG_Q_RANGE[0]), _LOG_Q_RANGE[1])
+        if not low <= step <= high or (step in (low, high) and step not in _LOG_Q_RANGE):
+            step = (low + high) / 2
+        if abs(step - t) <= _TOLERANCE * max(1.0, abs(t)) or high - low <= _TOLERANCE:
+            return step
+        t = step
+        value, derivative = slope(t)
+    return t
 
 
 def best_values(rows, codes, n_values, positive, penalty):
@@ -142,12 +199,12 @@ def best_values(rows, codes, n_values, positive, penalty):
         def value_at(t):
             return _penalised(t, sub_codes, sub_p, sub_w, observed[values], penalty)
 
-        left = _newton(
-            value_at, np.full(values.shape[0], _LOG_Q_RANGE[0]), t_mle[values], increasing=True
-        )
-        right = _newton(
-            value_at, t_mle[values], np.full(values.shape[0], _LOG_Q_RANGE[1]), increasing=False
-        )
+        # c_v is concave in log q: Newton's steps from the outer end approach each root from
+        # outside, without overshooting it.
+        outer_low = np.full(values.shape[0], _LOG_Q_RANGE[0])
+        outer_high = np.full(values.shape[0], _LOG_Q_RANGE[1])
+        left = _newton(value_at, outer_low, t_mle[values], increasing=True, start=outer_low)
+        right = _newton(value_at, t_mle[values], outer_high, increasing=False, start=outer_high)
         q_min, q_max = np.exp(left), np.exp(right)
         # aif360's direction_assertions: only the side of q = 1 that is searched.
         if positive:
