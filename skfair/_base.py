@@ -19,9 +19,10 @@ that every block is treated exactly as inside the whole data.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import replace
-from inspect import signature
+from inspect import Parameter, signature
 
 import numpy as np
 from sklearn.metrics import accuracy_score
@@ -293,3 +294,76 @@ def _correct_chunk(statistic, y, y_pred, sample_weight=None):
     y, y_pred = as_numpy(y), as_numpy(y_pred)
     weights = None if sample_weight is None else as_numpy(sample_weight).astype(np.float64)
     return statistic.chunk([np.asarray(y == y_pred, dtype=bool)], weights)
+
+
+def other_library_names(*, parameters=None, method_keywords=None, attributes=None):
+    """Class decorator: the names another library's users reach for get an error naming ours.
+
+    A user coming from fairlearn writes ``constraints=``, ``prefit=True``,
+    ``predict(X, random_state=0)`` or ``_pmf_predict``; Python's own errors ("unexpected
+    keyword argument", "takes 2 positional arguments") do not say what to write instead.
+
+    Parameters
+    ----------
+    parameters : dict, default=None
+        ``{keyword of __init__: what to do instead}``; passing more positional arguments than
+        ``__init__`` takes gets the same treatment, the hint for ``None`` naming the keyword
+        parameters.
+    method_keywords : dict, default=None
+        ``{method name: {keyword: what to do instead}}``.
+    attributes : dict, default=None
+        ``{attribute: what to do instead}``, raised as an AttributeError.
+
+    The wrapped methods keep their signature (``inspect.signature`` follows ``__wrapped__``),
+    so scikit-learn's parameter and metadata introspection sees the class unchanged.
+    """
+    parameters = parameters or {}
+    method_keywords = method_keywords or {}
+    attributes = attributes or {}
+
+    def decorate(cls):
+        cls.__init__ = _refusing(cls, cls.__init__, "__init__", parameters)
+        for method, keywords in method_keywords.items():
+            setattr(cls, method, _refusing(cls, getattr(cls, method), method, keywords))
+        if attributes:
+            previous = cls.__dict__.get("__getattr__")
+
+            def __getattr__(self, name):
+                if name in attributes:
+                    raise AttributeError(
+                        f"{cls.__name__} has no attribute {name!r}: {attributes[name]}"
+                    )
+                if previous is not None:
+                    return previous(self, name)
+                raise AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
+
+            cls.__getattr__ = __getattr__
+        return cls
+
+    return decorate
+
+
+def _refusing(cls, method, name, keywords):
+    positional = [
+        p
+        for p in signature(method).parameters.values()
+        if p.kind in (Parameter.POSITIONAL_ONLY, Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    shown = f"{cls.__name__}()" if name == "__init__" else f"{cls.__name__}.{name}"
+
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        foreign = [keyword for keyword in kwargs if keyword in keywords]
+        if foreign:
+            raise TypeError(
+                f"{shown} got an unexpected keyword argument {foreign[0]!r}: "
+                f"{keywords[foreign[0]]}"
+            )
+        if len(args) > len(positional) and None in keywords:
+            raise TypeError(
+                f"{shown} takes {len(positional) - 1} positional argument(s) but "
+                f"{len(args) - 1} were given: {keywords[None]}"
+            )
+        return method(*args, **kwargs)
+
+    return wrapper

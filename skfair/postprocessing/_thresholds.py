@@ -18,6 +18,7 @@ from skfair._base import (
     FIT_IN_MEMORY,
     check_meta_input,
     lazy_method,
+    other_library_names,
     require_y,
     resolve_sensitive,
     route_fit_params,
@@ -49,6 +50,35 @@ from skfair.postprocessing._threshold_lp import (
 _COST_KEYS = ("false_positive", "false_negative")
 
 
+@other_library_names(
+    parameters={
+        None: "every parameter after the estimator is a keyword, e.g. "
+        "GroupThresholdClassifier(model, constraint='equalized_odds').",
+        "constraints": "the parameter is constraint= (fairlearn's constraints=), with the "
+        "same names: 'demographic_parity', 'equalized_odds', 'true_positive_rate_parity', ...",
+        "prefit": "there is no prefit=; wrap a fitted model in "
+        "sklearn.frozen.FrozenEstimator (fairlearn's prefit=True), or pass an unfitted one "
+        "to fit it with cv.",
+        "predict_method": "the parameter is response_method= (fairlearn's predict_method=): "
+        "'auto', 'predict_proba', 'decision_function' or 'predict'.",
+        "grid_size": "there is no grid: the thresholds are exact, taken over every distinct "
+        "score (fairlearn's grid_size= approximates them).",
+        "flip": "there is no flip=: the rules are the randomised thresholds of the upper "
+        "convex hull of each group's ROC curve; negate a score that decreases with the "
+        "positive class.",
+    },
+    method_keywords={
+        "predict": {
+            "random_state": "the decisions are drawn from the random_state given at "
+            "construction, keyed on each row, so a row gets the same decision on every "
+            "call (fairlearn draws anew at each predict(X, random_state=...)).",
+        },
+    },
+    attributes={
+        "_pmf_predict": "the probability of a positive decision of each row is "
+        "decision_probability(X, sensitive_features=...) (fairlearn's _pmf_predict).",
+    },
+)
 class GroupThresholdClassifier(
     GroupDecisionMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
 ):
