@@ -74,7 +74,6 @@ def subgroups_section(context):
     rows = [
         [
             record["description"],
-            int(record["level"]),
             int(record["n"]),
             float(record["value"]),
             float(record["rest_value"]),
@@ -86,29 +85,21 @@ def subgroups_section(context):
             ),
             PValue(record["p_value"]),
             PValue(record["q_value"]),
-            "yes" if record["significant"] else "no",
         ]
         for record in report.subgroups
     ]
     confidence = f"{1 - report.alpha:.0%}"
+    significant = sum(record["significant"] for record in report.subgroups)
     table = Table(
-        [
-            "subgroup",
-            "conditions",
-            "rows",
-            metric,
-            "rest",
-            f"gap [{confidence} CI]",
-            "p-value",
-            "q-value",
-            f"q <= {report.alpha:g}",
-        ],
+        ["subgroup", "rows", metric, "rest", f"gap [{confidence} CI]", "p-value", "q-value"],
         rows,
         digits=3,
         caption=(
             f"The {len(rows)} subgroups with the highest {metric} compared with the rest of "
-            f"the rows (overall {report.overall_value:.3f}), of {report.n_tests:,} tested"
+            f"the rows (overall {report.overall_value:.3f}), of {report.n_tests:,} tested; "
+            f"{significant} with q <= {report.alpha:g}"
         ),
+        group_rows=True,
     )
     columns = ", ".join(
         column.name if column.edges is None else f"{column.name} ({column.n_values} bins)"
@@ -120,7 +111,7 @@ def subgroups_section(context):
         f"columns among {columns}; numeric columns with more than {N_BINS} values are cut "
         f"into {N_BINS} quantile bins (the bin edges are in the conditions), missing values "
         f"are a value of their own. rows: the subgroup's rows behind the rate (at least "
-        f"{MIN_SUPPORT}); rest: the rate on all other evaluation rows; conditions: how many.",
+        f"{MIN_SUPPORT}); rest: the rate on all other evaluation rows.",
         f"Ranked by the lower end of the gap's one-sided {confidence} confidence bound, so "
         "that a large gap on few rows does not outrank a slightly smaller one on many. "
         "p-value: the gap tested against the rest of the rows (pooled two-proportion z-test, "
