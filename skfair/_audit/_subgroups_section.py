@@ -110,8 +110,9 @@ def subgroups_section(context):
         f"Searched: every conjunction of up to {report.max_level} conditions on distinct "
         f"columns among {columns}; numeric columns with more than {N_BINS} values are cut "
         f"into {N_BINS} quantile bins (the bin edges are in the conditions), missing values "
-        f"are a value of their own. rows: the subgroup's rows behind the rate (at least "
-        f"{MIN_SUPPORT}); rest: the rate on all other evaluation rows.",
+        f"are a value of their own. rows: the subgroup's evaluation rows, at least "
+        f"{MIN_SUPPORT} of them behind the rate (e.g. rows with y=1 for a true or false "
+        "negative rate); rest: the rate on all other evaluation rows.",
         f"Ranked by the lower end of the gap's one-sided {confidence} confidence bound, so "
         "that a large gap on few rows does not outrank a slightly smaller one on many. "
         "p-value: the gap tested against the rest of the rows (pooled two-proportion z-test, "

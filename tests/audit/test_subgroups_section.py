@@ -231,6 +231,14 @@ def test_options_select_columns_level_and_metric():
     assert all(" & " not in row[0] for row in table.rows)
     named = {part.split(" = ")[0] for row in table.rows for part in row[0].split(" & ")}
     assert named <= {"region", "job"}
+    # rows: all the subgroup's rows; the rate on its negatives only (pandas masks).
+    X, negative = context.X_test, context.y_test == 0
+    for description, rows, rate, rest, *_ in table.rows:
+        column, value = description.split(" = ")
+        inside = (X[column] == value).to_numpy()
+        assert rows == inside.sum()
+        assert rate == pytest.approx(context.y_pred[inside & negative].mean())
+        assert rest == pytest.approx(context.y_pred[~inside & negative].mean())
 
 
 def test_unknown_column_and_bad_level_are_clear_errors(tmp_path, capsys):
