@@ -43,6 +43,11 @@ def build_parser():
 
 def _add_audit_parser(commands):
     from skfair._audit._sections import SECTIONS
+    from skfair._audit._subgroups_section import (
+        DEFAULT_LEVEL,
+        DEFAULT_METRIC,
+        SUBGROUP_METRICS,
+    )
     from skfair._audit._subsample import DEFAULT_MAX_TRAIN_ROWS
 
     audit = commands.add_parser(
@@ -104,6 +109,28 @@ def _add_audit_parser(commands):
         choices=list(SECTIONS),
         metavar="NAME",
         help="sections to print (default: all): " + ", ".join(SECTIONS),
+    )
+    audit.add_argument(
+        "--subgroups-columns",
+        metavar="COL",
+        nargs="+",
+        help="columns the subgroups of the 'subgroups' section are defined on (default: every "
+        "feature with 2 or more values, text columns with at most 100)",
+    )
+    audit.add_argument(
+        "--subgroups-level",
+        metavar="N",
+        type=int,
+        default=DEFAULT_LEVEL,
+        help=f"most conditions of a subgroup (default {DEFAULT_LEVEL})",
+    )
+    audit.add_argument(
+        "--subgroups-metric",
+        metavar="NAME",
+        choices=SUBGROUP_METRICS,
+        default=DEFAULT_METRIC,
+        help="rate whose highest subgroups are searched (default error_rate): "
+        + ", ".join(SUBGROUP_METRICS),
     )
     audit.add_argument(
         "--test-size",
@@ -198,6 +225,8 @@ def _audit(args, parser):
             f"--max-train-rows must be at least 2 (a model needs rows of both classes), got "
             f"{args.max_train_rows}."
         )
+    if args.subgroups_level < 1:
+        parser.error(f"--subgroups-level must be at least 1, got {args.subgroups_level}.")
     if args.html is not None:
         _check_matplotlib()
     tell = _progress_printer(quiet=args.quiet)
@@ -240,6 +269,11 @@ def _audit(args, parser):
     # of two runs on the same files with the same options is identical.
     run = f"{args.prog} audit {shlex.join(args.argv)}".rstrip()
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    context.subgroup_options = {
+        "columns": args.subgroups_columns,
+        "max_level": args.subgroups_level,
+        "metric": args.subgroups_metric,
+    }
     sections = []
     computed = _audit.compute_sections(
         context,
@@ -297,6 +331,11 @@ def _options_text(args):
     if args.eval_rows is not None:
         options += ["--eval-rows", args.eval_rows]
     options += ["--sections", *(args.sections or ["all"])]
+    if args.sections is None or "subgroups" in args.sections:
+        if args.subgroups_columns:
+            options += ["--subgroups-columns", *args.subgroups_columns]
+        options += ["--subgroups-level", str(args.subgroups_level)]
+        options += ["--subgroups-metric", args.subgroups_metric]
     if args.model is None:
         if args.data is not None and args.eval_rows is None:
             options += ["--test-size", f"{args.test_size:g}"]
