@@ -110,12 +110,17 @@ def test_text_and_html_name_the_command_as_run_and_the_date(files, capsys):
     # As the console script runs it.
     assert main(args) == 0
     after = datetime.now(timezone.utc)
-    heading = capsys.readouterr().out.splitlines()[:3]
+    heading = capsys.readouterr().out.split("\n\n")[0].splitlines()
     date = re.search(r"on (\d{4}-\d{2}-\d{2} \d{2}:\d{2}) UTC$", heading[0]).group(1)
     assert before <= datetime.strptime(date, "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc)
     assert datetime.strptime(date, "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc) <= after
     assert heading[0].startswith(f"Fairness audit, made by skfair {skfair.__version__} on ")
-    assert heading[2] == f"command: skfair audit --data {data} " + " ".join(args[3:])
+    # The command in lines of at most 100 columns, continued with backslashes (as a shell
+    # reads it again).
+    assert all(len(line) <= 100 for line in heading)
+    assert all(line.endswith(" \\") for line in heading[2:-1])
+    command = " ".join(line.removesuffix(" \\").strip() for line in heading[2:])
+    assert command == f"command: skfair audit --data {data} " + " ".join(args[3:])
     page = html.read_text()
     assert f"on {date} UTC with <code>skfair audit --data {data}" in page
     assert "python -m skfair" not in page
