@@ -197,8 +197,10 @@ class ExponentiatedGradient(_BaseReduction):
     point, so by Theorem 1 its error is within ``2 * best_gap_`` of the best mixture's.
     Logistic regression, boosting and most learners minimise a surrogate instead, and an
     answer that does not improve the game proves nothing about the learner's class. So the
-    game stops only when the gap is at most ``nu`` *and* the last best response improved the
-    returned mixture's error by at most ``nu / 10``: as long as new fits still make the
+    game stops only when the gap is at most ``nu``, the last best response improved the
+    returned mixture's error by at most ``nu / 10``, *and* a candidate the multiplier player
+    did not ask for (halfway between its last two moves: a smaller pull, which a surrogate
+    learner may answer better) does not improve it either; as long as new fits make the
     mixture more accurate, it keeps asking for them (or until ``max_iter``).
 
     **The returned mixture.** The most accurate mixture of the hypotheses found that meets
@@ -389,9 +391,10 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     The first move is ``lambda = 0`` (the unconstrained fit). Then, each iteration, the
     multiplier player moves -- to the multipliers of the restricted game's saddle point
     (``update="linprog"``) or by one exponentiated-gradient step (Algorithm 1) -- and the
-    base learner answers. The game stops when the gap is at most ``nu`` and the answer
-    improved the returned mixture's error by at most ``nu * _IMPROVEMENT``, or after
-    ``max_iter`` iterations.
+    base learner answers. When the gap is at most ``nu`` and the answer improved the
+    returned mixture's error by at most ``nu * _IMPROVEMENT``, one candidate the player did not
+    ask for is tried (halfway between its last two moves); the game stops when that one does
+    not improve it either, or after ``max_iter`` iterations.
     """
     hypotheses, moments = problem.hypotheses, problem.moments
     n_constraints = moments.n_constraints
@@ -411,8 +414,13 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     eta = eta0 / multiplier_bound
     gap = np.inf
     objective = _returned_objective(hypotheses, multiplier_bound)
+    multipliers, probing = zero, False
     for _ in range(max_iter):
-        if update == "linprog":
+        if probing:
+            # A candidate the multiplier player did not ask for: halfway back to the
+            # previous move (an inexact learner may answer a smaller pull better).
+            multipliers = (multipliers + queried[-2]) / 2
+        elif update == "linprog":
             multipliers = restricted_game(hypotheses.errors, hypotheses.gammas, multiplier_bound)[2]
         else:
             # lambda = B exp(theta) / (1 + sum exp(theta)), computed stably.
@@ -423,8 +431,10 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
         gap = certified_gap(hypotheses, queried, value)
         gaps.append(gap)
         previous, objective = objective, _returned_objective(hypotheses, multiplier_bound)
-        if gap <= nu and previous - objective <= nu * _IMPROVEMENT:
+        settled = gap <= nu and previous - objective <= nu * _IMPROVEMENT
+        if settled and probing:
             break
+        probing = settled
         # The gradient of the best hypothesis found against the multipliers just played.
         best = int(np.argmin(hypotheses.lagrangian(multipliers)))
         theta = theta + eta * hypotheses.gammas[best]
