@@ -267,8 +267,14 @@ def measure(args):
         )
         make = LEARNERS[learner]
         ours, ours_time, messages = fit_skfair(
-            method, make(categorical, numeric, seed), train.data, y_train, s_train,
-            constraint, eps, seed,
+            method,
+            make(categorical, numeric, seed),
+            train.data,
+            y_train,
+            s_train,
+            constraint,
+            eps,
+            seed,
         )
         # A fit that does not depend on the seed is run once (the logistic pipeline on a
         # fixed split): its time counts for every seed.
@@ -342,6 +348,7 @@ def summarise(rows):
         groups.setdefault((*run_key(row), row["eps"], row["fairlearn_bound_rule"]), []).append(row)
     summaries = []
     for key, part in groups.items():
+
         def mean(name, index, part=part):
             return float(np.mean([r[name][index] for r in part]))
 
@@ -372,9 +379,8 @@ def summarise(rows):
         if "skfair_expected" in summary:
             ours, theirs = summary["skfair_expected"], summary["fairlearn_expected"]
             # at a matched bound: fairlearn's mixture within eps is a mixture skfair may return
-            summary["matched_met"] = (
-                ours[1] <= eps + 1e-6
-                and (theirs[1] > eps + 1e-6 or ours[0] >= theirs[0] - MATCHED_SLACK)
+            summary["matched_met"] = ours[1] <= eps + 1e-6 and (
+                theirs[1] > eps + 1e-6 or ours[0] >= theirs[0] - MATCHED_SLACK
             )
         summaries.append(summary)
     return summaries
@@ -456,8 +462,11 @@ def render(rows, command):
             f"met in {counts['speed_met']}, realised training gap within eps + 0.01 in "
             f"{counts['bound_kept']}, test accuracy in {counts['accuracy_met']}, test gap in "
             f"{counts['gap_met']}"
-            + (f", expected accuracy at the matched bound in {sum(matched)} of {len(matched)}"
-               if matched else "")
+            + (
+                f", expected accuracy at the matched bound in {sum(matched)} of {len(matched)}"
+                if matched
+                else ""
+            )
             + "."
         )
     warned = [s for s in summaries if s["warned"]]
@@ -465,11 +474,13 @@ def render(rows, command):
         lines += [
             "",
             "skfair warned that no fit met the bound (GridSearch: the fairest point returned) "
-            "in: " + "; ".join(
+            "in: "
+            + "; ".join(
                 f"{s['key'][0]} {s['key'][1]} {s['key'][2]} {s['key'][3]} {s['key'][4]} "
                 f"{s['key'][5]:g} ({s['warned']} of {s['seeds']} seeds)"
                 for s in warned
-            ) + ".",
+            )
+            + ".",
         ]
     lines.append("")
     return "\n".join(lines)

@@ -490,9 +490,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
             return self._lazy("predict_member_proba", X, self.classes_.shape, np.float64)
         X_model = self._model_input(X)
         if self._decision_rule() == "deterministic":
-            return self._member_output(
-                self.predictors_[self.best_index_], X_model, "predict_proba"
-            )
+            return self._member_output(self.predictors_[self.best_index_], X_model, "predict_proba")
         proba = None
         for weight, output in self._member_outputs(X_model, "predict_proba"):
             proba = weight * output if proba is None else proba + weight * output
@@ -731,9 +729,7 @@ _FAIRLEARN_MOMENTS = {
 def _constraint_hint(value):
     """What to write for fairlearn's ``constraints`` argument ``value``."""
     if isinstance(value, str):
-        return (
-            f"pass the constraint by keyword: constraint={value!r} (and the bound as eps=)."
-        )
+        return f"pass the constraint by keyword: constraint={value!r} (and the bound as eps=)."
     name = _FAIRLEARN_MOMENTS.get(type(value).__name__)
     if name is None:
         return (

@@ -431,7 +431,7 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
         gap = certified_gap(hypotheses, queried, value)
         gaps.append(gap)
         previous, objective = objective, _returned_objective(hypotheses, multiplier_bound)
-        settled = gap <= nu and previous - objective <= nu * _IMPROVEMENT
+        settled = gap <= nu and min(gap, previous - objective) <= nu * _IMPROVEMENT
         if settled and probing:
             break
         probing = settled

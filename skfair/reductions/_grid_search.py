@@ -48,9 +48,10 @@ class GridSearch(_BaseReduction):
     grid_size : int, default=10
         Largest number of grid points (fits of the base learner), the unconstrained fit
         included; the search usually stops earlier (see Notes).
-    grid_limit : float, default=2.0
+    grid_limit : float, default=8.0
         Largest size of each coordinate of a grid point, in the units described in Notes
-        (at 1 the labels of the smaller of the two compared sides start to flip).
+        (at 1 the labels of the smaller of the two compared sides start to flip; a learner
+        that sees little of the groups in X may need several times that pull).
     warm_start : "auto" or bool, default="auto"
         Start every fit from the unconstrained fit (the grid's centre): ``"auto"`` for the
         linear models whose warm start is the initial point of a convex solver; True for any
@@ -181,7 +182,7 @@ class GridSearch(_BaseReduction):
         pos_label=None,
         loss="squared_error",
         grid_size=10,
-        grid_limit=2.0,
+        grid_limit=8.0,
         warm_start="auto",
         sensitive_column=None,
         drop_sensitive=True,
@@ -371,6 +372,8 @@ class _Search:
         largest = self.limit / np.abs(direction).max()
         while len(self.indices) < budget:
             point = np.clip(base + t * direction, lower, self.limit)
+            if any(np.allclose(point, known, rtol=0, atol=1e-9) for known in self.points):
+                break  # a point already fitted: the line has nothing new to offer
             index = self.fit(point)
             gammas = hypotheses.gammas[index]
             disparity = self.moments.disparity(hypotheses.tables[index])

@@ -405,6 +405,7 @@ METHODS = (
     "decision_probability",
     "predict_members",
     "predict_proba_members",
+    "predict_member_proba",
     "uncertainty",
     "score",
 )
