@@ -51,6 +51,8 @@ from skfair.reductions._oracle import BestResponse
 
 # Constraint values up to this are met (the linear programs' round-off).
 _FEASIBLE = 1e-12
+# Seeds tried for the randomised decisions on the fitting rows (see _choose_draws).
+_SEED_CANDIDATES = 32
 # The hint of the TypeError raised by fit on dask input.
 FIT_ON_DASK = (
     "Each best response refits the base learner on all rows. Fit on an in-memory sample "
@@ -395,6 +397,44 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         """``"randomized"`` or ``"deterministic"``: how ``predict`` decides."""
         return "deterministic"
 
+    def _choose_draws(self, problem):
+        """Choose the seed of the randomised decisions, and grade them on the fitting rows.
+
+        Randomised rounding with retries (Raghavan & Thompson 1987): the decisions are
+        drawn on the fitting rows (exactly as :meth:`predict` draws them for those rows)
+        with up to ``_SEED_CANDIDATES`` seeds derived from the fit's, and the first seed whose
+        decisions meet every constraint is kept (else the one of the smallest largest
+        violation). New rows get draws of the same law whatever the seed. Sets ``_draw_seed``
+        and the randomised rule's summary: the realised error and disparity on the fitting
+        rows.
+        """
+        hypotheses, moments = problem.hypotheses, problem.moments
+        members = np.flatnonzero(self.weights_ > 0)
+        outputs = np.asarray(hypotheses.outputs)[members]
+        if self._regression:
+            shares = np.broadcast_to(self.weights_[members], outputs.T.shape)
+            fallback = outputs[0].astype(np.float64)
+        else:
+            shares = np.zeros((outputs.shape[1], len(self.classes_)))
+            for weight, output in zip(self.weights_[members], outputs):
+                shares[np.arange(output.shape[0]), output] += weight
+            fallback = shares[:, 0]
+        keys = row_keys(problem.oracle.X, fallback)
+        strata = np.zeros(keys.shape[0], dtype=np.intp)
+        best = None
+        for candidate in range(_SEED_CANDIDATES):
+            seed = self._seed if candidate == 0 else _derived_seed(self._seed, candidate)
+            choice = draw_choices(shares, keys, strata, seed, sampling="row")
+            decisions = outputs[choice, np.arange(choice.shape[0])] if self._regression else choice
+            table = moments.table(problem.codes, problem.target, decisions, problem.sample_weight)
+            violation = float(np.max(moments.gamma(table), initial=0.0))
+            if best is None or violation < best[0]:
+                best = (violation, seed, moments.error(table), moments.disparity(table))
+            if violation <= _FEASIBLE:
+                break
+        _, self._draw_seed, error, disparity = best
+        self._summaries["randomized"] = (float(error), float(disparity))
+
     # ----------------------------------------------------------------------------------------
     # prediction from the members
 
@@ -510,12 +550,12 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
                 return sum(w * out for w, out in members)  # one member: its own predictions
             outputs = np.column_stack([out for _, out in members])
             shares = np.broadcast_to(np.array([w for w, _ in members]), outputs.shape)
-            pick = _draw(X_model, shares, outputs[:, 0], self._seed)
+            pick = _draw(X_model, shares, outputs[:, 0], self._draw_seed)
             return outputs[np.arange(outputs.shape[0]), pick]
         if not randomized:
             return np.asarray(self.predictors_[self.best_index_].predict(X_model))
         probability = self._decision_probability(X_model)
-        return self.classes_[_draw(X_model, probability, probability[:, 0], self._seed)]
+        return self.classes_[_draw(X_model, probability, probability[:, 0], self._draw_seed)]
 
     def score(self, X, y, sample_weight=None):
         """Accuracy (classification) or R² (regression) of ``predict``.
@@ -681,6 +721,11 @@ def _draw(X_model, shares, fallback_scores, seed):
     keys = row_keys(X_model, fallback_scores)
     strata = np.zeros(keys.shape[0], dtype=np.intp)
     return draw_choices(shares, keys, strata, seed, sampling="row")
+
+
+def _derived_seed(seed, index):
+    """The ``index``-th seed derived from ``seed`` (a 63-bit integer)."""
+    return int(np.random.SeedSequence([seed, index]).generate_state(1, np.uint64)[0] >> 1)
 
 
 def best_single(errors, gammas):

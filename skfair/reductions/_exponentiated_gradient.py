@@ -187,9 +187,10 @@ class ExponentiatedGradient(_BaseReduction):
     (17 to 36 with five race groups) where fairlearn takes 20 to 48.
 
     **Stopping.** Each best response ``h_s`` to ``lambda_s`` bounds the game's value from
-    below by ``min_h L(h, lambda_s)``, the minimum taken over the hypotheses found (the
-    paper's oracle assumption, with the best fit found standing in for the best of the
-    class); the linear program over the mixtures of the hypotheses found (their saddle point,
+    below by ``L(h_s, lambda_s)`` (the paper's oracle assumption: the fit stands in for the
+    best of the class), unless a hypothesis found later does better at ``lambda_s``, which
+    proves that ``h_s`` was no best response: such multipliers give no bound. The linear
+    program over the mixtures of the hypotheses found (their saddle point,
     Section 3.3) bounds it from above. Their difference, ``best_gap_``, costs no fit
     (fairlearn refits the base learner up to four more times per iteration for its gap).
     With an exact weighted-error minimiser as base learner (the paper's oracle) it is a
@@ -345,6 +346,7 @@ class ExponentiatedGradient(_BaseReduction):
         self.n_iter_ = len(result.lambdas)
         self._set_members(problem, result.weights)
         self.mixture_objective_, self.mixture_gap_ = self._summaries["randomized"]
+        self._choose_draws(problem)
         if not result.met:
             self._warn_bound_not_met(
                 self.constraint_gap_,
@@ -392,9 +394,10 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     multiplier player moves -- to the multipliers of the restricted game's saddle point
     (``update="linprog"``) or by one exponentiated-gradient step (Algorithm 1) -- and the
     base learner answers. When the gap is at most ``nu`` and the answer improved the
-    returned mixture's error by at most ``nu * _IMPROVEMENT``, one candidate the player did not
-    ask for is tried (halfway between its last two moves); the game stops when that one does
-    not improve it either, or after ``max_iter`` iterations.
+    returned mixture's error by at most ``nu * _IMPROVEMENT`` (or the gap is that small),
+    candidates the player did not ask for are tried, by bisection between its last two moves
+    until the learner answers with a new fit (at most ``_PROBES``); the game stops when they
+    do not improve it either, or after ``max_iter`` iterations.
     """
     hypotheses, moments = problem.hypotheses, problem.moments
     n_constraints = moments.n_constraints
@@ -402,7 +405,7 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     first = problem.respond(zero)
     if nu is None:
         nu = problem.default_nu(problem.last_outputs)
-    queried, gaps = [zero], []
+    queried, answers, gaps = [zero], [first], []
     if n_constraints == 0 or (hypotheses.gammas[first] <= 0).all():
         # The unconstrained best response meets the bound: it is the solution.
         weights = np.zeros(len(hypotheses))
@@ -414,27 +417,39 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     eta = eta0 / multiplier_bound
     gap = np.inf
     objective = _returned_objective(hypotheses, multiplier_bound)
-    multipliers, probing = zero, False
+    probe = None  # while probing: the interval of multipliers and the answers at its ends
     for _ in range(max_iter):
-        if probing:
-            # A candidate the multiplier player did not ask for: halfway back to the
-            # previous move (an inexact learner may answer a smaller pull better).
-            multipliers = (multipliers + queried[-2]) / 2
+        if probe is not None:
+            # A candidate the multiplier player did not ask for, between its last two moves
+            # (bisection towards where the learner's answer changes).
+            multipliers = (probe.low + probe.high) / 2
         elif update == "linprog":
             multipliers = restricted_game(hypotheses.errors, hypotheses.gammas, multiplier_bound)[2]
         else:
             # lambda = B exp(theta) / (1 + sum exp(theta)), computed stably.
             multipliers = multiplier_bound * np.exp(theta - logsumexp(np.append(theta, 0.0)))
-        problem.respond(multipliers)
+        size = len(hypotheses)
+        answer = problem.respond(multipliers)
+        answers.append(answer)
         queried.append(multipliers)
         value = restricted_game(hypotheses.errors, hypotheses.gammas, multiplier_bound)[1]
-        gap = certified_gap(hypotheses, queried, value)
+        gap = certified_gap(hypotheses, queried, answers, value)
         gaps.append(gap)
         previous, objective = objective, _returned_objective(hypotheses, multiplier_bound)
         settled = gap <= nu and min(gap, previous - objective) <= nu * _IMPROVEMENT
-        if settled and probing:
-            break
-        probing = settled
+        if not settled:
+            probe = None
+        elif probe is None:
+            probe = Bunch(low=queried[-2], low_answer=answers[-2], high=multipliers, n=0)
+        elif len(hypotheses) > size or probe.n + 1 >= _PROBES:
+            break  # a new fit that improves nothing, or no new fit in the interval
+        else:
+            # The answer equals one end's: the learner's answer changes on the other side.
+            if answer == probe.low_answer:
+                probe.low = multipliers
+            else:
+                probe.high = multipliers
+            probe.n += 1
         # The gradient of the best hypothesis found against the multipliers just played.
         best = int(np.argmin(hypotheses.lagrangian(multipliers)))
         theta = theta + eta * hypotheses.gammas[best]
@@ -450,6 +465,8 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
 # The game goes on while a best response improves the returned mixture's error by more than
 # this fraction of nu (a tenth of the objective's resolution).
 _IMPROVEMENT = 0.1
+# Candidates tried, by bisection between the last two moves, before the game stops.
+_PROBES = 6
 
 
 def _returned_objective(hypotheses, multiplier_bound):
