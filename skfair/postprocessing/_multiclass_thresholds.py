@@ -17,6 +17,7 @@ from skfair._base import (
     check_meta_input,
     lazy_method,
     resolve_sensitive,
+    route_fit_params,
 )
 from skfair._dask import uses_dask
 from skfair._utils._compat import (
@@ -29,7 +30,7 @@ from skfair._utils._compat import (
 from skfair._utils._random import SAMPLINGS, draw_seed
 from skfair._utils._response import get_response_values
 from skfair._utils._validation import check_weights
-from skfair.metrics._classification import _max_gap_to_population
+from skfair.metrics._multiclass import _max_gap_to_population
 from skfair.postprocessing._group_decision import GroupDecisionMixin
 from skfair.postprocessing._multiclass_lp import CONSTRAINTS, OBJECTIVES, FairArgmaxProgram
 
@@ -294,7 +295,9 @@ class MulticlassGroupThresholdClassifier(
         weights = check_weights(sample_weight, n_samples)
         weights = np.ones(n_samples) if weights is None else weights
         codes, n_groups = self._fit_groups(sensitive, n_samples)
-        routed = self._route_fit_params(sample_weight, sensitive_features, fit_params)
+        routed = route_fit_params(
+            self, fit_params, sample_weight=sample_weight, sensitive_features=sensitive_features
+        )
         probabilities = self._fit_model(X_model, y, routed)
         self._fit_rule(probabilities, weights, codes, n_groups)
         self._seed = draw_seed(self.random_state)

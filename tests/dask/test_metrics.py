@@ -98,6 +98,7 @@ def _close(a, b):
         return (np.isnan(a) and np.isnan(b)) or abs(a - b) <= 1e-12
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=labelled_data())
 def test_label_metrics_equal_in_memory_over_chunkings(data):
@@ -151,6 +152,7 @@ def test_label_metrics_equal_in_memory_over_chunkings(data):
         np.testing.assert_allclose(got[field], expected[field], rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(data=labelled_data(), resolution=st.sampled_from([1e-3, 0.05, 0.25]))
 def test_score_metrics_equal_in_memory_on_rounded_scores(data, resolution):
@@ -216,7 +218,13 @@ def test_group_summary_bootstrap_does_not_depend_on_partitioning():
     y_true, y_pred = rng.integers(0, 2, n), rng.integers(0, 2, n)
     groups = rng.choice(["f", "m", "x"], n)
     expected = metrics.group_summary(
-        y_true, y_pred, sensitive_features=groups, metric="tpr", n_boot=200, random_state=3
+        y_true,
+        y_pred,
+        sensitive_features=groups,
+        metric="tpr",
+        n_boot=200,
+        random_state=3,
+        ci_method="bootstrap",
     )
     for chunks in [(n,), (1000, 0, 2000), (7,) * 428 + (4,)]:
         got = metrics.group_summary(
@@ -226,6 +234,7 @@ def test_group_summary_bootstrap_does_not_depend_on_partitioning():
             metric="tpr",
             n_boot=200,
             random_state=3,
+            ci_method="bootstrap",
         )
         assert got.groups == expected.groups
         np.testing.assert_array_equal(got.count, expected.count)
@@ -253,6 +262,7 @@ def test_group_summary_callable_metric_raises_and_weighted_bootstrap_is_exact():
         n_boot=50,
         random_state=0,
         metric="tpr",
+        ci_method="bootstrap",
     )
     got = metrics.group_summary(
         _dask(y_true, (700, 0, 1300)),
@@ -262,6 +272,7 @@ def test_group_summary_callable_metric_raises_and_weighted_bootstrap_is_exact():
         n_boot=50,
         random_state=0,
         metric="tpr",
+        ci_method="bootstrap",
     )
     np.testing.assert_array_equal(got.count, expected.count)
     for field in ("value", "ci_low", "ci_high"):
@@ -532,6 +543,7 @@ def _same_outcome(in_memory, on_dask):
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=labelled_data(), bins=st.integers(2, 6), decimals=st.sampled_from([1, 3]))
 def test_binned_outputs_madd_and_uncertainty_equal_in_memory_over_chunkings(data, bins, decimals):

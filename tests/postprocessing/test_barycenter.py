@@ -17,8 +17,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skfair.postprocessing import BarycenterRepair
 from skfair._transport import _barycenter as barycenter_module
+from skfair.postprocessing import BarycenterRepair
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Groups .* have fewer than 10 calibration rows:UserWarning"
@@ -303,6 +303,7 @@ def test_invalid_epsilon(epsilon):
         BarycenterRepair(epsilon=True).fit(s[:, None], sensitive_features=a1)
 
 
+@pytest.mark.slow
 def test_dispersion_scales_as_epsilon_squared():
     s, a1, _ = simulated_scores(100_000, 1)
     n_min = np.bincount(a1).min()
