@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, replace
-from functools import wraps
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, is_regressor
@@ -22,6 +21,7 @@ from skfair._base import (
     accuracy_on_dask,
     check_meta_input,
     lazy_method,
+    other_library_names,
     require_y,
     resolve_sensitive,
     route_fit_params,
@@ -116,23 +116,6 @@ class Problem:
 
 class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
     """Fit set-up, prediction and routing of ExponentiatedGradient and GridSearch."""
-
-    def __new__(cls, *args, **kwargs):
-        # fairlearn's way of building a reduction, met with what to write here instead
-        # (__init__ is scikit-learn's: keyword parameters only, no varargs).
-        if len(args) > 1:
-            raise TypeError(
-                f"{cls.__name__} takes the estimator as its only positional argument; "
-                f"{_constraint_hint(args[1])}"
-            )
-        for name in _FAIRLEARN_PARAMETERS.keys() & kwargs.keys():
-            hint = (
-                _constraint_hint(kwargs[name])
-                if name == "constraints"
-                else _FAIRLEARN_PARAMETERS[name]
-            )
-            raise TypeError(f"{cls.__name__} has no parameter {name}= (fairlearn's): {hint}")
-        return super().__new__(cls)
 
     __metadata_request__fit = {"sensitive_features": True}
 
@@ -603,14 +586,6 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
             stacklevel=3,
         )
 
-    @property
-    def _pmf_predict(self):
-        raise AttributeError(
-            f"{type(self).__name__} has no _pmf_predict (fairlearn's private method): its "
-            "public predict_proba(X) gives the probability of each class of the decisions "
-            "predict makes, and predict_member_proba(X) the members' own probabilities."
-        )
-
     def _warn_bound_not_met(self, gap, returned):
         warnings.warn(
             f"No fit found meets the bound eps={self.eps!r} on the training data: the "
@@ -730,7 +705,6 @@ def best_single(errors, gammas):
 # fairlearn's parameters of its ExponentiatedGradient and GridSearch that skfair's do not
 # have, and what to write instead (the "constraints" hint names the constraint and eps).
 _FAIRLEARN_PARAMETERS = {
-    "constraints": None,
     "objective": "the reductions minimise the error (the 0-1 loss; the mean loss= of a "
     "regressor); there is no objective moment to pass.",
     "sample_weight_name": "the weights reach the base learner as sample_weight (a pipeline's "
@@ -791,25 +765,28 @@ def _constraint_hint(value):
     )
 
 
-def refuse_fairlearn_predict_arguments(predict):
-    """``predict(X)`` that meets fairlearn's ``predict(X, random_state=...)`` with the
-    parameter to set instead (the signature shown stays ``predict(X)``)."""
-
-    @wraps(predict)
-    def wrapper(self, X, **params):
-        if params:
-            name = next(iter(params))
-            if name == "random_state":
-                raise TypeError(
-                    f"{type(self).__name__}.predict takes no random_state (fairlearn's "
-                    "predict(X, random_state=...)): the randomised decisions are "
-                    "reproducible, a function of each row's values and of the seed drawn "
-                    f"at fit from {type(self).__name__}(random_state=...); set it there."
-                )
-            raise TypeError(
-                f"{type(self).__name__}.predict got an unexpected keyword argument {name!r}; "
-                "it takes X only (no sensitive features are needed at predict time)."
-            )
-        return predict(self, X)
-
-    return wrapper
+# What fairlearn's users reach for, met with an error naming ours (applied to
+# ExponentiatedGradient and GridSearch).
+fairlearn_names = other_library_names(
+    parameters={
+        None: lambda value: f"every parameter after the estimator is a keyword; "
+        f"{_constraint_hint(value)}",
+        "constraints": lambda value: f"the parameter is constraint= (fairlearn's "
+        f"constraints=); {_constraint_hint(value)}",
+        **_FAIRLEARN_PARAMETERS,
+    },
+    method_keywords={
+        "predict": {
+            "random_state": "the randomised decisions are reproducible, a function of each "
+            "row's values and of the seed drawn at fit from random_state= given at "
+            "construction (fairlearn's predict(X, random_state=...)); set it there.",
+            "sensitive_features": "predict takes X only: the reductions need no sensitive "
+            "features at predict time.",
+        },
+    },
+    attributes={
+        "_pmf_predict": "the probability of each class of the decisions predict makes is "
+        "predict_proba(X) (fairlearn's _pmf_predict); predict_member_proba(X) averages the "
+        "members' own probabilities.",
+    },
+)

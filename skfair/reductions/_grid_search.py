@@ -8,9 +8,10 @@ from numbers import Integral, Real
 import numpy as np
 
 from skfair._utils._compat import Interval, _fit_context
-from skfair.reductions._base import _BaseReduction, refuse_fairlearn_predict_arguments
+from skfair.reductions._base import _BaseReduction, fairlearn_names
 
 
+@fairlearn_names
 class GridSearch(_BaseReduction):
     """Train any estimator under a fairness constraint: the best fit of a grid of multipliers.
 
@@ -260,7 +261,6 @@ class GridSearch(_BaseReduction):
         self._warn_bound_not_met(gaps[chosen], "the grid point of the smallest disparity")
         return chosen
 
-    @refuse_fairlearn_predict_arguments
     def predict(self, X):
         """Predict with the chosen fit.
 

@@ -415,7 +415,11 @@ METHODS = (
 # batch, so they equal the in-memory method applied partition by partition.
 PER_BATCH = {
     (name, method)
-    for name in ("GroupThresholdClassifier", "MulticlassGroupThresholdClassifier")
+    for name in (
+        "GroupThresholdClassifier",
+        "MulticlassGroupThresholdClassifier",
+        "ExponentiatedGradient",  # the copies of a row in one batch share out their draws
+    )
     for method in ("predict", "score")
 }
 

@@ -302,21 +302,25 @@ def grouped_data(seed, n_groups, n=4000):
 
 def check_default_predict_keeps_the_bound(seed, n_groups, constraint, eps):
     """The decisions predict returns by default, graded by an independent groupby on the
-    fitting rows: their disparity, averaged over the random states, within eps + 0.01; the
-    group means of predict_proba (the probabilities of those decisions) within eps."""
+    fitting rows: their disparity, averaged over the random states, within eps + 0.01, and
+    equal to constraint_gap_ (with objective_ their error); the group means of predict_proba
+    (the probabilities of those decisions) within eps, and equal to mixture_gap_."""
     X, y, group = grouped_data(seed, n_groups)
     realised = []
     for random_state in range(3):
         model = ExponentiatedGradient(
             LogisticRegression(), constraint=constraint, eps=eps, random_state=random_state
         ).fit(X, y, sensitive_features=group)
-        decisions = (model.predict(X) == 1).astype(float)
+        y_pred = model.predict(X)
+        decisions = (y_pred == 1).astype(float)
         realised.append(worst_difference(groupby_rates(decisions, y, group, constraint)))
+        assert model.constraint_gap_ == pytest.approx(realised[-1], abs=1e-9)
+        assert model.objective_ == pytest.approx(np.mean(y_pred != y), abs=1e-9)
         expected = worst_difference(
             groupby_rates(model.predict_proba(X)[:, 1], y, group, constraint)
         )
         assert expected <= eps + 1e-7
-        assert model.constraint_gap_ == pytest.approx(expected, abs=1e-9)
+        assert model.mixture_gap_ == pytest.approx(expected, abs=1e-9)
     assert np.mean(realised) <= eps + 0.01
 
 
