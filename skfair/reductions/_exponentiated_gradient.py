@@ -205,10 +205,14 @@ class ExponentiatedGradient(_BaseReduction):
     Logistic regression, boosting and most learners minimise a surrogate instead, and an
     answer that does not improve the game proves nothing about the learner's class. So the
     game stops only when the gap is at most ``nu``, the last best response improved the
-    returned mixture's error by at most ``nu / 10``, *and* a candidate the multiplier player
-    did not ask for (halfway between its last two moves: a smaller pull, which a surrogate
-    learner may answer better) does not improve it either; as long as new fits make the
-    mixture more accurate, it keeps asking for them (or until ``max_iter``).
+    returned mixture's error by at most ``nu / 10``, *and* candidates the multiplier player
+    did not ask for do not improve it either: half and a quarter of its last move, the
+    average of the later half of its moves (the restricted games' saddle points sit at
+    vertices of the multipliers' set, where fairlearn's averaged exponentiated-gradient
+    plays lie between them) and half of it, then a bisection between its last two moves. A
+    surrogate learner may answer these smaller, mixed pulls with fits the saddle points
+    miss. As long as new fits make the mixture more accurate, the game keeps asking for
+    them (or until ``max_iter``).
 
     **The returned mixture.** The most accurate mixture of the hypotheses found that meets
     every constraint exactly on the training data (a second small linear program). The
@@ -408,9 +412,10 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     (``update="linprog"``) or by one exponentiated-gradient step (Algorithm 1) -- and the
     base learner answers. When the gap is at most ``nu`` and the answer improved the
     returned mixture's error by at most ``nu * _IMPROVEMENT`` (or the gap is that small),
-    candidates the player did not ask for are tried, by bisection between its last two moves
-    until the learner answers with a new fit (at most ``_PROBES``); the game stops when they
-    do not improve it either, or after ``max_iter`` iterations.
+    candidates the player did not ask for are tried (:func:`_candidates`, then a bisection
+    between its last two moves until the learner answers with a new fit, at most
+    ``_PROBES``); the game stops when they do not improve it either, or after ``max_iter``
+    iterations.
     """
     hypotheses, moments = problem.hypotheses, problem.moments
     n_constraints = moments.n_constraints
@@ -432,7 +437,14 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     objective = _returned_objective(hypotheses, multiplier_bound)
     probe = None  # while probing: the interval of multipliers and the answers at its ends
     for _ in range(max_iter):
-        if probe is not None:
+        candidate = probe is not None and bool(probe.candidates)
+        if candidate:
+            # Smaller pulls than the player's last move, and the average of its moves (the
+            # restricted games' saddle points sit at vertices; Algorithm 1 averages its
+            # plays): a learner that does not minimise the weighted error exactly may answer
+            # them with fits the saddle points miss.
+            multipliers = probe.candidates.pop(0)
+        elif probe is not None:
             # A candidate the multiplier player did not ask for, between its last two moves
             # (bisection towards where the learner's answer changes).
             multipliers = (probe.low + probe.high) / 2
@@ -453,7 +465,15 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
         if not settled:
             probe = None
         elif probe is None:
-            probe = Bunch(low=queried[-2], low_answer=answers[-2], high=multipliers, n=0)
+            probe = Bunch(
+                low=queried[-2],
+                low_answer=answers[-2],
+                high=multipliers,
+                n=0,
+                candidates=_candidates(queried),
+            )
+        elif candidate:
+            pass  # the next candidate, then the bisection
         elif len(hypotheses) > size or probe.n + 1 >= _PROBES:
             break  # a new fit that improves nothing, or no new fit in the interval
         else:
@@ -480,6 +500,14 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
 _IMPROVEMENT = 0.1
 # Candidates tried, by bisection between the last two moves, before the game stops.
 _PROBES = 6
+
+
+def _candidates(queried):
+    """Multipliers the player did not ask for, tried before the game stops: half and a
+    quarter of its last move, the average of the later half of its moves and half of it."""
+    last = queried[-1]
+    recent = np.mean(queried[max(1, len(queried) // 2) :], axis=0)
+    return [0.5 * last, recent, 0.5 * recent, 0.25 * last]
 
 
 def _returned_objective(hypotheses, multiplier_bound):
