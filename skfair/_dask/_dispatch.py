@@ -149,6 +149,18 @@ class refuse:  # noqa: N801 - a plan, used like the functions next to it
             f"{name} does not accept dask collections: {self.reason} {self.alternative}"
         )
 
+    def check(self, name, *values):
+        """Raise :meth:`error` when one of ``values`` is a dask collection."""
+        if any(is_dask_collection(value) for value in values):
+            raise self.error(name)
+
+
+def check_in_memory(what, *values, hint):
+    """Raise a TypeError when one of ``values`` is a dask collection: ``what`` needs all rows
+    in memory; ``hint`` says what to do instead (the refusal of :class:`refuse`, worded the
+    same)."""
+    refuse("it needs all rows in memory.", hint).check(what, *values)
+
 
 TABLE_DOC = (
     "Dask collections (arrays, Series, DataFrames, one per argument or mixed with in-memory "
