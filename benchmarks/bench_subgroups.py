@@ -314,9 +314,16 @@ def measure_skfair_gap(level):
     }
 
 
+def _wilson(p, n, z):
+    """Wilson's score interval of the proportions ``p`` of ``n`` trials."""
+    center = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return center - half, center + half
+
+
 def measure_fpr_exhaustive():
-    """The top subgroup by FPR gap (the gap objective's score) against pandas groupby over
-    every conjunction of up to 3 columns."""
+    """The top subgroup by FPR gap (the gap objective's score: Newcombe's lower bound)
+    against pandas groupby over every conjunction of up to 3 columns."""
     from scipy.special import ndtri
 
     table, y, y_pred, _ = load("adult")
@@ -334,7 +341,7 @@ def measure_fpr_exhaustive():
     frame = table.assign(negative=(y == 0).astype(int), fp=((y == 0) & (y_pred == 1)).astype(int))
     total_neg, total_fp = frame.negative.sum(), frame.fp.sum()
     best = (-np.inf, None, None)
-    z = ndtri(1 - alpha)
+    z = ndtri(1 - alpha)  # one-sided: the two-sided interval at 1 - 2 alpha
     for level in (1, 2, 3):
         for columns in itertools.combinations(table.columns, level):
             counts = frame.groupby(list(columns), observed=True)[["negative", "fp"]].sum()
@@ -342,8 +349,10 @@ def measure_fpr_exhaustive():
             rest_neg = total_neg - counts.negative
             p1 = counts.fp / counts.negative
             p2 = (total_fp - counts.fp) / rest_neg
-            spread = np.sqrt(p1 * (1 - p1) / counts.negative + p2 * (1 - p2) / rest_neg)
-            score = (p1 - p2) - z * spread
+            # Newcombe: Wilson's lower limit of the subgroup's rate, the upper of the rest's
+            low1, _ = _wilson(p1, counts.negative, z)
+            _, high2 = _wilson(p2, rest_neg, z)
+            score = (p1 - p2) - np.hypot(p1 - low1, high2 - p2)
             if len(score) and score.max() > best[0] + 1e-12:
                 index = score.idxmax()
                 index = index if isinstance(index, tuple) else (index,)

@@ -120,7 +120,8 @@ def subgroups_section(context):
         f"all {report.n_tests:,} subgroups evaluated (each set of rows once), so that at "
         f"most {report.alpha:g} of the subgroups with q <= {report.alpha:g} are expected "
         "to be false discoveries. Overlapping subgroups (e.g. a value and its refinements) "
-        "are listed separately. The gap's interval is Wald's.",
+        "are listed separately. The gap's interval is Newcombe's hybrid score interval "
+        "(Wilson's limits of the subgroup's and the rest's rates).",
         "Options: --subgroups-columns COL ..., --subgroups-level N, --subgroups-metric "
         "NAME (e.g. false_negative_rate: the favourable outcome missed among rows with y=1).",
     ]

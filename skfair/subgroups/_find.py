@@ -227,6 +227,9 @@ def find_subgroups(
     Speakman, S., Somanchi, S., McFowland III, E. and Neill, D. B. (2016). Penalized fast
     subset scanning. Journal of Computational and Graphical Statistics 25(2), 382-404.
 
+    Newcombe, R. G. (1998). Interval estimation for the difference between independent
+    proportions: comparison of eleven methods. Statistics in Medicine 17(8), 873-890.
+
     Benjamini, Y. and Hochberg, Y. (1995). Controlling the false discovery rate. Journal of
     the Royal Statistical Society B 57(1), 289-300.
 
@@ -371,6 +374,7 @@ def _mdss(
             {
                 "values": values,
                 "n": int(inside.sum()),
+                "n_rated": int(inside.sum()),
                 "value": value,
                 "rest_value": rest,
                 "gap": value - rest,

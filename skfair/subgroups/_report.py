@@ -16,6 +16,7 @@ RECORD_KEYS = (
     "conditions",
     "level",
     "n",
+    "n_rated",
     "value",
     "rest_value",
     "gap",
@@ -41,10 +42,14 @@ class SubgroupReport:
       tuple of values kept;
     - ``description``: the conditions as text, e.g. ``"sex = Female & age in (25, 33]"``;
     - ``level``: the number of conditions;
-    - ``n``: the number of rows of the subgroup;
+    - ``n``: the number of rows of the subgroup; ``n_rated``: how many of them the metric is
+      computed on (its denominator: the positives for a true or false negative rate, the
+      negatives for a false positive rate, the predicted positives for the positive predictive
+      value, every row for the error and selection rates and the scan);
     - ``value`` and ``rest_value``: the metric in the subgroup and in the rest of the rows;
       ``gap``: their difference, and ``gap_low``, ``gap_high`` its ``1 - alpha`` confidence
-      interval (Wald; NaN for ``objective="mdss"``);
+      interval (Newcombe's hybrid score interval, from each side's Wilson interval; NaN
+      for ``objective="mdss"``);
     - ``score``: what the subgroups are ranked by (for ``objective="gap"`` the lower end of
       the gap's confidence bound in the direction searched, the SliceLine score, or the
       penalised scan statistic);
@@ -148,7 +153,7 @@ class SubgroupReport:
         Returns
         -------
         frame : pandas.DataFrame
-            The columns ``description``, ``conditions``, ``level``, ``n``, ``value``,
+            The columns ``description``, ``conditions``, ``level``, ``n``, ``n_rated``, ``value``,
             ``rest_value``, ``gap``, ``score``, ``p_value``, ``q_value`` and
             ``significant``.
         """
@@ -339,21 +344,7 @@ def build_report(found, columns, settings, codes=None):
                 "description": describe(conditions),
                 "conditions": conditions,
                 "level": len(conditions),
-                **{
-                    key: record[key]
-                    for key in (
-                        "n",
-                        "value",
-                        "rest_value",
-                        "gap",
-                        "gap_low",
-                        "gap_high",
-                        "score",
-                        "p_value",
-                        "q_value",
-                        "significant",
-                    )
-                },
+                **{key: record[key] for key in RECORD_KEYS[RECORD_KEYS.index("n") :]},
             }
         )
         cells.append(record_cells)

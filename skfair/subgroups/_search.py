@@ -32,13 +32,16 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import special
 
 from skfair._stats._counts import FN, FP, RATE_CELLS, TN, TP
 from skfair._utils._random import mix64
+from skfair.metrics._intervals import (
+    difference_interval,
+    effective_counts,
+    proportion_interval,
+)
 from skfair.subgroups._testing import (
     adjusted_pvalues,
-    kish_size,
     two_proportion_pvalues,
 )
 
@@ -297,25 +300,39 @@ def _gap_score(node, root, search):
     """The lower end of the one-sided (two-sided for "both") ``1 - alpha`` confidence bound
     of the gap in the direction searched: a large gap measured on few rows does not outrank
     a slightly smaller one measured on many."""
-    gap, spread = gap_and_spread(node.num, node.den, node.den_squares, root, search)
     if search.direction == "both":
-        return np.abs(gap) - special.ndtri(1 - search.alpha / 2) * spread
-    sign = 1.0 if search.direction == "higher" else -1.0
-    return sign * gap - special.ndtri(1 - search.alpha) * spread
+        _, low, high = gap_interval(node.num, node.den, node.den_squares, root, 1 - search.alpha)
+        return np.maximum(low, -high)
+    _, low, high = gap_interval(node.num, node.den, node.den_squares, root, 1 - 2 * search.alpha)
+    return low if search.direction == "higher" else -high
 
 
-def gap_and_spread(num, den, den_squares, root, search):
-    """The gap of the rates (subgroup minus rest) and its standard error (Wald, each side's
-    Kish effective size with weights)."""
+def gap_interval(num, den, den_squares, root, ci):
+    """The gap of the rates (subgroup minus rest) and the bounds of its ``ci`` confidence
+    interval: Newcombe's hybrid score interval (Wilson's limits of each side, combined by
+    MOVER), each side's Kish effective size with weights. Unlike Wald's, it does not shrink to
+    a point when a side's rate is 0 or 1, so a subgroup whose 40 rated rows are all errors
+    does not outrank one with 90 % errors on 400."""
     value, rest, gap = _rates(num, den, root)
-    if search.weighted:
-        n1 = kish_size(den, den_squares)
-        n2 = kish_size(root.den[0] - den, root.den_squares[0] - den_squares)
-    else:
-        n1, n2 = den, root.den[0] - den
-    with np.errstate(divide="ignore", invalid="ignore"):
-        variance = value * (1 - value) / n1 + rest * (1 - rest) / n2
-    return gap, np.sqrt(np.maximum(np.nan_to_num(variance, nan=0.0), 0.0))
+    (x1, n1), (x2, n2) = _binomial_sides(num, den, den_squares, root)
+    low, high = difference_interval(
+        (value, *proportion_interval(x1, n1, ci, "wilson")),
+        (rest, *proportion_interval(x2, n2, ci, "wilson")),
+    )
+    return gap, low, high
+
+
+def _binomial_sides(num, den, den_squares, root):
+    """``(successes, trials)`` of the subgroups' rates and of the rest's: the counts, or with
+    weights each side's Kish effective size and its rate times it."""
+    rest_num, rest_den = root.num[0] - num, root.den[0] - den
+    if den_squares is None:
+        return (num, den), (rest_num, rest_den)
+    rest_squares = root.den_squares[0] - den_squares
+    return (
+        effective_counts(num, den, den_squares),
+        effective_counts(rest_num, rest_den, rest_squares),
+    )
 
 
 def _rates(num, den, root):
@@ -438,16 +455,8 @@ def _row_hashes(rows):
 
 def _tests(cells, chosen, root, search):
     """p-values of the gaps of the cells ``chosen`` against the rest of the rows."""
-    value, rest, _ = _rates(cells.num[chosen], cells.den[chosen], root)
-    if search.weighted:
-        n1 = kish_size(cells.den[chosen], cells.den_squares[chosen])
-        n2 = kish_size(
-            root.den[0] - cells.den[chosen], root.den_squares[0] - cells.den_squares[chosen]
-        )
-        x1, x2 = value * n1, rest * n2
-    else:
-        n1, n2 = cells.den[chosen], root.den[0] - cells.den[chosen]
-        x1, x2 = cells.num[chosen], root.num[0] - cells.num[chosen]
+    squares = None if cells.den_squares is None else cells.den_squares[chosen]
+    (x1, n1), (x2, n2) = _binomial_sides(cells.num[chosen], cells.den[chosen], squares, root)
     # SliceLine's errors are the metric's numerator, or with direction="lower" its
     # complement: in both cases a slice has more of them than the rest.
     alternative = "greater" if search.objective == "sliceline" else _ALTERNATIVE[search.direction]
@@ -517,18 +526,20 @@ def _found(cells, chosen, p_values, q_values, root, search, *, n_evaluated, n_te
         value = num / den
         rest = (root_num - num) / (root.den[0] - den)
     squares = None if cells.den_squares is None else cells.den_squares[chosen]
-    _, spread = gap_and_spread(cells.num[chosen], cells.den[chosen], squares, root, search)
-    half_width = special.ndtri(1 - search.alpha / 2) * spread
+    _, gap_low, gap_high = gap_interval(
+        cells.num[chosen], cells.den[chosen], squares, root, 1 - search.alpha
+    )
     records = [
         {
             "combination": cells.combination(i),
             "key": int(cells.key[i]),
             "n": int(cells.rows[i]),
+            "n_rated": int(cells.den_rows[i]),
             "value": float(value[j]),
             "rest_value": float(rest[j]),
             "gap": float(value[j] - rest[j]),
-            "gap_low": float(value[j] - rest[j] - half_width[j]),
-            "gap_high": float(value[j] - rest[j] + half_width[j]),
+            "gap_low": float(gap_low[j]),
+            "gap_high": float(gap_high[j]),
             "score": float(cells.score[i]),
             "p_value": float(p_values[j]),
             "q_value": float(q_values[j]),

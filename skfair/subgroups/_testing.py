@@ -22,13 +22,6 @@ from scipy import special
 _MIN_EXPECTED = 5.0
 
 
-def kish_size(weight_sum, squared_weight_sum):
-    """Kish's effective sample size ``(sum w)^2 / sum w^2`` (0 where there is no weight)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        size = weight_sum**2 / squared_weight_sum
-    return np.where(squared_weight_sum > 0, size, 0.0)
-
-
 def two_proportion_pvalues(x1, n1, x2, n2, alternative):
     """p-values of ``x1 / n1`` against ``x2 / n2``: ``alternative`` "greater" (the first is
     higher), "less" or "two-sided". Sides without rows give p-value 1."""

@@ -53,6 +53,23 @@ def _kish(w):
     return w.sum() ** 2 / (w**2).sum() if (w**2).sum() > 0 else 0.0
 
 
+def _wilson(p_hat, n, z):
+    """Wilson's limits: the roots in p of ``(p_hat - p)**2 = z**2 p (1 - p) / n``."""
+    a = 1 + z * z / n
+    roots = np.roots([a, -(2 * p_hat + z * z / n), p_hat * p_hat]).real
+    return max(roots.min(), 0.0), min(roots.max(), 1.0)
+
+
+def _newcombe(c, ci):
+    """Newcombe's (1998) method 10: the gap's bounds from each side's Wilson limits."""
+    z = stats.norm.ppf(1 - (1 - ci) / 2)
+    p1, p2 = c["value"], c["rest_value"]
+    l1, u1 = _wilson(p1, c["n1"], z)
+    l2, u2 = _wilson(p2, c["n2"], z)
+    gap = p1 - p2
+    return gap - np.hypot(p1 - l1, u2 - p2), gap + np.hypot(u1 - p1, p2 - l2)
+
+
 def _pvalue(x1, n1, x2, n2, alternative):
     pooled = (x1 + x2) / (n1 + n2)
     expected = min(n1 * pooled, n1 * (1 - pooled), n2 * pooled, n2 * (1 - pooled))
@@ -115,6 +132,7 @@ def evaluate(y_true, y_pred, columns, *, metric, max_level, min_support, weights
                 "mask": mask,
                 "level": len(conditions),
                 "n": int(mask.sum()),
+                "n_rated": int(den_mask.sum()),
                 "num": num,
                 "den": den,
                 "value": value,
@@ -161,15 +179,13 @@ def gap_oracle(
             if c["n2"] > 0
             else 1.0
         )
-        spread = np.sqrt(
-            c["value"] * (1 - c["value"]) / c["n1"]
-            + c["rest_value"] * (1 - c["rest_value"]) / c["n2"]
-        )
         if direction == "both":
-            c["score"] = abs(c["gap"]) - stats.norm.ppf(1 - alpha / 2) * spread
+            low, high = _newcombe(c, 1 - alpha)
+            c["score"] = max(low, -high)
         else:
-            sign = 1 if direction == "higher" else -1
-            c["score"] = sign * c["gap"] - stats.norm.ppf(1 - alpha) * spread
+            low, high = _newcombe(c, 1 - 2 * alpha)
+            c["score"] = low if direction == "higher" else -high
+        c["gap_low"], c["gap_high"] = _newcombe(c, 1 - alpha)
     q = step_up([c["p_value"] for c in found], len(found), correction)
     for c, q_value in zip(found, q):
         c["q_value"] = q_value

@@ -45,6 +45,7 @@ def test_report_forms(data):
         "conditions",
         "level",
         "n",
+        "n_rated",
         "value",
         "rest_value",
         "gap",

@@ -56,7 +56,17 @@ def test_gap_equals_brute_force(metric, direction):
     for got, want in zip(report.subgroups, expected):
         assert _as_tuples(got["conditions"]) == want["conditions"]
         assert got["n"] == want["n"]
-        for key in ("value", "rest_value", "gap", "score", "p_value", "q_value"):
+        assert got["n_rated"] == want["n_rated"]
+        for key in (
+            "value",
+            "rest_value",
+            "gap",
+            "gap_low",
+            "gap_high",
+            "score",
+            "p_value",
+            "q_value",
+        ):
             np.testing.assert_allclose(got[key], want[key], rtol=1e-9, atol=1e-12, err_msg=key)
         assert got["significant"] == want["significant"]
 
@@ -88,7 +98,16 @@ def test_weighted_gap_equals_brute_force(correction):
     assert report.n_tests == n_tests
     for got, want in zip(report.subgroups, expected):
         assert _as_tuples(got["conditions"]) == want["conditions"]
-        for key in ("value", "rest_value", "gap", "score", "p_value", "q_value"):
+        for key in (
+            "value",
+            "rest_value",
+            "gap",
+            "gap_low",
+            "gap_high",
+            "score",
+            "p_value",
+            "q_value",
+        ):
             np.testing.assert_allclose(got[key], want[key], rtol=1e-9, atol=1e-12, err_msg=key)
 
 
@@ -268,3 +287,38 @@ def test_sliceline_reports_each_slice_once(max_level):
     np.testing.assert_allclose(
         [r["score"] for r in report.subgroups], [e["score"] for e in expected], rtol=1e-12
     )
+
+
+def test_a_rate_of_one_on_few_rated_rows_does_not_outrank_a_large_gap_on_many():
+    # Regression: with Wald's interval a subgroup whose 40 rated rows are all errors had a
+    # zero-width bound on its side and outranked a 0.9 rate on 400 rows; Newcombe's bound
+    # (Wilson's limits) ranks the 400 rows first, and the 40 rows' bound is below its gap by
+    # more than the rest's spread alone.
+    rng = np.random.default_rng(0)
+    n = 4000
+    a = np.repeat(np.arange(4), n // 4)
+    b = rng.permutation(np.repeat(np.arange(4), n // 4))
+    y_true = np.ones(n, dtype=int)
+    y_pred = (rng.random(n) < 0.8).astype(int)  # the false-negative rate is 0.2 outside
+    small = np.flatnonzero((a == 0) & (b == 0))[:40]
+    large = np.flatnonzero(a == 3)[:400]
+    y_pred[small] = 0
+    y_pred[large] = (rng.random(400) < 0.1).astype(int)
+    group = np.where(
+        np.isin(np.arange(n), small),
+        "small",
+        np.where(np.isin(np.arange(n), large), "large", "other"),
+    )
+    report = find_subgroups(
+        y_true,
+        y_pred,
+        features={"g": group},
+        metric="false_negative_rate",
+        max_level=1,
+        min_support=30,
+    )
+    top = {r["description"]: r for r in report.subgroups}
+    assert report.subgroups[0]["description"] == "g = large"
+    assert top["g = small"]["value"] == 1.0 and top["g = small"]["n_rated"] == 40
+    wilson_low = 40 / (40 + 1.959963984540054**2)  # Wilson's lower limit at 40 of 40
+    assert top["g = small"]["gap_low"] < wilson_low - top["g = small"]["rest_value"] + 1e-12
