@@ -413,6 +413,7 @@ METHODS = (
     "decision_probability",
     "predict_members",
     "predict_proba_members",
+    "predict_member_proba",
     "uncertainty",
     "score",
 )
@@ -422,7 +423,11 @@ METHODS = (
 # batch, so they equal the in-memory method applied partition by partition.
 PER_BATCH = {
     (name, method)
-    for name in ("GroupThresholdClassifier", "MulticlassGroupThresholdClassifier")
+    for name in (
+        "GroupThresholdClassifier",
+        "MulticlassGroupThresholdClassifier",
+        "ExponentiatedGradient",  # the copies of a row in one batch share out their draws
+    )
     for method in ("predict", "score")
 }
 
