@@ -13,6 +13,8 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from skfair._audit._report import Estimate, Fields, Section, Table, Verdict
+from skfair._audit._subgroups_section import subgroup_findings
+from skfair._utils._groups import group_text
 from skfair.metrics import MetricTable
 
 # (MetricTable named rate, label in the tables, the rows it is computed on)
@@ -89,11 +91,6 @@ def compared_columns(context):
     return columns
 
 
-def group_text(label):
-    """A group label as text; a joint group (a tuple of labels) as ``a & b``."""
-    return " & ".join(map(str, label)) if isinstance(label, tuple) else str(label)
-
-
 def summary_section(context):
     """Who is treated differently, by how much, and how sure are we? Each group's rates, their gap
     to a reference group, and a verdict that takes the uncertainty into account.
@@ -130,6 +127,7 @@ def summary_section(context):
                 group_rows=True,
             )
         )
+    findings.update(subgroup_findings(context))
     rules = Table(
         ["verdict", "rule (the first that holds)"],
         [[Verdict(name), rule] for name, rule in VERDICT_RULES],

@@ -7,7 +7,7 @@ import textwrap
 
 import numpy as np
 
-from skfair._audit._report import Estimate, Fields, GroupSizes, Interval, IntRange
+from skfair._audit._report import Estimate, Fields, GroupSizes, Interval, IntRange, PValue
 
 NOT_AVAILABLE = "n/a"
 WIDTH = 96
@@ -48,9 +48,19 @@ def format_cell(cell, digits=4):
         return str(bool(cell))
     if isinstance(cell, (int, np.integer)):
         return f"{int(cell):,}"
+    if isinstance(cell, PValue):
+        return format_p_value(cell)
     if isinstance(cell, (float, np.floating)):
         return format_number(cell, digits)
     return str(cell)
+
+
+def format_p_value(value):
+    """Two significant digits; ``< 1e-300`` for a value that underflowed to 0."""
+    value = float(value)
+    if np.isnan(value):
+        return NOT_AVAILABLE
+    return "< 1e-300" if value == 0 else f"{value:.2g}"
 
 
 def text_columns(rows):
@@ -141,6 +151,27 @@ def render_section_text(section):
 def render_text(sections):
     """The whole report as plain text: the sections separated by blank lines."""
     return "\n\n".join(render_section_text(section) for section in sections) + "\n"
+
+
+def text_heading(command, date):
+    """The first lines of the text report: what made it, with which command, and when."""
+    from skfair import __version__
+
+    title = f"Fairness audit, made by skfair {__version__} on {date}"
+    return f"{title}\n{'#' * len(title)}\n{_shell_lines(f'command: {command}')}\n"
+
+
+def _shell_lines(text):
+    """``text`` (a shell command) in lines of at most WIDTH columns where the words allow,
+    continued with backslashes, so that it can be copied and run again as it stands."""
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > WIDTH - 2:
+            lines.append(line + " \\")
+            line = "    " + word
+        else:
+            line = f"{line} {word}" if line else word
+    return "\n".join([*lines, line])
 
 
 # ----------------------------------------------------------------------------------------------

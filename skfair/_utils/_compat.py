@@ -20,6 +20,7 @@ from sklearn.utils._param_validation import (
 )
 from sklearn.utils._response import _get_response_values
 from sklearn.utils._set_output import _get_output_config
+from sklearn.utils.extmath import _approximate_mode
 from sklearn.utils.metadata_routing import _raise_for_params, _routing_enabled, process_routing
 from sklearn.utils.validation import (
     _check_feature_names_in,
@@ -69,6 +70,7 @@ __all__ = [
     "Interval",
     "Real",
     "StrOptions",
+    "_approximate_mode",
     "_check_feature_names_in",
     "_check_sample_weight",
     "_get_output_config",

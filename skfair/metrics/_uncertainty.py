@@ -360,8 +360,8 @@ def _uncertainty_difference(kind, *, measure, description, example):
             ),
             (
                 "y_proba",
-                "array-like of shape (n_estimators, n_samples, n_classes) or \\\n"
-                "        (n_estimators, n_samples)",
+                "array-like of shape (n_estimators, n_samples, n_classes) or "
+                "(n_estimators, n_samples)",
                 "Member probabilities, as returned by "
                 ":meth:`skfair.ensemble.BootstrapEnsemble.predict_proba_members`, or a binary "
                 "problem's positive-class probabilities.",
