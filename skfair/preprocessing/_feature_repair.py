@@ -26,6 +26,7 @@ from skfair._utils._compat import (
     _get_output_config,
     validate_data,
 )
+from skfair._utils._frames import as_supported_frame
 
 _ON_DASK = (
     "Fit it on an in-memory sample of the rows (e.g. ddf.sample(frac=...).compute()): the maps "
@@ -233,7 +234,8 @@ class FeatureRepair(BarycenterMaps):
         X_repaired : ndarray of shape (n_samples, n_features_out)
             The columns of ``X`` without the sensitive ones; float64 unless categorical
             columns are passed through (an object array then; ``set_output(transform="pandas")``
-            gives a DataFrame that keeps their dtypes, without boxing the numbers).
+            or ``"polars"`` gives a DataFrame that keeps their dtypes, without boxing the
+            numbers).
         """
         check_in_memory("FeatureRepair.fit_transform", X, sensitive_features, hint=_ON_DASK)
         repaired = self._fit(X, y, sensitive_features, sample_weight, in_sample=True)
@@ -314,6 +316,7 @@ class FeatureRepair(BarycenterMaps):
         return numeric, sensitive_features
 
     def _sensitive_and_rest(self, X, sensitive_features, *, reset):
+        X = as_supported_frame(X)  # polars, pyarrow, lazy frames: as pandas
         if hasattr(X, "iloc"):
             validate_data(self, X, skip_check_array=True, reset=reset)
         else:
@@ -332,13 +335,19 @@ class FeatureRepair(BarycenterMaps):
         if not categorical.any():
             return repaired
         _, rest = self._sensitive_and_rest(X, None, reset=False)
-        if _get_output_config("transform", self)["dense"] == "pandas":
+        output = _get_output_config("transform", self)["dense"]
+        if output in ("pandas", "polars"):
             import pandas as pd
 
             columns, numeric = {}, iter(range(repaired.shape[1]))
             for j, name in enumerate(self.get_feature_names_out()):
                 columns[name] = _column(rest, j) if categorical[j] else repaired[:, next(numeric)]
-            return pd.DataFrame(columns, index=getattr(rest, "index", None))
+            frame = pd.DataFrame(columns, index=getattr(rest, "index", None))
+            if output == "pandas":
+                return frame
+            import polars as pl
+
+            return pl.from_pandas(frame)
         out = np.empty((repaired.shape[0], categorical.shape[0]), dtype=object)
         out[:, ~categorical] = repaired
         out[:, categorical] = np.asarray(_columns(rest, categorical), dtype=object)
