@@ -21,15 +21,19 @@ from numbers import Real
 
 import numpy as np
 
+from skfair._stats._sorted import (
+    FEW_CODES,
+    code_bounds,
+    code_order,
+    rows_by_code,
+    small_codes,
+    sort_by_code,
+    sorted_segments,
+)
 from skfair._transport._repair import _BaseRepair
 
 # Cells with fewer calibration rows than this get a warning: their maps are noisy.
 _SMALL_CELL = 10
-
-# Up to this many cells, values are split per cell and searched cell by cell; beyond, one
-# sort by (cell, value) and one vectorised search over integer keys keep the cost independent
-# of the number of cells.
-_CELL_LOOP = 16
 
 # The uses of random numbers, each its own stream of the fitted seed (with the column and the
 # step of the chain): the order of tied calibration rows and the random partial repair of the
@@ -61,18 +65,19 @@ class _Barycenter:
     def __init__(self, values, cells, n_cells, weights, *, keep_order, center="mean"):
         n = values.shape[0]
         self.keys = None
-        if n_cells > _CELL_LOOP:
+        # Few cells are searched cell by cell at transform; many through integer keys.
+        if n_cells > FEW_CODES:
             order, starts, rank, _, self.grid = _rank_by_cell(values, cells, n_cells)
             self.values = values[order]
         elif keep_order or weights is not None:
-            order, starts = _sort_by_cell(values, cells, n_cells)
+            order, starts = sort_by_code(values, cells, n_cells)
             self.values = values[order]
-        else:  # fit alone, unweighted: sorting values is cheaper than sorting indices
-            order, (starts, self.values) = None, _sorted_by_cell(values, cells, n_cells)
+        else:  # fit alone, unweighted: no row order needed
+            order, (self.values, _, starts) = None, sorted_segments(values, cells, n_cells)
         counts = np.diff(starts)
-        sorted_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), counts)
+        sorted_cells = np.repeat(small_codes(np.arange(n_cells), n_cells), counts)
         self.starts = starts
-        if n_cells > _CELL_LOOP:
+        if n_cells > FEW_CODES:
             self.width = 2 * self.grid.shape[0] + 1
             self.keys = sorted_cells.astype(np.int64) * self.width + 2 * rank + 1
             del rank
@@ -80,7 +85,7 @@ class _Barycenter:
         if weights is None:
             # Levels (k+1)/n_b by division: equal rationals of different cells give equal
             # doubles, which the in-sample KS bound needs.
-            if n_cells <= _CELL_LOOP:
+            if n_cells <= FEW_CODES:
                 level = np.concatenate([np.arange(1, count + 1) / count for count in counts])
             else:
                 level = (np.arange(1, n + 1) - starts[sorted_cells]) / counts[sorted_cells]
@@ -203,12 +208,12 @@ class _Barycenter:
         """
         n_cells = self.starts.shape[0] - 1
         if self.keys is None:
-            order, bounds = _sort_by_cell(values, cells, n_cells)
+            order, bounds = sort_by_code(values, cells, n_cells)
             slot, hit, upper = self._locate_per_cell(values[order], bounds)
-            query_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), np.diff(bounds))
         else:
             order, bounds, rank, on_grid, _ = _rank_by_cell(values, cells, n_cells, self.grid)
-            query_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), np.diff(bounds))
+        query_cells = np.repeat(small_codes(np.arange(n_cells), n_cells), np.diff(bounds))
+        if self.keys is not None:
             slot, hit, upper = self._locate_by_keys(query_cells, rank, on_grid)
         slot += query_cells  # position in ``cumulative`` and ``fair``
         out = np.empty(values.shape[0])
@@ -298,7 +303,7 @@ class _Step:
         n_groups = group_attribute_codes.shape[0]
         if attribute is None:
             self.stratum_of_group = np.zeros(n_groups, dtype=np.intp)
-            self.cell_of_group = _small_ints(np.arange(n_groups), n_groups)
+            self.cell_of_group = small_codes(np.arange(n_groups), n_groups)
             self.n_cells = [n_groups]
             return
         later = group_attribute_codes[:, attribute + 1 :]
@@ -315,7 +320,7 @@ class _Step:
         first_pair = np.searchsorted(pair_stratum, pair_stratum, side="left")
         self.stratum_of_group = stratum
         cell_of_group = (np.arange(pairs.shape[0]) - first_pair)[pair_of_group.reshape(-1)]
-        self.cell_of_group = _small_ints(cell_of_group, cell_of_group.max() + 1)
+        self.cell_of_group = small_codes(cell_of_group, cell_of_group.max() + 1)
         self.n_cells = np.bincount(pair_stratum).tolist()
 
 
@@ -483,12 +488,9 @@ def _strata(step, codes):
     if n_strata == 1:
         yield 0, slice(None)
         return
-    stratum = step.stratum_of_group[codes]
-    order = np.argsort(_small_ints(stratum, n_strata), kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(stratum, minlength=n_strata))])
-    for s in range(n_strata):
-        if bounds[s + 1] > bounds[s]:
-            yield s, order[bounds[s] : bounds[s + 1]]
+    for s, rows in enumerate(rows_by_code(step.stratum_of_group[codes], n_strata)):
+        if rows.size:
+            yield s, rows
 
 
 def _positive_rows(rows, positive):
@@ -541,20 +543,6 @@ def _median_quantiles(values, level, starts, levels):
     return out
 
 
-def _sort_by_cell(values, cells, n_cells):
-    """Order of the rows by (cell, value), and the bounds of each cell in that order, for a
-    few cells (one pass over the rows per cell)."""
-    counts = np.bincount(cells, minlength=n_cells)
-    bounds = np.concatenate([[0], np.cumsum(counts)])
-    if n_cells == 1:
-        return np.argsort(values), bounds
-    order = np.empty(values.shape[0], dtype=np.intp)
-    for cell in range(n_cells):
-        rows = np.flatnonzero(cells == cell)
-        order[bounds[cell] : bounds[cell + 1]] = rows[np.argsort(values[rows])]
-    return order, bounds
-
-
 def _rank_by_cell(values, cells, n_cells, grid=None):
     """Order of the rows by (cell, value), cell bounds, and each row's rank in ``grid`` (the
     distinct values, computed when None) with whether it is on the grid. The ranks are found
@@ -571,28 +559,10 @@ def _rank_by_cell(values, cells, n_cells, grid=None):
         rank = np.searchsorted(grid, sorted_values, side="left")
         on_grid = rank < grid.shape[0]
         on_grid[on_grid] = grid[rank[on_grid]] == sorted_values[on_grid]
-    by_cell = np.argsort(_small_ints(cells[value_order], n_cells), kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(cells, minlength=n_cells))])
+    by_cell = code_order(cells[value_order], n_cells)
+    bounds = code_bounds(cells, n_cells)
     on_grid = None if on_grid is None else on_grid[by_cell]
     return value_order[by_cell], bounds, rank[by_cell], on_grid, grid
-
-
-def _sorted_by_cell(values, cells, n_cells):
-    """The bounds of each cell and the values sorted by (cell, value), for few cells."""
-    counts = np.bincount(cells, minlength=n_cells)
-    bounds = np.concatenate([[0], np.cumsum(counts)])
-    if n_cells == 1:
-        return bounds, np.sort(values)
-    return bounds, np.concatenate([np.sort(values[cells == cell]) for cell in range(n_cells)])
-
-
-def _small_ints(codes, n_codes):
-    """Codes in the narrowest integer type: numpy's stable sort is a radix sort up to 16 bits."""
-    if n_codes <= np.iinfo(np.int8).max:
-        return codes.astype(np.int8)
-    if n_codes <= np.iinfo(np.int16).max:
-        return codes.astype(np.int16)
-    return codes
 
 
 def _check_epsilon(epsilon, n_attributes):

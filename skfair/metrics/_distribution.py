@@ -179,7 +179,11 @@ def _compared_pairs(
     scale = power_of_two_scale(y_score)
     side_codes = cell_codes * n_units + unit_of_group[groups.codes]
     n_sides = len(cell_names) * n_units
-    values, sorted_weights, bounds = sorted_segments(y_score * scale, side_codes, n_sides, weights)
+    # One global sort whatever the number of sides: the order of tied scores fixes the
+    # rounding of the cumulative weights, and so the last bits of the results.
+    values, sorted_weights, bounds = sorted_segments(
+        y_score * scale, side_codes, n_sides, weights, few_codes=1
+    )
     counts = np.diff(bounds)
     segment = np.repeat(np.arange(n_sides), counts)
     totals = np.bincount(segment, weights=sorted_weights, minlength=n_sides)
