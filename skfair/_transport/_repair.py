@@ -113,7 +113,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
             The fitted repair.
         """
         if uses_dask(X, y, sensitive_features, sample_weight):
-            return self._fit_from_table(X, y, sensitive_features, sample_weight)
+            return self._fit_on_dask(X, y, sensitive_features, sample_weight)
         self._fit(X, y, sensitive_features, sample_weight, in_sample=False)
         return self
 
@@ -206,8 +206,9 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
             "distinct rows does not do."
         )
 
-    def _fit_from_table(self, X, y, sensitive_features, sample_weight):
-        """Fit on the frequency table of dask calibration data (exact for table fits)."""
+    def _fit_on_dask(self, X, y, sensitive_features, sample_weight):
+        """Fit on dask calibration data: by default on the frequency table of its distinct
+        rows (exact for table fits)."""
         reason = self._table_fit_refusal()
         if reason is not None:
             raise TypeError(
@@ -257,18 +258,25 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
         n_samples = X.shape[0]
         # Equal weights come back as None: the unweighted path gives the same maps, bit for bit.
         weights = check_weights(sample_weight, n_samples)
-        self._seed = draw_seed(self.random_state)
         if sensitive_features is None:
-            warn_no_sensitive_features(self)
-            self._groups = None
-            self.groups_ = [None]
-            self.categories_ = []
-            self.n_groups_ = 1
-            self.group_counts_ = np.array([n_samples])
+            self._record_groups(None, np.array([n_samples]))
             self._fit_identity(X, y)
             return X.copy() if in_sample else None
         groups = factorize_groups(sensitive_features, n_samples=n_samples)
         check_group_weights(groups, weights)
+        self._record_groups(groups, groups.counts())
+        draws = RowRandom(self._seed, np.arange(n_samples))
+        return self._fit_maps(X, y, groups, weights, draws, in_sample=in_sample)
+
+    def _record_groups(self, groups, counts):
+        """Draw the seed and set the fitted group attributes from the calibration rows'
+        :class:`GroupEncoding` (None: no sensitive features) and rows per group."""
+        self._seed = draw_seed(self.random_state)
+        self.group_counts_ = counts
+        if groups is None:
+            warn_no_sensitive_features(self)
+            self._groups, self.groups_, self.categories_, self.n_groups_ = None, [None], [], 1
+            return
         # The per-sample codes are not needed after fit; transform encodes new samples.
         self._groups = replace(
             groups, codes=groups.codes[:0], attribute_codes=groups.attribute_codes[:0]
@@ -276,13 +284,10 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
         self.groups_ = groups.labels
         self.categories_ = list(groups.attribute_labels)
         self.n_groups_ = groups.n_groups
-        self.group_counts_ = groups.counts()
         if groups.named:
             self.sensitive_feature_names_in_ = np.asarray(groups.names, dtype=object)
         elif hasattr(self, "sensitive_feature_names_in_"):
             del self.sensitive_feature_names_in_
-        draws = RowRandom(self._seed, np.arange(n_samples))
-        return self._fit_maps(X, y, groups, weights, draws, in_sample=in_sample)
 
     def _transform(self, X, sensitive_features, *, row_offset):
         """Repair ``X``, whose first row is at position ``row_offset`` of the whole data."""
