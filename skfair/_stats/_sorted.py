@@ -128,14 +128,15 @@ def rows_by_code(codes, n_codes):
     return np.split(code_order(codes, n_codes), code_bounds(codes, n_codes)[1:-1])
 
 
-def sort_by_code(values, codes, n_codes, *, ties="any", few_codes=FEW_CODES):
+def sort_by_code(values, codes, n_codes, *, ties="any", few_codes=FEW_CODES, code_rows=None):
     """Order of the rows by ``(code, value)``, and the bounds of each code's segment in it.
 
     ``ties`` orders rows of equal code and value: ``"any"`` leaves them in any order (the
     fastest sort), ``"rows"`` keeps them in row order (a stable sort), and an array of keys
     orders them by key (then by row). With ``"any"``, up to ``few_codes`` codes are sorted
-    one by one, more by one global sort; the order of tied rows (and so the rounding of sums
-    over them) depends on that choice. O(n log n) whatever the number of codes.
+    one by one (``code_rows``: :func:`rows_by_code` of ``codes``, when the caller has it),
+    more by one global sort; the order of tied rows (and so the rounding of sums over them)
+    depends on that choice. O(n log n) whatever the number of codes.
     """
     bounds = code_bounds(codes, n_codes)
     if not isinstance(ties, str):
@@ -145,16 +146,17 @@ def sort_by_code(values, codes, n_codes, *, ties="any", few_codes=FEW_CODES):
     if n_codes == 1:
         return np.argsort(values), bounds
     if n_codes <= few_codes:
+        if code_rows is None:
+            code_rows = rows_by_code(codes, n_codes)
         order = np.empty(values.shape[0], dtype=np.intp)
-        for code in range(n_codes):
-            rows = np.flatnonzero(codes == code)
+        for code, rows in enumerate(code_rows):
             order[bounds[code] : bounds[code + 1]] = rows[np.argsort(values[rows])]
         return order, bounds
     order = np.argsort(values)
     return order[code_order(codes[order], n_codes)], bounds
 
 
-def sorted_segments(values, codes, n_codes, weights=None, *, few_codes=FEW_CODES):
+def sorted_segments(values, codes, n_codes, weights=None, *, few_codes=FEW_CODES, code_rows=None):
     """Values (and weights) sorted by ``(code, value)``: each code's values sorted, in one
     contiguous segment; ties in any order (see w1_parts and :func:`sort_by_code`).
 
@@ -169,8 +171,10 @@ def sorted_segments(values, codes, n_codes, weights=None, *, few_codes=FEW_CODES
         bounds = code_bounds(codes, n_codes)
         if n_codes == 1:
             return np.sort(values), None, bounds
-        return np.concatenate([np.sort(values[codes == c]) for c in range(n_codes)]), None, bounds
-    order, bounds = sort_by_code(values, codes, n_codes, few_codes=few_codes)
+        if code_rows is None:
+            code_rows = rows_by_code(codes, n_codes)
+        return np.concatenate([np.sort(values[rows]) for rows in code_rows]), None, bounds
+    order, bounds = sort_by_code(values, codes, n_codes, few_codes=few_codes, code_rows=code_rows)
     return values[order], None if weights is None else weights[order], bounds
 
 

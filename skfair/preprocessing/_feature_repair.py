@@ -309,8 +309,11 @@ class FeatureRepair(BarycenterMaps):
                     UserWarning,
                     stacklevel=4,
                 )
+        categorical = self.categorical_features_
         numeric = check_array(
-            _columns(rest, ~self.categorical_features_), dtype=np.float64, ensure_all_finite=False
+            _columns(rest, ~categorical) if categorical.any() else rest,
+            dtype=np.float64,
+            ensure_all_finite=False,
         )
         _check_finite(numeric)
         return numeric, sensitive_features
@@ -320,7 +323,10 @@ class FeatureRepair(BarycenterMaps):
         if hasattr(X, "iloc"):
             validate_data(self, X, skip_check_array=True, reset=reset)
         else:
-            X = validate_data(self, X, dtype=None, ensure_all_finite=False, reset=reset)
+            # Numbers without a sensitive column among them are converted once, here.
+            kind = np.dtype(getattr(X, "dtype", object)).kind
+            dtype = np.float64 if self.sensitive_column is None and kind in "biuf" else None
+            X = validate_data(self, X, dtype=dtype, ensure_all_finite=False, reset=reset)
         sensitive_features, rest = resolve_sensitive(X, sensitive_features, self.sensitive_column)
         if rest.shape[1] == 0:
             raise ValueError(
