@@ -41,7 +41,9 @@ from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
     StrOptions,
+    _check_feature_names,
     _check_feature_names_in,
+    _check_n_features,
     _fit_context,
     validate_data,
 )
@@ -321,7 +323,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
         """``(X as finite float array without the sensitive columns, sensitive values)``."""
         X = as_supported_frame(X)
         if self.sensitive_column is None:
-            X = validate_data(self, X, dtype=np.float64, reset=reset, ensure_all_finite=False)
+            X = validate_floats(self, X, reset=reset)
         else:
             validate_data(self, X, skip_check_array=True, reset=reset)
             sensitive_features, rest = resolve_sensitive(
@@ -332,7 +334,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
                     f"sensitive_column={self.sensitive_column!r} leaves no column to repair; "
                     "the input needs at least one output column besides the sensitive ones."
                 )
-            X = check_array(rest, dtype=np.float64, ensure_all_finite=False)
+            X = as_floats(rest)
         _check_finite(X)
         return X, sensitive_features
 
@@ -371,6 +373,36 @@ class _AtOffset:
 
     def transform(self, X, *, sensitive_features=None):
         return self.repair._transform(X, sensitive_features, row_offset=self.row_offset)
+
+
+def validate_floats(estimator, X, *, reset):
+    """``validate_data(estimator, X, dtype=float64)`` without the finiteness check.
+
+    A 2-D float64 numpy array is returned as it is after the checks of its feature names and
+    number of features, without scikit-learn's search for a dataframe library behind it,
+    which costs more than a small repair itself.
+    """
+    if type(X) is np.ndarray and X.ndim == 2 and X.dtype == np.float64 and 0 not in X.shape:
+        _check_feature_names(estimator, X, reset=reset)
+        _check_n_features(estimator, X, reset=reset)
+        return X
+    return validate_data(estimator, X, dtype=np.float64, reset=reset, ensure_all_finite=False)
+
+
+def as_floats(X):
+    """``check_array(X, dtype=float64)`` without the finiteness check, for input already
+    validated: a float64 numpy array is returned as it is, a pandas DataFrame of numpy
+    numeric columns converted directly."""
+    if type(X) is np.ndarray and X.ndim == 2 and X.dtype == np.float64:
+        return X
+    if (
+        hasattr(X, "iloc")
+        and getattr(X, "ndim", 0) == 2
+        and 0 not in X.shape
+        and all(isinstance(dtype, np.dtype) and dtype.kind in "biuf" for dtype in X.dtypes)
+    ):
+        return X.to_numpy(dtype=np.float64)
+    return check_array(X, dtype=np.float64, ensure_all_finite=False)
 
 
 def _check_finite(X):

@@ -13,12 +13,11 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from sklearn.utils.validation import check_array
 
 from skfair._base import resolve_sensitive
 from skfair._dask import check_in_memory, uses_dask
 from skfair._transport._barycenter import BarycenterMaps
-from skfair._transport._repair import _BaseRepair, _check_finite
+from skfair._transport._repair import _BaseRepair, _check_finite, as_floats, validate_floats
 from skfair._utils._compat import (
     Interval,
     StrOptions,
@@ -310,11 +309,7 @@ class FeatureRepair(BarycenterMaps):
                     stacklevel=4,
                 )
         categorical = self.categorical_features_
-        numeric = check_array(
-            _columns(rest, ~categorical) if categorical.any() else rest,
-            dtype=np.float64,
-            ensure_all_finite=False,
-        )
+        numeric = as_floats(_columns(rest, ~categorical) if categorical.any() else rest)
         _check_finite(numeric)
         return numeric, sensitive_features
 
@@ -325,8 +320,10 @@ class FeatureRepair(BarycenterMaps):
         else:
             # Numbers without a sensitive column among them are converted once, here.
             kind = np.dtype(getattr(X, "dtype", object)).kind
-            dtype = np.float64 if self.sensitive_column is None and kind in "biuf" else None
-            X = validate_data(self, X, dtype=dtype, ensure_all_finite=False, reset=reset)
+            if self.sensitive_column is None and kind in "biuf":
+                X = validate_floats(self, X, reset=reset)
+            else:
+                X = validate_data(self, X, dtype=None, ensure_all_finite=False, reset=reset)
         sensitive_features, rest = resolve_sensitive(X, sensitive_features, self.sensitive_column)
         if rest.shape[1] == 0:
             raise ValueError(
