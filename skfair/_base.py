@@ -1,4 +1,13 @@
-"""Pieces shared by skfair's estimators.
+"""The plumbing shared by skfair's meta-estimators, written once.
+
+- the fit preamble: :func:`check_meta_input` (X), :func:`resolve_sensitive` (the two modes of
+  sensitive features), :func:`require_y`, :func:`fit_groups` / :func:`encode_groups` (group
+  codes, and "no sensitive features" as one group named ``"all"``);
+- metadata: :func:`route_fit_params`, the fit parameters of the wrapped model and of ``cv``
+  with and without metadata routing;
+- dask: :data:`FIT_IN_MEMORY` (the refusal of a fit that trains a model on all rows),
+  :func:`lazy_method` (predictions block by block) and the ``score`` methods of
+  :class:`AccuracyScoreMixin` and :class:`GroupAccuracyScoreMixin`, exact on dask input.
 
 On dask input, a fitted estimator is small: its prediction methods apply it to each block of
 rows in memory and return a lazy dask array (:func:`lazy_method`, the shape of dask-ml's
@@ -10,18 +19,25 @@ that every block is treated exactly as inside the whole data.
 
 from __future__ import annotations
 
+import functools
 import warnings
+from dataclasses import replace
+from inspect import Parameter, signature
 
 import numpy as np
-from sklearn.utils import get_tags
+from sklearn.metrics import accuracy_score
+from sklearn.utils import Bunch, get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from skfair._dask import align, map_row_blocks, reduce_blocks, refuse
+from skfair._dask import align, map_row_blocks, reduce_blocks, refuse, uses_dask
 from skfair._dask._columns import as_numpy
 from skfair._stats._table import DistinctRows
-from skfair._utils._compat import validate_data
+from skfair._utils._compat import _routing_enabled, process_routing, validate_data
 from skfair._utils._frames import as_supported_frame, refuse_dask
-from skfair._utils._groups import rows_from, split_sensitive_column
+from skfair._utils._groups import factorize_groups, rows_from, split_sensitive_column
+
+# The one group of an estimator fitted without sensitive features.
+NO_GROUPS = ["all"]
 
 
 def _model_allows_nan(model):
@@ -87,6 +103,85 @@ def resolve_sensitive(X, sensitive_features, sensitive_column, *, drop=True):
     return sensitive, (rest if drop else X)
 
 
+def require_y(owner, y):
+    """Raise the error of a meta-estimator whose ``fit`` got no target."""
+    if y is None:
+        raise ValueError(
+            f"{type(owner).__name__} requires y to be passed, but the target y is None."
+        )
+
+
+def fit_groups(sensitive, n_samples):
+    """``(codes, labels, encoding)`` of the fitting rows' groups.
+
+    Without sensitive values every row is in one group, labelled ``"all"``, and the encoding
+    is None. Otherwise the encoding keeps only what :func:`encode_groups` needs to encode new
+    rows (not the fitting rows' codes).
+    """
+    if sensitive is None:
+        return np.zeros(n_samples, dtype=np.intp), list(NO_GROUPS), None
+    groups = factorize_groups(sensitive, n_samples=n_samples)
+    empty = np.empty((0, groups.n_attributes), dtype=np.intp)
+    encoding = replace(groups, codes=empty[:, 0], attribute_codes=empty)
+    return groups.codes, groups.labels, encoding
+
+
+def encode_groups(owner, encoding, sensitive, n_samples, *, method="predict"):
+    """Group codes of new rows with the ``encoding`` of :func:`fit_groups`.
+
+    Sensitive values are required exactly when the owner was fitted with them.
+    """
+    if encoding is None:
+        if sensitive is not None:
+            raise ValueError(
+                f"{type(owner).__name__} was fitted without sensitive features; do not pass "
+                f"them to {method} (or refit with them)."
+            )
+        return np.zeros(n_samples, dtype=np.intp)
+    if sensitive is None:
+        raise ValueError(
+            f"{type(owner).__name__} was fitted with sensitive features: pass "
+            f"sensitive_features= to {method} (or use sensitive_column=)."
+        )
+    return encoding.encode(sensitive, n_samples=n_samples)
+
+
+def fit_takes_weights(estimator):
+    """Whether ``estimator.fit`` has a ``sample_weight`` parameter."""
+    return "sample_weight" in signature(estimator.fit).parameters
+
+
+def route_fit_params(owner, fit_params, *, sample_weight=None, sensitive_features=None,
+                     weights_to_model=True):
+    """The parameters of the wrapped model's ``fit`` (and of ``cv``'s ``split``).
+
+    With metadata routing enabled, scikit-learn's :func:`process_routing` of ``owner``'s fit
+    (``sample_weight`` and ``sensitive_features`` are offered to the children that request
+    them). Without, ``fit_params`` go to the model, and ``sample_weight`` too when its
+    ``fit`` takes it. ``weights_to_model=False`` keeps ``sample_weight`` from the model in
+    both cases: the owner passes weights of its own.
+
+    Returns a Bunch like :func:`process_routing`'s: ``.estimator.fit`` and ``.splitter.split``.
+    """
+    if _routing_enabled():
+        routed = process_routing(
+            owner,
+            "fit",
+            sample_weight=sample_weight,
+            sensitive_features=sensitive_features,
+            **fit_params,
+        )
+        model = dict(routed.estimator.fit)
+        split = dict(routed.splitter.split) if "splitter" in routed else {}
+    else:
+        model, split = dict(fit_params), {}
+        if sample_weight is not None and fit_takes_weights(owner.estimator):
+            model["sample_weight"] = sample_weight
+    if not weights_to_model:
+        model.pop("sample_weight", None)
+    return Bunch(estimator=Bunch(fit=model), splitter=Bunch(split=split))
+
+
 def warn_no_sensitive_features(owner):
     """Warn that fitting without sensitive features makes a repair the identity."""
     warnings.warn(
@@ -130,6 +225,62 @@ def _method_block(X, sensitive_features, *, row_offset, estimator, method):
         return getattr(estimator, method)(X, **kwargs)
 
 
+class AccuracyScoreMixin:
+    """``score``: the accuracy of ``predict``, exact on dask input (summed over partitions)."""
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of :meth:`predict` on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights; None weighs every sample equally.
+
+        Returns
+        -------
+        score : float
+            Accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``); on dask
+            collections, exact from the summed weights of right and wrong predictions.
+        """
+        return _accuracy(y, self.predict(X), sample_weight)
+
+
+class GroupAccuracyScoreMixin:
+    """``score`` of an estimator whose ``predict`` takes ``sensitive_features``."""
+
+    def score(self, X, y, sample_weight=None, *, sensitive_features=None):
+        """Accuracy of :meth:`predict` on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights; None weighs every sample equally.
+        sensitive_features : array-like, dict or DataFrame, default=None
+            Sensitive attribute(s), when ``sensitive_column`` is not set.
+
+        Returns
+        -------
+        score : float
+            Accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``); on dask
+            collections, exact from the summed weights of right and wrong predictions.
+        """
+        return _accuracy(y, self.predict(X, sensitive_features=sensitive_features), sample_weight)
+
+
+def _accuracy(y, y_pred, sample_weight):
+    if uses_dask(y_pred, y, sample_weight):
+        return accuracy_on_dask(y, y_pred, sample_weight)
+    return float(accuracy_score(y, y_pred, sample_weight=sample_weight))
+
+
 def accuracy_on_dask(y, y_pred, sample_weight=None):
     """Accuracy of lazy predictions: the weight of the right and of the wrong predictions,
     summed over the partitions (a table of two rows)."""
@@ -143,3 +294,76 @@ def _correct_chunk(statistic, y, y_pred, sample_weight=None):
     y, y_pred = as_numpy(y), as_numpy(y_pred)
     weights = None if sample_weight is None else as_numpy(sample_weight).astype(np.float64)
     return statistic.chunk([np.asarray(y == y_pred, dtype=bool)], weights)
+
+
+def other_library_names(*, parameters=None, method_keywords=None, attributes=None):
+    """Class decorator: the names another library's users reach for get an error naming ours.
+
+    A user coming from fairlearn writes ``constraints=``, ``prefit=True``,
+    ``predict(X, random_state=0)`` or ``_pmf_predict``; Python's own errors ("unexpected
+    keyword argument", "takes 2 positional arguments") do not say what to write instead.
+
+    Parameters
+    ----------
+    parameters : dict, default=None
+        ``{keyword of __init__: what to do instead}``; passing more positional arguments than
+        ``__init__`` takes gets the same treatment, the hint for ``None`` naming the keyword
+        parameters.
+    method_keywords : dict, default=None
+        ``{method name: {keyword: what to do instead}}``.
+    attributes : dict, default=None
+        ``{attribute: what to do instead}``, raised as an AttributeError.
+
+    The wrapped methods keep their signature (``inspect.signature`` follows ``__wrapped__``),
+    so scikit-learn's parameter and metadata introspection sees the class unchanged.
+    """
+    parameters = parameters or {}
+    method_keywords = method_keywords or {}
+    attributes = attributes or {}
+
+    def decorate(cls):
+        cls.__init__ = _refusing(cls, cls.__init__, "__init__", parameters)
+        for method, keywords in method_keywords.items():
+            setattr(cls, method, _refusing(cls, getattr(cls, method), method, keywords))
+        if attributes:
+            previous = cls.__dict__.get("__getattr__")
+
+            def __getattr__(self, name):
+                if name in attributes:
+                    raise AttributeError(
+                        f"{cls.__name__} has no attribute {name!r}: {attributes[name]}"
+                    )
+                if previous is not None:
+                    return previous(self, name)
+                raise AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
+
+            cls.__getattr__ = __getattr__
+        return cls
+
+    return decorate
+
+
+def _refusing(cls, method, name, keywords):
+    positional = [
+        p
+        for p in signature(method).parameters.values()
+        if p.kind in (Parameter.POSITIONAL_ONLY, Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    shown = f"{cls.__name__}()" if name == "__init__" else f"{cls.__name__}.{name}"
+
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        foreign = [keyword for keyword in kwargs if keyword in keywords]
+        if foreign:
+            raise TypeError(
+                f"{shown} got an unexpected keyword argument {foreign[0]!r}: "
+                f"{keywords[foreign[0]]}"
+            )
+        if len(args) > len(positional) and None in keywords:
+            raise TypeError(
+                f"{shown} takes {len(positional) - 1} positional argument(s) but "
+                f"{len(args) - 1} were given: {keywords[None]}"
+            )
+        return method(*args, **kwargs)
+
+    return wrapper

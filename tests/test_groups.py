@@ -208,3 +208,59 @@ def test_privileged_group_string_of_a_one_column_frame_is_one_value():
         privileged_mask(two, "M")
     with pytest.raises(ValueError, match="one value per sensitive attribute"):
         privileged_mask(two, ("M", "b", "x"))
+
+
+def _without_pandas(monkeypatch):
+    """``import pandas`` raises ImportError, as on a base install."""
+    import sys
+
+    class NoPandas:
+        def find_spec(self, name, path=None, target=None):
+            if name.partition(".")[0] == "pandas":
+                raise ImportError("pandas is not installed")
+
+    monkeypatch.delitem(sys.modules, "pandas", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [NoPandas(), *sys.meta_path])
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        np.array([10, 9, 100, 9.0, 1, True, 100], dtype=object),  # numbers: 1.0 and True are 1
+        np.array(["b", "a", "B", "b", "a"], dtype=object),
+        np.array([2.5, -0.0, 0.0, 2.5, 7.0]),
+        np.array(["x", "y", "x"]),
+    ],
+)
+def test_groups_are_the_same_with_and_without_pandas(monkeypatch, column):
+    with_pandas = factorize_groups(column)
+    _without_pandas(monkeypatch)
+    without = factorize_groups(column)
+    assert without.labels == with_pandas.labels
+    np.testing.assert_array_equal(without.codes, with_pandas.codes)
+
+
+def test_one_missing_value_test_sees_every_kind_of_missing():
+    from skfair._utils._groups import is_missing_value, missing_mask
+
+    column = np.array(
+        [None, np.nan, pd.NA, pd.NaT, np.datetime64("NaT"), "nan", "", 0, 0.0, "a"], dtype=object
+    )
+    expected = [True] * 5 + [False] * 5
+    assert missing_mask(column).tolist() == expected
+    assert [is_missing_value(value) for value in column] == expected
+    assert missing_mask(np.array([1.0, np.nan])).tolist() == [False, True]
+    assert missing_mask(np.array(["2020-01-01", "NaT"], dtype="M8[D]")).tolist() == [False, True]
+    assert not missing_mask(np.array([1, 2])).any()
+
+
+def test_mixed_types_raise_or_stay_apart_in_the_one_factoriser():
+    from skfair._utils._groups import factorize_column
+
+    column = np.array([1, "1", 1, None], dtype=object)
+    with pytest.raises(ValueError, match="missing values"):
+        factorize_column(column, "c")
+    with pytest.raises(ValueError, match="mixes value types"):
+        factorize_column(column[:3], "c")
+    values, codes = factorize_column(column, "c", missing="last", mixed="by_type")
+    assert len(values) == 2 and codes[0] == codes[2] != codes[1] and codes[3] == 2

@@ -184,9 +184,12 @@ def test_random_generators_are_made_only_in_utils():
 def _uses_linprog(path):
     """Whether ``path`` imports scipy's ``linprog`` or calls it through ``scipy.optimize``."""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("scipy"):
-            if any(alias.name == "linprog" for alias in node.names):
-                return True
+        if (
+            isinstance(node, ast.ImportFrom)
+            and (node.module or "").startswith("scipy")
+            and any(alias.name == "linprog" for alias in node.names)
+        ):
+            return True
         if isinstance(node, ast.Attribute) and node.attr == "linprog":
             return True
     return False

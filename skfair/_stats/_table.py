@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skfair._utils._groups import _compact, _factorize_column
+from skfair._utils._groups import _compact, factorize_column
 
 # Largest number of value combinations counted densely (one bincount) by ``DistinctRows.chunk``.
 _DENSE_CELLS = 1 << 22
@@ -171,7 +171,7 @@ class DistinctRows:
         joint = np.zeros(n, dtype=np.int64)
         n_joint = 1
         for column, name in zip(keys, self.names):
-            _, codes = _factorize_column(column, name, what="column")
+            _, codes = factorize_column(column, name, what="column")
             n_values = int(codes.max()) + 1 if n else 0
             present, joint = _compact(joint * n_values + codes, n_joint * n_values)
             n_joint = present.shape[0]

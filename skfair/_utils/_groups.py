@@ -155,7 +155,7 @@ class GroupEncoding:
         raise_unseen = handle_unknown == "error"
         attribute_codes = np.empty((columns[0].shape[0], len(columns)), dtype=np.intp)
         for j, (column, name) in enumerate(zip(columns, names)):
-            values, codes = _factorize_column(column, name)
+            values, codes = factorize_column(column, name)
             fitted = self.attribute_labels[j]
             positions = _match_labels(values, fitted, name, raise_unseen=raise_unseen)
             attribute_codes[:, j] = positions[codes]
@@ -222,7 +222,7 @@ def factorize_groups(sensitive_features, *, n_samples=None, argument="sensitive_
     attribute_labels = []
     what = argument.removesuffix("s").replace("_", " ")
     for j, (column, name) in enumerate(zip(columns, names)):
-        values, codes = _factorize_column(column, name, what)
+        values, codes = factorize_column(column, name, what)
         attribute_codes[:, j] = codes
         attribute_labels.append(values)
     dims = tuple(len(labels) for labels in attribute_labels)
@@ -464,7 +464,7 @@ def _column_values(column):
     """A 1-D column as a numpy array, keeping pandas categoricals as they are."""
     dtype = getattr(column, "dtype", None)
     if dtype is not None and getattr(dtype, "name", None) == "category":
-        return column  # handled by _factorize_column through .cat
+        return column  # handled by factorize_column through .cat
     if hasattr(column, "to_numpy"):
         # Nullable pandas dtypes come out as object arrays holding pd.NA, which
         # _factorize_objects reports as missing.
@@ -475,14 +475,41 @@ def _column_values(column):
     return array
 
 
-def _is_missing(values):
-    """Elementwise None / NaN (/ pd.NA) test of an object array."""
+def is_missing_value(value):
+    """Whether one value is missing: None, NaN, pandas' NA or NaT (by type name: pandas is
+    optional, and the answer is the same with and without it)."""
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return True
+    if isinstance(value, str):
+        return False
     try:
-        import pandas as pd
-    except ImportError:
-        # Without pandas there is no pd.NA; NaN is the value unequal to itself.
-        return np.equal(values, None) | np.not_equal(values, values)
-    return np.asarray(pd.isna(values), dtype=bool)
+        return bool(value != value)  # NaN, numpy's NaT
+    except (TypeError, ValueError):  # an array-like value: compared elementwise
+        return False
+
+
+def missing_mask(values):
+    """Elementwise :func:`is_missing_value` of an array of any dtype and shape, vectorised.
+
+    The one test of missing values in skfair: None, NaN, pandas' NA and NaT, whichever
+    optional packages are installed.
+    """
+    array = np.asarray(values)
+    kind = array.dtype.kind
+    if kind in "fc":
+        return np.isnan(array)
+    if kind in "mM":
+        return np.isnat(array)
+    if kind != "O":
+        return np.zeros(array.shape, dtype=bool)
+    try:
+        return np.asarray(np.equal(array, None) | np.not_equal(array, array), dtype=bool)
+    except (TypeError, ValueError):  # pd.NA, whose comparisons are neither True nor False
+        return np.fromiter(
+            (is_missing_value(value) for value in array.ravel().tolist()),
+            dtype=bool,
+            count=array.size,
+        ).reshape(array.shape)
 
 
 def _missing_error(name, position, what="sensitive feature"):
@@ -493,24 +520,68 @@ def _missing_error(name, position, what="sensitive feature"):
     )
 
 
-def _factorize_column(column, name, what="sensitive feature"):
-    """Return ``(sorted distinct values, code of each sample)`` for one attribute.
+def factorize_column(column, name, what="sensitive feature", *, missing="raise", mixed="raise"):
+    """Return ``(sorted distinct values, code of each sample)`` of one column.
 
-    ``what`` and ``name`` say in error messages which column is meant (another per-sample
-    column than a sensitive feature, when the column is a key of a frequency table).
+    The one factoriser of skfair: group codes, the keys of frequency tables and the codes of
+    rows all come from here. Codes follow the sorted order of the values (a categorical's
+    categories keep their order), so they do not depend on the order of the rows.
+
+    ``missing="raise"`` refuses a missing value (None, NaN, pd.NA, NaT) naming the column
+    (``what`` ``name``) and its first row; ``missing="last"`` gives the rows with a missing
+    value the code ``len(values)``. ``mixed="raise"`` refuses an object column mixing value
+    types that would be ambiguous (1 and "1"); ``mixed="by_type"`` keeps them apart and sorts
+    them by type and text.
     """
+    if _is_categorical(column):
+        absent = np.asarray(_categorical(column).codes) < 0
+    else:
+        column = np.asarray(column)
+        if column.ndim != 1:
+            raise ValueError(f"{what} '{name}' must be 1-D, got shape {column.shape}.")
+        absent = missing_mask(column)
+    if not absent.any():
+        return _factorize_present(column, name, what, mixed)
+    if missing == "raise":
+        raise _missing_error(name, int(np.flatnonzero(absent)[0]), what)
+    present = column.iloc[~absent] if hasattr(column, "iloc") else column[~absent]
+    values, present_codes = _factorize_present(present, name, what, mixed)
+    codes = np.full(absent.shape[0], len(values), dtype=np.intp)
+    codes[~absent] = present_codes
+    return values, codes
+
+
+def column_codes(column):
+    """``(n_values, codes)`` of one column, missing values (None, NaN, pd.NA) one value of
+    their own, coded last; value types that do not compare (1 and "a") kept apart.
+
+    The codes of the rows of X (:func:`skfair._utils._rows.row_codes`) and of the row keys of
+    the random draws: the same whichever optional packages are installed.
+    """
+    if _is_categorical(column):  # by value, as any other column, not by category order
+        column = np.asarray(column, dtype=object)
+    values, codes = factorize_column(column, "column", "column", missing="last", mixed="by_type")
+    return len(values) + int(codes.size > 0 and codes.max() == len(values)), codes
+
+
+def _is_categorical(column):
     dtype = getattr(column, "dtype", None)
-    if dtype is not None and getattr(dtype, "name", None) == "category":
-        codes = np.asarray(column.cat.codes, dtype=np.intp)
-        missing = codes < 0
-        if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]), what)
-        categories = np.asarray(column.cat.categories)
+    return dtype is not None and getattr(dtype, "name", None) == "category"
+
+
+def _categorical(column):
+    """The pandas Categorical of a categorical Series, or the Categorical itself."""
+    return column.cat if hasattr(column, "cat") else column
+
+
+def _factorize_present(column, name, what, mixed):
+    """:func:`factorize_column` of a column without missing values."""
+    if _is_categorical(column):
+        codes = np.asarray(_categorical(column).codes, dtype=np.intp)
+        categories = np.asarray(_categorical(column).categories)
         used, codes = _compact(codes, len(categories))
         return categories[used], codes
     array = np.asarray(column)
-    if array.ndim != 1:
-        raise ValueError(f"{what} '{name}' must be 1-D, got shape {array.shape}.")
     kind = array.dtype.kind
     if kind == "b":
         values, codes = _compact(array.astype(np.intp), 2)
@@ -518,19 +589,10 @@ def _factorize_column(column, name, what="sensitive feature"):
     if kind in "iu":
         return _factorize_integers(array)
     if kind == "f":
-        missing = np.isnan(array)
-        if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]), what)
         return _factorize_floats(array)
-    if kind in "US":
-        values, codes = np.unique(array, return_inverse=True)
-        return values, codes.reshape(-1)
     if kind == "O":
-        return _factorize_objects(array, name, what)
-    if kind in "mM":
-        missing = np.isnat(array)
-        if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]), what)
+        return _factorize_objects(array, name, what, mixed)
+    if kind in "USmMc":
         values, codes = np.unique(array, return_inverse=True)
         return values, codes.reshape(-1)
     raise TypeError(f"{what} '{name}' has unsupported dtype {array.dtype}.")
@@ -563,42 +625,49 @@ def _factorize_floats(array):
     return values[order], rank[codes]
 
 
-def _factorize_objects(array, name, what="sensitive feature"):
+def _factorize_objects(array, name, what, mixed):
+    """Values equal under ``==`` are one value (1, 1.0 and True, as for pandas); a hash table
+    (pandas, when installed) finds them in linear time, a sort otherwise: the same values and
+    codes either way."""
     try:
         import pandas as pd
     except ImportError:  # pragma: no cover - exercised without pandas only
         pd = None
     if pd is not None:
         codes, values = pd.factorize(array, sort=False, use_na_sentinel=True)
-        missing = codes < 0
-        if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]), what)
         values = np.asarray(values, dtype=object)
-    else:
-        missing = _is_missing(array)
-        if missing.any():
-            raise _missing_error(name, int(np.flatnonzero(missing)[0]), what)
-        values, codes = np.unique(array.astype(str), return_inverse=True)
+    else:  # pragma: no cover - exercised without pandas only
+        try:
+            values, codes = np.unique(array, return_inverse=True)
+        except TypeError:  # values that do not compare: the type check below names them
+            values, codes = np.unique(_typed_text(array), return_inverse=True)
+            first = np.zeros(len(values), dtype=np.intp)
+            first[codes[::-1]] = np.arange(array.shape[0])[::-1]
+            values = array[first]
         codes = codes.reshape(-1)
-        first = np.zeros(len(values), dtype=np.intp)
-        first[codes[::-1]] = np.arange(array.shape[0])[::-1]
-        values = array[first]
     types = {type(_python_scalar(value)) for value in values}
-    if len(types) > 1 and not types <= {int, float, bool}:
+    if types <= {int, float, bool}:
+        order = np.argsort(np.asarray(values.tolist()), kind="stable")
+    elif len(types) == 1:
+        order = np.argsort(values.astype(str), kind="stable")
+    elif mixed == "raise":
         raise ValueError(
             f"{what} '{name}' mixes value types {sorted(t.__name__ for t in types)}; "
             "values such as 1 and '1' would be ambiguous. Convert the column to one type."
         )
-    if types <= {int, float, bool}:
-        numeric = np.asarray(values.tolist())
-        order = np.argsort(numeric, kind="stable")
-        sorted_values = numeric[order]
     else:
-        order = np.argsort(values.astype(str), kind="stable")
-        sorted_values = values[order]
+        order = np.argsort(_typed_text(values), kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
+    sorted_values = values[order]
+    if types <= {int, float, bool}:
+        sorted_values = np.asarray(sorted_values.tolist())
     return sorted_values, rank[codes]
+
+
+def _typed_text(values):
+    """``type:text`` of each value: values of different types never equal."""
+    return np.array([f"{type(value).__name__}:{value}" for value in values.tolist()])
 
 
 def _compact(codes, n_possible):

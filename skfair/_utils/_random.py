@@ -39,7 +39,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils import check_random_state as _sklearn_check_random_state
 
-from skfair._utils._rows import column_codes
+from skfair._utils._groups import column_codes, is_missing_value
 
 # SplitMix64: the increment of the counter and the output mix.
 GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -164,7 +164,7 @@ def _value_bits(value):
     column holding 1 matches a numeric column holding 1.0; missing values (None, NaN, pd.NA,
     NaT) as NaN; anything else by its type and text, so that 1 and "1" differ.
     """
-    if _is_missing(value):
+    if is_missing_value(value):
         return _NAN_BITS
     if isinstance(value, Real) and not isinstance(value, str):
         try:
@@ -173,18 +173,6 @@ def _value_bits(value):
             pass
     text = f"{type(value).__name__}:{value}".encode("utf-8", "surrogatepass")
     return np.uint64(int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little"))
-
-
-def _is_missing(value):
-    """None, NaN, pandas' NA and NaT (by type name: pandas is optional)."""
-    if value is None or type(value).__name__ in ("NAType", "NaTType"):
-        return True
-    if isinstance(value, str):
-        return False
-    try:
-        return bool(value != value)  # NaN, numpy's NaT
-    except (TypeError, ValueError):  # an array-like value: compared elementwise
-        return False
 
 
 def column_bits(column):

@@ -12,47 +12,7 @@ import math
 import numpy as np
 from scipy import sparse
 
-
-def column_codes(column):
-    """``(n_values, codes)`` of one column: codes follow the sorted distinct values.
-
-    Missing values (None, NaN, pd.NA) are one value of their own, coded last. Values that
-    compare with each other (all numbers, or all strings) sort by value, so 1, 1.0 and True
-    are one value, as they are for pandas; a column mixing types that do not compare (1 and
-    "a") sorts type-qualified text, so that 1 and "1" stay distinct. The codes do not depend on
-    which optional packages are installed: a bootstrap draw over them (``BootstrapEnsemble``)
-    is the same with and without pandas.
-    """
-    if isinstance(column, np.ndarray) and column.dtype.kind in "biufcmM":
-        values, codes = np.unique(column, return_inverse=True)
-        return len(values), codes.reshape(-1)
-    column = np.asarray(column, dtype=object)
-    missing = _missing(column)
-    present = column[~missing]
-    try:
-        values, present_codes = np.unique(present, return_inverse=True)
-    except TypeError:  # values that do not compare, e.g. 1 and "a"
-        keys = np.array([f"{type(value).__name__}:{value}" for value in present.tolist()])
-        values, present_codes = np.unique(keys, return_inverse=True)
-    codes = np.full(column.shape[0], len(values), dtype=np.int64)
-    codes[~missing] = present_codes.reshape(-1)
-    return len(values) + int(missing.any()), codes
-
-
-def _missing(column):
-    """Elementwise None / NaN / pd.NA test of an object array, without importing pandas."""
-    try:
-        return np.asarray(np.equal(column, None) | np.not_equal(column, column), dtype=bool)
-    except TypeError:  # pd.NA, whose comparisons are neither True nor False
-        return np.array(
-            [
-                value is None
-                or type(value).__name__ == "NAType"
-                or (isinstance(value, (float, np.floating)) and value != value)
-                for value in column.tolist()
-            ],
-            dtype=bool,
-        )
+from skfair._utils._groups import column_codes
 
 
 def row_codes(X):

@@ -14,7 +14,7 @@ from sklearn.utils.validation import column_or_1d
 
 from skfair._utils._compat import _check_sample_weight
 from skfair._utils._frames import collect_lazy, refuse_dask
-from skfair._utils._groups import _is_missing, data_row, factorize_groups
+from skfair._utils._groups import data_row, factorize_groups, missing_mask
 
 _NOT_LABELS = (
     "continuous",
@@ -82,7 +82,7 @@ def check_label_values(y, name, sample_axis=0):
         raise ValueError(f"{name} has NaN values (first at {_where(position, sample_axis)}).")
     if y.dtype.kind != "O":
         return
-    missing = _is_missing(y)
+    missing = missing_mask(y)
     if missing.any():
         position = np.unravel_index(np.argmax(missing), y.shape)
         raise ValueError(

@@ -25,7 +25,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from skfair._base import _model_allows_nan, accuracy_on_dask, check_meta_input
+from skfair._base import AccuracyScoreMixin, _model_allows_nan, check_meta_input
 from skfair._dask import map_row_blocks, refuse, uses_dask
 from skfair._stats._votes import entropy as _entropy
 from skfair._stats._votes import label_stability_from_codes as _label_stability_from_codes
@@ -63,7 +63,7 @@ def _estimator_has(attr):
     return check
 
 
-class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """Bootstrap replicas of a classifier, with per-sample stability and uncertainty.
 
     Each of the ``n_estimators`` members is a clone of ``estimator`` fitted on
@@ -383,27 +383,6 @@ class BootstrapEnsemble(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             epistemic=_entropy(proba.mean(axis=0)) - member_entropy,
             aleatoric=member_entropy,
         )
-
-    def score(self, X, y, sample_weight=None):
-        """Accuracy of :meth:`predict` (on dask input: summed over the partitions).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input data.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; None weighs every sample equally.
-
-        Returns
-        -------
-        score : float
-            Accuracy of :meth:`predict` on ``X`` against ``y`` (weighted by ``sample_weight``).
-        """
-        if uses_dask(X, y, sample_weight):
-            return accuracy_on_dask(y, self.predict(X), sample_weight)
-        return super().score(X, y, sample_weight=sample_weight)
 
     def _lazy(self, method, X, trailing_shape, dtype=np.float64):
         """Lazy ``method(X)`` of dask input, block of rows by block (samples first)."""

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from skfair._utils._groups import missing_mask
 from skfair._utils._validation import check_labels
 
 # Encoded features beyond this size are refused before anything is allocated: one-hot
@@ -109,7 +110,7 @@ def _column_values(column, name):
     """``(values, None)`` for a numeric column, ``(levels, codes)`` for a categorical one."""
     dtype = getattr(column, "dtype", None)
     is_category = getattr(dtype, "name", "") == "category"
-    missing = _missing(column)
+    missing = missing_mask(column.to_numpy() if hasattr(column, "to_numpy") else column)
     if missing.any():
         raise ValueError(
             f"X column {name!r} has missing values (first at row {np.argmax(missing)}). Impute "
@@ -125,27 +126,6 @@ def _column_values(column, name):
         return _numeric(values[:, None], [name])[:, 0], None
     levels, codes = np.unique(values.astype(object).astype(str), return_inverse=True)
     return levels, codes
-
-
-def _missing(column):
-    """Boolean mask of missing entries: None, NaN, pandas' NA and NaT."""
-    if hasattr(column, "isna"):
-        return np.asarray(column.isna(), dtype=bool)
-    values = np.asarray(column)
-    if values.dtype.kind == "f":
-        return np.isnan(values)
-    if values.dtype.kind != "O":
-        return np.zeros(values.shape, dtype=bool)
-    return np.array([_is_missing(v) for v in values], dtype=bool)
-
-
-def _is_missing(value):
-    if value is None:
-        return True
-    try:
-        return bool(value != value)
-    except TypeError:  # pandas' NA has no truth value
-        return True
 
 
 def _check_encoded_size(columns, names, n):

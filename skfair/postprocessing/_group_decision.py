@@ -12,50 +12,32 @@ rule reads them) and has the parameters ``estimator``, ``cv``, ``sensitive_colum
 
 from __future__ import annotations
 
-from dataclasses import replace
-from inspect import signature
-
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
-from sklearn.metrics import accuracy_score
 from sklearn.model_selection import check_cv
-from sklearn.utils import Bunch, get_tags
+from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.validation import check_is_fitted, indexable
 
-from skfair._base import _model_allows_nan, accuracy_on_dask, check_meta_input, resolve_sensitive
-from skfair._dask import uses_dask
+from skfair._base import (
+    GroupAccuracyScoreMixin,
+    _model_allows_nan,
+    check_meta_input,
+    encode_groups,
+    fit_groups,
+    resolve_sensitive,
+)
 from skfair._utils._compat import (
     _check_method_params,
-    _routing_enabled,
     _safe_indexing,
-    process_routing,
 )
-from skfair._utils._groups import factorize_groups
 from skfair._utils._random import draw_choices, row_keys
 
 
-class GroupDecisionMixin:
+class GroupDecisionMixin(GroupAccuracyScoreMixin):
     """Model fitting, scores and group codes of a per-group decision rule."""
-
-    def _route_fit_params(self, sample_weight, sensitive_features, fit_params):
-        if _routing_enabled():
-            return process_routing(
-                self,
-                "fit",
-                sample_weight=sample_weight,
-                sensitive_features=sensitive_features,
-                **fit_params,
-            )
-        params = dict(fit_params)
-        if (
-            sample_weight is not None
-            and "sample_weight" in signature(self.estimator.fit).parameters
-        ):
-            params["sample_weight"] = sample_weight
-        return Bunch(estimator=Bunch(fit=params), splitter=Bunch(split={}))
 
     def _fit_model(self, X, y, routed):
         """Set ``estimator_`` and return the scores the rule is chosen on."""
@@ -92,15 +74,8 @@ class GroupDecisionMixin:
 
     def _fit_groups(self, sensitive, n_samples):
         """Group codes of the fitting rows; sets ``groups_`` and the encoding of new rows."""
-        if sensitive is None:
-            self.groups_, self._encoding = ["all"], None
-            return np.zeros(n_samples, dtype=np.intp), 1
-        groups = factorize_groups(sensitive, n_samples=n_samples)
-        self.groups_ = groups.labels
-        # Keep only what is needed to encode new samples (not the training codes).
-        empty = np.empty((0, groups.n_attributes), dtype=np.intp)
-        self._encoding = replace(groups, codes=empty[:, 0], attribute_codes=empty)
-        return groups.codes, groups.n_groups
+        codes, self.groups_, self._encoding = fit_groups(sensitive, n_samples)
+        return codes, len(self.groups_)
 
     def _scores_and_codes(self, X, sensitive_features):
         """The model's scores of new rows, their group codes and X as the model sees it."""
@@ -110,19 +85,7 @@ class GroupDecisionMixin:
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
         scores = self._scores(self.estimator_, X_model)
-        if self._encoding is None:
-            if sensitive is not None:
-                raise ValueError(
-                    f"{type(self).__name__} was fitted without sensitive features; do not pass "
-                    "them at predict time (or refit with them)."
-                )
-            return scores, np.zeros(scores.shape[0], dtype=np.intp), X_model
-        if sensitive is None:
-            raise ValueError(
-                f"{type(self).__name__} was fitted with sensitive features: pass "
-                "sensitive_features= to predict (or use sensitive_column=)."
-            )
-        codes = self._encoding.encode(sensitive, n_samples=scores.shape[0])
+        codes = encode_groups(self, self._encoding, sensitive, scores.shape[0])
         return scores, codes, X_model
 
     def _draw(self, shares, rows, X_model, key_scores, codes, order=()):
@@ -140,30 +103,6 @@ class GroupDecisionMixin:
         return draw_choices(
             shares, keys, codes[rows], self._seed, sampling=self.sampling, order=order
         )
-
-    def score(self, X, y, sample_weight=None, *, sensitive_features=None):
-        """Accuracy of the decisions.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; None weighs every sample equally.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
-
-        Returns
-        -------
-        score : float
-            Accuracy of :meth:`predict` on ``X`` against ``y`` (weighted by ``sample_weight``).
-        """
-        y_pred = self.predict(X, sensitive_features=sensitive_features)
-        if uses_dask(y_pred, y, sample_weight):
-            return accuracy_on_dask(y, y_pred, sample_weight)
-        return accuracy_score(y, y_pred, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

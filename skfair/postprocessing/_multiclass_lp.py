@@ -44,6 +44,7 @@ from scipy.sparse import coo_matrix
 from sklearn.exceptions import ConvergenceWarning
 
 from skfair._linprog import solve_lp
+from skfair._utils._groups import _compact as compact_codes
 
 CONSTRAINTS = ("demographic_parity", "equalized_odds")
 OBJECTIVES = ("accuracy", "balanced_accuracy")
@@ -544,5 +545,4 @@ def _same_partition(a, b):
 
 def _compact(keys):
     """Consecutive integer ids of non-negative integer ``keys``, in the keys' order."""
-    present = np.bincount(keys) > 0
-    return (np.cumsum(present) - 1)[keys]
+    return compact_codes(keys, int(keys.max()) + 1 if keys.size else 0)[1]

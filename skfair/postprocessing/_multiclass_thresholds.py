@@ -17,6 +17,7 @@ from skfair._base import (
     check_meta_input,
     lazy_method,
     resolve_sensitive,
+    route_fit_params,
 )
 from skfair._dask import uses_dask
 from skfair._utils._compat import (
@@ -294,7 +295,9 @@ class MulticlassGroupThresholdClassifier(
         weights = check_weights(sample_weight, n_samples)
         weights = np.ones(n_samples) if weights is None else weights
         codes, n_groups = self._fit_groups(sensitive, n_samples)
-        routed = self._route_fit_params(sample_weight, sensitive_features, fit_params)
+        routed = route_fit_params(
+            self, fit_params, sample_weight=sample_weight, sensitive_features=sensitive_features
+        )
         probabilities = self._fit_model(X_model, y, routed)
         self._fit_rule(probabilities, weights, codes, n_groups)
         self._seed = draw_seed(self.random_state)

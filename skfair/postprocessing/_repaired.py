@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import warnings
-from inspect import signature
 from numbers import Real
 
 import numpy as np
@@ -23,7 +22,7 @@ from sklearn.base import (
     is_classifier,
 )
 from sklearn.frozen import FrozenEstimator
-from sklearn.metrics import accuracy_score, r2_score
+from sklearn.metrics import r2_score
 from sklearn.model_selection import check_cv, cross_val_predict
 from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
@@ -33,11 +32,14 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import (
     FIT_IN_MEMORY,
+    GroupAccuracyScoreMixin,
     _model_allows_nan,
-    accuracy_on_dask,
     check_meta_input,
+    fit_takes_weights,
     lazy_method,
+    require_y,
     resolve_sensitive,
+    route_fit_params,
     warn_no_sensitive_features,
 )
 from skfair._dask import refuse, uses_dask
@@ -47,8 +49,6 @@ from skfair._utils._compat import (
     HasMethods,
     StrOptions,
     _fit_context,
-    _routing_enabled,
-    process_routing,
 )
 from skfair._utils._response import (
     DECISION_METHODS,
@@ -102,12 +102,11 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None."
-            )
+        require_y(self, y)
         y = self._check_targets(y)
-        estimator_params = self._estimator_fit_params(sample_weight, sensitive_features, fit_params)
+        estimator_params = route_fit_params(
+            self, fit_params, sample_weight=sample_weight, sensitive_features=sensitive_features
+        ).estimator.fit
         method = self._response_method()
         if isinstance(self.estimator, FrozenEstimator):
             self.estimator_ = self.estimator
@@ -131,7 +130,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         self._n_response_columns = response.shape[1]
         repair_params = {}
         if sample_weight is not None:
-            if "sample_weight" in signature(self.repair.fit).parameters:
+            if fit_takes_weights(self.repair):
                 repair_params["sample_weight"] = sample_weight
             else:
                 warnings.warn(
@@ -148,24 +147,6 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
             self.repair_ = clone(self.repair).fit(
                 response, y, sensitive_features=sensitive, **repair_params
             )
-
-    def _estimator_fit_params(self, sample_weight, sensitive_features, fit_params):
-        if _routing_enabled():
-            routed = process_routing(
-                self,
-                "fit",
-                sample_weight=sample_weight,
-                sensitive_features=sensitive_features,
-                **fit_params,
-            )
-            return routed.estimator.fit
-        params = dict(fit_params)
-        if (
-            sample_weight is not None
-            and "sample_weight" in signature(self.estimator.fit).parameters
-        ):
-            params["sample_weight"] = sample_weight
-        return params
 
     def _at_row_offset(self, row_offset):
         """A copy whose repair treats rows that start at ``row_offset`` of the whole data."""
@@ -211,7 +192,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         return tags
 
 
-class RepairedClassifier(ClassifierMixin, _RepairedBase):
+class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase):
     """A classifier whose scores are repaired towards group fairness.
 
     The wrapped classifier is fitted on ``(X, y)``; the repair (for instance
@@ -452,30 +433,6 @@ class RepairedClassifier(ClassifierMixin, _RepairedBase):
             )
         repaired = self._repaired(X, sensitive_features)
         return repaired[:, 0] if repaired.shape[1] == 1 else repaired
-
-    def score(self, X, y, sample_weight=None, *, sensitive_features=None):
-        """Accuracy of the repaired predictions.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; None weighs every sample equally.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
-
-        Returns
-        -------
-        score : float
-            Accuracy of the repaired predictions (weighted by ``sample_weight``).
-        """
-        y_pred = self.predict(X, sensitive_features=sensitive_features)
-        if uses_dask(y_pred, y, sample_weight):
-            return accuracy_on_dask(y, y_pred, sample_weight)
-        return accuracy_score(y, y_pred, sample_weight=sample_weight)
 
 
 class RepairedRegressor(RegressorMixin, _RepairedBase):

@@ -18,7 +18,10 @@ from skfair._base import (
     FIT_IN_MEMORY,
     check_meta_input,
     lazy_method,
+    other_library_names,
+    require_y,
     resolve_sensitive,
+    route_fit_params,
 )
 from skfair._dask import uses_dask
 from skfair._utils._compat import (
@@ -47,6 +50,35 @@ from skfair.postprocessing._threshold_lp import (
 _COST_KEYS = ("false_positive", "false_negative")
 
 
+@other_library_names(
+    parameters={
+        None: "every parameter after the estimator is a keyword, e.g. "
+        "GroupThresholdClassifier(model, constraint='equalized_odds').",
+        "constraints": "the parameter is constraint= (fairlearn's constraints=), with the "
+        "same names: 'demographic_parity', 'equalized_odds', 'true_positive_rate_parity', ...",
+        "prefit": "there is no prefit=; wrap a fitted model in "
+        "sklearn.frozen.FrozenEstimator (fairlearn's prefit=True), or pass an unfitted one "
+        "to fit it with cv.",
+        "predict_method": "the parameter is response_method= (fairlearn's predict_method=): "
+        "'auto', 'predict_proba', 'decision_function' or 'predict'.",
+        "grid_size": "there is no grid: the thresholds are exact, taken over every distinct "
+        "score (fairlearn's grid_size= approximates them).",
+        "flip": "there is no flip=: the rules are the randomised thresholds of the upper "
+        "convex hull of each group's ROC curve; negate a score that decreases with the "
+        "positive class.",
+    },
+    method_keywords={
+        "predict": {
+            "random_state": "the decisions are drawn from the random_state given at "
+            "construction, keyed on each row, so a row gets the same decision on every "
+            "call (fairlearn draws anew at each predict(X, random_state=...)).",
+        },
+    },
+    attributes={
+        "_pmf_predict": "the probability of a positive decision of each row is "
+        "decision_probability(X, sensitive_features=...) (fairlearn's _pmf_predict).",
+    },
+)
 class GroupThresholdClassifier(
     GroupDecisionMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
 ):
@@ -363,17 +395,16 @@ class GroupThresholdClassifier(
         n_samples = y.shape[0]
         weights = check_weights(sample_weight, n_samples)
         codes, n_groups = self._fit_groups(sensitive, n_samples)
-        routed = self._route_fit_params(sample_weight, sensitive_features, fit_params)
+        routed = route_fit_params(
+            self, fit_params, sample_weight=sample_weight, sensitive_features=sensitive_features
+        )
         scores = self._fit_model(X_model, y, routed)
         self._fit_rules(scores, y == self.pos_label_, weights, codes, n_groups)
         self._seed = draw_seed(self.random_state)
         return self
 
     def _check_binary_target(self, y):
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None."
-            )
+        require_y(self, y)
         y = column_or_1d(y, warn=True)
         classes = np.unique(y)
         if len(classes) != 2:

@@ -19,11 +19,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import (
+    AccuracyScoreMixin,
     _model_allows_nan,
-    accuracy_on_dask,
     check_meta_input,
     lazy_method,
+    require_y,
     resolve_sensitive,
+    route_fit_params,
 )
 from skfair._dask import check_in_memory, is_dask_collection, uses_dask
 from skfair._utils._compat import (
@@ -34,7 +36,6 @@ from skfair._utils._compat import (
     StrOptions,
     _fit_context,
     _routing_enabled,
-    process_routing,
     validate_params,
 )
 from skfair._utils._groups import factorize_groups
@@ -124,7 +125,7 @@ def reweighing_weights(y, *, sensitive_features, sample_weight=None):
 # the meta-estimator
 
 
-class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """A classifier trained on reweighed data: every group gets the same label distribution.
 
     ``fit`` computes :func:`reweighing_weights` from the labels and the sensitive features and
@@ -267,17 +268,20 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
-        if y is None:
-            raise ValueError(
-                "ReweighingClassifier requires y to be passed, but the target y is None."
-            )
+        require_y(self, y)
         check_classification_targets(y)
         y = column_or_1d(y, warn=True)
         n_samples = y.shape[0]
         # The model gets the user's weights on their own scale (its regularisation may
         # depend on it); the factors depend on their ratios only.
         user_weights = check_weights(sample_weight, n_samples, keep_scale=True)
-        params = self._model_fit_params(sample_weight, sensitive_features, fit_params)
+        params = route_fit_params(
+            self,
+            fit_params,
+            sample_weight=sample_weight,
+            sensitive_features=sensitive_features,
+            weights_to_model=False,
+        ).estimator.fit
         classes, y_codes = np.unique(y, return_inverse=True)
         y_codes = y_codes.reshape(-1)
         if sensitive is None:
@@ -310,21 +314,6 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         else:
             self.estimator_.fit(X_model, y, **{weight_parameter: weights}, **params)
         return self
-
-    def _model_fit_params(self, sample_weight, sensitive_features, fit_params):
-        """The fit parameters of the model, without ``sample_weight`` (set here)."""
-        if _routing_enabled():
-            routed = process_routing(
-                self,
-                "fit",
-                sample_weight=sample_weight,
-                sensitive_features=sensitive_features,
-                **fit_params,
-            )
-            params = dict(routed.estimator.fit)
-            params.pop("sample_weight", None)
-            return params
-        return dict(fit_params)
 
     def _model_input(self, X):
         check_is_fitted(self)
@@ -430,27 +419,6 @@ class ReweighingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             )
         X_model = self._model_input(X)
         return self.estimator_.decision_function(X_model)
-
-    def score(self, X, y, sample_weight=None):
-        """Accuracy of :meth:`predict` on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; None weighs every sample equally.
-
-        Returns
-        -------
-        score : float
-            On dask collections, exact from the summed weights of right and wrong predictions.
-        """
-        if uses_dask(X, y, sample_weight):
-            return accuracy_on_dask(y, self.predict(X), sample_weight)
-        return super().score(X, y, sample_weight=sample_weight)
 
     def get_metadata_routing(self):
         """Get metadata routing of this object.

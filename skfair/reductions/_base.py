@@ -16,11 +16,14 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import (
+    NO_GROUPS,
     _model_allows_nan,
     accuracy_on_dask,
     check_meta_input,
     lazy_method,
+    require_y,
     resolve_sensitive,
+    route_fit_params,
 )
 from skfair._dask import check_in_memory, is_dask_collection, uses_dask
 from skfair._utils._compat import (
@@ -31,8 +34,6 @@ from skfair._utils._compat import (
     Real,
     StrOptions,
     _num_samples,
-    _routing_enabled,
-    process_routing,
 )
 from skfair._utils._groups import factorize_groups
 from skfair._utils._random import draw_seed, row_keys, row_uniforms
@@ -148,7 +149,13 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
             )
         self.groups_ = data.group_labels
         self._seed = draw_seed(self.random_state)
-        fit_params = self._route_fit_params(sample_weight, sensitive_features, fit_params)
+        fit_params = route_fit_params(
+            self,
+            fit_params,
+            sample_weight=sample_weight,
+            sensitive_features=sensitive_features,
+            weights_to_model=False,  # the reductions pass their own weights
+        ).estimator.fit
         moments = self._moments(data)
         self.constraint_names_ = list(moments.names)
         classes = None if regression else self.classes_
@@ -191,10 +198,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None."
-            )
+        require_y(self, y)
         y = column_or_1d(y, warn=True)
         if y.shape[0] != X_model.shape[0]:
             raise ValueError(
@@ -217,7 +221,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
                     f"{self.classes_.tolist()} seen at fit."
                 )
         if sensitive is None:
-            codes, group_labels, groups = np.zeros(n_samples, np.intp), ["all"], None
+            codes, group_labels, groups = np.zeros(n_samples, np.intp), list(NO_GROUPS), None
         else:
             groups = factorize_groups(sensitive, n_samples=n_samples)
             codes, group_labels = groups.codes, groups.labels
@@ -264,7 +268,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         """
         check_is_fitted(self, "weights_")
         data = self._data(X, y, sample_weight, sensitive_features, reset=False)
-        if data.groups is None and self.groups_ != ["all"]:
+        if data.groups is None and self.groups_ != NO_GROUPS:
             raise ValueError(
                 f"{type(self).__name__} was fitted with sensitive features: pass "
                 "sensitive_features= (or fit with sensitive_column=) to evaluate its disparity."
@@ -323,21 +327,6 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
                 f"pos_label={self.pos_label!r} is not one of the classes {classes.tolist()}."
             )
         return int(matches[0])
-
-    def _route_fit_params(self, sample_weight, sensitive_features, fit_params):
-        if _routing_enabled():
-            routed = process_routing(
-                self,
-                "fit",
-                sample_weight=sample_weight,
-                sensitive_features=sensitive_features,
-                **fit_params,
-            )
-            params = dict(routed.estimator.fit)
-        else:
-            params = dict(fit_params)
-        params.pop("sample_weight", None)  # the reductions pass their own weights
-        return params
 
     def _set_members(self, problem, weights):
         """Keep the hypotheses and the mixture weights; report the fit on the training data."""

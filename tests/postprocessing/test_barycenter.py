@@ -17,8 +17,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skfair.postprocessing import BarycenterRepair
 from skfair._transport import _barycenter as barycenter_module
+from skfair.postprocessing import BarycenterRepair
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Groups .* have fewer than 10 calibration rows:UserWarning"

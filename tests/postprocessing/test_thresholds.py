@@ -1,6 +1,8 @@
 """GroupThresholdClassifier: optimality against a brute-force oracle, exact constraints,
 randomisation, and the scikit-learn contract."""
 
+import inspect
+
 import numpy as np
 import pytest
 import sklearn
@@ -543,3 +545,38 @@ def test_clear_errors():
     with pytest.raises(ValueError, match="positive class has zero total sample weight"):
         clone(clf).fit(X, y, sample_weight=(y == 0).astype(float), sensitive_features=group)
     assert not hasattr(clf, "predict_proba")
+
+
+def test_fairlearn_habits_get_messages_that_name_our_parameters():
+    """ThresholdOptimizer's names (constraints=, prefit=, predict_method=, positional
+    arguments, predict(random_state=), _pmf_predict) are met with our parameter's name."""
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression()
+    habits = [
+        (lambda: GroupThresholdClassifier(model, "demographic_parity"), "constraint="),
+        (lambda: GroupThresholdClassifier(model, constraints="equalized_odds"), "constraint="),
+        (lambda: GroupThresholdClassifier(model, prefit=True), "FrozenEstimator"),
+        (lambda: GroupThresholdClassifier(model, predict_method="auto"), "response_method="),
+        (lambda: GroupThresholdClassifier(model, grid_size=1000), "exact"),
+        (lambda: GroupThresholdClassifier(model, flip=True), "upper convex hull"),
+    ]
+    for make, named in habits:
+        with pytest.raises(TypeError, match=named):
+            make()
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
+    group = np.arange(200) % 2
+    fitted = GroupThresholdClassifier(model, random_state=0).fit(X, y, sensitive_features=group)
+    with pytest.raises(TypeError, match="random_state given at construction"):
+        fitted.predict(X, sensitive_features=group, random_state=0)
+    with pytest.raises(AttributeError, match="decision_probability"):
+        fitted._pmf_predict(X, sensitive_features=group)
+    # The wrappers change nothing else: same signature, parameters and decisions.
+    assert "random_state" not in inspect.signature(GroupThresholdClassifier.predict).parameters
+    assert "constraint" in GroupThresholdClassifier(model).get_params()
+    np.testing.assert_array_equal(
+        fitted.predict(X, sensitive_features=group),
+        clone(fitted).fit(X, y, sensitive_features=group).predict(X, sensitive_features=group),
+    )
