@@ -19,6 +19,9 @@ Times are CPU seconds of this process (``time.process_time``), the minimum over 
 (at 10^5 rows and more: skfair 3 calls, the peers one; below, both 7 calls, since a call there
 takes milliseconds and one call measures the load as much as the code). Small sizes are where
 fixed per-call costs (validation, frames, group encoding) show; ``--n`` takes several sizes.
+BLAS runs on one thread for every library (``threadpool_limits(1)``): CPU time counts every
+thread of the process, and on a loaded machine idle BLAS threads spinning in fairlearn's
+least squares made it look up to 20 times slower than it is.
 
 Real data (``skfair.datasets``: Adult with its test split, German credit and Bank marketing
 split 70/30, stratified, seed 0): a logistic regression on one-hot encoded categorical and
@@ -51,6 +54,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from threadpoolctl import threadpool_limits
 
 from skfair.datasets import load_adult, load_bank_marketing, load_german_credit
 from skfair.metrics import statistical_parity_difference
@@ -382,14 +386,16 @@ def main():
     load = os.getloadavg()
     if not args.skip_speed:
         lines += [
-            f"Speed, {N_COLUMNS} numeric columns, 4 groups; CPU seconds, minimum over repeated "
-            "calls (from 10^5 rows: skfair 3, peers 1; below: 7 each).",
+            f"Speed, {N_COLUMNS} numeric columns, 4 groups; CPU seconds with BLAS on one thread, "
+            "minimum over repeated calls (from 10^5 rows: skfair 3, peers 1; below: 7 each).",
             "",
             "| n | task | skfair s | peer s | peer / skfair | check |",
             "|---:|---|---:|---:|---:|---|",
         ]
         for n in args.n:
-            for task, ours, theirs, check in speed(n):
+            with threadpool_limits(1):
+                rows = speed(n)
+            for task, ours, theirs, check in rows:
                 lines.append(
                     f"| {n:,} | {task} | {ours:.4f} | {theirs:.4f} | **{theirs / ours:.1f}x** "
                     f"| {check} |"
