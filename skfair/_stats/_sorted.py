@@ -195,27 +195,12 @@ def merge_sorted(values0, weights0, values1, weights1):
     )
 
 
-def quantile_envelopes(sorted_values, weights, n_levels):
-    """Bounds of the quantile function on each of ``n_levels`` equal slices of (0, 1].
-
-    On the slice ``(k / L, (k + 1) / L]`` the lower quantile ``Q`` is non-decreasing, so it
-    lies between ``Q(k / L)`` (the minimum for k = 0) and ``Q((k + 1) / L)``.
-
-    Returns
-    -------
-    low, high : ndarray of shape (n_levels,)
-    """
-    levels = np.arange(1, n_levels + 1) / n_levels
-    high = quantile_at(sorted_values, weights, levels)
-    low = np.concatenate([[sorted_values[0]], high[:-1]])
-    return low, high
-
-
 def w1_upper_bounds(low, high, first, second):
     """Upper bounds of W1 between the samples ``first[i]`` and ``second[i]``.
 
-    ``W1 = integral over (0, 1] of |Q_a(u) - Q_b(u)| du``; on each slice of
-    :func:`quantile_envelopes` the integrand is at most ``max(high_a - low_b, high_b - low_a)``.
+    ``W1 = integral over (0, 1] of |Q_a(u) - Q_b(u)| du``; on each of ``n_levels`` equal
+    slices of (0, 1], where every lower quantile function ``Q`` lies between ``low`` and
+    ``high``, the integrand is at most ``max(high_a - low_b, high_b - low_a)``.
 
     Parameters
     ----------

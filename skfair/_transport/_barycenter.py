@@ -375,12 +375,12 @@ class BarycenterMaps(_BaseRepair):
         return None
 
     def _fit_identity(self, X, y):
-        _check_epsilon(self.epsilon, None)
+        check_shares(self.epsilon, None)
         self.w2_dispersion_ = np.zeros(X.shape[1])
         self.sequential_ = False
 
     def _fit_maps(self, X, y, groups, sample_weight, draws, *, in_sample):
-        epsilons = _check_epsilon(self.epsilon, groups.n_attributes)
+        epsilons = check_shares(self.epsilon, groups.n_attributes)
         positive = None if sample_weight is None else sample_weight > 0
         _warn_small_groups(groups)
         self.sequential_ = groups.n_attributes > 1 and any(e > 0 for e in epsilons)
@@ -639,25 +639,27 @@ def _rank_by_cell(values, cells, n_cells, grid=None):
     return value_order[by_cell], cells.starts, rank[by_cell], on_grid, grid
 
 
-def _check_epsilon(epsilon, n_attributes):
-    """One epsilon per attribute, each a number in [0, 1] (not a bool)."""
-    scalar = np.ndim(epsilon) == 0
-    values = np.atleast_1d(np.asarray(epsilon, dtype=object))
-    if values.ndim != 1 or values.shape[0] == 0:
-        raise ValueError(f"epsilon must be a number or a 1-D sequence, got {epsilon!r}.")
-    for value in values:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
-            raise ValueError(f"epsilon values must be numbers in [0, 1], got {value!r}.")
-        if not 0 <= value <= 1:
-            raise ValueError(f"epsilon values must lie in [0, 1], got {value!r}.")
+def check_shares(shares, n_attributes, name="epsilon"):
+    """One share in [0, 1] per attribute (a number, not a bool), for the parameter ``name``:
+    a single number serves every attribute."""
+    values = np.atleast_1d(np.asarray(shares, dtype=object))
+    valid = values.ndim == 1 and values.shape[0] > 0
+    for value in values.ravel() if valid else ():
+        numeric = isinstance(value, (Real, np.number)) and not isinstance(value, (bool, np.bool_))
+        valid = valid and numeric and 0 <= value <= 1
+    if not valid:
+        raise ValueError(
+            f"{name} must be a number in [0, 1] or a sequence of them (one per sensitive "
+            f"attribute), got {shares!r}."
+        )
     values = values.astype(np.float64)
     if n_attributes is None:
         return values.tolist()
-    if scalar:
+    if np.ndim(shares) == 0:
         return [float(values[0])] * n_attributes
     if values.shape[0] != n_attributes:
         raise ValueError(
-            f"epsilon has {values.shape[0]} value(s) but sensitive_features has {n_attributes} "
+            f"{name} has {values.shape[0]} value(s) but sensitive_features has {n_attributes} "
             "attribute(s); give one value per attribute, in column order, or a single number."
         )
     return values.tolist()

@@ -16,7 +16,7 @@ import numpy as np
 
 from skfair._base import resolve_sensitive
 from skfair._dask import check_in_memory, uses_dask
-from skfair._transport._barycenter import BarycenterMaps
+from skfair._transport._barycenter import BarycenterMaps, check_shares
 from skfair._transport._repair import _BaseRepair, _check_finite, as_floats, validate_floats
 from skfair._utils._compat import (
     Interval,
@@ -278,11 +278,11 @@ class FeatureRepair(BarycenterMaps):
     # the score repair, on the numeric columns
 
     def _fit_identity(self, X, y):
-        _check_amount(self.amount, None)
+        check_shares(self.amount, None, "amount")
         super()._fit_identity(X, y)
 
     def _fit_maps(self, X, y, groups, sample_weight, draws, *, in_sample):
-        _check_amount(self.amount, groups.n_attributes)
+        check_shares(self.amount, groups.n_attributes, "amount")
         repaired = super()._fit_maps(X, y, groups, sample_weight, draws, in_sample=in_sample)
         if self.method == "median":
             del self.w2_dispersion_  # the dispersion around the barycenter, not the median
@@ -359,25 +359,6 @@ class FeatureRepair(BarycenterMaps):
 
 # --------------------------------------------------------------------------------------------
 # small pure helpers
-
-
-def _check_amount(amount, n_attributes):
-    """One amount per attribute (or one for all), each a number in [0, 1]."""
-    values = np.atleast_1d(np.asarray(amount, dtype=object))
-    valid = values.ndim == 1 and values.shape[0] > 0
-    for value in values.ravel() if valid else ():
-        numeric = isinstance(value, (Real, np.number)) and not isinstance(value, (bool, np.bool_))
-        valid = valid and numeric and 0 <= value <= 1
-    if not valid:
-        raise ValueError(
-            f"amount must be a number in [0, 1] or a sequence of them (one per sensitive "
-            f"attribute), got {amount!r}."
-        )
-    if n_attributes is not None and np.ndim(amount) and values.shape[0] != n_attributes:
-        raise ValueError(
-            f"amount has {values.shape[0]} value(s) but sensitive_features has {n_attributes} "
-            "attribute(s); give one value per attribute, in column order, or a single number."
-        )
 
 
 def _categorical_mask(X):
