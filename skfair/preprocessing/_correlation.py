@@ -201,7 +201,7 @@ class CorrelationRemover(_BaseRepair):
         return self
 
     def _apply_maps(self, X, codes, draws):
-        return X - self.alpha * (self.group_means_ - self.mean_)[codes]
+        return X - (self.alpha * (self.group_means_ - self.mean_))[codes]
 
 
 def _sum_by_group(codes, values):
