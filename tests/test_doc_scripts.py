@@ -42,6 +42,7 @@ def test_the_blocks_that_start_a_cluster_are_found():
     assert [where.split()[0] for where, _ in CLUSTER_BLOCKS] == ["README.md", "scaling.rst"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("where", "source"), CLUSTER_BLOCKS, ids=[w for w, _ in CLUSTER_BLOCKS])
 def test_cluster_block_runs_as_a_script(where, source, tmp_path):
     import distributed  # noqa: F401  (the test extra installs it)

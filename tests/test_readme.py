@@ -4,6 +4,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
@@ -19,6 +21,7 @@ def test_headings_are_unique():
     assert not repeated
 
 
+@pytest.mark.slow
 def test_tour_runs_and_its_statements_hold():
     """The tour's snippets run in order, and the numbers they produce mean what the text says."""
     source = "\n".join(

@@ -98,6 +98,7 @@ def _close(a, b):
         return (np.isnan(a) and np.isnan(b)) or abs(a - b) <= 1e-12
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=labelled_data())
 def test_label_metrics_equal_in_memory_over_chunkings(data):
@@ -151,6 +152,7 @@ def test_label_metrics_equal_in_memory_over_chunkings(data):
         np.testing.assert_allclose(got[field], expected[field], rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(data=labelled_data(), resolution=st.sampled_from([1e-3, 0.05, 0.25]))
 def test_score_metrics_equal_in_memory_on_rounded_scores(data, resolution):
@@ -532,6 +534,7 @@ def _same_outcome(in_memory, on_dask):
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=labelled_data(), bins=st.integers(2, 6), decimals=st.sampled_from([1, 3]))
 def test_binned_outputs_madd_and_uncertainty_equal_in_memory_over_chunkings(data, bins, decimals):

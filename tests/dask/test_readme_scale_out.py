@@ -4,12 +4,14 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from skfair.metrics import equalized_odds_difference, group_summary, wasserstein_bias
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
+@pytest.mark.slow
 def test_scale_out_snippet_runs_and_equals_in_memory():
     text = README.read_text(encoding="utf-8")
     section = text.split("## Scale out\n", 1)[1].split("\n## ", 1)[0]

@@ -247,6 +247,7 @@ def test_no_network(loader, monkeypatch):
     assert loader().data.shape[0] > 0
 
 
+@pytest.mark.slow
 def test_files_are_read_from_the_package_only(tmp_path):
     """Record every file opened while loading (audit hook) in a fresh interpreter."""
     script = textwrap.dedent(

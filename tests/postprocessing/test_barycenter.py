@@ -303,6 +303,7 @@ def test_invalid_epsilon(epsilon):
         BarycenterRepair(epsilon=True).fit(s[:, None], sensitive_features=a1)
 
 
+@pytest.mark.slow
 def test_dispersion_scales_as_epsilon_squared():
     s, a1, _ = simulated_scores(100_000, 1)
     n_min = np.bincount(a1).min()

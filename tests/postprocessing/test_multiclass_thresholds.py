@@ -216,6 +216,7 @@ def test_rates_are_the_groups_expected_shares():
 # realised decisions
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sampling", ["row", "batch"])
 @pytest.mark.parametrize("constraint", CONSTRAINTS)
 def test_realised_decisions_average_to_the_rule_over_seeds(constraint, sampling):
