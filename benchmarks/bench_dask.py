@@ -22,11 +22,20 @@ the two: dask rows/s divided by the 2 workers, over numpy rows/s.
 Each partition is reduced to a small table in one task per partition: with the default
 chunk of 10,000,000 rows a metric on 10^7 rows is one task per column block and one merge.
 
+With ``--interleaved``, the dask and the numpy passes of each step alternate (at the first
+size only; the numpy arrays are held in this process), and each column is the *median* of
+``--repeat`` passes, next to the CPU seconds of a pass: the client's and every worker's
+(``time.process_time`` read on each before and after), a measure the load of a shared machine
+disturbs less than the wall clock. ``--only`` keeps the steps whose name starts with one of
+its words.
+
 Run from the repository root (the machine is shared: nice)::
 
     PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e7 1e8
     PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e9 --count-only \
         --no-numpy
+    PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e7 --chunk 5e6 \
+        --only madd --interleaved --repeat 7
 
 Prints markdown tables for benchmarks/RESULTS.md.
 """
@@ -129,6 +138,44 @@ def summarise(value):
     return np.asarray(value, dtype=float).tolist()
 
 
+def _cpu_seconds(client):
+    """CPU seconds used so far by this process and by every worker process."""
+    workers = client.run(time.process_time)
+    return time.process_time() + sum(workers.values())
+
+
+def interleaved(client, dask_data, numpy_data, n, count_only, only, repeat, results):
+    """Each step on dask then on numpy, alternately, ``repeat`` times; medians of the wall
+    clock and of the CPU seconds (client and workers for dask, this process for numpy)."""
+    dask_steps = dict(steps(dask_data, count_only))
+    for name, numpy_call in steps(numpy_data, count_only):
+        if only and not name.startswith(tuple(only)):
+            continue
+        passes = {"dask": [], "numpy": []}
+        for _ in range(repeat):
+            for where, call in (("dask", dask_steps[name]), ("numpy", numpy_call)):
+                cpu = _cpu_seconds(client) if where == "dask" else time.process_time()
+                start = time.perf_counter()
+                value = call()
+                wall = time.perf_counter() - start
+                cpu = (_cpu_seconds(client) if where == "dask" else time.process_time()) - cpu
+                passes[where].append((wall, cpu, value))
+        for where, runs in passes.items():
+            wall, cpu = np.median([r[0] for r in runs]), np.median([r[1] for r in runs])
+            results.append(
+                dict(
+                    n=n,
+                    where=where,
+                    step=name,
+                    seconds=wall,
+                    cpu=cpu,
+                    value=summarise(runs[-1][2]),
+                    load=os.getloadavg()[0],
+                )
+            )
+            print(f"  {where} n={n:.0e} {name}: {wall:.2f} s (median), CPU {cpu:.2f} s", flush=True)
+
+
 def best_of(call, repeat):
     times, value = [], None
     for _ in range(repeat):
@@ -138,7 +185,7 @@ def best_of(call, repeat):
     return min(times), value
 
 
-def run_cluster(n, chunk, repeat, count_only, regenerate, results):
+def run_cluster(n, chunk, repeat, count_only, regenerate, results, only=(), numpy_data=None):
     with (
         LocalCluster(
             n_workers=N_WORKERS,
@@ -160,7 +207,13 @@ def run_cluster(n, chunk, repeat, count_only, regenerate, results):
             wait(persisted)
             data = dict(zip(data, persisted, strict=True))
             print(f"  n={n:.0e} generated and persisted in {time.perf_counter() - start:.1f} s")
+        if numpy_data is not None:
+            interleaved(client, data, numpy_data, n, count_only, only, repeat, results)
+            peaks = client.run(_peak_rss_mb)
+            return [peaks[w] for w in sorted(peaks)], _peak_rss_mb()
         for name, call in steps(data, count_only):
+            if only and not name.startswith(tuple(only)):
+                continue
             seconds, value = best_of(call, repeat)
             results.append(
                 dict(n=n, where="dask", step=name, seconds=seconds, value=summarise(value))
@@ -170,11 +223,18 @@ def run_cluster(n, chunk, repeat, count_only, regenerate, results):
     return [peaks[w] for w in sorted(peaks)], _peak_rss_mb()
 
 
-def run_memory(n, chunk, repeat, count_only, results):
+def memory_data(n, chunk):
+    """The columns of :func:`lazy_data` as numpy arrays in this process."""
     with dask.config.set(scheduler="synchronous"):
         data = lazy_data(n, chunk)
-        data = dict(zip(data, dask.compute(*data.values()), strict=True))
+        return dict(zip(data, dask.compute(*data.values()), strict=True))
+
+
+def run_memory(n, chunk, repeat, count_only, results, only=()):
+    data = memory_data(n, chunk)
     for name, call in steps(data, count_only):
+        if only and not name.startswith(tuple(only)):
+            continue
         seconds, value = best_of(call, repeat)
         results.append(dict(n=n, where="numpy", step=name, seconds=seconds, value=summarise(value)))
         print(f"  numpy n={n:.0e} {name}: {seconds:.2f} s", flush=True)
@@ -192,23 +252,50 @@ def main():
         action="store_true",
         help="generate the data inside every timed pass (for sizes that do not fit in memory)",
     )
+    parser.add_argument(
+        "--interleaved",
+        action="store_true",
+        help="alternate dask and numpy passes at the first size; medians and CPU seconds",
+    )
+    parser.add_argument("--only", nargs="+", default=(), help="steps whose name starts so")
     args = parser.parse_args()
     chunk = int(args.chunk)
     sizes = [int(n) for n in args.rows]
     results, peaks = [], {}
     for n in sizes:
         print(f"dask, n = {n:.0e}", flush=True)
-        peaks[n] = run_cluster(n, chunk, args.repeat, args.count_only, args.regenerate, results)
+        numpy_data = memory_data(n, chunk) if args.interleaved and n == sizes[0] else None
+        peaks[n] = run_cluster(
+            n, chunk, args.repeat, args.count_only, args.regenerate, results, args.only, numpy_data
+        )
         print(f"  peak RSS per worker {peaks[n][0]}, client {peaks[n][1]:.0f} MB", flush=True)
-    if not args.no_numpy:
-        run_memory(sizes[0], chunk, args.repeat, args.count_only, results)
+    if not args.no_numpy and not args.interleaved:
+        run_memory(sizes[0], chunk, args.repeat, args.count_only, results, args.only)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\nMachine: {os.cpu_count()} cores, load average {load}, chunk = {chunk:,} rows")
     print(f"Data {'regenerated in every pass' if args.regenerate else 'persisted on the workers'}")
+    numpy = {r["step"]: r for r in results if r["where"] == "numpy"}
+    if args.interleaved:
+        print(f"interleaved, medians of {args.repeat} passes each\n")
+        print(
+            "| rows | step | dask, 2 workers (s) | numpy (s) | ratio per core | dask CPU (s), "
+            "client + workers | numpy CPU (s) | CPU ratio |"
+        )
+        print("|---:|---|---:|---:|---:|---:|---:|---:|")
+        for r in results:
+            m = numpy.get(r["step"]) if r["where"] == "dask" else None
+            if m is None:
+                continue
+            assert np.allclose(r["value"], m["value"], rtol=0, atol=1e-9), (r, m)
+            print(
+                f"| {r['n']:.0e} | {r['step']} | {r['seconds']:.2f} | {m['seconds']:.2f} "
+                f"| {m['seconds'] / r['seconds'] / N_WORKERS:.2f} | {r['cpu']:.2f} "
+                f"| {m['cpu']:.2f} | {m['cpu'] / r['cpu']:.2f} |"
+            )
+        return
     print(f"best of {args.repeat} passes\n")
     print("| rows | step | dask, 2 workers (s) | rows/s/core | numpy (s) | rows/s/core | ratio |")
     print("|---:|---|---:|---:|---:|---:|---:|")
-    numpy = {r["step"]: r for r in results if r["where"] == "numpy"}
     for r in results:
         if r["where"] != "dask":
             continue

@@ -23,7 +23,7 @@ from sklearn.utils import Bunch
 from skfair._audit._context import score_reader
 from skfair._audit._data_repair_section import data_repair_section
 from skfair._audit._report import Figure, GroupSizes, Interval, IntRange, Section, Table
-from skfair._audit._summary import CI, N_BOOT, compared_columns, group_text, summary_section
+from skfair._audit._summary import CI, compared_columns, group_text, summary_section
 from skfair._audit._training_section import training_section
 from skfair._utils._groups import factorize_groups
 from skfair._utils._random import check_generator
@@ -44,6 +44,7 @@ from skfair.metrics import (
     statistical_parity_difference,
     wasserstein_bias,
 )
+from skfair.metrics._rates import equalized_odds_components
 
 NO_SCORES = "n/a: the model gives no scores (neither predict_proba nor decision_function)."
 
@@ -63,7 +64,7 @@ def groups_section(context):
     model (selection rate), and how accurate is the model for it?
 
     Per-group table of counts and rates, one table per sensitive attribute and jointly, and
-    figures of the selection rate, TPR and FPR with their bootstrap intervals.
+    figures of the selection rate, TPR and FPR with their Clopper-Pearson intervals.
     """
     tables, figures = [], []
     for name, values, _ in compared_columns(context):
@@ -73,9 +74,7 @@ def groups_section(context):
             context.y_pred,
             sensitive_features=values,
             pos_label=1,
-            n_boot=N_BOOT,
             ci=CI,
-            random_state=context.random_state,
         )
         counts, by_group = table.counts, table.by_group
         rows = [
@@ -88,7 +87,7 @@ def groups_section(context):
         figures.append(
             Figure(
                 f"{name}: each group's selection rate, TPR and FPR with {CI:.0%} "
-                "bootstrap intervals (the summary's intervals; dotted: all rows)",
+                "Clopper-Pearson intervals (the summary's intervals; dotted: all rows)",
                 partial(_rates_display, table),
             )
         )
@@ -133,23 +132,26 @@ _DISPARITY_RATES = [
     "false_negative_rate",
     "accuracy",
 ]
+# (row, the skfair.metrics function it equals; the last equalized-odds row is its size)
 _DISPARITY_METRICS = [
-    "statistical_parity_difference",
-    "disparate_impact_ratio",
-    "true_positive_rate_difference",
-    "false_positive_rate_difference",
-    "false_negative_rate_difference",
-    "equalized_odds_difference",
-    "accuracy_difference",
+    ("statistical_parity_difference", "statistical_parity_difference"),
+    ("disparate_impact_ratio", "disparate_impact_ratio"),
+    ("true_positive_rate_difference", "true_positive_rate_difference"),
+    ("false_positive_rate_difference", "false_positive_rate_difference"),
+    ("equalized odds: TPR component", "false_negative_rate_difference"),
+    ("equalized odds: FPR component", "true_negative_rate_difference"),
+    ("equalized odds: max |component|", "equalized_odds_difference"),
+    ("accuracy_difference", "accuracy_difference"),
 ]
 
 
 def _disparities(y_true, y_pred, values, privileged):
     """The values of :data:`_DISPARITY_METRICS` for one column, from one count table.
 
-    Each equals the :mod:`skfair.metrics` function of that name (signed with a privileged
-    group, else the largest gap between two groups); ``equalized_odds_difference`` keeps
-    that function's rule: the larger in magnitude of the FPR and FNR differences, sign kept.
+    Each equals the :mod:`skfair.metrics` function of its row (signed with a privileged
+    group, else the largest gap between two groups); the components of equalized odds are
+    oriented by :func:`~skfair.metrics._rates.equalized_odds_components`, and the last
+    equalized-odds row is the size of ``equalized_odds_difference``, the larger component.
     """
     table = MetricTable(
         _DISPARITY_RATES,
@@ -160,8 +162,10 @@ def _disparities(y_true, y_pred, values, privileged):
         pos_label=1,
     )
     selection, tpr, fpr, fnr, accuracy = table.difference()
-    odds = fpr if np.isnan(fnr) or abs(fpr) >= abs(fnr) else fnr
-    return [selection, table.ratio()[0], tpr, fpr, fnr, odds, accuracy]
+    tpr_part, fpr_part = equalized_odds_components(fpr, fnr, signed=privileged is not None)
+    sizes = np.abs([tpr_part, fpr_part])
+    size = np.nan if np.isnan(sizes).all() else float(np.nanmax(sizes))
+    return [selection, table.ratio()[0], tpr, fpr, tpr_part, fpr_part, size, accuracy]
 
 
 def disparities_section(context):
@@ -179,8 +183,8 @@ def disparities_section(context):
         for _, values, privileged in columns
     ]
     rows = [
-        [metric] + [float(values[k]) for values in values_by_column]
-        for k, metric in enumerate(_DISPARITY_METRICS)
+        [row] + [float(values[k]) for values in values_by_column]
+        for k, (row, _) in enumerate(_DISPARITY_METRICS)
     ]
     sizes = ["groups (smallest n)"]
     for _, values, _ in columns:
@@ -202,8 +206,12 @@ def disparities_section(context):
     )
     notes.append(
         "Parity is 0 for differences and 1 for the ratio (the four-fifths rule asks for a "
-        "ratio of at least 0.8). equalized_odds_difference is the larger of the FPR and FNR "
-        "differences. A largest gap between any two groups is driven by the smallest groups, "
+        "ratio of at least 0.8). Equalized odds: its TPR component (false_negative_rate_"
+        "difference, TPR(priv) - TPR(dis)) and FPR component (true_negative_rate_difference, "
+        "FPR(priv) - FPR(dis)) are positive when the disadvantaged groups get the favourable "
+        "outcome less often among the rows of the same true label (unsigned: the largest gaps); "
+        "max |component| is the size of equalized_odds_difference, which keeps the larger "
+        "component's sign. A largest gap between any two groups is driven by the smallest groups, "
         "whose rates are the least certain"
         + (
             ": the summary gives each group's gap to one reference group with its interval."

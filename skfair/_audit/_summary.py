@@ -1,7 +1,7 @@
 """The executive summary: who is treated differently, by how much, and how sure we are.
 
 For each sensitive attribute and for their intersection, one :class:`~skfair.metrics.MetricTable`
-with bootstrap intervals gives every group's selection rate, true positive rate and false
+with exact intervals gives every group's selection rate, true positive rate and false
 positive rate, and the gap of each to a reference group (the privileged group named with
 ``--privileged``, else the largest group); each gap gets a verdict by :func:`verdict`, whose
 rules (:data:`VERDICT_RULES`) are printed with the tables.
@@ -21,13 +21,17 @@ RATES = [
     ("true_positive_rate", "TPR", "rows with y=1"),
     ("false_positive_rate", "FPR", "rows with y=0"),
 ]
-N_BOOT = 1000
 CI = 0.95
+# The intervals: MetricTable's default, named in the report.
+CI_METHOD = (
+    "Clopper-Pearson (exact) intervals of the rates; a gap's interval combines the group's "
+    "and the reference group's by Newcombe's MOVER (hybrid score) method"
+)
 # Cut-offs of the verdicts: rules of thumb for a gap between two rates, not tests.
 SMALL_GAP = 0.05
 LARGE_GAP = 0.10
-# Below this many rows behind a rate (in the group or the reference group), a percentile
-# bootstrap interval is not reliable (it can even collapse to a point), so no verdict is given.
+# Below this many rows behind a rate (in the group or the reference group), the cut-offs (rules
+# of thumb for a gap) are not meant to be read, so no verdict is given.
 MIN_ROWS = 30
 
 VERDICT_RULES = [
@@ -131,17 +135,17 @@ def summary_section(context):
         [[Verdict(name), rule] for name, rule in VERDICT_RULES],
         caption=(
             "How a gap (a group's rate minus the reference group's) is read, with its "
-            f"{CI:.0%} interval"
+            f"{CI:.0%} interval ({CI_METHOD})"
         ),
     )
     notes = [
         "selection rate = P(y_pred=1), TPR = P(y_pred=1 | y=1), FPR = P(y_pred=1 | y=0); 1 is "
         "the favourable outcome. rows: the rows a rate is computed on (all the group's rows, "
         "its rows with y=1, its rows with y=0).",
-        f"Intervals: {CI:.0%} bootstrap percentile intervals from {N_BOOT} replicates that "
-        f"resample each group at its own size (random_state={context.random_state}); the gap's "
-        "interval holds the uncertainty of both groups. The cut-offs are rules of thumb, not "
-        "statistical tests; with many groups some gaps pass by chance.",
+        f"Intervals: {CI:.0%} {CI_METHOD}: a rate's interval holds its true value in at least "
+        f"{CI:.0%} of samples whatever the group's size, and the gap's interval holds the "
+        "uncertainty of both groups. The cut-offs are rules of thumb, not statistical tests; "
+        "with many groups some gaps pass by chance.",
         "The sections below answer narrower questions, each opening with the one it answers; "
         "the per-group rates show these intervals as figures.",
     ]
@@ -193,9 +197,7 @@ def _compare(context, values, reference):
         context.y_pred,
         sensitive_features=values,
         pos_label=1,
-        n_boot=N_BOOT,
         ci=CI,
-        random_state=context.random_state,
     )
     counts = np.asarray(table.counts)
     labels = [group_text(label) for label in table.groups]

@@ -13,11 +13,12 @@ Nothing here imports dask at import time; see :mod:`skfair._dask._detect`.
 
 from skfair._dask._blocks import map_row_blocks, uses_dask
 from skfair._dask._columns import align
-from skfair._dask._detect import check_in_memory, import_dask, is_dask_collection
+from skfair._dask._detect import import_dask, is_dask_collection
 from skfair._dask._dispatch import (
     MAX_TABLE_ROWS,
     check_block,
     check_block_lengths,
+    check_in_memory,
     dask_dispatch,
     reduce_arguments,
     refuse,

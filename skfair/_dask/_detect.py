@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from skfair._utils._frames import is_dask_collection
 
-__all__ = ["check_in_memory", "import_dask", "is_dask_collection"]
+__all__ = ["import_dask", "is_dask_collection"]
 
 
 def import_dask():
@@ -24,10 +24,3 @@ def import_dask():
             f"This input is a dask collection, which needs dask: {install_hint('dask')}."
         ) from error
     return dask
-
-
-def check_in_memory(what, *values, hint):
-    """Raise a TypeError when one of ``values`` is a dask collection: ``what`` needs all rows
-    in memory; ``hint`` says what to do instead."""
-    if any(is_dask_collection(value) for value in values):
-        raise TypeError(f"{what} stays in memory and does not accept dask collections. {hint}")

@@ -149,6 +149,18 @@ class refuse:  # noqa: N801 - a plan, used like the functions next to it
             f"{name} does not accept dask collections: {self.reason} {self.alternative}"
         )
 
+    def check(self, name, *values):
+        """Raise :meth:`error` when one of ``values`` is a dask collection."""
+        if any(is_dask_collection(value) for value in values):
+            raise self.error(name)
+
+
+def check_in_memory(what, *values, hint):
+    """Raise a TypeError when one of ``values`` is a dask collection: ``what`` needs all rows
+    in memory; ``hint`` says what to do instead (the refusal of :class:`refuse`, worded the
+    same)."""
+    refuse("it needs all rows in memory.", hint).check(what, *values)
+
 
 TABLE_DOC = (
     "Dask collections (arrays, Series, DataFrames, one per argument or mixed with in-memory "
@@ -183,7 +195,13 @@ def table_plan(ignored=None, hint=_TABLE_HINT, doc=TABLE_DOC):
 
 
 def reduce_arguments(
-    arguments, names=PER_SAMPLE, *, ignored=(), hint=_TABLE_HINT, weight_as_key=False
+    arguments,
+    names=PER_SAMPLE,
+    *,
+    ignored=(),
+    hint=_TABLE_HINT,
+    weight_as_key=False,
+    weight_squares=False,
 ):
     """Replace the per-sample ``arguments[name]`` by the distinct rows of their joint table,
     in place; return the table (:class:`~skfair._stats._table.FrequencyTable`).
@@ -191,7 +209,9 @@ def reduce_arguments(
     ``arguments["sample_weight"]`` becomes the rows' summed weights (or counts). Ignored
     arguments become None. With ``weight_as_key`` the weight is a key column instead (each
     row then has one weight value, for a bootstrap over weighted rows): ``sample_weight``
-    becomes the weight of each row's samples and the table's ``count`` their number.
+    becomes the weight of each row's samples and the table's ``count`` their number. With
+    ``weight_squares`` (summed weights only) the table's ``sums`` hold each row's sum of
+    squared weights, for an effective sample size.
     """
     present = [n for n in names if n != "sample_weight" and arguments.get(n) is not None]
     split = {name: split_argument(arguments[name]) for name in present}
@@ -214,7 +234,10 @@ def reduce_arguments(
         if weight_as_key:
             key_names.append("sample_weight")
     statistic = DistinctRows(tuple(key_names), max_rows=MAX_TABLE_ROWS, hint=hint)
-    table = reduce_blocks(statistic, align(columns), _table_chunk, roles=tuple(roles))
+    squares = weight_squares and weights is not None and not weight_as_key
+    table = reduce_blocks(
+        statistic, align(columns), _table_chunk, roles=tuple(roles), squares=squares
+    )
     position = 0
     for name, argument in split.items():
         if name in ignored:
@@ -229,8 +252,9 @@ def reduce_arguments(
     return table
 
 
-def _table_chunk(statistic, *parts, roles):
-    """The frequency table of one partition, its rows checked (see :func:`check_block`)."""
+def _table_chunk(statistic, *parts, roles, squares=False):
+    """The frequency table of one partition, its rows checked (see :func:`check_block`); with
+    ``squares``, the sums of squared weights as its value column."""
     keys, weights = [], None
     for part, (role, name, encoding) in zip(parts, roles, strict=True):
         values = check_block(as_numpy(part), role, name, encoding)
@@ -239,7 +263,7 @@ def _table_chunk(statistic, *parts, roles):
         elif role != "ignored":
             keys.append(values)
     check_block_lengths([as_numpy(part) for part in parts])
-    return statistic.chunk(keys, weights)
+    return statistic.chunk(keys, weights, values=weights if squares else None)
 
 
 def check_block(values, role, name, encoding=None):

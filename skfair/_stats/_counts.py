@@ -8,7 +8,7 @@ per-sample value, the per-group ``(sum of w * value, sum of w)``.
 Merging: all are sums over samples, so the table of the whole data is the sum of the tables
 of its chunks (for the same group encoding).
 
-The bootstrap of a count table (:func:`bootstrap_group_tables`) draws its replicates from the
+The bootstrap of a count table (:class:`GroupTableBootstrap`) draws its replicates from the
 table itself (a multinomial per group, one group at a time), so it needs no pass over the
 samples either.
 """
@@ -77,16 +77,17 @@ def group_sums(values, groups, sample_weight=None):
     return numerator, denominator
 
 
-def bootstrap_group_tables(table, groups, cell, sample_weight, frequency, n_boot, rng):
-    """Yield ``(group, count tables (n_boot, n_cells))`` of a bootstrap stratified by group.
+class GroupTableBootstrap:
+    """Replicate count tables ``(n_boot, n_cells)`` of a bootstrap stratified by group, drawn
+    one group at a time.
 
     ``table`` (n_groups, n_cells) holds the weighted counts, ``cell`` the cell of each row,
     ``sample_weight`` the weight of each of its samples and ``frequency`` its number of
     samples (None: one), so that the distinct rows of a frequency table and the samples
-    themselves give the same draws. Groups come one at a time, in order, each drawing its
-    replicates from ``rng`` in turn, so that a caller can reduce a group's tables before the
-    next is drawn (memory: ``n_boot x n_cells``, not ``n_boot x n_groups x n_cells``); groups
-    without samples are skipped (their tables are zero).
+    themselves give the same draws. :meth:`draw` gives one group's replicates from ``rng``:
+    drawing the groups in order gives the stream of drawing every table at once, and a caller
+    can reduce a group's tables before the next is drawn (memory: ``n_boot x n_cells``, not
+    ``n_boot x n_groups x n_cells``), or draw a group again from a saved state of ``rng``.
 
     Resampling the ``n_g`` rows of a group with replacement draws its cell counts from a
     multinomial with the group's cell frequencies: no pass over the samples is needed. With
@@ -95,33 +96,41 @@ def bootstrap_group_tables(table, groups, cell, sample_weight, frequency, n_boot
     weights x the cells, and a class drawn k times adds k times its weight to its cell: the
     same distribution as resampling the rows.
     """
-    if sample_weight is None:
-        for g in np.flatnonzero(table.sum(axis=1) > 0):
-            row = table[g]
+
+    def __init__(self, table, groups, cell, sample_weight, frequency):
+        self.table = table
+        self.weighted = sample_weight is not None
+        if not self.weighted:
+            return
+        n_cells = table.shape[1]
+        weight_values, weight_codes = np.unique(sample_weight, return_inverse=True)
+        n_weights = weight_values.size
+        keys, inverse = np.unique(
+            (groups.codes.astype(np.int64) * n_weights + weight_codes) * n_cells + cell,
+            return_inverse=True,
+        )
+        class_sizes = np.rint(np.bincount(inverse.reshape(-1), weights=frequency)).astype(np.int64)
+        # One row per (group, distinct weight) present, one column per cell.
+        group_weight, row = np.unique(keys // n_cells, return_inverse=True)
+        self.sizes = np.zeros((group_weight.size, n_cells), dtype=np.int64)
+        self.sizes[row, keys % n_cells] = class_sizes
+        self.row_weight = weight_values[group_weight % n_weights]
+        self.bounds = np.searchsorted(group_weight // n_weights, np.arange(groups.n_groups + 1))
+
+    def draw(self, g, n_boot, rng):
+        """The replicate tables of group ``g`` (None, drawing nothing, when it is empty)."""
+        if not self.weighted:
+            row = self.table[g]
+            if not row.sum() > 0:
+                return None
             draws = rng.multinomial(int(round(row.sum())), row / row.sum(), size=n_boot)
-            yield g, draws.astype(np.float64)
-        return
-    n_cells = table.shape[1]
-    weight_values, weight_codes = np.unique(sample_weight, return_inverse=True)
-    n_weights = weight_values.size
-    keys, inverse = np.unique(
-        (groups.codes.astype(np.int64) * n_weights + weight_codes) * n_cells + cell,
-        return_inverse=True,
-    )
-    class_sizes = np.rint(np.bincount(inverse.reshape(-1), weights=frequency)).astype(np.int64)
-    # One row per (group, distinct weight) present, one column per cell.
-    group_weight, row = np.unique(keys // n_cells, return_inverse=True)
-    sizes = np.zeros((group_weight.size, n_cells), dtype=np.int64)
-    sizes[row, keys % n_cells] = class_sizes
-    row_weight = weight_values[group_weight % n_weights]
-    bounds = np.searchsorted(group_weight // n_weights, np.arange(groups.n_groups + 1))
-    for g in range(groups.n_groups):
-        group_sizes = sizes[bounds[g] : bounds[g + 1]]
+            return draws.astype(np.float64)
+        group_sizes = self.sizes[self.bounds[g] : self.bounds[g + 1]]
         if not group_sizes.size:
-            continue
-        weights = row_weight[bounds[g] : bounds[g + 1]]
+            return None
+        weights = self.row_weight[self.bounds[g] : self.bounds[g + 1]]
         n_rows = int(group_sizes.sum())
-        tables = np.empty((n_boot, n_cells))
+        tables = np.empty((n_boot, self.table.shape[1]))
         # Replicates per call, so that a block of draws holds about 2**22 numbers (legacy
         # multinomial draws replicate after replicate: the blocks do not change the stream).
         block = max(1, (1 << 22) // group_sizes.size)
@@ -131,7 +140,7 @@ def bootstrap_group_tables(table, groups, cell, sample_weight, frequency, n_boot
             )
             draws = draws.reshape(draws.shape[0], *group_sizes.shape)
             tables[low : low + draws.shape[0]] = np.einsum("bkc,k->bc", draws, weights)
-        yield g, tables
+        return tables
 
 
 def class_table(groups, y_codes, n_classes, sample_weight=None):

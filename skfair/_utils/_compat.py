@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import (
     Interval,
     Real,
     StrOptions,
+    validate_parameter_constraints,
     validate_params,
 )
 from sklearn.utils._response import _get_response_values
@@ -86,5 +87,6 @@ __all__ = [
     "process_routing",
     "threadpool_limits",
     "validate_data",
+    "validate_parameter_constraints",
     "validate_params",
 ]

@@ -44,32 +44,15 @@ Conventions shared by every metric of this module:
 table, with bootstrap intervals for every value and aggregate.
 """
 
-from skfair.metrics._classification import (
-    accuracy_difference,
-    demographic_parity_unfairness,
-    disparate_impact_ratio,
-    equalized_odds_difference,
-    equalized_odds_unfairness,
-    false_negative_rate_difference,
-    false_positive_rate_difference,
-    statistical_parity_difference,
-    true_positive_rate_difference,
-)
-from skfair.metrics._consistency import (
-    consistency_score,
-)
-from skfair.metrics._demographic_disparity import (
-    conditional_demographic_disparity,
-)
+from skfair.metrics._consistency import consistency_score
+from skfair.metrics._demographic_disparity import conditional_demographic_disparity
 from skfair.metrics._distribution import (
     classifier_bias,
     ks_bias,
     quantile_bias,
     wasserstein_bias,
 )
-from skfair.metrics._group_summary import (
-    group_summary,
-)
+from skfair.metrics._group_summary import group_summary
 from skfair.metrics._hfm import (
     hfm,
     hfm_details,
@@ -86,23 +69,27 @@ from skfair.metrics._madd import (
     madd,
     madd_bandwidth_search,
 )
-from skfair.metrics._metric_table import (
-    MetricTable,
-)
-from skfair.metrics._odds import (
+from skfair.metrics._metric_table import MetricTable
+from skfair.metrics._multiclass import demographic_parity_unfairness, equalized_odds_unfairness
+from skfair.metrics._rates import (
+    accuracy_difference,
     average_abs_odds_difference,
     average_odds_difference,
+    disparate_impact_ratio,
+    equalized_odds_difference,
     equalized_odds_ratio,
     error_rate_ratio,
-    false_positive_rate_ratio,
-    true_negative_rate_difference,
-    true_positive_rate_ratio,
-)
-from skfair.metrics._predictive import (
     false_discovery_rate_difference,
+    false_negative_rate_difference,
     false_omission_rate_difference,
+    false_positive_rate_difference,
+    false_positive_rate_ratio,
     negative_predictive_value_difference,
     positive_predictive_value_difference,
+    statistical_parity_difference,
+    true_negative_rate_difference,
+    true_positive_rate_difference,
+    true_positive_rate_ratio,
 )
 from skfair.metrics._scorer import (
     get_fairness_scorer,

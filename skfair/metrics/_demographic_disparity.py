@@ -17,13 +17,13 @@ from skfair._stats._counts import FP, TN, confusion_table
 from skfair._utils._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
 from skfair._utils._groups import factorize_groups
 from skfair._utils._validation import binarize
-from skfair.metrics._classification import _BINARY_CONSTRAINTS, PREDICTION_TABLE, _check_inputs
+from skfair.metrics._rates import BINARY_CONSTRAINTS, PREDICTION_TABLE, check_inputs
 
 
 @dask_dispatch(PREDICTION_TABLE)
 @validate_params(
     {
-        **_BINARY_CONSTRAINTS,
+        **BINARY_CONSTRAINTS,
         "control_features": [*SENSITIVE_FEATURES_CONSTRAINT, None],
     },
     prefer_skip_nested_validation=True,
@@ -112,7 +112,7 @@ or None, default=None
     ...                                   privileged_group="M")
     0.5
     """
-    _, y_pred, groups, weights = _check_inputs(
+    _, y_pred, groups, weights = check_inputs(
         y_true, y_pred, sensitive_features, sample_weight, needs_y_true=False
     )
     (accepted,) = binarize(None, y_pred, pos_label)[1:]

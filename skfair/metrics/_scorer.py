@@ -42,17 +42,7 @@ from skfair._utils._compat import (
 from skfair._utils._groups import split_sensitive_column
 from skfair._utils._response import SCORE_METHODS, get_response_values
 from skfair._utils._validation import check_groups, check_lengths
-from skfair.metrics._classification import (
-    accuracy_difference,
-    demographic_parity_unfairness,
-    disparate_impact_ratio,
-    equalized_odds_difference,
-    equalized_odds_unfairness,
-    false_negative_rate_difference,
-    false_positive_rate_difference,
-    statistical_parity_difference,
-    true_positive_rate_difference,
-)
+from skfair.metrics import _rates
 from skfair.metrics._consistency import consistency_score
 from skfair.metrics._demographic_disparity import conditional_demographic_disparity
 from skfair.metrics._distribution import classifier_bias, ks_bias, quantile_bias, wasserstein_bias
@@ -66,21 +56,8 @@ from skfair.metrics._inequality import (
     theil_index,
 )
 from skfair.metrics._madd import madd
-from skfair.metrics._odds import (
-    average_abs_odds_difference,
-    average_odds_difference,
-    equalized_odds_ratio,
-    error_rate_ratio,
-    false_positive_rate_ratio,
-    true_negative_rate_difference,
-    true_positive_rate_ratio,
-)
-from skfair.metrics._predictive import (
-    false_discovery_rate_difference,
-    false_omission_rate_difference,
-    negative_predictive_value_difference,
-    positive_predictive_value_difference,
-)
+from skfair.metrics._multiclass import demographic_parity_unfairness, equalized_odds_unfairness
+from skfair.metrics._rates import COMPARISONS
 from skfair.metrics._uncertainty import (
     aleatoric_uncertainty_difference,
     epistemic_uncertainty_difference,
@@ -107,36 +84,11 @@ class _Builtin(NamedTuple):
 
 
 _BUILTIN = {
-    "statistical_parity_difference": _Builtin(statistical_parity_difference, _LABELS, "difference"),
-    "disparate_impact_ratio": _Builtin(disparate_impact_ratio, _LABELS, "ratio"),
-    "equalized_odds_difference": _Builtin(equalized_odds_difference, _LABELS, "difference"),
-    "false_positive_rate_difference": _Builtin(
-        false_positive_rate_difference, _LABELS, "difference"
-    ),
-    "false_negative_rate_difference": _Builtin(
-        false_negative_rate_difference, _LABELS, "difference"
-    ),
-    "true_positive_rate_difference": _Builtin(true_positive_rate_difference, _LABELS, "difference"),
-    "accuracy_difference": _Builtin(accuracy_difference, _LABELS, "difference"),
-    "average_odds_difference": _Builtin(average_odds_difference, _LABELS, "difference"),
-    "average_abs_odds_difference": _Builtin(average_abs_odds_difference, _LABELS, "difference"),
-    "true_negative_rate_difference": _Builtin(true_negative_rate_difference, _LABELS, "difference"),
-    "positive_predictive_value_difference": _Builtin(
-        positive_predictive_value_difference, _LABELS, "difference"
-    ),
-    "false_discovery_rate_difference": _Builtin(
-        false_discovery_rate_difference, _LABELS, "difference"
-    ),
-    "false_omission_rate_difference": _Builtin(
-        false_omission_rate_difference, _LABELS, "difference"
-    ),
-    "negative_predictive_value_difference": _Builtin(
-        negative_predictive_value_difference, _LABELS, "difference"
-    ),
-    "equalized_odds_ratio": _Builtin(equalized_odds_ratio, _LABELS, "ratio"),
-    "true_positive_rate_ratio": _Builtin(true_positive_rate_ratio, _LABELS, "ratio"),
-    "false_positive_rate_ratio": _Builtin(false_positive_rate_ratio, _LABELS, "ratio"),
-    "error_rate_ratio": _Builtin(error_rate_ratio, _LABELS, "ratio"),
+    # The rate comparisons: "difference" or "ratio", as their table says.
+    **{
+        name: _Builtin(getattr(_rates, name), _LABELS, comparison.kind)
+        for name, comparison in COMPARISONS.items()
+    },
     "generalized_entropy_index": _Builtin(generalized_entropy_index, _LABELS, "loss"),
     "theil_index": _Builtin(theil_index, _LABELS, "loss"),
     "coefficient_of_variation": _Builtin(coefficient_of_variation, _LABELS, "loss"),

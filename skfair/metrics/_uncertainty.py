@@ -41,6 +41,7 @@ from skfair._stats._votes import GroupMeans, entropy, label_stability_from_codes
 from skfair._utils._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
 from skfair._utils._groups import factorize_groups, rows_from
 from skfair._utils._validation import check_groups, check_label_values, check_lengths, check_weights
+from skfair.metrics._docs import PARAMETERS, numpydoc
 
 # Tolerance on the sum of a member's class probabilities.
 _PROBA_SUM_TOL = 1e-6
@@ -316,159 +317,105 @@ def label_stability_difference(
     )
 
 
-@dask_dispatch(
-    lambda func, bound: _difference_on_dask(bound, "y_proba", "epistemic"), doc=_DIFFERENCE_DOC
-)
-@validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
-def epistemic_uncertainty_difference(
-    y_true,
-    y_proba,
-    *,
-    sensitive_features,
-    privileged_group=None,
-    disadvantaged="pooled",
-    sample_weight=None,
-):
-    """Difference in mean epistemic uncertainty between groups (Virny's definition).
+def _uncertainty_difference(kind, *, measure, description, example):
+    """The public group difference of the per-sample ``measure`` (its function): a function
+    with its own name, docstring, validation and dask plan."""
 
-    The epistemic uncertainty of each sample (:func:`epistemic_uncertainty`) is averaged
-    within each group, weighted by ``sample_weight``. With ``privileged_group`` the result is
-    the signed ``mean(dis) - mean(priv)``: a positive value means the ensemble is less sure
-    about the disadvantaged group. Without it, the largest gap between any two groups.
+    def metric(
+        y_true,
+        y_proba,
+        *,
+        sensitive_features,
+        privileged_group=None,
+        disadvantaged="pooled",
+        sample_weight=None,
+    ):
+        values = measure(y_proba)
+        groups, weights = _check_group_inputs(values, y_true, sensitive_features, sample_weight)
+        return group_mean_difference(
+            values,
+            groups,
+            privileged_group,
+            sample_weight=weights,
+            measure=f"mean {kind} uncertainty",
+            disadvantaged=disadvantaged,
+        )
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,) or None
-        Ignored; checked for length if given.
-    y_proba : array-like of shape (n_estimators, n_samples, n_classes) or \
-            (n_estimators, n_samples)
-        Member probabilities, as returned by
-        :meth:`skfair.ensemble.BootstrapEnsemble.predict_proba_members`, or a binary
-        problem's positive-class probabilities.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Sensitive attribute(s); several attributes define intersectional groups.
-    privileged_group : value, tuple or list of them, default=None
-        The privileged group(s). None compares every pair of groups.
-    disadvantaged : {"pooled", "each"}, default="pooled"
-        With ``privileged_group`` and several other groups: compare them pooled with the
-        privileged group(s), or each on its own and keep the comparison furthest from parity
-        (see :mod:`skfair.metrics`).
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; None weighs every sample equally.
-
-    Returns
-    -------
-    float
-        In bits: signed ``mean(dis) - mean(priv)`` with ``privileged_group`` (positive: the
-        disadvantaged samples are more uncertain), else the largest gap between two groups.
-
-    See Also
-    --------
-    epistemic_uncertainty : The per-sample epistemic uncertainty.
-    skfair.plotting.StabilityDisplay : The group means with error bars.
-
-    References
-    ----------
-    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
-       Virny and VirnyView", SIGMOD-Companion 2024.
-    .. [2] E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine
-       learning: an introduction to concepts and methods", Machine Learning 110, 2021.
-
-    Examples
-    --------
-    >>> from skfair.metrics import epistemic_uncertainty_difference
-    >>> y_proba = [[0.0, 0.3, 0.9, 0.9], [1.0, 0.3, 0.9, 0.9]]   # 2 members, 4 samples
-    >>> epistemic_uncertainty_difference(
-    ...     None, y_proba, sensitive_features=["a", "a", "b", "b"], privileged_group="b")
-    0.5
-    """
-    values = epistemic_uncertainty(y_proba)
-    groups, sample_weight = _check_group_inputs(values, y_true, sensitive_features, sample_weight)
-    return group_mean_difference(
-        values,
-        groups,
-        privileged_group,
-        sample_weight=sample_weight,
-        measure="mean epistemic uncertainty",
-        disadvantaged=disadvantaged,
+    name = f"{kind}_uncertainty_difference"
+    metric.__name__ = metric.__qualname__ = name
+    metric.__module__ = "skfair.metrics"
+    metric.__doc__ = numpydoc(
+        name,
+        summary=f"Difference in mean {kind} uncertainty between groups (Virny's definition).",
+        description=f"The {kind} uncertainty of each sample (:func:`{measure.__name__}`), "
+        f"{description}, is averaged within each group, weighted by ``sample_weight``. With "
+        "``privileged_group`` the result is the signed ``mean(dis) - mean(priv)``: a positive "
+        "value means the ensemble is less sure about the disadvantaged group. Without it, the "
+        "largest gap between any two groups.",
+        parameters=[
+            (
+                "y_true",
+                "array-like of shape (n_samples,) or None",
+                "Ignored; checked for length if given.",
+            ),
+            (
+                "y_proba",
+                "array-like of shape (n_estimators, n_samples, n_classes) or "
+                "(n_estimators, n_samples)",
+                "Member probabilities, as returned by "
+                ":meth:`skfair.ensemble.BootstrapEnsemble.predict_proba_members`, or a binary "
+                "problem's positive-class probabilities.",
+            ),
+            *(
+                (parameter, *PARAMETERS[parameter])
+                for parameter in (
+                    "sensitive_features",
+                    "privileged_group",
+                    "disadvantaged",
+                    "sample_weight",
+                )
+            ),
+        ],
+        returns="In bits: signed ``mean(dis) - mean(priv)`` with ``privileged_group`` "
+        "(positive: the disadvantaged samples are more uncertain), else the largest gap between "
+        "two groups.",
+        see_also=(
+            (measure.__name__, f"The per-sample {kind} uncertainty."),
+            ("skfair.plotting.StabilityDisplay", "The group means with error bars."),
+        ),
+        references=(
+            "virny",
+            'E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine '
+            'learning: an introduction to concepts and methods", Machine Learning 110, 2021.',
+        ),
+        example=example,
     )
+    constraints = {**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}
+    validated = validate_params(constraints, **_VALIDATE)(metric)
+    return dask_dispatch(
+        lambda func, bound: _difference_on_dask(bound, "y_proba", kind), doc=_DIFFERENCE_DOC
+    )(validated)
 
 
-@dask_dispatch(
-    lambda func, bound: _difference_on_dask(bound, "y_proba", "aleatoric"), doc=_DIFFERENCE_DOC
+epistemic_uncertainty_difference = _uncertainty_difference(
+    "epistemic",
+    measure=epistemic_uncertainty,
+    description="the members' disagreement, which more training data like the group's reduces",
+    example=">>> y_proba = [[0.0, 0.3, 0.9, 0.9], [1.0, 0.3, 0.9, 0.9]]   # 2 members, 4 samples\n"
+    ">>> epistemic_uncertainty_difference(\n"
+    '...     None, y_proba, sensitive_features=["a", "a", "b", "b"], privileged_group="b")\n'
+    "0.5",
 )
-@validate_params({**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}, **_VALIDATE)
-def aleatoric_uncertainty_difference(
-    y_true,
-    y_proba,
-    *,
-    sensitive_features,
-    privileged_group=None,
-    disadvantaged="pooled",
-    sample_weight=None,
-):
-    """Difference in mean aleatoric uncertainty between groups (Virny's definition).
-
-    The aleatoric uncertainty of each sample (:func:`aleatoric_uncertainty`) is averaged
-    within each group, weighted by ``sample_weight``. With ``privileged_group`` the result is
-    the signed ``mean(dis) - mean(priv)``; without it, the largest gap between any two groups.
-
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,) or None
-        Ignored; checked for length if given.
-    y_proba : array-like of shape (n_estimators, n_samples, n_classes) or \
-            (n_estimators, n_samples)
-        Member probabilities, as returned by
-        :meth:`skfair.ensemble.BootstrapEnsemble.predict_proba_members`, or a binary
-        problem's positive-class probabilities.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Sensitive attribute(s); several attributes define intersectional groups.
-    privileged_group : value, tuple or list of them, default=None
-        The privileged group(s). None compares every pair of groups.
-    disadvantaged : {"pooled", "each"}, default="pooled"
-        With ``privileged_group`` and several other groups: compare them pooled with the
-        privileged group(s), or each on its own and keep the comparison furthest from parity
-        (see :mod:`skfair.metrics`).
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; None weighs every sample equally.
-
-    Returns
-    -------
-    float
-        In bits: signed ``mean(dis) - mean(priv)`` with ``privileged_group`` (positive: the
-        disadvantaged samples are more uncertain), else the largest gap between two groups.
-
-    See Also
-    --------
-    aleatoric_uncertainty : The per-sample aleatoric uncertainty.
-    skfair.plotting.StabilityDisplay : The group means with error bars.
-
-    References
-    ----------
-    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
-       Virny and VirnyView", SIGMOD-Companion 2024.
-    .. [2] E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine
-       learning: an introduction to concepts and methods", Machine Learning 110, 2021.
-
-    Examples
-    --------
-    >>> from skfair.metrics import aleatoric_uncertainty_difference
-    >>> y_proba = [[0.5, 0.5, 1.0, 1.0], [0.5, 0.5, 1.0, 1.0]]   # 2 members, 4 samples
-    >>> aleatoric_uncertainty_difference(
-    ...     None, y_proba, sensitive_features=["a", "a", "b", "b"], privileged_group="b")
-    1.0
-    """
-    values = aleatoric_uncertainty(y_proba)
-    groups, sample_weight = _check_group_inputs(values, y_true, sensitive_features, sample_weight)
-    return group_mean_difference(
-        values,
-        groups,
-        privileged_group,
-        sample_weight=sample_weight,
-        measure="mean aleatoric uncertainty",
-        disadvantaged=disadvantaged,
-    )
+aleatoric_uncertainty_difference = _uncertainty_difference(
+    "aleatoric",
+    measure=aleatoric_uncertainty,
+    description="the uncertainty each member expresses itself (noise in the labels), which more "
+    "data does not reduce",
+    example=">>> y_proba = [[0.5, 0.5, 1.0, 1.0], [0.5, 0.5, 1.0, 1.0]]   # 2 members, 4 samples\n"
+    ">>> aleatoric_uncertainty_difference(\n"
+    '...     None, y_proba, sensitive_features=["a", "a", "b", "b"], privileged_group="b")\n'
+    "1.0",
+)
 
 
 # --------------------------------------------------------------------------------------------

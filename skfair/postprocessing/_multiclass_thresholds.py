@@ -30,7 +30,7 @@ from skfair._utils._compat import (
 from skfair._utils._random import SAMPLINGS, draw_seed
 from skfair._utils._response import get_response_values
 from skfair._utils._validation import check_weights
-from skfair.metrics._classification import _max_gap_to_population
+from skfair.metrics._multiclass import _max_gap_to_population
 from skfair.postprocessing._group_decision import GroupDecisionMixin
 from skfair.postprocessing._multiclass_lp import CONSTRAINTS, OBJECTIVES, FairArgmaxProgram
 

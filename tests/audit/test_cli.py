@@ -170,7 +170,7 @@ def disparity_table(output):
 
 
 def expected_disparities(y_true, y_pred, groups, privileged=None):
-    """The seven disparities from per-group rates (oracle: masks, max - min, dis - priv)."""
+    """The disparity rows from per-group rates (oracle: masks, max - min, dis - priv)."""
 
     def rates(member):
         positive, negative = member & (y_true == 1), member & (y_true == 0)
@@ -195,8 +195,9 @@ def expected_disparities(y_true, y_pred, groups, privileged=None):
             "disparate_impact_ratio": min(selection) / max(selection),
             "true_positive_rate_difference": gap("tpr"),
             "false_positive_rate_difference": gap("fpr"),
-            "false_negative_rate_difference": gap("fnr"),
-            "equalized_odds_difference": max(gap("tpr"), gap("fpr")),
+            "equalized odds: TPR component": gap("fnr"),
+            "equalized odds: FPR component": gap("fpr"),
+            "equalized odds: max |component|": max(gap("tpr"), gap("fpr")),
             "accuracy_difference": gap("accuracy"),
         }
     dis, priv = rates(groups != privileged), rates(groups == privileged)
@@ -205,7 +206,11 @@ def expected_disparities(y_true, y_pred, groups, privileged=None):
         "disparate_impact_ratio": dis["selection"] / priv["selection"],
         "true_positive_rate_difference": dis["tpr"] - priv["tpr"],
         "false_positive_rate_difference": dis["fpr"] - priv["fpr"],
-        "false_negative_rate_difference": dis["fnr"] - priv["fnr"],
+        "equalized odds: TPR component": priv["tpr"] - dis["tpr"],
+        "equalized odds: FPR component": priv["fpr"] - dis["fpr"],
+        "equalized odds: max |component|": max(
+            abs(priv["tpr"] - dis["tpr"]), abs(priv["fpr"] - dis["fpr"])
+        ),
         "accuracy_difference": dis["accuracy"] - priv["accuracy"],
     }
 

@@ -218,7 +218,13 @@ def test_group_summary_bootstrap_does_not_depend_on_partitioning():
     y_true, y_pred = rng.integers(0, 2, n), rng.integers(0, 2, n)
     groups = rng.choice(["f", "m", "x"], n)
     expected = metrics.group_summary(
-        y_true, y_pred, sensitive_features=groups, metric="tpr", n_boot=200, random_state=3
+        y_true,
+        y_pred,
+        sensitive_features=groups,
+        metric="tpr",
+        n_boot=200,
+        random_state=3,
+        ci_method="bootstrap",
     )
     for chunks in [(n,), (1000, 0, 2000), (7,) * 428 + (4,)]:
         got = metrics.group_summary(
@@ -228,6 +234,7 @@ def test_group_summary_bootstrap_does_not_depend_on_partitioning():
             metric="tpr",
             n_boot=200,
             random_state=3,
+            ci_method="bootstrap",
         )
         assert got.groups == expected.groups
         np.testing.assert_array_equal(got.count, expected.count)
@@ -255,6 +262,7 @@ def test_group_summary_callable_metric_raises_and_weighted_bootstrap_is_exact():
         n_boot=50,
         random_state=0,
         metric="tpr",
+        ci_method="bootstrap",
     )
     got = metrics.group_summary(
         _dask(y_true, (700, 0, 1300)),
@@ -264,6 +272,7 @@ def test_group_summary_callable_metric_raises_and_weighted_bootstrap_is_exact():
         n_boot=50,
         random_state=0,
         metric="tpr",
+        ci_method="bootstrap",
     )
     np.testing.assert_array_equal(got.count, expected.count)
     for field in ("value", "ci_low", "ci_high"):
@@ -338,6 +347,43 @@ def test_madd_from_summed_histograms(bins):
         expected_value = metrics.madd(y, scores, sensitive_features=groups, bins=bins)
         got_value = metrics.madd(y, dask_scores, sensitive_features=dask_groups, bins=bins)
     assert got_value == pytest.approx(expected_value, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        (700, 700, 600),  # every group in every partition: the tables are added row by row
+        (1000, 0, 1000),
+        (150, 1850),  # the first partition holds the two first groups only: rows matched
+    ],
+)
+@pytest.mark.parametrize("labels", ["int8", "str"])
+def test_weighted_bandwidth_search_equals_in_memory_over_chunkings(chunks, labels):
+    """The sweep's summed counts (weighted, small-integer and string groups) give the
+    in-memory search: same interval, curve and sizes, to rounding of the summed weights."""
+    rng = np.random.default_rng(3)
+    n = 2000
+    codes = np.concatenate([[0, 1] * 75, rng.integers(0, 3, n - 150)]).astype(np.int8)
+    groups = codes if labels == "int8" else np.array(["a", "b", "c"])[codes]
+    scores = np.clip(rng.normal(0.4 + 0.1 * codes, 0.15), 0, 1)
+    weights = rng.uniform(0.5, 2.0, n)
+    kwargs = dict(bandwidths=200, min_points=10)
+    expected = metrics.madd_bandwidth_search(
+        None, scores, sensitive_features=groups, sample_weight=weights, **kwargs
+    )
+    got = metrics.madd_bandwidth_search(
+        None,
+        _dask(scores, chunks),
+        sensitive_features=_dask(groups, chunks),
+        sample_weight=_dask(weights, chunks),
+        **kwargs,
+    )
+    assert got.indices == expected.indices
+    assert got.worst_pair == expected.worst_pair
+    np.testing.assert_allclose(got.madd_curve, expected.madd_curve, rtol=0, atol=1e-12)
+    assert got.value == pytest.approx(expected.value, abs=1e-12)
+    for label, size in expected.group_sizes.items():
+        assert got.group_sizes[label] == pytest.approx(size, rel=1e-12)
 
 
 def test_binned_continuous_outputs_use_exact_unweighted_cutoffs():
@@ -514,6 +560,33 @@ def test_edge_lookup_equals_searchsorted(n_max, decimals, seed):
     np.testing.assert_array_equal(
         edge_positions(scores, edges), np.searchsorted(edges, scores, side="right")
     )
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        [np.array([-3, 5, 7, 5, -3], dtype=np.int8)],
+        [np.array([0, 2, 2, 0], dtype=np.int8)],
+        [np.array([1, 2, 1], dtype=np.uint8)],
+        [np.array([4, 0, 9, 4])],
+        [np.array([True, False, True])],
+        [np.array([0, 1, 0, 2], dtype=np.int8), np.array([True, True, False, False])],
+        [np.array(["b", "a", "b"])],
+    ],
+)
+def test_partition_codes_of_the_madd_histograms_are_the_factorisers(keys):
+    """A partition's group codes (bytes used as codes, dense counts of small integers) are
+    those of the frequency tables' factorisation: same codes, same rows, same dtypes."""
+    from skfair._stats._histograms import _key_codes
+    from skfair._stats._table import DistinctRows
+
+    names = tuple(f"k{j}" for j in range(len(keys)))
+    codes, rows = _key_codes(names, keys)
+    expected_codes, expected_rows = DistinctRows(names).index(keys)
+    np.testing.assert_array_equal(codes, expected_codes)
+    for got, expected in zip(rows, expected_rows, strict=True):
+        np.testing.assert_array_equal(got, expected)
+        assert got.dtype == expected.dtype
 
 
 def _same_outcome(in_memory, on_dask):

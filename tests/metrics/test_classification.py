@@ -226,10 +226,12 @@ def test_hand_computed_three_groups_weighted():
     assert false_negative_rate_difference(y_true, y_pred, **kw) == pytest.approx(5 / 6)
     assert false_positive_rate_difference(y_true, y_pred, **kw) == pytest.approx(1 / 4 - 1)
     assert accuracy_difference(y_true, y_pred, **kw) == pytest.approx(0.4 - 0.5)
-    # Worst case: |ΔFPR| = 0.75 < |ΔFNR| = 5/6; the mean is their average.
+    # The components, positive when the disadvantaged side gets the favourable prediction
+    # less often: TPR(priv) - TPR(dis) = 5/6 and FPR(priv) - FPR(dis) = 3/4. Worst case: the
+    # larger, 5/6; the mean is their average.
     assert equalized_odds_difference(y_true, y_pred, **kw) == pytest.approx(5 / 6)
     assert equalized_odds_difference(y_true, y_pred, agg="mean", **kw) == pytest.approx(
-        (5 / 6 - 0.75) / 2
+        (5 / 6 + 0.75) / 2
     )
 
 
@@ -360,12 +362,14 @@ def test_signed_metrics_match_oracle(data, weighted):
         np.testing.assert_allclose(quiet(metric, y_true, y_pred, **kw), expected, atol=1e-12)
     d_fpr = oracle_signed(y_true, y_pred, groups, w, "fpr", privileged)
     d_fnr = oracle_signed(y_true, y_pred, groups, w, "fnr", privileged)
+    # The components of equalized odds, oriented by the favourable label: TPR(priv) -
+    # TPR(dis) = ΔFNR and FPR(priv) - FPR(dis) = -ΔFPR; the larger in size, FPR on ties.
     worst = quiet(equalized_odds_difference, y_true, y_pred, **kw)
     if np.isnan(d_fpr) and np.isnan(d_fnr):
         assert np.isnan(worst)
     else:
         assert worst == pytest.approx(
-            max(d_fpr, d_fnr, key=lambda v: np.nan_to_num(abs(v), nan=-1))
+            max(-d_fpr, d_fnr, key=lambda v: np.nan_to_num(abs(v), nan=-1))
         )
 
 
@@ -611,7 +615,7 @@ def test_signed_undefined_side_gives_nan_with_warning():
         worst = equalized_odds_difference(
             y_true, y_pred, sensitive_features=groups, privileged_group="p"
         )
-    assert worst == pytest.approx(0.5)  # the defined component, ΔFPR = 1/2 - 0
+    assert worst == pytest.approx(-0.5)  # the defined component, FPR(priv) - FPR(dis) = 0 - 1/2
 
 
 def test_zero_ratio_denominator_gives_nan_with_warning():

@@ -1,8 +1,9 @@
-"""Tests of group_summary: per-group values and bootstrap intervals."""
+"""Tests of group_summary: per-group values and their intervals."""
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import beta, binomtest
 from sklearn.metrics import accuracy_score, recall_score
 
 from skfair._utils._groups import factorize_groups
@@ -43,11 +44,31 @@ def oracle(y_true, y_pred, groups, weights):
     return out
 
 
+def expected_counts(y_true, y_pred, groups, weights, name):
+    """Per group: the weighted numerator and denominator of the rate ``name``, and the sum of
+    squared weights of the denominator's rows (pandas groupby)."""
+    t, p = y_true == 1, y_pred == 1
+    rows = {
+        "selection_rate": (p, np.ones_like(t)),
+        "true_positive_rate": (t & p, t),
+        "false_negative_rate": (t & ~p, t),
+        "false_positive_rate": (~t & p, ~t),
+        "true_negative_rate": (~t & ~p, ~t),
+        "accuracy": (t == p, np.ones_like(t)),
+    }[name]
+    frame = pd.DataFrame(
+        {"g": groups, "x": rows[0] * weights, "n": rows[1] * weights, "s": rows[1] * weights**2}
+    )
+    sums = frame.groupby("g").sum()
+    return sums.x.to_numpy(), sums.n.to_numpy(), sums.s.to_numpy()
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 def test_values_match_groupby_oracle(weighted):
     y_true, y_pred, groups = make_data(500)
     weights = np.random.default_rng(1).integers(1, 4, 500).astype(float)
     expected = oracle(y_true, y_pred, groups, weights if weighted else np.ones(500))
+    weights_or_ones = weights if weighted else np.ones(500)
     for name, values in expected.items():
         summary = group_summary(
             y_true,
@@ -59,7 +80,26 @@ def test_values_match_groupby_oracle(weighted):
         assert summary.groups == ["a", "b", "c"]
         np.testing.assert_allclose(summary.value, values, atol=1e-12)
         np.testing.assert_array_equal(summary.count, [np.sum(groups == g) for g in "abc"])
-        assert np.isnan(summary.ci_low).all() and np.isnan(summary.ci_high).all()
+        # Clopper-Pearson's interval of each group's proportion, by default; with weights,
+        # at Kish's effective size (sum w)**2 / sum w**2 of the rate's rows
+        numerator, denominator, squares = expected_counts(
+            y_true, y_pred, groups, weights_or_ones, name
+        )
+        if not weighted:
+            bounds = [
+                binomtest(int(x), int(n)).proportion_ci(method="exact") if n else (np.nan,) * 2
+                for x, n in zip(numerator, denominator)
+            ]
+            low, high = np.array(bounds, dtype=float).T
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                n_eff = denominator**2 / squares
+                x_eff = numerator / denominator * n_eff
+                low = np.where(x_eff > 0, beta.ppf(0.025, x_eff, n_eff - x_eff + 1), 0.0)
+                high = np.where(x_eff < n_eff, beta.ppf(0.975, x_eff + 1, n_eff - x_eff), 1.0)
+            low[denominator == 0] = high[denominator == 0] = np.nan
+        np.testing.assert_allclose(summary.ci_low, low, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(summary.ci_high, high, rtol=1e-9, atol=1e-12)
 
 
 def test_hand_computed_and_overall():
@@ -107,7 +147,11 @@ def test_callable_receives_metric_kwargs_and_pos_label():
 def test_bootstrap_is_deterministic_with_random_state():
     y_true, y_pred, groups = make_data(300)
     weights = np.ones(300)
-    for kwargs in ({}, {"sample_weight": weights}, {"metric": accuracy_score}):
+    for kwargs in (
+        {"ci_method": "bootstrap"},
+        {"sample_weight": weights, "ci_method": "bootstrap"},
+        {"metric": accuracy_score},
+    ):
         first = group_summary(
             y_true, y_pred, sensitive_features=groups, n_boot=50, random_state=3, **kwargs
         )

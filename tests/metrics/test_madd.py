@@ -265,6 +265,34 @@ def test_grid_of_distinct_bin_counts(simulation):
         assert result.madd_curve[k] == pytest.approx(histogram_madd(x0, x1, m), abs=1e-12)
 
 
+@pytest.mark.parametrize("n_grid", [40, 300])
+def test_sweep_equals_np_histogram_on_and_next_to_every_edge(n_grid):
+    """Every bin count of the sweep equals np.histogram for every pair of groups, with scores
+    on the edges and one ulp either side, whether the groups hold more scores than the sweep
+    has edges (the edges are searched among each group's sorted scores: n_grid=40) or fewer
+    (the scores are searched among the edges: n_grid=300)."""
+    rng = np.random.default_rng(0)
+    edges = np.unique(np.concatenate([np.linspace(0, 1, m + 1) for m in range(1, n_grid + 1)]))
+    scores = np.concatenate(
+        [
+            edges,
+            np.nextafter(edges, -np.inf).clip(0, 1),
+            np.nextafter(edges, np.inf).clip(0, 1),
+            rng.random(3000),
+        ]
+    )
+    groups = rng.integers(0, 3, scores.size)
+    result = madd_bandwidth_search(
+        None, scores, sensitive_features=groups, bandwidths=n_grid, min_points=5
+    )
+    assert len(result.pairs) == 3
+    for pair in result.pairs:
+        g, k = pair.groups
+        x0, x1 = scores[groups == g], scores[groups == k]
+        expected = [histogram_madd(x0, x1, m) for m in pair.bins]
+        np.testing.assert_allclose(pair.madd_curve, expected, rtol=0, atol=1e-12)
+
+
 def test_h_sup():
     assert h_sup(10**4, 10**4) == pytest.approx(0.07368, abs=1e-5)
     assert h_sup(10**5, 10**5) == pytest.approx(0.03420, abs=1e-5)

@@ -14,7 +14,6 @@ from skfair.metrics import (
     statistical_parity_difference,
     true_positive_rate_difference,
 )
-from skfair.metrics._metric_table import _difference_between
 
 RATES = {
     # name: (numerator indicator, denominator indicator) on columns of the oracle frame
@@ -295,11 +294,33 @@ def test_a_comparison_with_an_undefined_group_is_nan_with_a_warning():
     y_pred = rng.integers(0, 2, 80)
     groups = np.repeat(["a", "b"], 40)
     boot = MetricTable(
-        "tpr", y_true, y_pred, sensitive_features=groups, n_boot=200, random_state=0, as_frame=False
+        "tpr",
+        y_true,
+        y_pred,
+        sensitive_features=groups,
+        n_boot=200,
+        random_state=0,
+        ci_method="bootstrap",
+        as_frame=False,
     )
-    replicates = _difference_between(boot._replicates[0], boot._present)
-    lost = np.isnan(boot._replicates[0][0][:, 0, 0])
-    assert lost.any() and np.isnan(replicates[lost]).all()
+    # the oracle: the same multinomial draws of each group's cells, group after group
+    stream = np.random.RandomState(0)
+    rates = []
+    for group in ["a", "b"]:
+        inside = groups == group
+        cells = np.bincount((2 * y_true[inside] + y_pred[inside]).astype(int), minlength=4).astype(
+            float
+        )
+        draws = stream.multinomial(inside.sum(), cells / cells.sum(), size=200)
+        with np.errstate(invalid="ignore"):
+            rates.append(draws[:, 3] / draws[:, 2:].sum(1))
+    gaps = np.abs(rates[0] - rates[1])
+    lost = np.isnan(rates[0])
+    assert lost.any()
+    low, high = boot.confidence_interval("difference")
+    np.testing.assert_allclose(
+        [low[0], high[0]], np.quantile(gaps[~lost], [0.025, 0.975]), rtol=0, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("n_boot", [0, 20])
@@ -370,7 +391,13 @@ def test_aggregate_invariants_and_weights_equal_repeated_rows(data):
 
 def test_bootstrap_intervals_bracket_values_and_are_reproducible():
     y_true, y_pred, groups, _ = make_data(2000)
-    kwargs = {"sensitive_features": groups, "n_boot": 300, "random_state": 0, "as_frame": False}
+    kwargs = {
+        "sensitive_features": groups,
+        "n_boot": 300,
+        "random_state": 0,
+        "ci_method": "bootstrap",
+        "as_frame": False,
+    }
     table = MetricTable(["tpr", "selection_rate"], y_true, y_pred, **kwargs)
     again = MetricTable(["tpr", "selection_rate"], y_true, y_pred, **kwargs)
     for what in ["by_group", "overall", "difference", "ratio", "group_min", "group_max"]:
@@ -402,6 +429,7 @@ def test_accuracy_interval_redraws_whole_groups(weighted):
         sample_weight=weights,
         n_boot=1000,
         random_state=0,
+        ci_method="bootstrap",
         as_frame=False,
     )
     low, high = table.confidence_interval("by_group")
@@ -415,7 +443,7 @@ def test_bootstrap_of_rates_does_not_depend_on_row_order():
     # Draws come from the count table, so any partitioning or order of rows gives the same.
     y_true, y_pred, groups, _ = make_data(1000)
     order = np.random.default_rng(5).permutation(1000)
-    kwargs = {"n_boot": 50, "random_state": 0, "as_frame": False}
+    kwargs = {"n_boot": 50, "random_state": 0, "ci_method": "bootstrap", "as_frame": False}
     first = MetricTable(["tpr", "accuracy"], y_true, y_pred, sensitive_features=groups, **kwargs)
     shuffled = MetricTable(
         ["tpr", "accuracy"],
@@ -456,20 +484,23 @@ def test_bad_arguments_raise_clear_errors():
         MetricTable("tpr", None, y, sensitive_features=groups)
     with pytest.raises(ValueError, match="Inconsistent numbers of samples"):
         MetricTable("tpr", y, y, sensitive_features=groups, control_features=[1, 2])
-    table = MetricTable("tpr", y, y, sensitive_features=groups)
+    table = MetricTable("tpr", y, y, sensitive_features=groups, ci_method="bootstrap")
     with pytest.raises(ValueError, match="n_boot > 0"):
         table.confidence_interval()
+    with pytest.raises(ValueError, match="no closed form here.*n_boot > 0"):
+        MetricTable("tpr", y, y, sensitive_features=groups).confidence_interval("difference")
+    with pytest.raises(ValueError, match="ci_method"):
+        MetricTable("tpr", y, y, sensitive_features=groups, ci_method="normal")
     with pytest.raises(ValueError, match="method must be"):
         table.difference("pairwise")
 
 
-def test_bootstrap_keeps_the_replicate_values_not_the_count_tables():
-    # Regression: n_boot=100_000 over 500 groups allocated every replicate count table at once
-    # (n_boot x n_groups x n_cells floats, 2.98 GiB) and failed with numpy's MemoryError.
+def _bootstrap_peak(n_groups, n_boot, seed=0):
+    """Peak traced memory of a bootstrap MetricTable of two rates (bytes), and the table."""
     import tracemalloc
 
-    rng = np.random.default_rng(0)
-    n, n_groups, n_boot = 20_000, 400, 4_000
+    rng = np.random.default_rng(seed)
+    n = 20_000
     groups = rng.integers(0, n_groups, n)
     y_true, y_pred = rng.integers(0, 2, n), rng.integers(0, 2, n)
     tracemalloc.start()
@@ -481,19 +512,36 @@ def test_bootstrap_keeps_the_replicate_values_not_the_count_tables():
             sensitive_features=groups,
             n_boot=n_boot,
             random_state=0,
+            ci_method="bootstrap",
             as_frame=False,
         )
+        for what in ["by_group", "difference", "group_max"]:
+            table.confidence_interval(what)
+        table.confidence_interval("difference", method="to_overall")
+        table.confidence_interval("difference_to", reference=0)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    kept = 2 * n_boot * n_groups * 8  # one float per replicate, group and rate
-    tables = n_boot * n_groups * 8 * 8  # what the old bootstrap held: 8 cells per group
-    assert peak < kept + tables / 4, (peak / 2**20, kept / 2**20)
+    return peak, table, (groups, y_true, y_pred)
+
+
+def test_bootstrap_memory_does_not_grow_with_the_groups():
+    # Regression: the bootstrap kept every replicate value of every group and rate (n_boot x
+    # n_groups floats per rate): n_boot=400_000 over 400 groups died in a raw MemoryError
+    # under a 3 GiB limit. Replicates are now reduced group by group, and drawn again from the
+    # stratum's saved random state for the aggregates that need every group with the overall
+    # or a reference value.
+    n_boot = 4_000
+    peak, table, (groups, y_true, y_pred) = _bootstrap_peak(400, n_boot)
+    held_before = 2 * n_boot * 400 * 8  # one float per replicate, group and rate
+    assert peak < held_before / 4, (peak / 2**20, held_before / 2**20)
+    small_peak, *_ = _bootstrap_peak(25, n_boot)
+    assert peak < 1.5 * small_peak, (peak / 2**20, small_peak / 2**20)
     # the same numbers as drawing every table at once, by an independent draw: each group in
     # turn, its cells [tn, fp, fn, tp] split by correctness, n_boot multinomials
     stream = np.random.RandomState(0)
-    positive_rate = np.full((n_boot, n_groups), np.nan)
-    for g in range(n_groups):
+    positive_rate = np.full((n_boot, 400), np.nan)
+    for g in range(400):
         inside = groups == g
         cell = y_pred[inside] + 2 * y_true[inside] + 4 * (y_true[inside] == y_pred[inside])
         counts = np.bincount(cell, minlength=8).astype(float)
@@ -501,7 +549,21 @@ def test_bootstrap_keeps_the_replicate_values_not_the_count_tables():
         tp, fn = draws[:, [3, 7]].sum(1), draws[:, [2, 6]].sum(1)
         with np.errstate(invalid="ignore"):
             positive_rate[:, g] = tp / (tp + fn)
-    np.testing.assert_array_equal(table._replicates[0][0][:, 0], positive_rate)
+    close = {"rtol": 0, "atol": 1e-12}
+    low, high = table.confidence_interval("by_group")
+    np.testing.assert_allclose(low[:, 0], np.quantile(positive_rate, 0.025, axis=0), **close)
+    np.testing.assert_allclose(high[:, 0], np.quantile(positive_rate, 0.975, axis=0), **close)
+    gap = positive_rate.max(1) - positive_rate.min(1)
+    np.testing.assert_allclose(
+        np.array(table.confidence_interval("difference"))[:, 0],
+        np.quantile(gap, [0.025, 0.975]),
+        **close,
+    )
+    np.testing.assert_allclose(
+        np.array(table.confidence_interval("difference_to", reference=0))[:, 5, 0],
+        np.quantile(positive_rate[:, 5] - positive_rate[:, 0], [0.025, 0.975]),
+        **close,
+    )
 
 
 def test_a_bootstrap_too_large_for_memory_says_its_size():

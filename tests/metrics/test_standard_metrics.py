@@ -114,9 +114,10 @@ def test_average_odds_definitions_and_sign_against_equalized_odds():
     assert average_abs_odds_difference(y_true, y_pred, **kwargs) == pytest.approx(
         (abs(d_fpr) + abs(d_tpr)) / 2
     )
-    # equalized_odds_difference(agg="mean") averages the error rates: FNR = 1 - TPR.
+    # equalized_odds_difference(agg="mean") averages the components oriented by the
+    # favourable label, FPR(priv) - FPR(dis) and TPR(priv) - TPR(dis): aif360's, negated.
     assert equalized_odds_difference(y_true, y_pred, agg="mean", **kwargs) == pytest.approx(
-        (d_fpr - d_tpr) / 2
+        -(d_fpr + d_tpr) / 2
     )
     unsigned = average_odds_difference(y_true, y_pred, sensitive_features=groups)
     assert unsigned == pytest.approx((abs(d_fpr) + abs(d_tpr)) / 2)
