@@ -383,7 +383,10 @@ def validate_floats(estimator, X, *, reset):
     which costs more than a small repair itself.
     """
     if type(X) is np.ndarray and X.ndim == 2 and X.dtype == np.float64 and 0 not in X.shape:
-        _check_feature_names(estimator, X, reset=reset)
+        # An array has no feature names: only a fit on a DataFrame (which warns) needs
+        # scikit-learn's check, whose search for a dataframe library is the costly part.
+        if hasattr(estimator, "feature_names_in_"):
+            _check_feature_names(estimator, X, reset=reset)
         _check_n_features(estimator, X, reset=reset)
         return X
     return validate_data(estimator, X, dtype=np.float64, reset=reset, ensure_all_finite=False)
