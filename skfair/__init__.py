@@ -14,6 +14,8 @@ explain
     Bias explainers (Wasserstein model bias, Shapley-bias explanations).
 ensemble
     Bootstrap ensembles for stability and uncertainty disparities.
+subgroups
+    Subgroup discovery: the subgroups a model treats worst, tested.
 datasets
     Bundled real data sets and the papers' simulations.
 plotting

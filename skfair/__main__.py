@@ -40,6 +40,11 @@ def build_parser():
 
 def _add_audit_parser(commands):
     from skfair._audit._sections import SECTIONS
+    from skfair._audit._subgroups_section import (
+        DEFAULT_LEVEL,
+        DEFAULT_METRIC,
+        SUBGROUP_METRICS,
+    )
 
     audit = commands.add_parser(
         "audit",
@@ -100,6 +105,28 @@ def _add_audit_parser(commands):
         choices=list(SECTIONS),
         metavar="NAME",
         help="sections to print (default: all): " + ", ".join(SECTIONS),
+    )
+    audit.add_argument(
+        "--subgroups-columns",
+        metavar="COL",
+        nargs="+",
+        help="columns the subgroups of the 'subgroups' section are defined on (default: every "
+        "feature with 2 or more values, text columns with at most 100)",
+    )
+    audit.add_argument(
+        "--subgroups-level",
+        metavar="N",
+        type=int,
+        default=DEFAULT_LEVEL,
+        help=f"most conditions of a subgroup (default {DEFAULT_LEVEL})",
+    )
+    audit.add_argument(
+        "--subgroups-metric",
+        metavar="NAME",
+        choices=SUBGROUP_METRICS,
+        default=DEFAULT_METRIC,
+        help="rate whose highest subgroups are searched (default error_rate): "
+        + ", ".join(SUBGROUP_METRICS),
     )
     audit.add_argument(
         "--test-size",
@@ -174,6 +201,8 @@ def _audit(args, parser):
         parser.error("--data needs --target and --sensitive.")
     if not 0 < args.test_size < 1:
         parser.error(f"--test-size must lie strictly between 0 and 1, got {args.test_size}.")
+    if args.subgroups_level < 1:
+        parser.error(f"--subgroups-level must be at least 1, got {args.subgroups_level}.")
     if args.html is not None:
         _check_matplotlib()
     tell = _progress_printer(quiet=args.quiet)
@@ -203,6 +232,11 @@ def _audit(args, parser):
         if "caution" in context.description:
             # Always said, also when the progress messages are not shown.
             print(f"skfair audit: caution: {context.description['caution']}", file=sys.stderr)
+    context.subgroup_options = {
+        "columns": args.subgroups_columns,
+        "max_level": args.subgroups_level,
+        "metric": args.subgroups_metric,
+    }
     sections = []
     computed = _audit.compute_sections(
         context,

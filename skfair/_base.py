@@ -308,7 +308,9 @@ def other_library_names(*, parameters=None, method_keywords=None, attributes=Non
     parameters : dict, default=None
         ``{keyword of __init__: what to do instead}``; passing more positional arguments than
         ``__init__`` takes gets the same treatment, the hint for ``None`` naming the keyword
-        parameters.
+        parameters. A hint (here and in ``method_keywords``) is a string, or a function of
+        the value passed that returns one (e.g. to translate fairlearn's constraint object
+        into our parameters); for ``None``, of the first extra positional argument.
     method_keywords : dict, default=None
         ``{method name: {keyword: what to do instead}}``.
     attributes : dict, default=None
@@ -355,15 +357,18 @@ def _refusing(cls, method, name, keywords):
     def wrapper(*args, **kwargs):
         foreign = [keyword for keyword in kwargs if keyword in keywords]
         if foreign:
-            raise TypeError(
-                f"{shown} got an unexpected keyword argument {foreign[0]!r}: "
-                f"{keywords[foreign[0]]}"
-            )
+            hint = _hint(keywords[foreign[0]], kwargs[foreign[0]])
+            raise TypeError(f"{shown} got an unexpected keyword argument {foreign[0]!r}: {hint}")
         if len(args) > len(positional) and None in keywords:
             raise TypeError(
                 f"{shown} takes {len(positional) - 1} positional argument(s) but "
-                f"{len(args) - 1} were given: {keywords[None]}"
+                f"{len(args) - 1} were given: {_hint(keywords[None], args[len(positional)])}"
             )
         return method(*args, **kwargs)
 
     return wrapper
+
+
+def _hint(hint, value):
+    """The text of a hint of :func:`other_library_names`: itself, or its value at ``value``."""
+    return hint(value) if callable(hint) else hint

@@ -26,6 +26,7 @@ PUBLIC_PACKAGES = (
     "skfair.explain",
     "skfair.ensemble",
     "skfair.neighbors",
+    "skfair.subgroups",
     "skfair.datasets",
     "skfair.plotting",
 )

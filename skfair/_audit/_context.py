@@ -73,6 +73,12 @@ class AuditContext:
     shown_sections : tuple of str
         Names of the sections of this report (set when they are computed), so that a note
         refers only to sections that are shown.
+    subgroup_options : dict
+        Settings of the subgroup search (``columns``, ``max_level``, ``metric``), from the
+        ``--subgroups-*`` options; empty for the defaults.
+    shared : dict
+        Results computed once and used by several sections (the subgroup search feeds its
+        section and the summary's findings).
     """
 
     model: object
@@ -92,6 +98,8 @@ class AuditContext:
     row_ids: np.ndarray | None = None
     model_positive_label: object = None
     shown_sections: tuple = ()
+    subgroup_options: dict = field(default_factory=dict)
+    shared: dict = field(default_factory=dict, repr=False)
 
     def favourable_class(self):
         """The model's class for the favourable outcome (1 in ``y_test``)."""

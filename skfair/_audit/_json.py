@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 
-from skfair._audit._report import Estimate, Fields, GroupSizes, Interval, IntRange
+from skfair._audit._report import Estimate, Fields, GroupSizes, Interval, IntRange, PValue
 
 # Decimals kept: enough for every printed digit, few enough to be identical across platforms.
 DECIMALS = 10
@@ -52,6 +52,9 @@ def json_cell(cell):
         return bool(cell)
     if isinstance(cell, (int, np.integer)):
         return int(cell)
+    if isinstance(cell, PValue):
+        # Significant digits: the small values, those that matter, round to 0 in decimals.
+        return None if np.isnan(cell) else float(f"{float(cell):.4g}")
     if isinstance(cell, (float, np.floating)):
         return _number(cell)
     return str(cell)

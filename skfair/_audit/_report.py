@@ -35,6 +35,13 @@ class Verdict(str):
     __slots__ = ()
 
 
+class PValue(float):
+    """A table cell holding a p-value or q-value: shown with two significant digits (fixed
+    decimals would print the small ones, those that matter, as 0)."""
+
+    __slots__ = ()
+
+
 @dataclass
 class Interval:
     """A closed interval ``[low, high]``."""

@@ -23,6 +23,7 @@ from sklearn.utils import Bunch
 from skfair._audit._context import score_reader
 from skfair._audit._data_repair_section import data_repair_section
 from skfair._audit._report import Figure, GroupSizes, Interval, IntRange, Section, Table
+from skfair._audit._subgroups_section import subgroups_section
 from skfair._audit._summary import CI, compared_columns, group_text, summary_section
 from skfair._audit._training_section import training_section
 from skfair._utils._groups import factorize_groups
@@ -970,6 +971,7 @@ SECTIONS = {
     "summary": ("Summary", summary_section),
     "groups": ("Per-group rates", groups_section),
     "disparities": ("Disparity metrics", disparities_section),
+    "subgroups": ("Which subgroups fare worst", subgroups_section),
     "scores": ("Bias of the score distributions", scores_section),
     "madd": ("Score distributions: MADD", madd_section),
     "hfm": ("Group separation in the model's view: HFM", hfm_section),

@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from skfair._audit._report import Estimate, Fields, Section, Table, Verdict
+from skfair._audit._subgroups_section import subgroup_findings
 from skfair.metrics import MetricTable
 
 # (MetricTable named rate, label in the tables, the rows it is computed on)
@@ -130,6 +131,7 @@ def summary_section(context):
                 group_rows=True,
             )
         )
+    findings.update(subgroup_findings(context))
     rules = Table(
         ["verdict", "rule (the first that holds)"],
         [[Verdict(name), rule] for name, rule in VERDICT_RULES],

@@ -7,7 +7,7 @@ import textwrap
 
 import numpy as np
 
-from skfair._audit._report import Estimate, Fields, GroupSizes, Interval, IntRange
+from skfair._audit._report import Estimate, Fields, GroupSizes, Interval, IntRange, PValue
 
 NOT_AVAILABLE = "n/a"
 WIDTH = 96
@@ -48,9 +48,19 @@ def format_cell(cell, digits=4):
         return str(bool(cell))
     if isinstance(cell, (int, np.integer)):
         return f"{int(cell):,}"
+    if isinstance(cell, PValue):
+        return format_p_value(cell)
     if isinstance(cell, (float, np.floating)):
         return format_number(cell, digits)
     return str(cell)
+
+
+def format_p_value(value):
+    """Two significant digits; ``< 1e-300`` for a value that underflowed to 0."""
+    value = float(value)
+    if np.isnan(value):
+        return NOT_AVAILABLE
+    return "< 1e-300" if value == 0 else f"{value:.2g}"
 
 
 def text_columns(rows):

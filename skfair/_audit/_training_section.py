@@ -60,6 +60,7 @@ def training_section(context):
             failures.append(f"{name}: {error}")
             continue
         fitted[name] = model
+        model.set_params(predict_method="deterministic")
         decisions = {"predict": model.predict(context.X_test) == favourable}
         model.set_params(predict_method="randomized")
         decisions["randomised"] = model.predict(context.X_test) == favourable
@@ -95,9 +96,10 @@ def training_section(context):
         f"random_state={context.random_state}) with at most {_TRAINING_MAX_ITER} rounds of "
         "the game after the unconstrained fit; the "
         "gaps on the evaluation rows include sampling noise. constrained: the retrained "
-        "model's deterministic predict; randomised: its randomised decisions, which the "
-        "bound is about. Gaps: the largest gap between any two groups, or the disadvantaged "
-        "minus the privileged groups (signed) for an attribute with a privileged group."
+        "model's deterministic rule (its most accurate single fit within the bound); "
+        "randomised: its default, randomised decisions. Gaps: the largest gap between any "
+        "two groups, or the disadvantaged minus the privileged groups (signed) for an "
+        "attribute with a privileged group."
     ]
     notes += gap_notes
     notes += [f"not computed for {failure}" for failure in failures]

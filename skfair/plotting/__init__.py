@@ -24,6 +24,9 @@ from skfair.plotting._scores import (
 from skfair.plotting._stability import (
     StabilityDisplay,
 )
+from skfair.plotting._subgroups import (
+    SubgroupDisplay,
+)
 from skfair.plotting._thresholds import (
     GroupThresholdDisplay,
 )
@@ -38,4 +41,5 @@ __all__ = [
     "RepairDisplay",
     "ScoreDistributionDisplay",
     "StabilityDisplay",
+    "SubgroupDisplay",
 ]

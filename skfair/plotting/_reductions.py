@@ -105,16 +105,19 @@ class ReductionTradeoffDisplay:
         display : ReductionTradeoffDisplay
             The display, plotted; its figure, axes and artists are stored as attributes.
         """
+        grid = hasattr(estimator, "grid_")  # GridSearch: one fit per grid point
         if X is None:
             errors, disparities = estimator.objectives_, estimator.constraint_gaps_
-            error, disparity = estimator.objective_, estimator.constraint_gap_
+            if grid:
+                error, disparity = estimator.objective_, estimator.constraint_gap_
+            else:  # the mixture's expected values (objective_ is that of predict's draws)
+                error, disparity = estimator.mixture_objective_, estimator.mixture_gap_
         else:
             errors, disparities, error, disparity = estimator._evaluate(
                 X, y, sensitive_features=sensitive_features, sample_weight=sample_weight
             )
         regression = estimator._regression
         to_score = (lambda value: value) if regression else (lambda value: 1.0 - value)
-        grid = hasattr(estimator, "best_index_")
         display = cls(
             disparities=disparities,
             scores=to_score(np.asarray(errors)),

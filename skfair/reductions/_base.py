@@ -21,6 +21,7 @@ from skfair._base import (
     accuracy_on_dask,
     check_meta_input,
     lazy_method,
+    other_library_names,
     require_y,
     resolve_sensitive,
     route_fit_params,
@@ -36,7 +37,7 @@ from skfair._utils._compat import (
     _num_samples,
 )
 from skfair._utils._groups import factorize_groups
-from skfair._utils._random import draw_seed, row_keys, row_uniforms
+from skfair._utils._random import draw_choices, draw_seed, row_keys
 from skfair._utils._validation import check_weights
 from skfair.reductions._game import Hypotheses
 from skfair.reductions._moments import (
@@ -49,6 +50,10 @@ from skfair.reductions._moments import (
 )
 from skfair.reductions._oracle import BestResponse
 
+# Constraint values up to this are met (the linear programs' round-off).
+_FEASIBLE = 1e-12
+# Seeds tried for the randomised decisions on the fitting rows (see _choose_draws).
+_SEED_CANDIDATES = 32
 # The hint of the TypeError raised by fit on dask input.
 FIT_ON_DASK = (
     "Each best response refits the base learner on all rows. Fit on an in-memory sample "
@@ -328,21 +333,79 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
             )
         return int(matches[0])
 
-    def _set_members(self, problem, weights):
-        """Keep the hypotheses and the mixture weights; report the fit on the training data."""
-        hypotheses = problem.hypotheses
+    def _set_members(self, problem, weights, best_index=None):
+        """Keep the hypotheses and the mixture weights; report both decision rules on the
+        training data.
+
+        ``best_index`` is the single predictor of the deterministic rule (classification);
+        None chooses the most accurate hypothesis that meets every constraint.
+        """
+        hypotheses, moments = problem.hypotheses, problem.moments
         self.predictors_ = list(hypotheses.predictors)
         self.weights_ = np.asarray(weights, dtype=np.float64)
-        table = hypotheses.mixture_table(self.weights_)
-        self.objective_ = problem.moments.error(table)
-        self.constraint_gap_ = problem.moments.disparity(table)
         self.objectives_ = hypotheses.errors
-        self.constraint_gaps_ = np.array(
-            [problem.moments.disparity(member) for member in hypotheses.tables]
-        )
+        self.constraint_gaps_ = np.array([moments.disparity(table) for table in hypotheses.tables])
         self.n_oracle_calls_ = problem.oracle.n_calls
         self.n_fits_ = problem.oracle.n_fits
         self._regression = problem.is_regression
+        mixture = hypotheses.mixture_table(self.weights_)
+        randomized = (moments.error(mixture), moments.disparity(mixture))
+        if self._regression:
+            # The deterministic rule predicts the members' weighted mean.
+            mean = np.tensordot(self.weights_, np.asarray(hypotheses.outputs), axes=1)
+            table = moments.table(problem.codes, problem.target, mean, problem.sample_weight)
+            deterministic = (moments.error(table), moments.disparity(table))
+        else:
+            if best_index is None:
+                best_index = best_single(hypotheses.errors, hypotheses.gammas)
+            self.best_index_ = int(best_index)
+            deterministic = (self.objectives_[best_index], self.constraint_gaps_[best_index])
+        self._summaries = {
+            "randomized": tuple(map(float, randomized)),
+            "deterministic": tuple(map(float, deterministic)),
+        }
+
+    def _decision_rule(self):
+        """``"randomized"`` or ``"deterministic"``: how ``predict`` decides."""
+        return "deterministic"
+
+    def _choose_draws(self, problem):
+        """Choose the seed of the randomised decisions, and grade them on the fitting rows.
+
+        Randomised rounding with retries (Raghavan & Thompson 1987): the decisions are
+        drawn on the fitting rows (exactly as :meth:`predict` draws them for those rows)
+        with up to ``_SEED_CANDIDATES`` seeds derived from the fit's, and the first seed whose
+        decisions meet every constraint is kept (else the one of the smallest largest
+        violation). New rows get draws of the same law whatever the seed. Sets ``_draw_seed``
+        and the randomised rule's summary: the realised error and disparity on the fitting
+        rows.
+        """
+        hypotheses, moments = problem.hypotheses, problem.moments
+        members = np.flatnonzero(self.weights_ > 0)
+        outputs = np.asarray(hypotheses.outputs)[members]
+        if self._regression:
+            shares = np.broadcast_to(self.weights_[members], outputs.T.shape)
+            fallback = outputs[0].astype(np.float64)
+        else:
+            shares = np.zeros((outputs.shape[1], len(self.classes_)))
+            for weight, output in zip(self.weights_[members], outputs):
+                shares[np.arange(output.shape[0]), output] += weight
+            fallback = shares[:, 0]
+        keys = row_keys(problem.oracle.X, fallback)
+        strata = np.zeros(keys.shape[0], dtype=np.intp)
+        best = None
+        for candidate in range(_SEED_CANDIDATES):
+            seed = self._seed if candidate == 0 else _derived_seed(self._seed, candidate)
+            choice = draw_choices(shares, keys, strata, seed, sampling="row")
+            decisions = outputs[choice, np.arange(choice.shape[0])] if self._regression else choice
+            table = moments.table(problem.codes, problem.target, decisions, problem.sample_weight)
+            violation = float(np.max(moments.gamma(table), initial=0.0))
+            if best is None or violation < best[0]:
+                best = (violation, seed, moments.error(table), moments.disparity(table))
+            if violation <= _FEASIBLE:
+                break
+        _, self._draw_seed, error, disparity = best
+        self._summaries["randomized"] = (float(error), float(disparity))
 
     # ----------------------------------------------------------------------------------------
     # prediction from the members
@@ -359,7 +422,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
                 yield weight, self._member_output(member, X_model, method)
 
     def _member_output(self, member, X_model, method):
-        if method == "predict" or not hasattr(member, "predict_proba"):
+        if method != "predict_proba" or not hasattr(member, "predict_proba"):
             outputs = np.asarray(member.predict(X_model))
             if method == "predict":
                 return outputs
@@ -372,26 +435,32 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         full[:, np.searchsorted(self.classes_, member.classes_)] = proba
         return full
 
-    def _mixture_proba(self, X_model):
-        proba = None
-        for weight, output in self._member_outputs(X_model, "predict_proba"):
-            proba = weight * output if proba is None else proba + weight * output
-        return proba
-
     def _decision_probability(self, X_model):
-        """Probability of each class under the randomised mixture of the members' decisions."""
+        """Probability of each class under the decision rule, shape (n_samples, n_classes):
+        the weighted share of the members that decide it (randomised), or 0 / 1 (the single
+        predictor of the deterministic rule)."""
+        if self._decision_rule() == "deterministic":
+            best = self.predictors_[self.best_index_]
+            return self._member_output(best, X_model, "predict_proba_of_decisions")
         probability = None
         for weight, output in self._member_outputs(X_model, "predict"):
             one_hot = (output[:, None] == self.classes_[None]) * weight
             probability = one_hot if probability is None else probability + one_hot
         return probability
 
+    def _lazy(self, method, X, trailing_shape, dtype):
+        return lazy_method(self, method, X, None, trailing_shape=trailing_shape, dtype=dtype)
+
     @available_if(lambda self: not is_regressor(self.estimator))
     def predict_proba(self, X):
-        """The weighted mixture of the members' class probabilities.
+        """Probability of each class of the decision ``predict`` makes.
 
-        Members without ``predict_proba`` contribute their decisions (probability 1 for the
-        class they predict).
+        With the randomised rule, the weighted share of the members whose decision is the
+        class (the probability of a positive decision of the randomised classifier, fairlearn's
+        ``_pmf_predict``); with the deterministic rule, 1 for the class of its single
+        predictor. The group means of ``predict_proba(X)[:, k]`` on the training rows are the
+        rates the constraint bounds. For the members' own probabilities (scores to rank by),
+        see :meth:`predict_member_proba`.
 
         Parameters
         ----------
@@ -402,20 +471,49 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            Class probabilities, in the order of ``classes_``: the members' probabilities
-            averaged with the weights of the mixture.
+            ``proba[i, k]`` is the probability that ``predict`` gives row ``i`` the class
+            ``classes_[k]``.
         """
         if is_dask_collection(X):
-            return lazy_method(
-                self, "predict_proba", X, None, trailing_shape=self.classes_.shape, dtype=np.float64
-            )
-        return self._mixture_proba(self._model_input(X))
+            return self._lazy("predict_proba", X, self.classes_.shape, np.float64)
+        return self._decision_probability(self._model_input(X))
 
-    def _predict(self, X, randomized):
+    @available_if(lambda self: not is_regressor(self.estimator))
+    def predict_member_proba(self, X):
+        """The members' own class probabilities, averaged with the rule's weights.
+
+        Scores for ranking (e.g. ROC AUC), not the probability of a decision: their group
+        means are not bounded by the constraint (use :meth:`predict_proba` for that). With the
+        randomised rule the members' ``predict_proba`` weighted by ``weights_``; with the
+        deterministic rule that of its single predictor. Members without ``predict_proba``
+        contribute their decisions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples (with the sensitive column(s) in ``sensitive_column`` mode).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities, in the order of ``classes_``.
+        """
+        if is_dask_collection(X):
+            return self._lazy("predict_member_proba", X, self.classes_.shape, np.float64)
+        X_model = self._model_input(X)
+        if self._decision_rule() == "deterministic":
+            return self._member_output(self.predictors_[self.best_index_], X_model, "predict_proba")
+        proba = None
+        for weight, output in self._member_outputs(X_model, "predict_proba"):
+            proba = weight * output if proba is None else proba + weight * output
+        return proba
+
+    def _predict(self, X):
         if is_dask_collection(X):
             dtype = np.float64 if self._regression else self.classes_.dtype
-            return lazy_method(self, "predict", X, None, dtype=dtype)
+            return self._lazy("predict", X, (), dtype)
         X_model = self._model_input(X)
+        randomized = self._decision_rule() == "randomized"
         if self._regression:
             members = [
                 (w, out.astype(np.float64)) for w, out in self._member_outputs(X_model, "predict")
@@ -423,20 +521,13 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
             if not randomized:
                 return sum(w * out for w, out in members)  # one member: its own predictions
             outputs = np.column_stack([out for _, out in members])
-            cumulative = np.cumsum([w for w, _ in members])
-            draws = _row_draws(X_model, outputs[:, 0], self._seed)
-            pick = np.minimum(np.searchsorted(cumulative, draws, side="right"), len(members) - 1)
+            shares = np.broadcast_to(np.array([w for w, _ in members]), outputs.shape)
+            pick = _draw(X_model, shares, outputs[:, 0], self._draw_seed)
             return outputs[np.arange(outputs.shape[0]), pick]
         if not randomized:
-            single = np.flatnonzero(self.weights_ == 1.0)
-            if single.size:  # one member: its own decisions
-                return np.asarray(self.predictors_[single[0]].predict(X_model))
-            return self.classes_[np.argmax(self._mixture_proba(X_model), axis=1)]
+            return np.asarray(self.predictors_[self.best_index_].predict(X_model))
         probability = self._decision_probability(X_model)
-        cumulative = np.cumsum(probability, axis=1)
-        draws = _row_draws(X_model, probability[:, 0], self._seed)
-        chosen = (cumulative <= draws[:, None]).sum(axis=1)
-        return self.classes_[np.minimum(chosen, len(self.classes_) - 1)]
+        return self.classes_[_draw(X_model, probability, probability[:, 0], self._draw_seed)]
 
     def score(self, X, y, sample_weight=None):
         """Accuracy (classification) or R² (regression) of ``predict``.
@@ -472,28 +563,25 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
     # ----------------------------------------------------------------------------------------
     # warnings on the solution
 
-    def _warn_if_collapsed(self, problem, weights):
-        """Warn when the solution ignores X: a mixture of constants only, or a ``predict``
-        that gives one class to every training row (a constant with half the weight or
-        more, or a single fit that predicts one class)."""
+    def _warn_if_collapsed(self, problem):
+        """Warn when the decisions ignore X: the randomised rule mixes constants only, or the
+        deterministic rule's predictor gives one class to every training row."""
         if self._regression:
             return
         constants = list(problem.constants.values())
-        single = np.flatnonzero(weights >= 1.0 - 1e-12)
-        if weights[constants].sum() >= 1.0 - 1e-12:
+        if self._decision_rule() == "randomized":
+            if self.weights_[constants].sum() < 1.0 - 1e-12:
+                return
             what = "a mixture of constant predictors"
-        elif getattr(self, "predict_method", None) == "randomized":
-            return
-        elif (weights[constants] >= 0.5).any():
-            what = "a constant predict (a constant predictor has half the mixture's weight)"
-        elif single.size and np.unique(problem.hypotheses.outputs[single[0]]).size == 1:
-            what = "a constant predict"
         else:
-            return
+            outputs = problem.hypotheses.outputs[self.best_index_]
+            if np.unique(outputs).size > 1:
+                return
+            what = "a constant predict (the best single fit that meets the bound is constant)"
         warnings.warn(
             f"The constrained solution collapses to {what}: under eps={self.eps!r} the "
             "fits found cannot meet the bound otherwise. Try a larger eps, a more flexible "
-            "estimator, a larger max_iter or grid_size, or predict_method='randomized'.",
+            "estimator, or a larger max_iter or grid_size.",
             UserWarning,
             stacklevel=3,
         )
@@ -585,12 +673,120 @@ def _without_constraints(moments):
     return replace(moments, eps=np.inf, names=[])
 
 
-def _row_draws(X_model, fallback_scores, seed):
-    """One uniform number per row, keyed on the row's values and the seed.
+def _draw(X_model, shares, fallback_scores, seed):
+    """The option (class, or member for regression) each row takes, option ``r`` with
+    probability ``shares[i, r]``.
 
-    The single place where the reductions draw random numbers (:mod:`skfair._utils._random`): a row
-    gets the same draw alone or in any batch, and identical rows of a batch get independent
-    draws, the same ones in any order of the batch.
+    The single place where the reductions draw random numbers
+    (:func:`skfair._utils._random.draw_choices`, keyed on each row's values): a row gets the
+    same draw alone or in any batch, and the copies of a row in a batch take each option the
+    expected number of times, rounded. There are no groups at predict time: one stratum.
     """
     keys = row_keys(X_model, fallback_scores)
-    return row_uniforms(keys, np.zeros(keys.shape[0], dtype=np.intp), seed)
+    strata = np.zeros(keys.shape[0], dtype=np.intp)
+    return draw_choices(shares, keys, strata, seed, sampling="row")
+
+
+def _derived_seed(seed, index):
+    """The ``index``-th seed derived from ``seed`` (a 63-bit integer)."""
+    return int(np.random.SeedSequence([seed, index]).generate_state(1, np.uint64)[0] >> 1)
+
+
+def best_single(errors, gammas):
+    """Index of the most accurate hypothesis that meets every constraint (the earliest on
+    ties); the one of the smallest largest violation when none does."""
+    violation = gammas.max(axis=1) if gammas.shape[1] else np.zeros(len(errors))
+    feasible = violation <= _FEASIBLE
+    if feasible.any():
+        return int(np.argmin(np.where(feasible, errors, np.inf)))
+    return int(np.argmin(violation))
+
+
+# fairlearn's parameters of its ExponentiatedGradient and GridSearch that skfair's do not
+# have, and what to write instead (the "constraints" hint names the constraint and eps).
+_FAIRLEARN_PARAMETERS = {
+    "objective": "the reductions minimise the error (the 0-1 loss; the mean loss= of a "
+    "regressor); there is no objective moment to pass.",
+    "sample_weight_name": "the weights reach the base learner as sample_weight (a pipeline's "
+    "last step gets them); a learner whose fit has no sample_weight is fitted on a weighted "
+    "resample of the rows.",
+    "run_linprog_step": "the multiplier player moves to the restricted game's linear program "
+    "by default; multiplier_update='exponentiated_gradient' runs Algorithm 1 instead.",
+    "selection_rule": "GridSearch keeps the most accurate grid point whose training "
+    "disparity is at most eps (the bound itself, not a trade-off with the error).",
+    "constraint_weight": "GridSearch keeps the most accurate grid point whose training "
+    "disparity is at most eps (the bound itself, not a trade-off with the error).",
+    "grid": "GridSearch places its points itself (see grid_size, grid_limit); its grid_ "
+    "holds them after fit.",
+    "grid_offset": "GridSearch places its points itself (see grid_size, grid_limit); its "
+    "grid_ holds them after fit.",
+    "prefit": "the reductions train the estimator; to correct a fitted model, wrap it in "
+    "sklearn.frozen.FrozenEstimator and use skfair.postprocessing.GroupThresholdClassifier.",
+}
+# fairlearn's moments and the name of the same constraint here.
+_FAIRLEARN_MOMENTS = {
+    "DemographicParity": "demographic_parity",
+    "EqualizedOdds": "equalized_odds",
+    "TruePositiveRateParity": "true_positive_rate_parity",
+    "FalsePositiveRateParity": "false_positive_rate_parity",
+    "ErrorRateParity": "error_rate_parity",
+    "BoundedGroupLoss": "bounded_group_loss",
+}
+
+
+def _constraint_hint(value):
+    """What to write for fairlearn's ``constraints`` argument ``value``."""
+    if isinstance(value, str):
+        return f"pass the constraint by keyword: constraint={value!r} (and the bound as eps=)."
+    name = _FAIRLEARN_MOMENTS.get(type(value).__name__)
+    if name is None:
+        return (
+            "pass the constraint by keyword as its name, e.g. "
+            "constraint='demographic_parity', and the bound as eps=."
+        )
+    if name == "bounded_group_loss":
+        bound = getattr(value, "upper_bound", None)
+        return (
+            f"write constraint='bounded_group_loss', eps={bound!r} (every group's mean loss= "
+            "at most eps)."
+        )
+    ratio = getattr(value, "ratio", 1.0)
+    if ratio != 1.0:
+        return (
+            f"write constraint={name!r}, disparity='ratio', eps={1 - ratio:g} (skfair's ratio "
+            "bound is one minus the smallest ratio between two groups)."
+        )
+    bound = getattr(value, "eps", 0.01)
+    return (
+        f"write constraint={name!r}, eps={bound!r}. fairlearn's difference_bound compares "
+        "each group with the whole population; skfair's eps bounds the difference between "
+        f"any two groups, so eps={2 * bound:g} is as loose with many groups (for two groups, "
+        "see the 'Coming from fairlearn' page)."
+    )
+
+
+# What fairlearn's users reach for, met with an error naming ours (applied to
+# ExponentiatedGradient and GridSearch).
+fairlearn_names = other_library_names(
+    parameters={
+        None: lambda value: f"every parameter after the estimator is a keyword; "
+        f"{_constraint_hint(value)}",
+        "constraints": lambda value: f"the parameter is constraint= (fairlearn's "
+        f"constraints=); {_constraint_hint(value)}",
+        **_FAIRLEARN_PARAMETERS,
+    },
+    method_keywords={
+        "predict": {
+            "random_state": "the randomised decisions are reproducible, a function of each "
+            "row's values and of the seed drawn at fit from random_state= given at "
+            "construction (fairlearn's predict(X, random_state=...)); set it there.",
+            "sensitive_features": "predict takes X only: the reductions need no sensitive "
+            "features at predict time.",
+        },
+    },
+    attributes={
+        "_pmf_predict": "the probability of each class of the decisions predict makes is "
+        "predict_proba(X) (fairlearn's _pmf_predict); predict_member_proba(X) averages the "
+        "members' own probabilities.",
+    },
+)

@@ -16,8 +16,10 @@ cache: the base learner is never refitted on weights it has already seen (up to 
 1e-9). Weights reach the base learner as ``sample_weight`` (also through a pipeline's last
 step), or, for a learner without it, as a weighted resample of the rows drawn with a seed of
 the fit and the weights. A learner whose ``warm_start`` starts a convex solver from its last
-solution starts from the previous best response. A pipeline's preprocessing that cannot
-depend on the labels or the weights is fitted once (:func:`fitted_preprocessing`).
+solution starts from the previous best response; with ``warm_start=True`` a boosting ensemble
+grows from the previous response by a fixed number of stages (:func:`warm_start_mode`). A
+pipeline's preprocessing that cannot depend on the labels or the weights is fitted once
+(:func:`fitted_preprocessing`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from inspect import signature
 import numpy as np
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
+from sklearn.ensemble import BaseEnsemble
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.utils import _safe_indexing
 from sklearn.utils.metadata_routing import get_routing_for_object
@@ -51,6 +54,16 @@ _CONVEX_WARM_START = {
     "TweedieRegressor",
     "HuberRegressor",
 }
+# Boosting ensembles whose warm start adds stages on top of the fitted ones: the parameter of
+# the number of stages and the fitted attribute that counts them.
+_GROWING = {
+    "GradientBoostingClassifier": ("n_estimators", "n_estimators_"),
+    "GradientBoostingRegressor": ("n_estimators", "n_estimators_"),
+    "HistGradientBoostingClassifier": ("max_iter", "n_iter_"),
+    "HistGradientBoostingRegressor": ("max_iter", "n_iter_"),
+}
+# A grown ensemble gets this fraction of its own number of stages per response (at least 1).
+_GROWTH = 0.25
 # scikit-learn transformers whose fit uses neither y nor (unless routed) sample weights.
 _LABEL_FREE = {
     "Binarizer",
@@ -149,7 +162,7 @@ class BestResponse:
         else:
             self.learner, self.X_learner = estimator.steps[-1][1], self.prefix.transform(X)
         self.weight_parameter = weight_parameter(self.learner)
-        self.warm_start_parameter = warm_start_parameter(self.learner, warm_start)
+        self.warm_start_parameter, self.growth = warm_start_mode(self.learner, warm_start)
         self._cache = {}
         self._previous = None
         self.n_calls = 0
@@ -208,6 +221,11 @@ class BestResponse:
         else:
             learner = copy.deepcopy(previous)
             learner.set_params(**{self.warm_start_parameter: True})
+            if self.growth is not None:
+                # Stages added on top of the previous response's (refitting the same number
+                # would fit nothing: the previous model would answer every problem).
+                parameter, fitted, extra = self.growth
+                learner.set_params(**{parameter: getattr(_final(learner), fitted) + extra})
         learner.fit(X, labels, **params)
         if self.warm_start_parameter is not None:
             original = self.learner.get_params()[self.warm_start_parameter]
@@ -341,24 +359,47 @@ def weight_parameter(estimator):
     return None
 
 
-def warm_start_parameter(estimator, warm_start):
-    """The parameter that warm-starts ``estimator`` (possibly a pipeline's last step), or None.
+def warm_start_mode(estimator, warm_start):
+    """``(parameter, growth)``: the parameter that warm-starts ``estimator`` (possibly a
+    pipeline's last step), or None; and for a boosting ensemble ``(stages parameter, fitted
+    stages attribute, stages added per response)``, else None.
 
-    ``"auto"``: only for the linear models whose warm start is the initial point of a convex
-    solver; True: whenever a ``warm_start`` parameter exists; False: never.
+    ``"auto"``: only the linear models whose warm start is the initial point of a convex
+    solver; True: every estimator with a ``warm_start`` parameter, a boosting ensemble
+    growing by ``_GROWTH`` of its own number of stages per response; a bagging ensemble is
+    refused (its earlier trees, fitted to earlier problems, would keep voting). False: never.
     """
     if warm_start is False:
-        return None
+        return None, None
     params = estimator.get_params(deep=True)
     if "warm_start" in params:
-        name, final = "warm_start", estimator
+        name, final, prefix = "warm_start", estimator, ""
     else:
         steps = getattr(estimator, "steps", None)
         if not steps:
-            return None
+            return None, None
         name, final = f"{steps[-1][0]}__warm_start", steps[-1][1]
+        prefix = f"{steps[-1][0]}__"
         if name not in params:
-            return None
-    if warm_start == "auto" and type(final).__name__ not in _CONVEX_WARM_START:
-        return None
-    return name
+            return None, None
+    kind = type(final).__name__
+    if warm_start == "auto":
+        return (name, None) if kind in _CONVEX_WARM_START else (None, None)
+    if kind in _GROWING:
+        parameter, fitted = _GROWING[kind]
+        extra = max(1, int(_GROWTH * final.get_params()[parameter]))
+        return name, (prefix + parameter, fitted, extra)
+    if isinstance(final, BaseEnsemble):
+        raise ValueError(
+            f"warm_start=True cannot work with {kind}: its warm start adds estimators to the "
+            "ones fitted to the previous best response, which keep voting on every later "
+            "problem, so no response would answer its own multipliers. Use "
+            "warm_start='auto' or False (each response fitted from scratch)."
+        )
+    return name, None
+
+
+def _final(estimator):
+    """The last step of a pipeline, or the estimator itself."""
+    steps = getattr(estimator, "steps", None)
+    return steps[-1][1] if steps else estimator

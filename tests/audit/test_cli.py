@@ -653,7 +653,7 @@ def test_json_is_identical_with_and_without_pandas(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(Path(skfair.__file__).resolve().parents[1]))
     args = ["audit", "--data", "loans.csv", "--target", "approved", "--positive-label", "yes"]
     args += ["--sensitive", "sex", "region", "--format", "json", "--quiet"]
-    args += ["--sections", "summary", "disparities", "stability", "bias_sources"]
+    args += ["--sections", "summary", "disparities", "subgroups", "stability", "bias_sources"]
     outputs = [
         subprocess.run(
             [sys.executable, *runner, *args],
@@ -669,3 +669,5 @@ def test_json_is_identical_with_and_without_pandas(tmp_path):
         assert result.returncode == 0, result.stderr
     assert outputs[0].stdout == outputs[1].stdout
     assert '"label stability"' in outputs[0].stdout
+    assert '"Which subgroups fare worst"' in outputs[0].stdout
+    assert '"q-value"' in outputs[0].stdout

@@ -60,6 +60,7 @@ EXPECTED_SECTIONS = [
     "summary",
     "groups",
     "disparities",
+    "subgroups",
     "scores",
     "madd",
     "hfm",
@@ -104,7 +105,7 @@ def test_the_page_is_self_contained(report):
     # No network: every image is inline, no stylesheet or font is fetched.
     assert not re.search(r"""(src|href)=["']?(https?:|//)""", page)
     assert "<link" not in page.lower()
-    assert page.count('src="data:image/png;base64,') == 16
+    assert page.count('src="data:image/png;base64,') == 17
 
 
 def probe(report, tmp_path, size):
@@ -123,8 +124,9 @@ def test_chromium_renders_every_section_and_figure_within_1280_px(report, tmp_pa
     assert measured["sections"] == [f"section-{name}" for name in EXPECTED_SECTIONS]
     assert measured["headings"] == [SECTIONS[name][0] for name in EXPECTED_SECTIONS]
     # Per attribute (sex, region) and jointly: the rates with intervals (3); per attribute:
-    # scores, repair, thresholds, bias sources, stability (10); MADD per column (3).
-    assert len(measured["images"]) == 16
+    # scores, repair, thresholds, bias sources, stability (10); MADD per column (3); the
+    # gaps of the subgroups found (1).
+    assert len(measured["images"]) == 17
     for complete, width, height, shown_width in measured["images"]:
         assert complete and width > 0 and height > 0 and shown_width > 0
     assert measured["scrollWidth"] <= measured["clientWidth"] <= 1280

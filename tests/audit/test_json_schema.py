@@ -137,7 +137,7 @@ def test_the_summary_in_json_names_each_group_verdict_and_reference(document):
     summary = document["sections"][0]
     findings, audited = summary["fields"]
     assert findings["caption"] == "Findings"
-    assert list(findings["items"]) == ["sex", "region", "sex & region"]
+    assert list(findings["items"]) == ["sex", "region", "sex & region", "subgroups (error rate)"]
     assert audited["caption"] == "What was audited"
     rules, *tables = summary["tables"]
     assert [row[0] for row in rules["rows"]] == [

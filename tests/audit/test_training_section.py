@@ -52,7 +52,7 @@ def test_rows_are_the_retrained_models_metrics_by_groupby():
     section = training_section(context)
     rows = {row[0]: row[2:] for row in section.blocks[0].rows}
     model = section.data["models"]["sex"]
-    assert model.constraint_gap_ <= TRAINING_EPS + 1e-7  # on its training rows
+    assert model.mixture_gap_ <= TRAINING_EPS + 1e-7  # on its training rows
     model.set_params(predict_method="deterministic")
     deterministic = model.predict(context.X_test)
     model.set_params(predict_method="randomized")

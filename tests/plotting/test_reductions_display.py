@@ -49,7 +49,8 @@ def test_mixture_star_is_the_expected_accuracy_and_the_training_values_by_defaul
         X, y, sensitive_features=group
     )
     display = ReductionTradeoffDisplay.from_estimator(model)
-    assert display.result == pytest.approx((model.constraint_gap_, 1 - model.objective_))
+    assert display.result == pytest.approx((model.mixture_gap_, 1 - model.mixture_objective_))
+    assert display.weights is not None and not display.connect  # a mixture, not a grid
     np.testing.assert_allclose(display.scores, 1 - model.objectives_)
     expected = sum(
         w * (m.predict(X) == y) for w, m in zip(model.weights_, model.predictors_)

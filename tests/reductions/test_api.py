@@ -1,7 +1,9 @@
 """The scikit-learn contract of the reductions: common checks, routing and column mode in
 GridSearchCV, n_jobs, randomised predictions, the oracle's exactness and cache, errors."""
 
+import inspect
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -10,6 +12,7 @@ import pytest
 import sklearn
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
 from sklearn.compose import make_column_transformer
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import make_pipeline
@@ -17,7 +20,11 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skfair.metrics import get_fairness_scorer, statistical_parity_difference
+from skfair.metrics import (
+    equalized_odds_difference,
+    get_fairness_scorer,
+    statistical_parity_difference,
+)
 from skfair.reductions import ExponentiatedGradient, GridSearch
 from skfair.reductions._oracle import BestResponse
 
@@ -25,9 +32,7 @@ from skfair.reductions._oracle import BestResponse
 @parametrize_with_checks(
     [
         ExponentiatedGradient(LogisticRegression(), random_state=0),
-        ExponentiatedGradient(
-            LogisticRegression(), predict_method="randomized", multiplier_update="linprog"
-        ),
+        ExponentiatedGradient(LogisticRegression(), predict_method="deterministic"),
         GridSearch(LogisticRegression(), grid_size=3),
         ExponentiatedGradient(Ridge(), constraint="bounded_group_loss", eps=1.0),
         GridSearch(Ridge(), constraint="bounded_group_loss", eps=1.0, grid_size=3),
@@ -134,7 +139,7 @@ def test_pipeline_preprocessing_is_fitted_once_and_shared():
     frame, y = string_data()
     model = ExponentiatedGradient(encoded(), eps=0.02, sensitive_column="sex").fit(frame, y)
     members = [p for w, p in zip(model.weights_, model.predictors_) if hasattr(p, "steps")]
-    assert len(members) >= 2 and model.constraint_gap_ <= 0.02 + 1e-7
+    assert len(members) >= 2 and model.mixture_gap_ <= 0.02 + 1e-7
     assert all(member[0] is members[0][0] for member in members)  # one fitted preprocessing
     # the same model as refitting the whole pipeline each time (its preprocessing is label-free)
     refitted = ExponentiatedGradient(
@@ -159,7 +164,7 @@ def test_pipeline_weights_reach_the_last_step_or_a_request_is_asked_for():
         requested.steps[0][1].transformers[1][1].set_fit_request(sample_weight=False)
         routed = ExponentiatedGradient(requested, eps=0.02, sensitive_column="sex").fit(frame, y)
     plain = ExponentiatedGradient(pipeline, eps=0.02, sensitive_column="sex").fit(frame, y)
-    assert plain.constraint_gap_ <= 0.02 + 1e-7
+    assert plain.mixture_gap_ <= 0.02 + 1e-7
     np.testing.assert_allclose(routed.predict_proba(frame), plain.predict_proba(frame))
 
 
@@ -167,18 +172,27 @@ def test_pipeline_weights_reach_the_last_step_or_a_request_is_asked_for():
 # grid search
 
 
-def test_grid_search_n_jobs_does_not_change_the_result(two_groups):
+@pytest.mark.parametrize("constraint, eps", [("demographic_parity", 0.05), ("equalized_odds", 0.1)])
+def test_grid_search_reaches_the_bound_in_fewer_fits_than_a_fixed_grid(two_groups, constraint, eps):
+    """The search moves towards the multiplier where the constraint binds: a fit within the
+    bound (by an independent computation of the chosen fit's disparity) before the grid's
+    budget is spent, close to the bound where the least accuracy is lost."""
     X, y, group = two_groups
-    fits = [
-        GridSearch(LogisticRegression(), eps=0.03, grid_size=7, n_jobs=n_jobs).fit(
-            X[:, :2], y, sensitive_features=group
-        )
-        for n_jobs in (1, 2)
-    ]
-    np.testing.assert_array_equal(fits[0].objectives_, fits[1].objectives_)
-    np.testing.assert_array_equal(fits[0].constraint_gaps_, fits[1].constraint_gaps_)
-    assert fits[0].best_index_ == fits[1].best_index_
-    np.testing.assert_array_equal(fits[0].predict_proba(X[:, :2]), fits[1].predict_proba(X[:, :2]))
+    search = GridSearch(LogisticRegression(), constraint=constraint, eps=eps)
+    search.fit(X[:, :2], y, sensitive_features=group)
+    predicted = search.predict(X[:, :2])
+    metric = (
+        statistical_parity_difference
+        if constraint == "demographic_parity"
+        else (equalized_odds_difference)
+    )
+    realised = metric(y, predicted, sensitive_features=group)
+    assert realised <= eps
+    assert realised == pytest.approx(search.constraint_gap_)
+    assert realised >= 0.5 * eps  # near the bound, not a needlessly fair (less accurate) fit
+    assert search.n_fits_ < 10  # fairlearn's grid fits its 10 points
+    assert search.grid_.shape == (len(search.predictors_), 1 if eps == 0.05 else 2)
+    np.testing.assert_array_equal(search.grid_[0], 0.0)  # the unconstrained fit first
 
 
 def test_grid_search_selection_rule(two_groups):
@@ -227,19 +241,76 @@ def test_grid_search_with_a_fair_unconstrained_fit_has_a_finite_grid(two_groups,
 # prediction
 
 
-def test_predict_proba_is_the_weighted_mixture_of_the_members(two_groups):
+def test_predict_proba_is_the_probability_of_the_decisions(two_groups):
     X, y, group = two_groups
     model = ExponentiatedGradient(LogisticRegression(), eps=0.01)
     model.fit(X[:, :2], y, sensitive_features=group)
     assert (model.weights_ > 0).sum() >= 2
-    expected = sum(
-        weight * member.predict_proba(X[:, :2])
-        for weight, member in zip(model.weights_, model.predictors_)
-    )
-    np.testing.assert_allclose(model.predict_proba(X[:, :2]), expected)
+    members = [(w, m) for w, m in zip(model.weights_, model.predictors_) if w > 0]
+    # randomised (the default): the weighted share of the members that decide each class
+    decided = sum(w * (m.predict(X[:, :2])[:, None] == model.classes_) for w, m in members)
+    np.testing.assert_allclose(model.predict_proba(X[:, :2]), decided)
+    # ... whose group means are the rates the constraint bounds (an independent groupby)
+    rates = pd.Series(decided[:, 1]).groupby(group).mean()
+    assert rates.max() - rates.min() == pytest.approx(model.mixture_gap_, abs=1e-9)
+    assert model.mixture_gap_ <= 0.01 + 1e-9
+    # the soft mixture has its own name
+    soft = sum(w * m.predict_proba(X[:, :2]) for w, m in members)
+    np.testing.assert_allclose(model.predict_member_proba(X[:, :2]), soft)
+    # the deterministic rule: its single fit's decisions, probability 0 or 1
+    model.set_params(predict_method="deterministic")
+    best = model.predictors_[model.best_index_]
+    np.testing.assert_array_equal(model.predict(X[:, :2]), best.predict(X[:, :2]))
     np.testing.assert_array_equal(
-        model.predict(X[:, :2]), model.classes_[np.argmax(expected, axis=1)]
+        model.predict_proba(X[:, :2]), best.predict(X[:, :2])[:, None] == model.classes_
     )
+    np.testing.assert_allclose(model.predict_member_proba(X[:, :2]), best.predict_proba(X[:, :2]))
+
+
+def test_deterministic_rule_is_the_most_accurate_fit_within_the_bound(three_groups):
+    """best_index_ by brute force over the predictors, each graded by skfair's metric."""
+    X, y, group, _ = three_groups
+    model = ExponentiatedGradient(
+        LogisticRegression(), constraint="equalized_odds", eps=0.05, predict_method="deterministic"
+    ).fit(X[:, :2], y, sensitive_features=group)
+    errors, gaps = [], []
+    for member in model.predictors_:
+        predicted = member.predict(X[:, :2])
+        errors.append(np.mean(predicted != y))
+        gaps.append(equalized_odds_difference(y, predicted, sensitive_features=group))
+    errors, gaps = np.array(errors), np.array(gaps)
+    feasible = np.flatnonzero(gaps <= 0.05 + 1e-12)
+    assert model.best_index_ == feasible[np.argmin(errors[feasible])]
+    assert model.objective_ == pytest.approx(errors[model.best_index_])
+    assert model.constraint_gap_ == pytest.approx(gaps[model.best_index_])
+    # the other rule's numbers stay available
+    assert model.mixture_objective_ <= model.objective_ + 1e-12
+    model.set_params(predict_method="randomized")
+    decided = model.predict(X[:, :2])
+    assert model.objective_ == pytest.approx(np.mean(decided != y))
+    assert model.constraint_gap_ == pytest.approx(
+        equalized_odds_difference(y, decided, sensitive_features=group)
+    )
+
+
+def test_default_rules():
+    assert ExponentiatedGradient(LogisticRegression()).predict_method == "auto"
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    group = rng.integers(0, 2, 300)
+    y = (X[:, 0] + group > 0.5).astype(int)
+    classifier = ExponentiatedGradient(LogisticRegression(), eps=0.02, random_state=0)
+    classifier.fit(X, y, sensitive_features=group)
+    # randomised: what it reports is what predict decides on the fitting rows
+    decided = classifier.predict(X)
+    assert classifier.objective_ == pytest.approx(np.mean(decided != y))
+    assert classifier.constraint_gap_ == pytest.approx(
+        statistical_parity_difference(y, decided, sensitive_features=group)
+    )
+    regressor = ExponentiatedGradient(Ridge(), constraint="bounded_group_loss", eps=2.0)
+    regressor.fit(X, X[:, 0] + group, sensitive_features=group)
+    mean = sum(w * m.predict(X) for w, m in zip(regressor.weights_, regressor.predictors_))
+    np.testing.assert_allclose(regressor.predict(X), mean)  # deterministic: the weighted mean
 
 
 def test_randomized_predictions_are_reproducible_and_batch_independent(two_groups):
@@ -385,7 +456,7 @@ def test_warm_start_reaches_the_cold_solution(two_groups):
     cold = ExponentiatedGradient(LogisticRegression(tol=1e-10), eps=0.02, warm_start=False)
     warm.fit(X[:, :2], y, sensitive_features=group)
     cold.fit(X[:, :2], y, sensitive_features=group)
-    assert warm.objective_ == pytest.approx(cold.objective_, abs=2e-3)
+    assert warm.mixture_objective_ == pytest.approx(cold.mixture_objective_, abs=2e-3)
     # the base learner's own setting is what the members keep
     assert warm.predictors_[-1].get_params()["warm_start"] is False
 
@@ -411,7 +482,7 @@ def test_estimator_without_sample_weight_gets_a_seeded_weighted_resample(two_gro
         for seed in (0, 0, 1)
     ]
     np.testing.assert_array_equal(fits[0].predict(X[:, :2]), fits[1].predict(X[:, :2]))
-    assert fits[0].constraint_gap_ <= 0.05 + 1e-7
+    assert fits[0].mixture_gap_ <= 0.05 + 1e-7
     assert fits[0].n_fits_ >= 2
 
 
@@ -490,3 +561,105 @@ def test_dask_fit_raises_and_predict_runs_by_blocks(two_groups):
     np.testing.assert_allclose(
         by_column.predict_proba(partitioned).compute(), by_column.predict_proba(frame)
     )
+    np.testing.assert_allclose(
+        by_column.predict_member_proba(partitioned).compute(),
+        by_column.predict_member_proba(frame),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# fairlearn habits
+
+
+class DemographicParity:
+    """Stands for fairlearn's moment of that name (the tests do not import fairlearn): its
+    ``difference_bound`` is kept as ``eps``, its ``ratio_bound`` as ``ratio``."""
+
+    def __init__(self, difference_bound=None, ratio_bound=None):
+        self.eps = difference_bound if difference_bound is not None else 0.0
+        self.ratio = ratio_bound if ratio_bound is not None else 1.0
+
+
+@pytest.mark.parametrize("cls", [ExponentiatedGradient, GridSearch])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda cls: cls(LogisticRegression(), "demographic_parity"),
+            "constraint='demographic_parity'",
+        ),
+        (
+            lambda cls: cls(LogisticRegression(), DemographicParity(difference_bound=0.05)),
+            "constraint='demographic_parity', eps=0.05",
+        ),
+        (
+            lambda cls: cls(LogisticRegression(), constraints=DemographicParity(ratio_bound=0.8)),
+            "disparity='ratio', eps=0.2",
+        ),
+        (lambda cls: cls(LogisticRegression(), prefit=True), "FrozenEstimator"),
+        (lambda cls: cls(LogisticRegression(), sample_weight_name="w"), "sample_weight"),
+        (lambda cls: cls(LogisticRegression(), grid=[[0.0]]), "grid_size"),
+    ],
+)
+def test_fairlearn_arguments_are_met_with_our_parameters(cls, call, message):
+    with pytest.raises(TypeError, match=re.escape(message)):
+        call(cls)
+
+
+@pytest.mark.parametrize("cls", [ExponentiatedGradient, GridSearch])
+def test_fairlearn_predict_habits_are_met_with_our_names(two_groups, cls):
+    X, y, group = two_groups
+    model = cls(LogisticRegression(), eps=0.05, random_state=0)
+    model.fit(X[:, :2], y, sensitive_features=group)
+    with pytest.raises(TypeError, match=r"random_state.*set it there"):
+        model.predict(X[:, :2], random_state=0)
+    with pytest.raises(TypeError, match="takes X only"):
+        model.predict(X[:, :2], sensitive_features=group)
+    with pytest.raises(AttributeError, match=r"predict_proba\(X\)"):
+        model._pmf_predict(X[:, :2])
+    assert not hasattr(model, "_pmf_predict")  # not accepted silently
+    # the signature users and the documentation see is predict(X)
+    assert list(inspect.signature(cls.predict).parameters) == ["self", "X"]
+    # and the estimator still clones and pickles (its parameters are keyword arguments)
+    np.testing.assert_array_equal(
+        pickle.loads(pickle.dumps(model)).predict(X[:, :2]), model.predict(X[:, :2])
+    )
+    assert repr(clone(model)) == repr(model)
+
+
+# --------------------------------------------------------------------------------------------
+# warm starts
+
+
+def test_warm_started_boosting_grows_and_every_response_differs(two_groups):
+    """warm_start=True adds a quarter of the stages to the previous response: no response
+    is the unconstrained fit again (the previous warm start refitted the same number of
+    stages, fitting nothing)."""
+    X, y, group = two_groups
+    learner = HistGradientBoostingClassifier(max_iter=20, early_stopping=False, random_state=0)
+    model = ExponentiatedGradient(learner, eps=0.02, warm_start=True, random_state=0)
+    model.fit(X[:, :2], y, sensitive_features=group)
+    fitted = [m for m in model.predictors_ if hasattr(m, "n_iter_")]
+    assert len(fitted) >= 3
+    sizes = sorted(m.n_iter_ for m in fitted)
+    assert sizes == list(range(20, 20 + 5 * len(fitted), 5))  # 20, 25, 30, ...
+    outputs = {m.predict(X[:, :2]).tobytes() for m in fitted}
+    assert len(outputs) == len(fitted)  # every response is a new model
+    assert model.mixture_gap_ <= 0.02 + 1e-9
+    # the same for GridSearch: every point grows from the centre's fit
+    search = GridSearch(learner, eps=0.05, warm_start=True).fit(
+        X[:, :2], y, sensitive_features=group
+    )
+    grown = [m.n_iter_ for m in search.predictors_[1:] if hasattr(m, "n_iter_")]
+    assert grown and set(grown) == {25}
+
+
+@pytest.mark.parametrize("cls", [ExponentiatedGradient, GridSearch])
+def test_warm_started_bagging_is_refused(two_groups, cls):
+    X, y, group = two_groups
+    model = cls(RandomForestClassifier(n_estimators=5, random_state=0), warm_start=True)
+    with pytest.raises(ValueError, match="warm_start=True cannot work with RandomForestClassifier"):
+        model.fit(X[:, :2], y, sensitive_features=group)
+    # without warm starts, every response is fitted from scratch
+    model.set_params(warm_start="auto").fit(X[:, :2], y, sensitive_features=group)
+    assert model.n_fits_ >= 1

@@ -73,7 +73,7 @@ def test_mixture_meets_the_bound_by_an_independent_groupby(two_groups, constrain
     slack = (1 + 2 * model.best_gap_) * eps
     assert gap <= eps + slack
     assert gap <= eps + 1e-7
-    assert model.constraint_gap_ == pytest.approx(gap, abs=1e-9)
+    assert model.mixture_gap_ == pytest.approx(gap, abs=1e-9)
     unconstrained = LogisticRegression().fit(X[:, :2], y).predict(X[:, :2])
     assert worst_difference(groupby_rates(unconstrained, y, group, constraint)) > eps
 
@@ -87,7 +87,7 @@ def test_ratio_bound(two_groups, constraint):
     p = mixture_decisions(model, X[:, :2])[:, 1]
     ratio = worst_ratio(groupby_rates(p, y, group, constraint))
     assert ratio >= 0.8 - 1e-7
-    assert model.constraint_gap_ == pytest.approx(1 - ratio, abs=1e-9)
+    assert model.mixture_gap_ == pytest.approx(1 - ratio, abs=1e-9)
 
 
 def test_intersections_and_privileged_group(three_groups):
@@ -132,7 +132,7 @@ def test_multiclass_bounds_u_dp_and_u_eo(constraint):
         population = part[["p0", "p1", "p2"]].mean()
         worst = max(worst, (by_group - population).abs().to_numpy().max())
     assert worst <= 0.05 + 1e-7
-    assert model.constraint_gap_ == pytest.approx(worst, abs=1e-9)
+    assert model.mixture_gap_ == pytest.approx(worst, abs=1e-9)
 
 
 def test_bounded_group_loss_by_groupby():
@@ -193,9 +193,9 @@ def test_objective_within_the_papers_bound_of_the_best_mixture(seed, eps):
     model.fit(x[:, None], y, sensitive_features=group)
     optimum = best_mixture(threshold_predictions(x), y, group, eps)
     # Theorem 1: within 2 * gap of the best mixture; never below it (the mixture is feasible).
-    assert model.objective_ <= optimum + 2 * model.best_gap_ + 1e-9
-    assert model.objective_ >= optimum - 1e-9
-    assert model.constraint_gap_ <= eps + 1e-7
+    assert model.mixture_objective_ <= optimum + 2 * model.best_gap_ + 1e-9
+    assert model.mixture_objective_ >= optimum - 1e-9
+    assert model.mixture_gap_ <= eps + 1e-7
 
 
 # --------------------------------------------------------------------------------------------
@@ -220,32 +220,7 @@ def test_integer_weights_are_repeated_rows(seed):
     copied = ExponentiatedGradient(BestThreshold(), eps=0.05)
     copied.fit(x[repeated, None], y[repeated], sensitive_features=group[repeated])
     np.testing.assert_allclose(copied.predict_proba(x[:, None]), proba_weighted, atol=1e-9)
-    assert copied.objective_ == pytest.approx(weighted.objective_)
-
-
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    seed=st.integers(0, 10_000),
-    constraint=st.sampled_from(["demographic_parity", "equalized_odds"]),
-)
-def test_relabelled_groups_give_the_same_model(seed, constraint):
-    rng = np.random.default_rng(seed)
-    n = 40
-    group = rng.integers(0, 3, n)
-    group[:6] = [0, 1, 2, 0, 1, 2]
-    x = rng.normal(size=n) + group
-    y = (x + rng.normal(size=n) > 1.0).astype(int)
-    y[:6] = [0, 0, 0, 1, 1, 1]
-    names = np.array(["zeta", "alpha", "mid"])
-    first = ExponentiatedGradient(BestThreshold(), constraint=constraint, eps=0.05)
-    first.fit(x[:, None], y, sensitive_features=group)
-    second = ExponentiatedGradient(BestThreshold(), constraint=constraint, eps=0.05)
-    second.fit(x[:, None], y, sensitive_features=names[group])
-    assert second.objective_ == pytest.approx(first.objective_, abs=1e-9)
-    assert second.constraint_gap_ == pytest.approx(first.constraint_gap_, abs=1e-9)
-    np.testing.assert_allclose(
-        second.predict_proba(x[:, None]), first.predict_proba(x[:, None]), atol=1e-9
-    )
+    assert copied.mixture_objective_ == pytest.approx(weighted.mixture_objective_)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -262,8 +237,11 @@ def test_large_eps_is_the_unconstrained_learner(seed):
         GridSearch(LogisticRegression(), eps=1.0, grid_size=3),
     ):
         model.fit(X, y, sensitive_features=group)
-        np.testing.assert_allclose(model.predict_proba(X), plain.predict_proba(X))
+        np.testing.assert_allclose(model.predict_member_proba(X), plain.predict_proba(X))
         np.testing.assert_array_equal(model.predict(X), plain.predict(X))
+        np.testing.assert_array_equal(
+            model.predict_proba(X), plain.predict(X)[:, None] == model.classes_
+        )
 
 
 def test_exponentiated_gradient_update_meets_the_bound_too(two_groups):
@@ -281,7 +259,7 @@ def test_exponentiated_gradient_update_meets_the_bound_too(two_groups):
     assert linprog.best_gap_ <= linprog.nu_
     assert linprog.n_fits_ < gradient.n_fits_
     # the gradient run is within its certified gap of the linprog run's objective
-    assert gradient.objective_ <= linprog.objective_ + 2 * gradient.best_gap_ + 1e-9
+    assert gradient.mixture_objective_ <= linprog.mixture_objective_ + 2 * gradient.best_gap_ + 1e-9
 
 
 def test_grid_search_moves_every_group_when_the_smallest_is_the_first():
@@ -305,3 +283,215 @@ def test_grid_search_moves_every_group_when_the_smallest_is_the_first():
     gap = worst_difference(groupby_rates(search.predict(X), y, group, "demographic_parity"))
     assert gap <= 0.1
     assert search.constraint_gap_ == pytest.approx(gap)
+
+
+# --------------------------------------------------------------------------------------------
+# what users get: the default decisions
+
+
+def grouped_data(seed, n_groups, n=4000):
+    """Groups of at least 10 % of the rows whose features and labels differ."""
+    rng = np.random.default_rng(seed)
+    shares = rng.dirichlet(np.full(n_groups, 4.0)) * (1 - 0.1 * n_groups) + 0.1
+    group = rng.choice(n_groups, n, p=shares / shares.sum())
+    shift = rng.normal(size=n_groups)
+    X = np.c_[rng.normal(size=n) + shift[group], rng.normal(size=n)]
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n) > 0.3).astype(int)
+    return X, y, group
+
+
+def check_default_predict_keeps_the_bound(seed, n_groups, constraint, eps):
+    """The decisions predict returns by default, graded by an independent groupby on the
+    fitting rows: their disparity, averaged over the random states, within eps + 0.01, and
+    equal to constraint_gap_ (with objective_ their error); the group means of predict_proba
+    (the probabilities of those decisions) within eps, and equal to mixture_gap_."""
+    X, y, group = grouped_data(seed, n_groups)
+    realised = []
+    for random_state in range(3):
+        model = ExponentiatedGradient(
+            LogisticRegression(), constraint=constraint, eps=eps, random_state=random_state
+        ).fit(X, y, sensitive_features=group)
+        y_pred = model.predict(X)
+        decisions = (y_pred == 1).astype(float)
+        realised.append(worst_difference(groupby_rates(decisions, y, group, constraint)))
+        assert model.constraint_gap_ == pytest.approx(realised[-1], abs=1e-9)
+        assert model.objective_ == pytest.approx(np.mean(y_pred != y), abs=1e-9)
+        expected = worst_difference(
+            groupby_rates(model.predict_proba(X)[:, 1], y, group, constraint)
+        )
+        assert expected <= eps + 1e-7
+        assert model.mixture_gap_ == pytest.approx(expected, abs=1e-9)
+    assert np.mean(realised) <= eps + 0.01
+
+
+@pytest.mark.parametrize(
+    "seed, n_groups, constraint, eps",
+    [(0, 2, "demographic_parity", 0.02), (1, 3, "equalized_odds", 0.05)],
+)
+def test_default_predict_keeps_the_bound_on_the_fitting_rows(seed, n_groups, constraint, eps):
+    check_default_predict_keeps_the_bound(seed, n_groups, constraint, eps)
+
+
+@pytest.mark.slow
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    n_groups=st.integers(2, 5),
+    constraint=st.sampled_from(["demographic_parity", "equalized_odds"]),
+    eps=st.sampled_from([0.02, 0.05]),
+)
+def test_default_predict_keeps_the_bound_for_any_groups(seed, n_groups, constraint, eps):
+    check_default_predict_keeps_the_bound(seed, n_groups, constraint, eps)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    n_groups=st.integers(3, 5),
+    constraint=st.sampled_from(["demographic_parity", "equalized_odds"]),
+    cls=st.sampled_from([ExponentiatedGradient, GridSearch]),
+)
+def test_relabelled_and_reordered_groups_give_the_same_model(seed, n_groups, constraint, cls):
+    """Renaming the groups (so that their sorted order changes) changes nothing: the
+    constraints follow an order of the groups that does not depend on their labels."""
+    rng = np.random.default_rng(seed)
+    n = 60
+    group = rng.integers(0, n_groups, n)
+    group[: 2 * n_groups] = np.tile(np.arange(n_groups), 2)
+    x = rng.normal(size=n) + 0.5 * group
+    y = (x + rng.normal(size=n) > 1.0).astype(int)
+    y[: 2 * n_groups] = np.repeat([0, 1], n_groups)
+    names = np.array(["zeta", "alpha", "mid", "beta", "omega"])[rng.permutation(5)][:n_groups]
+    first = cls(BestThreshold(), constraint=constraint, eps=0.05, random_state=0)
+    first.fit(x[:, None], y, sensitive_features=group)
+    second = cls(BestThreshold(), constraint=constraint, eps=0.05, random_state=0)
+    second.fit(x[:, None], y, sensitive_features=names[group])
+    assert second.objective_ == pytest.approx(first.objective_, abs=1e-9)
+    assert second.constraint_gap_ == pytest.approx(first.constraint_gap_, abs=1e-9)
+    np.testing.assert_allclose(
+        second.predict_proba(x[:, None]), first.predict_proba(x[:, None]), atol=1e-9
+    )
+    np.testing.assert_array_equal(second.predict(x[:, None]), first.predict(x[:, None]))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000))
+def test_grid_search_integer_weights_are_repeated_rows(seed):
+    rng = np.random.default_rng(seed)
+    n = 30
+    group = rng.integers(0, 2, n)
+    group[:2] = [0, 1]
+    x = rng.normal(size=n) + group
+    y = (x + rng.normal(size=n) > 0.5).astype(int)
+    y[:2] = [0, 1]
+    weights = rng.integers(1, 4, n)
+    repeated = np.repeat(np.arange(n), weights)
+    weighted = GridSearch(BestThreshold(), eps=0.05).fit(
+        x[:, None], y, sample_weight=weights, sensitive_features=group
+    )
+    copied = GridSearch(BestThreshold(), eps=0.05).fit(
+        x[repeated, None], y[repeated], sensitive_features=group[repeated]
+    )
+    np.testing.assert_allclose(copied.grid_, weighted.grid_, atol=1e-9)
+    np.testing.assert_array_equal(copied.predict(x[:, None]), weighted.predict(x[:, None]))
+    assert copied.objective_ == pytest.approx(weighted.objective_)
+
+
+class Collapsing(BestThreshold):
+    """An inexact learner: the exact best threshold, except that the first reweighted
+    problem it sees is answered with a constant (the weighted majority), as a surrogate
+    learner may collapse under a strong pull. Fits are counted on the class, across
+    clones."""
+
+    fits = 0
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).fits += 1
+        if type(self).fits != 2:
+            return super().fit(X, y, sample_weight)
+        y = np.asarray(y)
+        self.classes_ = np.unique(y)
+        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight)
+        self.threshold_ = -np.inf  # every x is above: the direction decides the class
+        self.direction_ = 1 if w[y == self.classes_[-1]].sum() >= w.sum() / 2 else -1
+        return self
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), eps=st.sampled_from([0.02, 0.05]))
+def test_the_game_does_not_stop_on_a_collapsed_answer(seed, eps):
+    """The answer to the first multipliers is a constant, a hypothesis the game already has:
+    best_gap_ alone would certify the saddle point at once (the earlier stopping rule
+    stopped there, after two fits). The game tries another candidate and goes on, and its
+    mixture is within Theorem 1's bound of the best mixture of every threshold classifier
+    (an independent LP over the enumerated class)."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    group = rng.integers(0, 2, n)
+    group[:2] = [0, 1]
+    x = rng.normal(size=n) + 1.5 * group
+    y = (x + 0.5 * rng.normal(size=n) > 0.75).astype(int)
+    y[:4] = [0, 1, 0, 1]
+    optimum = best_mixture(threshold_predictions(x), y, group, eps)
+    unconstrained = np.mean(BestThreshold().fit(x[:, None], y).predict(x[:, None]) != y)
+    Collapsing.fits = 0
+    model = ExponentiatedGradient(Collapsing(), eps=eps, nu=1e-4)
+    model.fit(x[:, None], y, sensitive_features=group)
+    if model.n_iter_ > 1:  # the unconstrained fit did not meet the bound
+        assert Collapsing.fits >= 3
+    assert model.mixture_objective_ <= optimum + 2 * model.best_gap_ + 1e-9
+    assert model.mixture_objective_ >= min(optimum, unconstrained) - 1e-9
+
+
+# fairlearn 0.15's ExponentiatedGradient on German credit by sex x age group (4 groups), the
+# one-hot + scaled logistic regression of benchmarks/bench_reductions.py, stratified 70 % / 30 %
+# split with random_state=seed, DemographicParity(difference_bound=eps / 2) (each group
+# within eps / 2 of the population, which implies a pairwise gap within eps): the expected
+# training accuracy and pairwise gap of its mixture (its _pmf_predict), recorded from
+# `bench_reductions.py --datasets german --attributes sex+age_group --learners logistic
+# --methods ExponentiatedGradient --constraints demographic_parity --eps 0.02 --seeds 0 1 2`.
+FAIRLEARN_GERMAN_FOUR_GROUPS = {0: (0.7906, 0.0126), 1: (0.7898, 0.0159), 2: (0.7908, 0.0147)}
+
+
+@pytest.mark.parametrize("seed", sorted(FAIRLEARN_GERMAN_FOUR_GROUPS))
+def test_mixture_as_accurate_as_fairlearns_with_four_groups(seed):
+    """With a logistic regression (not an exact minimiser of the weighted error) and four
+    groups, the game does not stop before its mixture is as accurate as fairlearn's at a
+    bound that implies ours (within 0.002), its expected gap within eps (by a groupby)."""
+    from sklearn.compose import make_column_transformer
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    from skfair.datasets import load_german_credit
+
+    bunch = load_german_credit(as_frame=True)
+    data = bunch.data
+    group = np.array(
+        [
+            f"{a} & {b}"
+            for a, b in zip(
+                bunch.sensitive_features["sex"].astype(str),
+                bunch.sensitive_features["age_group"].astype(str),
+            )
+        ]
+    )
+    X, _, y, _, s, _ = train_test_split(
+        data, bunch.target, group, test_size=0.3, stratify=bunch.target, random_state=seed
+    )
+    categorical = [c for c in bunch.categorical_features if c in data.columns]
+    numeric = [c for c in data.columns if c not in categorical]
+    learner = make_pipeline(
+        make_column_transformer(
+            (OneHotEncoder(handle_unknown="ignore"), categorical), (StandardScaler(), numeric)
+        ),
+        LogisticRegression(max_iter=1000),
+    )
+    y = np.asarray(y)
+    model = ExponentiatedGradient(learner, eps=0.02, random_state=seed)
+    model.fit(X, y, sensitive_features=s)
+    probability = mixture_decisions(model, X)[:, 1]
+    gap = worst_difference(groupby_rates(probability, y, s, "demographic_parity"))
+    accuracy = np.mean(probability * (y == 1) + (1 - probability) * (y == 0))
+    assert gap <= 0.02 + 1e-9
+    assert accuracy >= FAIRLEARN_GERMAN_FOUR_GROUPS[seed][0] - 0.002
