@@ -10,9 +10,13 @@ resident memory (``ru_maxrss`` of that process, what ``/usr/bin/time -v`` report
    scikit-learn, and pandas, which scikit-learn imports when it is installed);
 2. ``read``: the csv file read into columns (as the audit reads it);
 3. ``audit``: ``python -m skfair audit --data FILE --target y --sensitive sex race`` (every
-   section; a logistic regression trained on 70 % of the rows);
+   section; a logistic regression trained on 70 % of the rows, or on a sample of them of
+   ``--max-train-rows`` rows where the audit has that option);
 4. the same audit without the stability section (which refits the model on 10 bootstrap
    samples of the training rows).
+
+``--audit-option`` passes further options to both audits (e.g. ``--audit-option
+--max-train-rows=100000``, to compare caps).
 
 The net columns subtract the ``imports`` step: the memory the data cost.
 
@@ -55,7 +59,10 @@ except ImportError:  # before skfair.datasets._csv: the parser of the bundled da
     def read_csv_file(path):
         with open(path, encoding="utf-8-sig", newline="") as text:
             return parse_csv(text, source=path)
-read_csv_file(sys.argv[1])
+try:  # text columns as categories, as the audit reads them
+    read_csv_file(sys.argv[1], categories=True)
+except TypeError:  # before categories
+    read_csv_file(sys.argv[1])
 """
     + PEAK
 )
@@ -64,10 +71,12 @@ AUDIT = (
 import sys
 from skfair.__main__ import main
 options = sys.argv[2:]
-if options[:1] == ["--all-sections-but"]:
+if "--all-sections-but" in options:
     # The sections of the skfair measured (they differ between commits).
     from skfair._audit._sections import SECTIONS
-    options = ["--sections", *[name for name in SECTIONS if name not in options[1:]]]
+    at = options.index("--all-sections-but")
+    left_out = options[at + 1 :]
+    options = options[:at] + ["--sections", *[name for name in SECTIONS if name not in left_out]]
 status = main(["audit", "--data", sys.argv[1], "--target", "y", "--sensitive", "sex", "race"]
               + options)
 assert status == 0
@@ -131,6 +140,7 @@ def peak_of(code, *arguments, folder):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--audit-option", action="append", default=[], metavar="OPTION")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "data.csv"
@@ -139,11 +149,12 @@ def main():
         steps = {
             "imports": (IMPORTS,),
             "read": (READ, str(path)),
-            "audit": (AUDIT, str(path)),
+            "audit": (AUDIT, str(path), *args.audit_option),
             # stability refits the model on bootstrap samples
             "audit, all sections but stability": (
                 AUDIT,
                 str(path),
+                *args.audit_option,
                 "--all-sections-but",
                 "stability",
             ),

@@ -11,6 +11,9 @@ training only and drops it before the model sees X.
 
 The models are fitted on 10,000 training rows (to keep the example short) and evaluated on the
 test split. Run: ``python examples/fair_training_adult.py``.
+
+Run time: about 19 s (measured on a shared 2-core machine, load average 5.9; less on an idle
+one).
 """
 
 import warnings

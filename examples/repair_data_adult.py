@@ -18,6 +18,9 @@ the model is trained (and ``FeatureRepair`` and ``CorrelationRemover`` to transf
 rows); the model itself does not. The score repair needs it at decision time.
 
 Run: ``python examples/repair_data_adult.py``.
+
+Run time: about 19 s (measured on a shared 2-core machine, load average 4.9; less on an idle
+one).
 """
 
 import matplotlib.pyplot as plt

@@ -22,7 +22,10 @@ Also write an HTML page with figures, and print JSON instead of text::
 from __future__ import annotations
 
 import argparse
+import hashlib
+import shlex
 import sys
+from datetime import datetime, timezone
 
 from skfair import __version__
 
@@ -45,6 +48,7 @@ def _add_audit_parser(commands):
         DEFAULT_METRIC,
         SUBGROUP_METRICS,
     )
+    from skfair._audit._subsample import DEFAULT_MAX_TRAIN_ROWS
 
     audit = commands.add_parser(
         "audit",
@@ -135,7 +139,21 @@ def _add_audit_parser(commands):
         help="share of --data held out for evaluation when a model is trained (default 0.3)",
     )
     audit.add_argument(
-        "--random-state", type=int, default=0, help="seed of the split and of sections (default 0)"
+        "--max-train-rows",
+        type=int,
+        default=DEFAULT_MAX_TRAIN_ROWS,
+        metavar="N",
+        help="train the audit's models (the plain model and the copies some sections retrain) "
+        f"on at most N training rows (default {DEFAULT_MAX_TRAIN_ROWS:,}): more are sampled at "
+        "random within each cell of the target and the sensitive attributes (seeded by "
+        "--random-state), and the report says so. A bound on memory and time; every metric "
+        "still uses all evaluation rows",
+    )
+    audit.add_argument(
+        "--random-state",
+        type=int,
+        default=0,
+        help="seed of the split, of the training sample and of sections (default 0)",
     )
     audit.add_argument(
         "--format",
@@ -178,6 +196,7 @@ def _audit(args, parser):
         MARKDOWN_HEADING,
         render_section_markdown,
         render_section_text,
+        text_heading,
     )
 
     if args.json_schema:
@@ -201,6 +220,11 @@ def _audit(args, parser):
         parser.error("--data needs --target and --sensitive.")
     if not 0 < args.test_size < 1:
         parser.error(f"--test-size must lie strictly between 0 and 1, got {args.test_size}.")
+    if args.max_train_rows < 2:
+        parser.error(
+            f"--max-train-rows must be at least 2 (a model needs rows of both classes), got "
+            f"{args.max_train_rows}."
+        )
     if args.subgroups_level < 1:
         parser.error(f"--subgroups-level must be at least 1, got {args.subgroups_level}.")
     if args.html is not None:
@@ -213,7 +237,10 @@ def _audit(args, parser):
             + (" (training a logistic regression on the train split)" if model is None else "")
         )
         context = _audit.adult_context(
-            model=model, privileged=privileged, random_state=args.random_state
+            model=model,
+            privileged=privileged,
+            random_state=args.random_state,
+            max_train_rows=args.max_train_rows,
         )
     else:
         tell(f"reading {args.data}" + (" and training a model" if model is None else ""))
@@ -228,10 +255,20 @@ def _audit(args, parser):
             test_size=args.test_size,
             random_state=args.random_state,
             eval_rows=eval_rows,
+            max_train_rows=args.max_train_rows,
         )
+        context.description["data"] += f", sha256 {_sha256(args.data)}"
         if "caution" in context.description:
             # Always said, also when the progress messages are not shown.
             print(f"skfair audit: caution: {context.description['caution']}", file=sys.stderr)
+    if args.model is not None:
+        context.description["model"] += f" ({args.model}, sha256 {_sha256(args.model)})"
+    context.description["options"] = _options_text(args)
+    context.description["skfair"] = __version__
+    # The date and the command line are in the text and HTML reports only, so that the JSON
+    # of two runs on the same files with the same options is identical.
+    run = f"{args.prog} audit {shlex.join(args.argv)}".rstrip()
+    date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     context.subgroup_options = {
         "columns": args.subgroups_columns,
         "max_level": args.subgroups_level,
@@ -246,6 +283,8 @@ def _audit(args, parser):
     )
     if args.format == "markdown":
         sys.stdout.write(MARKDOWN_HEADING)
+    elif args.format == "text":
+        sys.stdout.write(text_heading(run, date) + "\n")
     for section in computed:
         # Text and Markdown: each section is written as soon as it is computed.
         if args.format == "text":
@@ -258,11 +297,51 @@ def _audit(args, parser):
         sys.stdout.write(render_json(sections))
     if args.html is not None:
         tell(f"drawing the figures and writing {args.html}")
-        page = render_html(sections)
+        page = render_html(sections, command=run, date=date)
         with open(args.html, "w", encoding="utf-8") as stream:
             stream.write(page)
     if args.save_predictions is not None:
         _audit.write_predictions(context, args.save_predictions)
+
+
+def _sha256(path):
+    """The sha256 fingerprint of a file (hex), read a megabyte at a time."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        while block := stream.read(2**20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _options_text(args):
+    """The options that decide the audit's numbers, defaults included, as command-line text.
+
+    Output options (--format, --html, --quiet, --save-predictions) are left out: they change
+    how the report is shown, not what it says.
+    """
+    options = []
+    if args.data is not None:
+        options += ["--target", args.target, "--sensitive", *args.sensitive]
+    if args.positive_label is not None:
+        options += ["--positive-label", args.positive_label]
+    if args.privileged:
+        options += ["--privileged", *args.privileged]
+    if args.bins:
+        options += ["--bins", *args.bins]
+    if args.eval_rows is not None:
+        options += ["--eval-rows", args.eval_rows]
+    options += ["--sections", *(args.sections or ["all"])]
+    if args.sections is None or "subgroups" in args.sections:
+        if args.subgroups_columns:
+            options += ["--subgroups-columns", *args.subgroups_columns]
+        options += ["--subgroups-level", str(args.subgroups_level)]
+        options += ["--subgroups-metric", args.subgroups_metric]
+    if args.model is None:
+        if args.data is not None and args.eval_rows is None:
+            options += ["--test-size", f"{args.test_size:g}"]
+        options += ["--max-train-rows", str(args.max_train_rows)]
+    options += ["--random-state", str(args.random_state)]
+    return shlex.join(options)
 
 
 def _progress_printer(*, quiet):
@@ -354,10 +433,18 @@ def _parse_bins(items, parser):
     return bins
 
 
-def main(argv=None):
-    """Entry point of ``python -m skfair`` and of the ``skfair`` console script."""
+def main(argv=None, *, prog="skfair"):
+    """Entry point of the ``skfair`` console script and of ``python -m skfair``.
+
+    ``prog`` is the command as the user typed it (``python -m skfair`` when run as a module);
+    the reports name it, with the arguments, in their heading.
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.prog = prog
+    # The arguments after the command's name, as typed.
+    args.argv = argv[argv.index(args.command) + 1 :] if args.command in argv else []
     try:
         args.handler(args, args.command_parser)
     except (ValueError, OSError, ImportError) as exc:
@@ -367,4 +454,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="python -m skfair"))

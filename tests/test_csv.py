@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import skfair.datasets._csv
-from skfair.datasets._csv import read_csv_file, read_csv_table
+from skfair.datasets._csv import TextCategories, read_csv_file, read_csv_table
 
 
 def frame(n=500, seed=0):
@@ -99,3 +99,71 @@ def test_a_long_field_is_not_a_fixed_width_string_of_the_whole_chunk():
         tracemalloc.stop()
     assert peak < 20 * 2**20
     assert table.columns["note"][3] == long and table.columns["note"][4] == "ok"
+
+
+def _none(values):
+    """The values as a list, NaN as None (NaN objects do not compare equal)."""
+    return [None if value != value else value for value in list(values)]
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 15])
+def test_text_columns_as_categories(tmp_path, monkeypatch, chunk):
+    # Text with few distinct values: integer codes into the sorted strings (-1: empty), not
+    # an object array of Python strings; the same values as pandas reads.
+    monkeypatch.setattr(skfair.datasets._csv, "_CHUNK_RECORDS", chunk)
+    data = frame()
+    data.loc[[5, 300], "city"] = np.nan  # empty fields
+    data.loc[400, "late"] = "x"  # text after numbers: read again, as categories
+    path = tmp_path / "data.csv"
+    data.to_csv(path, index=False)
+    table = read_csv_file(path, categories=True)
+    oracle = pd.read_csv(path, dtype={"late": str}, keep_default_na=False, na_values=[""])
+    assert table.columns["count"].dtype == np.int64  # numbers as before
+    for name in ("city", "late"):
+        column = table.columns[name]
+        assert isinstance(column, TextCategories)
+        assert column.codes.dtype == np.int8
+        expected = oracle[name].astype("category")
+        assert column.labels.tolist() == sorted(expected.cat.categories)
+        np.testing.assert_array_equal(column.codes, expected.cat.codes)
+        assert _none(column.objects()) == _none(oracle[name])  # NaN for empty fields
+        np.testing.assert_array_equal(column.missing(), oracle[name].isna())
+        rows = np.array([400, 5, 0])
+        assert _none(column.take(rows).objects()) == _none(oracle[name].iloc[rows])
+        assert _none(column.objects(rows)) == _none(oracle[name].iloc[rows])
+    # without categories=True (the bundled data's loaders): object arrays, as before
+    assert read_csv_file(path).columns["city"].dtype == object
+
+
+def test_text_with_many_distinct_values_stays_strings(tmp_path, monkeypatch):
+    # Past _MAX_CATEGORIES distinct strings (identifiers, free text) a column is read as
+    # strings, the codes read so far turned back into their strings.
+    monkeypatch.setattr(skfair.datasets._csv, "_CHUNK_RECORDS", 16)
+    monkeypatch.setattr(skfair.datasets._csv, "_MAX_CATEGORIES", 20)
+    ids = [f"id{i % 30}" if i != 7 else "" for i in range(100)]
+    path = tmp_path / "data.csv"
+    pd.DataFrame({"id": ids, "kind": ["a", "b"] * 50}).to_csv(path, index=False)
+    table = read_csv_file(path, categories=True)
+    assert table.columns["id"].dtype == object
+    assert _none(table.columns["id"]) == [None if value == "" else value for value in ids]
+    assert isinstance(table.columns["kind"], TextCategories)
+    assert table.columns["kind"].codes.nbytes == 100
+
+
+def test_categories_take_a_byte_a_field():
+    # Regression (memory of the audit's csv reader): a text column of 10^5 fields held an
+    # 8-byte pointer per field (0.8 MB); as categories it holds 1 byte per field.
+    import tracemalloc
+
+    n = 100_000
+    text = "sex,y\n" + "".join(f"{'FM'[i % 2]},{i % 3}\n" for i in range(n))
+    tracemalloc.start()
+    try:
+        table = read_csv_table(io.StringIO(text), source="data.csv", categories=True)
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert table.columns["sex"].codes.nbytes == n
+    assert table.columns["sex"].objects()[:3].tolist() == ["F", "M", "F"]
+    # the integer column (8 bytes a field) and the codes, with room for small objects
+    assert held < 8 * n + n + 200_000

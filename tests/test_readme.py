@@ -1,5 +1,8 @@
 """The README keeps the two commands that .ci/run reproduces, and one copy of each section."""
 
+import ast
+import contextlib
+import io
 import re
 from collections import Counter
 from pathlib import Path
@@ -21,14 +24,47 @@ def test_headings_are_unique():
     assert not repeated
 
 
+def tour_source():
+    return "\n".join(
+        re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+    )
+
+
+def test_tour_as_a_script_prints_what_it_shows():
+    # Regression: bare expressions (a value shown in a notebook) print nothing in a script.
+    # Every expression statement of the tour is a print or a fit (kept for its side effect).
+    tree = ast.parse(tour_source())
+    bare = [
+        ast.unparse(node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr)
+        and not (
+            isinstance(node.value, ast.Call)
+            and (
+                (isinstance(node.value.func, ast.Name) and node.value.func.id == "print")
+                or (isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "fit")
+            )
+        )
+    ]
+    assert not bare
+
+
 @pytest.mark.slow
 def test_tour_runs_and_its_statements_hold():
     """The tour's snippets run in order, and the numbers they produce mean what the text says."""
-    source = "\n".join(
-        re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
-    )
-    namespace = {}
-    exec(compile(source, "README.md", "exec"), namespace)  # noqa: S102
+    namespace, printed = {}, io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(tour_source(), "README.md", "exec"), namespace)  # noqa: S102
+    output = printed.getvalue()
+    for label in (
+        "statistical parity difference (Female - Male): ",
+        "equalized odds difference (sex x race): ",
+        "Wasserstein bias favouring Male: ",
+        "chosen: {'logisticregression__C': ",
+        "statistical parity difference after the repair: ",
+        "statistical parity difference, constrained: ",
+    ):
+        assert label in output, label
     bias = namespace["explainer"].bias_
     assert abs(bias["positive"] + bias["negative"] - bias["total"]) < 1e-12
     before = namespace["statistical_parity_difference"](

@@ -16,15 +16,20 @@ import numpy as np
 from sklearn.compose import make_column_transformer
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from skfair._audit._csv import feature_rows
+from skfair._audit._csv import column_rows, feature_rows
+from skfair._audit._subsample import (
+    DEFAULT_MAX_TRAIN_ROWS,
+    describe_subsample,
+    stratified_split,
+    stratified_subsample,
+)
 from skfair._utils._groups import factorize_groups
 from skfair._utils._response import DECISION_METHODS, ScoreReader
 from skfair.datasets import load_adult
-from skfair.datasets._csv import read_csv_file
+from skfair.datasets._csv import TextCategories, read_csv_file
 
 
 @dataclass
@@ -130,11 +135,15 @@ def plain_model(categorical, numeric):
     )
 
 
-def adult_context(*, model=None, privileged=None, random_state=0):
+def adult_context(
+    *, model=None, privileged=None, random_state=0, max_train_rows=DEFAULT_MAX_TRAIN_ROWS
+):
     """Audit context on the bundled Adult data, sensitive attributes ``sex`` and ``race``.
 
-    Without ``model``, :func:`plain_model` is trained on the train split; the evaluation rows
-    are the test split in both cases. A given ``model`` must predict the 0/1 target of
+    Without ``model``, :func:`plain_model` is trained on the train split (on a stratified
+    sample of ``max_train_rows`` of its 32,561 rows when it is smaller,
+    :func:`~skfair._audit._subsample.stratified_subsample`); the evaluation rows are the test
+    split in both cases. A given ``model`` must predict the 0/1 target of
     :func:`~skfair.datasets.load_adult`.
     """
     test = load_adult(split="test")
@@ -151,17 +160,29 @@ def adult_context(*, model=None, privileged=None, random_state=0):
         names = bunch.feature_names.tolist()
         categorical = [names.index(name) for name in bunch.categorical_features]
         numeric = [j for j in range(len(names)) if j not in categorical]
-        model = plain_model(categorical, numeric).fit(bunch.data, bunch.target)
+        sensitive_train = _attributes(bunch)
+        n_train = bunch.target.shape[0]
+        kept = _training_sample(
+            bunch.target,
+            [factorize_groups(values).codes for values in sensitive_train.values()],
+            max_train_rows,
+            random_state,
+        )
+        if kept.size < n_train:
+            description["training sample"] = describe_subsample(
+                kept.size, n_train, test.target.shape[0], max_train_rows, random_state
+            )
+        train = {
+            "X_train": bunch.data[kept],
+            "y_train": bunch.target[kept],
+            "sensitive_train": {name: values[kept] for name, values in sensitive_train.items()},
+        }
+        model = plain_model(categorical, numeric).fit(train["X_train"], train["y_train"])
         description["model"] = (
             "logistic regression on one-hot encoded categorical and scaled numeric features "
             f"(all 14 columns, sex and race included), trained on the train split "
-            f"({bunch.data.shape[0]:,} rows)"
-        )
-        train = {
-            "X_train": bunch.data,
-            "y_train": bunch.target,
-            "sensitive_train": _attributes(bunch),
-        }
+            f"({n_train:,} rows)"
+        ) + ("" if kept.size == n_train else f", {kept.size:,} of them sampled")
         X_test = test.data
     else:
         description["model"] = (
@@ -201,6 +222,7 @@ def csv_context(
     test_size=0.3,
     random_state=0,
     eval_rows=None,
+    max_train_rows=DEFAULT_MAX_TRAIN_ROWS,
 ):
     """Audit context on a user's csv file.
 
@@ -213,32 +235,40 @@ def csv_context(
 
     Without ``model``, :func:`plain_model` is trained on the other rows (all columns but the
     target are features), or, without ``eval_rows``, on a stratified split of the file, and
-    evaluated on the rest. A fitted ``model`` is evaluated on the ``eval_rows``, or on all rows
-    (the description then cautions that rows the model was fitted on make the results
-    in-sample); a model fitted on a DataFrame receives the columns named in its
-    ``feature_names_in_``, any other model all columns but the target (and the split column),
-    in file order. The model predicts the target's own values, ``positive_label`` among them.
+    evaluated on the rest. When there are more than ``max_train_rows`` training rows, it (and
+    every section that retrains it) is trained on a random sample of that many, stratified by
+    the target and the sensitive attributes; the description says so. The evaluation rows are
+    all kept. Text columns with few distinct values are kept as categories (codes into their
+    strings, :class:`~skfair.datasets._csv.TextCategories`), and the plain model's features
+    are pandas categoricals when pandas is installed.
+
+    A fitted ``model`` is evaluated on the ``eval_rows``, or on all rows (the description
+    then cautions that rows the model was fitted on make the results in-sample); a model
+    fitted on a DataFrame receives the columns named in its ``feature_names_in_``, any other
+    model all columns but the target (and the split column), in file order, text as strings.
+    The model predicts the target's own values, ``positive_label`` among them.
     """
-    table = read_csv_file(path)
+    table = read_csv_file(path, categories=True)
     names, columns = table.names, table.columns
     for name in [target, *sensitive]:
         if name not in columns:
             raise ValueError(f"Column {name!r} is not in {path}; its columns are {names}.")
     labels = columns[target]
-    if np.any(labels != labels):  # NaN: an empty field
+    missing = _missing(labels)
+    if missing.any():
         raise ValueError(
             f"The target column {target!r} has empty values (first at line "
-            f"{table.line(np.argmax(labels != labels))} of {path}, the header being line 1)."
+            f"{table.line(np.argmax(missing))} of {path}, the header being line 1)."
         )
     positive_label = _positive_label(labels, positive_label, target)
-    y = _match(labels, positive_label).astype(np.int64)
+    y = _match_column(labels, positive_label).astype(np.int64)
     if target in sensitive:
         raise ValueError(
             f"The target {target!r} cannot also be a sensitive attribute: each group would "
             "hold a single class. Name the attributes the groups are defined by."
         )
     for name in sensitive:
-        missing = columns[name] != columns[name]  # NaN: an empty field
+        missing = _missing(columns[name])
         if missing.any():
             raise ValueError(
                 f"The sensitive column {name!r} has missing values (first at line "
@@ -253,7 +283,7 @@ def csv_context(
         name: quantile_bins(columns[name], bins[name], name=name) if name in bins else columns[name]
         for name in sensitive
     }
-    encodings = {name: factorize_groups(values) for name, values in attributes.items()}
+    encodings = {name: _encode(values) for name, values in attributes.items()}
     single = {name: enc.labels[0] for name, enc in encodings.items() if len(enc.labels) == 1}
     if single:
         raise ValueError(
@@ -263,7 +293,9 @@ def csv_context(
             + f" in {path}: there are no groups to compare. Name sensitive columns with two "
             "groups or more."
         )
-    privileged = check_privileged(privileged, attributes)
+    privileged = check_privileged(
+        privileged, {name: encoding.labels for name, encoding in encodings.items()}
+    )
     held_out = None if eval_rows is None else evaluation_rows(eval_rows, columns, y.shape[0], path)
     split_column = eval_rows[1] if eval_rows is not None and eval_rows[0] == "column" else None
     feature_names = [name for name in names if name not in (target, split_column)]
@@ -272,9 +304,9 @@ def csv_context(
         "target": f"{target}; favourable outcome {positive_label!r} = 1",
     }
     many = {
-        name: encoding.counts().size
+        name: len(encoding.labels)
         for name, encoding in encodings.items()
-        if encoding.counts().size > MANY_GROUPS
+        if len(encoding.labels) > MANY_GROUPS
     }
     if many:
         description["hint"] = "; ".join(
@@ -283,7 +315,8 @@ def csv_context(
             ": small groups make every comparison noisy and pairwise ones slow. Group a "
             "numeric column into K quantile bins with --bins COL=K."
         )
-    del encodings, labels  # per-row arrays no longer needed: not kept while the model trains
+    # per-row arrays no longer needed: not kept while the model trains
+    del labels, missing
     if model is not None:
         _check_classes(model, positive_label)
         X = _model_input(model, columns, feature_names)
@@ -305,7 +338,7 @@ def csv_context(
             y_test=y[rows],
             y_pred=y_pred,
             y_score=y_score,
-            sensitive={name: values[rows] for name, values in attributes.items()},
+            sensitive={name: column_rows(values, rows) for name, values in attributes.items()},
             privileged=privileged,
             positive_label=positive_label,
             description=description,
@@ -313,12 +346,10 @@ def csv_context(
             feature_names=_column_names(X, feature_names),
             row_ids=None if held_out is None else rows,
         )
-    categorical = [j for j, name in enumerate(feature_names) if columns[name].dtype == object]
+    categorical = [j for j, name in enumerate(feature_names) if _is_text(columns[name])]
     numeric = [j for j in range(len(feature_names)) if j not in categorical]
     if held_out is None:
-        train_rows, test_rows = train_test_split(
-            np.arange(y.shape[0]), test_size=test_size, random_state=random_state, stratify=y
-        )
+        train_rows, test_rows = stratified_split(y, test_size, random_state)
         split = f"split at random (random_state={random_state})"
     else:
         if held_out.all():
@@ -329,6 +360,16 @@ def csv_context(
             )
         train_rows, test_rows = np.flatnonzero(~held_out), np.flatnonzero(held_out)
         split = f"split by --eval-rows ({_describe_eval_rows(eval_rows)})"
+    n_train = train_rows.size
+    train_rows = train_rows[
+        _training_sample(
+            y[train_rows],
+            [encodings[name].codes[train_rows] for name in attributes],
+            max_train_rows,
+            random_state,
+        )
+    ]
+    del encodings
     # Each value once, in its training or its evaluation rows; the file's columns go.
     X_train, X_test = (
         feature_rows(columns, feature_names, rows) for rows in (train_rows, test_rows)
@@ -336,12 +377,16 @@ def csv_context(
     del table, columns, held_out
     model = plain_model(categorical, numeric).fit(X_train, y[train_rows])
     description["data"] += (
-        f", {split} into {train_rows.size:,} training and {test_rows.size:,} evaluation rows"
+        f", {split} into {n_train:,} training and {test_rows.size:,} evaluation rows"
     )
     description["model"] = (
         "logistic regression on one-hot encoded categorical and scaled numeric features "
         f"(all {len(feature_names)} columns but the target), trained on the training rows"
-    )
+    ) + ("" if train_rows.size == n_train else f" ({train_rows.size:,} of them sampled)")
+    if train_rows.size < n_train:
+        description["training sample"] = describe_subsample(
+            train_rows.size, n_train, test_rows.size, max_train_rows, random_state
+        )
     y_pred, y_score, no_scores = _predict(model, X_test, positive_label=1)
     _describe_scores(description, no_scores)
     return AuditContext(
@@ -350,13 +395,15 @@ def csv_context(
         y_test=y[test_rows],
         y_pred=y_pred,
         y_score=y_score,
-        sensitive={name: values[test_rows] for name, values in attributes.items()},
+        sensitive={name: column_rows(values, test_rows) for name, values in attributes.items()},
         privileged=privileged,
         positive_label=positive_label,
         description=description,
         X_train=X_train,
         y_train=y[train_rows],
-        sensitive_train={name: values[train_rows] for name, values in attributes.items()},
+        sensitive_train={
+            name: column_rows(values, train_rows) for name, values in attributes.items()
+        },
         random_state=random_state,
         feature_names=feature_names,
         row_ids=test_rows,
@@ -384,12 +431,12 @@ def evaluation_rows(eval_rows, columns, n_rows, path):
                 f"are {list(columns)}."
             )
         values = columns[first]
-        mask = _match(values, second)
-        if values.dtype.kind in "iuf" and not mask.any():
+        mask = _match_column(values, second)
+        if not _is_text(values) and values.dtype.kind in "iuf" and not mask.any():
             # "2020" names the value 2020.0 of a numeric column too.
             mask = values == _as_number(second)
         if not mask.any():
-            present = [str(value) for value in np.unique(values.astype(str))[:10]]
+            present = [str(value) for value in _distinct_text(values)[:10]]
             raise ValueError(
                 f"--eval-rows {first}={second}: no row of {path} has {first} = {second!r}; its "
                 f"values include {present}."
@@ -434,9 +481,10 @@ def quantile_bins(values, n_bins, *, name):
 
     The bin edges are quantiles of ``values`` (repeated edges merged); each value gets the
     label ``"[low, high)"`` of its bin (the last bin is closed). Labels are padded so that
-    their text order is the order of the bins (``q1``, ``q2``, ...).
+    their text order is the order of the bins (``q1``, ``q2``, ...). Returns the bins as
+    categories (:class:`~skfair.datasets._csv.TextCategories`), the empty ones left out.
     """
-    if values.dtype.kind not in "iuf":
+    if _is_text(values) or values.dtype.kind not in "iuf":
         raise ValueError(
             f"--bins {name}={n_bins}: {name!r} is not numeric; --bins groups numeric columns."
         )
@@ -447,15 +495,24 @@ def quantile_bins(values, n_bins, *, name):
         edges = np.array([values.min(), values.max()])
     codes = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, edges.size - 2)
     width = len(str(edges.size - 1))
-    labels = [
-        f"q{k + 1:0{width}d} [{low:g}, {high:g}" + ("]" if k == edges.size - 2 else ")")
-        for k, (low, high) in enumerate(zip(edges[:-1], edges[1:], strict=True))
-    ]
-    return np.asarray(labels, dtype=object)[codes]
+    labels = np.array(
+        [
+            f"q{k + 1:0{width}d} [{low:g}, {high:g}" + ("]" if k == edges.size - 2 else ")")
+            for k, (low, high) in enumerate(zip(edges[:-1], edges[1:], strict=True))
+        ],
+        dtype=object,
+    )
+    used = np.flatnonzero(np.bincount(codes, minlength=labels.size))
+    recode = np.zeros(labels.size, dtype=np.int16)
+    recode[used] = np.arange(used.size)
+    return TextCategories(codes=recode[codes], labels=labels[used])
 
 
 def check_privileged(privileged, attributes):
-    """``privileged`` maps attribute names to a group label, which must occur in the data."""
+    """``privileged`` maps attribute names to a group label, which must occur in the data.
+
+    ``attributes`` maps the names to their values (or to their distinct values).
+    """
     privileged = dict(privileged or {})
     unknown = sorted(set(privileged) - set(attributes))
     if unknown:
@@ -488,7 +545,10 @@ def _model_name(model):
 
 def _positive_label(labels, positive_label, target):
     """The target value that is the favourable outcome, matched as text for numeric targets."""
-    present = np.unique(labels.astype(str) if labels.dtype == object else labels)
+    if isinstance(labels, TextCategories):
+        present = labels.labels.astype(str)
+    else:
+        present = np.unique(labels.astype(str) if labels.dtype == object else labels)
     if present.shape[0] != 2:
         raise ValueError(
             f"The target column {target!r} must hold exactly two classes, found "
@@ -535,10 +595,12 @@ def _model_input(model, columns, feature_names):
             "model fitted on an array gets every column but the target, in file order; fit it "
             "on a DataFrame to have its columns picked by name."
         )
+    # A fitted model gets text as strings, the form it was fitted on (a model may select or
+    # encode its columns by dtype).
     if expected is None:
         X = np.empty((columns[feature_names[0]].shape[0], len(feature_names)), dtype=object)
         for j, name in enumerate(feature_names):
-            X[:, j] = columns[name]
+            X[:, j] = _as_objects(columns[name])
         return X
     missing = [name for name in expected if name not in columns]
     if missing:
@@ -552,7 +614,7 @@ def _model_input(model, columns, feature_names):
             "The model was fitted on a pandas DataFrame, so the audit needs pandas to pass it "
             f"one: {install_hint('pandas')}."
         ) from exc
-    return pd.DataFrame({name: columns[name] for name in expected})
+    return pd.DataFrame({name: _as_objects(columns[name]) for name in expected})
 
 
 def _check_classes(model, positive_label):
@@ -614,6 +676,72 @@ def _match(values, label):
     if values.dtype.kind in "iufb" and isinstance(label, (int, float, np.number)):
         return values == label
     return values.astype(str) == str(label)
+
+
+# --------------------------------------------------------------------------------------------
+# the file's columns: numeric arrays, text as categories (or strings, when they are many)
+
+
+def _is_text(column):
+    return isinstance(column, TextCategories) or column.dtype == object
+
+
+def _as_objects(column):
+    """The column as an array; categories as an object array of their strings."""
+    return column.objects() if isinstance(column, TextCategories) else column
+
+
+def _missing(column):
+    """Mask of the empty fields."""
+    return column.missing() if isinstance(column, TextCategories) else column != column
+
+
+def _match_column(column, label):
+    """``column == label`` (see :func:`_match`); on categories, one comparison per category."""
+    if isinstance(column, TextCategories):
+        return np.append(_match(column.labels, label), False)[column.codes]
+    return _match(column, label)
+
+
+def _distinct_text(column):
+    if isinstance(column, TextCategories):
+        return column.labels.astype(str)
+    return np.unique(column.astype(str))
+
+
+class _Groups:
+    """The groups of a sensitive column: its distinct values and each row's code."""
+
+    def __init__(self, labels, codes):
+        self.labels, self.codes = labels, codes
+
+
+def _encode(column):
+    """The :class:`_Groups` of a sensitive column without missing values."""
+    if isinstance(column, TextCategories):
+        return _Groups(column.labels, column.codes)
+    encoding = factorize_groups(column)
+    return _Groups(encoding.labels, encoding.codes)
+
+
+def _training_sample(y, group_codes, max_train_rows, random_state):
+    """Positions of the training rows the models are trained on (all, up to the cap).
+
+    The strata are the cells of the 0/1 target and the groups (``group_codes``, one array of
+    codes from 0 per attribute), coded in the smallest integer type that holds them.
+    """
+    if y.shape[0] <= max_train_rows:
+        return np.arange(y.shape[0])
+    strata, n_strata = y, 2
+    for codes in group_codes:
+        n_codes = int(codes.max()) + 1
+        if n_strata * n_codes > y.shape[0]:  # more cells than rows: number the present ones
+            _, strata = np.unique(strata, return_inverse=True)
+            n_strata = int(strata.max()) + 1
+        dtype = np.min_scalar_type(n_strata * n_codes - 1)
+        strata = strata.astype(dtype) * dtype.type(n_codes) + codes.astype(dtype)
+        n_strata *= n_codes
+    return stratified_subsample(strata, max_train_rows, random_state)
 
 
 def write_predictions(context, path):

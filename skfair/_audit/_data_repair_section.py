@@ -15,6 +15,8 @@ import numpy as np
 from sklearn.base import clone
 
 from skfair._audit._report import Section, Table
+from skfair._audit._summary import MIN_ROWS
+from skfair._utils._groups import factorize_groups, group_text
 from skfair.metrics import equalized_odds_difference, statistical_parity_difference
 
 
@@ -89,7 +91,43 @@ def data_repair_section(context):
         "statistical_parity_difference, EO = equalized_odds_difference (worst case), each the "
         "largest gap between any two groups.",
     )
+    notes += _few_rows_notes(np.asarray(context.y_test), attributes)
     return Section(blocks=[Table(header, rows)], notes=notes)
+
+
+def _few_rows_notes(y_true, attributes):
+    """A caution for each DP or EO row whose rates include one computed on few rows.
+
+    DP compares the groups' selection rates (all their rows), EO their TPR (rows with y=1) and
+    FPR (rows with y=0); a rate on k rows moves by 1/k when one prediction changes, so a
+    change between the columns can be a handful of rows.
+    """
+    notes = []
+    for name, values in attributes:
+        groups = factorize_groups(values)
+        n = groups.n_groups
+        behind = {
+            "DP": [("rows", np.bincount(groups.codes, minlength=n))],
+            "EO": [
+                (f"rows with y={label}", np.bincount(groups.codes[y_true == label], minlength=n))
+                for label in (1, 0)
+            ],
+        }
+        for metric, parts in behind.items():
+            # The smallest positive count (a group without rows has no rate and is left out).
+            fewest, what, g = min(
+                (int(counts[g]), what, g)
+                for what, counts in parts
+                for g in np.flatnonzero(counts > 0)
+            )
+            if fewest < MIN_ROWS:
+                notes.append(
+                    f"{metric} of {name}: small groups. {group_text(groups.labels[g])} has "
+                    f"{fewest} {what}, so one changed prediction moves its rate by "
+                    f"{1 / fewest:.2f}; below {MIN_ROWS} rows a change between the columns "
+                    "can be noise (the summary gives each rate's rows and interval)."
+                )
+    return notes
 
 
 def _blank_sensitive(context, X):

@@ -81,7 +81,7 @@ _VERDICT_CLASSES = {
 }
 
 
-def render_html(sections, *, title="Fairness audit"):
+def render_html(sections, *, title="Fairness audit", command="python -m skfair audit", date=None):
     """The report as one self-contained HTML page.
 
     Parameters
@@ -89,6 +89,10 @@ def render_html(sections, *, title="Fairness audit"):
     sections : list of Section
         Computed sections (their ``figures`` are drawn here).
     title : str, default="Fairness audit"
+    command : str, default="python -m skfair audit"
+        The command that made the report, as it was run.
+    date : str, optional
+        When the report was made (shown in the header).
 
     Returns
     -------
@@ -107,8 +111,9 @@ def render_html(sections, *, title="Fairness audit"):
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n<main>\n"
         f"<header><h1>{html.escape(title)}</h1>"
-        f'<p class="note">Made by skfair {html.escape(__version__)} '
-        "(<code>python -m skfair audit</code>).</p>"
+        f'<p class="note">Made by skfair {html.escape(__version__)}'
+        + ("" if date is None else f" on {html.escape(date)}")
+        + f" with <code>{html.escape(command)}</code></p>"
         f"<nav>{nav}</nav></header>\n{body}\n</main>\n</body>\n</html>\n"
     )
 

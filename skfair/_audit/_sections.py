@@ -24,23 +24,19 @@ from skfair._audit._context import score_reader
 from skfair._audit._data_repair_section import data_repair_section
 from skfair._audit._report import Figure, GroupSizes, Interval, IntRange, Section, Table
 from skfair._audit._subgroups_section import subgroups_section
-from skfair._audit._summary import CI, compared_columns, group_text, summary_section
+from skfair._audit._summary import CI, compared_columns, summary_section
 from skfair._audit._training_section import training_section
-from skfair._utils._groups import factorize_groups
+from skfair._stats._aggregate import group_mean_difference
+from skfair._utils._groups import factorize_groups, group_text
 from skfair._utils._random import check_generator
 from skfair._utils._response import auto_threshold
 from skfair.ensemble import BootstrapEnsemble
 from skfair.metrics import (
     MetricTable,
-    aleatoric_uncertainty,
-    aleatoric_uncertainty_difference,
-    epistemic_uncertainty,
-    epistemic_uncertainty_difference,
     equalized_odds_difference,
     hfm_details,
     ks_bias,
     label_stability,
-    label_stability_difference,
     madd_bandwidth_search,
     statistical_parity_difference,
     wasserstein_bias,
@@ -685,7 +681,13 @@ def bias_sources_section(context):
             if hasattr(X, "iloc") or context.feature_names is None
             else np.asarray(context.feature_names, dtype=object)
         )
-        top = np.argsort(-ex.positive, kind="stable")[:_BIAS_SOURCE_TOP]
+        # The features that favour either group most: the top by beta+ and the top by
+        # beta-, in the order of beta (as the figure's bars).
+        top = np.union1d(
+            np.argsort(-ex.positive, kind="stable")[:_BIAS_SOURCE_TOP],
+            np.argsort(-ex.negative, kind="stable")[:_BIAS_SOURCE_TOP],
+        )
+        top = top[np.argsort(-ex.total[top], kind="stable")]
         ref_text, other_text = str(labels[reference]), str(labels[other])
         header = ["feature", "beta", f"beta+ ({ref_text})", f"beta- ({other_text})", "net"]
         parts = ("total", "positive", "negative", "net")
@@ -714,8 +716,10 @@ def bias_sources_section(context):
         "distance between the two groups' distributions of a feature's partial-dependence "
         "explainer; beta+ = the part where the reference group is favoured (higher score of "
         "the favourable class), beta- = the part where the other group is, net = beta+ - beta-. "
-        "Top features by beta+. Explanations are not additive (features offset and amplify "
-        "each other); BiasExplainer(method='shapley') gives additive Shapley-bias values."
+        f"Features: the {_BIAS_SOURCE_TOP} largest by beta+ and the {_BIAS_SOURCE_TOP} "
+        "largest by beta- (both directions), ordered by beta. Explanations are not additive "
+        "(features offset and amplify each other); BiasExplainer(method='shapley') gives "
+        "additive Shapley-bias values."
     )
     return Section(
         blocks=tables,
@@ -785,55 +789,39 @@ def stability_section(context):
     ensemble = BootstrapEnsemble(
         clone(context.model), n_estimators=_N_REPLICAS, random_state=context.random_state
     ).fit(context.X_train, context.y_train)
-    member_proba = None
-    if hasattr(ensemble, "predict_proba_members"):
-        # The members' probabilities once: their labels are the classes of the largest (as
-        # predict_members reads them), not a second set of probabilities.
-        member_proba = ensemble.predict_proba_members(context.X_test)
-        member_labels = ensemble.classes_[np.argmax(member_proba, axis=2)]
-    else:
-        member_labels = ensemble.predict_members(context.X_test)
-    # (column title, per-sample values, difference metric, its member-output argument)
-    measures = [
-        (
-            "label stability",
-            label_stability(member_labels, labels=ensemble.classes_),
-            # the classes known: no np.unique over every member's label
-            partial(label_stability_difference, labels=ensemble.classes_),
-            member_labels,
-        )
-    ]
-    if member_proba is not None:
-        measures += [
-            (
-                "epistemic",
-                epistemic_uncertainty(member_proba),
-                epistemic_uncertainty_difference,
-                member_proba,
-            ),
-            (
-                "aleatoric",
-                aleatoric_uncertainty(member_proba),
-                aleatoric_uncertainty_difference,
-                member_proba,
-            ),
+    # (column title, per-sample values, what their group means are)
+    if hasattr(ensemble, "uncertainty"):
+        # The members' outputs added up a few members at a time, not all held at once (the
+        # same values as the metric functions give on predict_proba_members).
+        per_sample = ensemble.uncertainty(context.X_test)
+        measures = [
+            ("label stability", per_sample.label_stability, "mean label stability"),
+            ("epistemic", per_sample.epistemic, "mean epistemic uncertainty"),
+            ("aleatoric", per_sample.aleatoric, "mean aleatoric uncertainty"),
         ]
+    else:
+        # the classes known: no np.unique over every member's label
+        stability = label_stability(
+            ensemble.predict_members(context.X_test), labels=ensemble.classes_
+        )
+        measures = [("label stability", stability, "mean label stability")]
     tables = []
     for name, values in context.sensitive.items():
         groups = factorize_groups(values)
         counts = groups.counts()
-        means = [np.bincount(groups.codes, weights=v) / counts for _, v, _, _ in measures]
+        means = [np.bincount(groups.codes, weights=v) / counts for _, v, _ in measures]
         rows = [
             [str(label), int(counts[g])] + [float(mean[g]) for mean in means]
             for g, label in enumerate(groups.labels)
         ]
         privileged = context.privileged.get(name)
-        kwargs = {} if privileged is None else {"privileged_group": privileged}
         rows.append(
             ["difference" if privileged is None else "dis - priv", ""]
             + [
-                float(metric(None, outputs, sensitive_features=values, **kwargs))
-                for _, _, metric, outputs in measures
+                # what label_stability_difference and the uncertainty differences compute
+                # from the members' outputs, from the per-sample values
+                float(group_mean_difference(v, groups, privileged, measure=measure))
+                for _, v, measure in measures
             ]
         )
         header = [name, "n"] + [title for title, *_ in measures]
@@ -851,7 +839,7 @@ def stability_section(context):
         note += " dis - priv: all groups but the privileged one minus it."
     if len(measures) == 1:
         note += " The model has no predict_proba, so only label stability is shown."
-    per_sample = {title: values for title, values, _, _ in measures}
+    per_sample = {title: values for title, values, _ in measures}
     figures = [
         Figure(
             f"{name}: per-group means with 95 % intervals (mean ± 1.96 standard errors)",
@@ -924,7 +912,7 @@ def hfm_section(context):
             ("D_f avg (model)", "D_f_avg"),
         ]
     ]
-    header = ["HFM"] + list(details.attributes) + ["all (max / mean)"]
+    header = ["HFM"] + list(details.attributes) + ["all attributes"]
     note = (
         f"Distances between the groups of each attribute on [label, features] with the true "
         f"labels (D) and the predictions (D_f); {len(names)} non-sensitive columns, categorical "
@@ -932,7 +920,10 @@ def hfm_section(context):
         "hfm = log10(D_f / D): 0 keeps the data's separation of the groups, > 0 means the model "
         "pushes them apart (extra bias), < 0 brings them closer; the paper's models score a few "
         "thousandths to hundredths. 'max' is decided by the worst-served row (noisy), 'avg' by "
-        "all rows."
+        "all rows. 'all attributes' (Bian, Luo & Xu 2024, Eqs. 6-8): D and D_f are the largest "
+        "(max rows) or the mean (avg rows) of the attributes' distances, and hfm is the log "
+        "ratio of these combined distances, not the largest or the mean of the attributes' hfm "
+        "(so it can lie below each of them)."
     )
     if n > _HFM_ROWS:
         note += (

@@ -14,6 +14,7 @@ from sklearn.utils import Bunch
 
 from skfair._audit._report import Estimate, Fields, Section, Table, Verdict
 from skfair._audit._subgroups_section import subgroup_findings
+from skfair._utils._groups import group_text
 from skfair.metrics import MetricTable
 
 # (MetricTable named rate, label in the tables, the rows it is computed on)
@@ -88,11 +89,6 @@ def compared_columns(context):
     if len(columns) > 1:
         columns.append((" & ".join(context.sensitive), dict(context.sensitive), None))
     return columns
-
-
-def group_text(label):
-    """A group label as text; a joint group (a tuple of labels) as ``a & b``."""
-    return " & ".join(map(str, label)) if isinstance(label, tuple) else str(label)
 
 
 def summary_section(context):

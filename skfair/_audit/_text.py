@@ -153,6 +153,27 @@ def render_text(sections):
     return "\n\n".join(render_section_text(section) for section in sections) + "\n"
 
 
+def text_heading(command, date):
+    """The first lines of the text report: what made it, with which command, and when."""
+    from skfair import __version__
+
+    title = f"Fairness audit, made by skfair {__version__} on {date}"
+    return f"{title}\n{'#' * len(title)}\n{_shell_lines(f'command: {command}')}\n"
+
+
+def _shell_lines(text):
+    """``text`` (a shell command) in lines of at most WIDTH columns where the words allow,
+    continued with backslashes, so that it can be copied and run again as it stands."""
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > WIDTH - 2:
+            lines.append(line + " \\")
+            line = "    " + word
+        else:
+            line = f"{line} {word}" if line else word
+    return "\n".join([*lines, line])
+
+
 # ----------------------------------------------------------------------------------------------
 # Markdown
 

@@ -351,6 +351,8 @@ def _sum_in_order(arrays):
 
 # Cells of the uniform lookup grid on [0, 1] of edge_positions.
 _LOOKUP_CELLS = 1 << 22
+# Cells of the lookup computed at a time while it is built.
+_LOOKUP_BLOCK = 1 << 18
 _EDGE_LOOKUPS = {}
 
 
@@ -376,11 +378,21 @@ def _edge_lookup(sorted_edges):
     key = hashlib.sha1(sorted_edges.tobytes()).hexdigest()
     lookup = _EDGE_LOOKUPS.get(key)
     if lookup is None:
-        boundaries = np.arange(_LOOKUP_CELLS + 2) / _LOOKUP_CELLS
-        at_or_below = np.searchsorted(sorted_edges, boundaries, side="right").astype(np.int32)
-        below_next = np.searchsorted(sorted_edges, boundaries[1:], side="left")
-        lookup = (at_or_below, below_next > at_or_below[:-1])
         _EDGE_LOOKUPS.clear()  # one edge set at a time: bounded memory
+        at_or_below = np.empty(_LOOKUP_CELLS + 2, dtype=np.int32)
+        has_interior_edge = np.empty(_LOOKUP_CELLS + 1, dtype=bool)
+        # A block of cells at a time: the 20 MB of the lookup itself, not the 100 MB of
+        # float boundaries and intp positions of all cells at once.
+        for start in range(0, _LOOKUP_CELLS + 2, _LOOKUP_BLOCK):
+            boundaries = np.arange(start, min(start + _LOOKUP_BLOCK, _LOOKUP_CELLS + 2))
+            boundaries = boundaries / _LOOKUP_CELLS
+            at_or_below[start : start + boundaries.size] = np.searchsorted(
+                sorted_edges, boundaries, side="right"
+            )
+            cells = slice(max(start - 1, 0), start - 1 + boundaries.size)  # of the right ends
+            below_next = np.searchsorted(sorted_edges, boundaries[start == 0 :], side="left")
+            has_interior_edge[cells] = below_next > at_or_below[cells]
+        lookup = (at_or_below, has_interior_edge)
         _EDGE_LOOKUPS[key] = lookup
     return lookup
 

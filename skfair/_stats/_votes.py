@@ -31,7 +31,13 @@ def entropy(proba):
 
 def label_stability_from_codes(codes, n_classes):
     """LS of integer member labels ``codes`` (n_estimators, n_samples) in range(n_classes)."""
-    mode_fraction = member_votes(codes, n_classes).max(axis=1) / codes.shape[0]
+    return label_stability_from_votes(member_votes(codes, n_classes), codes.shape[0])
+
+
+def label_stability_from_votes(votes, n_members):
+    """LS from the votes per (sample, class) of ``n_members`` members (see :func:`member_votes`)."""
+    n_classes = votes.shape[1]
+    mode_fraction = votes.max(axis=1) / n_members
     return (n_classes * mode_fraction - 1) / (n_classes - 1)
 
 

@@ -20,6 +20,7 @@ from sklearn.utils._param_validation import (
 )
 from sklearn.utils._response import _get_response_values
 from sklearn.utils._set_output import _get_output_config
+from sklearn.utils.extmath import _approximate_mode
 from sklearn.utils.metadata_routing import _raise_for_params, _routing_enabled, process_routing
 from sklearn.utils.validation import (
     _check_feature_names,
@@ -71,6 +72,7 @@ __all__ = [
     "Interval",
     "Real",
     "StrOptions",
+    "_approximate_mode",
     "_check_feature_names",
     "_check_feature_names_in",
     "_check_n_features",

@@ -21,6 +21,12 @@ import numpy as np
 
 from skfair._utils._frames import as_supported_frame, refuse_dask
 
+
+def group_text(label):
+    """A group's label as people read it: an intersection (a tuple of labels) as ``a & b``."""
+    return " & ".join(map(str, label)) if isinstance(label, tuple) else str(label)
+
+
 # Integer columns whose range is at most this many times the sample count are factorised with
 # a lookup table (one bincount) instead of a sort.
 _LOOKUP_RANGE_FACTOR = 4

@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from skfair._base import AccuracyScoreMixin, _model_allows_nan, check_meta_input
 from skfair._dask import map_row_blocks, refuse, uses_dask
 from skfair._stats._votes import entropy as _entropy
-from skfair._stats._votes import label_stability_from_codes as _label_stability_from_codes
+from skfair._stats._votes import label_stability_from_votes as _label_stability_from_votes
 from skfair._stats._votes import member_votes as _member_votes
 from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
@@ -104,7 +104,8 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
         The fitted members.
     estimators_samples_ : list of ndarray
         The training rows (with repetitions) each member was fitted on; of rows with equal
-        features and label, the first one stands for all of them.
+        features and label, the first one stands for all of them. Drawn again from the
+        members' seeds on each access, not stored (see Notes).
     classes_ : ndarray of shape (n_classes,)
         The class labels. A member whose bootstrap sample missed a class gives it probability
         0.
@@ -139,6 +140,12 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
     ``estimators_samples_``, so a row of weight 2 and two copies of it weigh the same in the
     draw. Without weights this is the usual bootstrap (uniform, with replacement), and the
     members do not depend on the order of the training rows.
+
+    Each member draws its rows (from its own seed) in the job that fits it, so memory holds
+    one sample and one copy of its rows per running job, whatever ``n_estimators``; the
+    fitted ensemble keeps the seeds and the draw's per-row probabilities, and
+    ``estimators_samples_`` draws the samples again when it is read (as scikit-learn's
+    bagging does), the same rows each time.
 
     A drawn sample that holds a single class, which would stop most classifiers' ``fit`` on
     small or unbalanced data, is redrawn from the same seed's stream (up to 100 times, then
@@ -250,13 +257,25 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
         )
         draw = _BootstrapDraw.from_data(X, y, sample_weight, self.bootstrap_fraction)
         seeds = check_random_state(self.random_state).randint(_MAX_SEED, size=self.n_estimators)
-        samples = [draw(seed) for seed in seeds]
+        # Each member draws its rows when it is fitted: one sample (its row numbers and its
+        # copy of the rows) per running job, whatever n_estimators.
         self.estimators_ = Parallel(n_jobs=self.n_jobs, verbose=self.verbose)(
-            delayed(_fit_member)(self.estimator, X, y, rows, seed, member_fit_params, n_samples)
-            for rows, seed in zip(samples, seeds, strict=True)
+            delayed(_fit_member)(self.estimator, X, y, draw, seed, member_fit_params, n_samples)
+            for seed in seeds
         )
-        self.estimators_samples_ = samples
+        self._draw, self._seeds = draw, seeds
         return self
+
+    @property
+    def estimators_samples_(self):
+        """The training rows (with repetitions) each member was fitted on.
+
+        A list of ``n_estimators`` arrays of row numbers; of rows with equal features and
+        label, the first one stands for all of them. They are drawn again from the members'
+        seeds on each access (as in scikit-learn's bagging), not kept.
+        """
+        check_is_fitted(self)
+        return [self._draw(seed) for seed in self._seeds]
 
     @available_if(_estimator_has("predict_proba"))
     def predict_proba_members(self, X):
@@ -321,7 +340,7 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
         if uses_dask(X):
             check_is_fitted(self)
             return self._lazy("predict_proba", X, (len(self.classes_),))
-        return self.predict_proba_members(X).mean(axis=0)
+        return self._member_totals(X).proba / len(self.estimators_)
 
     def predict(self, X):
         """Soft vote of the members (majority vote without ``predict_proba``).
@@ -374,15 +393,40 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
             return Bunch(
                 label_stability=values[:, 0], epistemic=values[:, 1], aleatoric=values[:, 2]
             )
-        proba = self.predict_proba_members(X)
-        member_entropy = _entropy(proba).mean(axis=0)
+        totals = self._member_totals(X, entropies=True)
+        n_members = len(self.estimators_)
+        member_entropy = totals.entropy / n_members
         return Bunch(
-            label_stability=_label_stability_from_codes(
-                np.argmax(proba, axis=2), len(self.classes_)
-            ),
-            epistemic=_entropy(proba.mean(axis=0)) - member_entropy,
+            label_stability=_label_stability_from_votes(totals.votes, n_members),
+            epistemic=_entropy(totals.proba / n_members) - member_entropy,
             aleatoric=member_entropy,
         )
+
+    def _member_totals(self, X, *, entropies=False):
+        """Sums over the members of their probabilities (and entropies), and their votes.
+
+        The members' probabilities are read a few at a time (one per job) and added up in
+        the members' order, so memory holds ``n_jobs`` members' outputs, not all of them,
+        and the sums are those of ``predict_proba_members(X)`` along its first axis, bit for
+        bit.
+        """
+        check_is_fitted(self)
+        X = check_meta_input(self, X, self.estimator, reset=False)
+        n_samples, n_classes = X.shape[0], len(self.classes_)
+        proba_sum = np.zeros((n_samples, n_classes))
+        entropy_sum = np.zeros(n_samples) if entropies else None
+        votes = np.zeros((n_samples, n_classes), dtype=np.intp) if entropies else None
+        n_jobs = min(effective_n_jobs(self.n_jobs), len(self.estimators_))
+        for start in range(0, len(self.estimators_), n_jobs):
+            members = self.estimators_[start : start + n_jobs]
+            for (proba,) in Parallel(n_jobs=n_jobs)(
+                delayed(_members_proba)([member], X, self.classes_) for member in members
+            ):
+                proba_sum += proba
+                if entropies:
+                    entropy_sum += _entropy(proba)
+                    votes[np.arange(n_samples), np.argmax(proba, axis=1)] += 1
+        return Bunch(proba=proba_sum, entropy=entropy_sum, votes=votes)
 
     def _lazy(self, method, X, trailing_shape, dtype=np.float64):
         """Lazy ``method(X)`` of dask input, block of rows by block (samples first)."""
@@ -481,12 +525,13 @@ class _BootstrapDraw:
         return cls(
             n_drawn=max(int(bootstrap_fraction * drawable.size), 1),
             probabilities=unit_weights / unit_weights.sum(),
-            # int32 row numbers when they fit: the members' samples are kept (in
-            # estimators_samples_), 4 bytes a drawn row instead of 8.
+            # The draw is kept by the fitted ensemble (estimators_samples_ draws again from
+            # it): int32 row numbers when they fit, the smallest integer type for the
+            # classes. A member's sample then costs 4 bytes a drawn row instead of 8.
             representatives=drawable[first].astype(
                 np.int32 if len(y) <= np.iinfo(np.int32).max else np.intp
             ),
-            unit_classes=class_codes[drawable[first]],
+            unit_classes=class_codes[drawable[first]].astype(np.min_scalar_type(n_classes - 1)),
         )
 
     def __call__(self, seed):
@@ -556,8 +601,13 @@ def _check_object_values(X):
         )
 
 
-def _fit_member(estimator, X, y, rows, seed, fit_params, n_samples):
-    """Fit one clone of ``estimator`` on the bootstrap ``rows``, seeded with ``seed``."""
+def _fit_member(estimator, X, y, draw, seed, fit_params, n_samples):
+    """Fit one clone of ``estimator`` on the bootstrap rows ``draw(seed)``, seeded with ``seed``.
+
+    The rows are drawn here, in the job that fits the member, and dropped with its copy of
+    the data when the job ends.
+    """
+    rows = draw(seed)
     member = clone(estimator)
     seeded = {
         name: int(seed)

@@ -108,9 +108,12 @@ def group_summary(
     -------
     summary : Bunch or pandas.DataFrame
         Bunch with ``groups`` (list of group labels); ``count`` (samples per group),
-        ``value``, ``ci_low``, ``ci_high`` (arrays over the groups); ``overall`` (the metric
-        on all samples) and ``metric`` (its name). The DataFrame is indexed by group and has
-        the columns ``count``, ``value``, ``ci_low``, ``ci_high``.
+        ``denominator`` (the samples a group's value is computed on, summed weights with
+        ``sample_weight``: for ``"true_positive_rate"`` the group's samples with the positive
+        label, for ``"selection_rate"`` and callables all of them), ``value``, ``ci_low``,
+        ``ci_high`` (arrays over the groups); ``overall`` (the metric on all samples) and
+        ``metric`` (its name). The DataFrame is indexed by group and has the columns
+        ``count``, ``denominator``, ``value``, ``ci_low``, ``ci_high``.
 
     See Also
     --------
@@ -166,9 +169,17 @@ def group_summary(
         ci_low, ci_high = (bound[:, 0] for bound in table.confidence_interval("by_group"))
     else:
         ci_low = ci_high = np.full(len(table.groups), np.nan)
+    # The samples (weights) behind each group's value: those the named rate divides by (a
+    # TPR's samples with the positive label), all the group's samples for a callable.
+    denominator = (
+        table.counts.astype(np.float64)
+        if callable(metric)
+        else table._sums[_canonical_name(metric)][1][0]
+    )
     summary = Bunch(
         groups=table.groups,
         count=table.counts,
+        denominator=denominator,
         value=table.by_group[:, 0],
         ci_low=ci_low,
         ci_high=ci_high,
@@ -183,6 +194,7 @@ def _as_frame(summary, table):
     return pd.DataFrame(
         {
             "count": summary.count,
+            "denominator": summary.denominator,
             "value": summary.value,
             "ci_low": summary.ci_low,
             "ci_high": summary.ci_high,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from skfair._utils._compat import check_matplotlib_support
+from skfair._utils._groups import group_text
 
 _PARTS = ("total", "positive", "negative", "net")
 _COLORS = {"total": "0.45", "positive": "tab:red", "negative": "tab:blue", "net": "tab:purple"}
@@ -174,7 +175,7 @@ class BiasExplanationDisplay:
         """The part's name, with the group it favours when the groups are known."""
         if self.groups is None or part == "total":
             return part
-        favoured, other = (str(group) for group in self.groups)
+        favoured, other = (group_text(group) for group in self.groups)
         if part == "positive":
             return f"positive (favours {favoured})"
         if part == "negative":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from skfair._utils._compat import check_matplotlib_support
+from skfair._utils._groups import group_text
 from skfair.metrics import group_summary
 
 _TITLES = {
@@ -177,7 +178,7 @@ class GroupRatesDisplay:
             panel.set(
                 yticks=positions,
                 yticklabels=[
-                    f"{label} (n={count:,})"
+                    f"{group_text(label)} (n={count:,})"
                     for label, count in zip(summary.groups, summary.count, strict=True)
                 ],
                 xlabel=_TITLES.get(summary.metric, str(summary.metric)),

@@ -7,6 +7,7 @@ import numpy as np
 from skfair._stats._histograms import bins_from_bandwidths as _bins_from_bandwidths
 from skfair._stats._histograms import group_histograms as _group_histograms
 from skfair._utils._compat import check_matplotlib_support
+from skfair._utils._groups import group_text
 from skfair._utils._response import ScoreReader
 from skfair.metrics._madd import _check_inputs, madd_bandwidth_search
 
@@ -176,7 +177,12 @@ class MADDDisplay:
         edges = np.linspace(0.0, 1.0, n_bins + 1)
         self.bars_ = [
             hist_ax.bar(
-                edges[:-1], share, width=1.0 / n_bins, align="edge", alpha=0.5, label=str(label)
+                edges[:-1],
+                share,
+                width=1.0 / n_bins,
+                align="edge",
+                alpha=0.5,
+                label=group_text(label),
             )
             for share, label in zip(self.proportions, self.group_labels, strict=True)
         ]
@@ -185,7 +191,9 @@ class MADDDisplay:
             xlim=(0, 1),
             xlabel="predicted probability",
             ylabel="proportion of the group",
-            title=f"{n_bins} bins: MADD = {value:.3f}",
+            # The stable MADD is the number tables report; the histograms' own MADD is at
+            # one bandwidth of the interval it averages.
+            title=f"stable MADD = {self.search.value:.3f} ({n_bins} bins shown: {value:.3f})",
         )
         hist_ax.legend(title="group")
 

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import clone
 
 from skfair._utils._compat import check_matplotlib_support
-from skfair._utils._groups import factorize_groups
+from skfair._utils._groups import factorize_groups, group_text
 from skfair._utils._response import ScoreReader
 from skfair.metrics import ks_bias
 
@@ -239,7 +239,7 @@ class RepairDisplay:
                     histtype="step",
                     linestyle=style,
                     color=color,
-                    label=f"{label} ({'before' if style == '--' else 'after'})",
+                    label=f"{group_text(label)} ({'before' if style == '--' else 'after'})",
                 )
                 lines.append(patches[0])
         density_ax.set(xlabel="score", ylabel="density", title="dashed: before, solid: after")

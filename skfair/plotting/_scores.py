@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from skfair._utils._compat import check_matplotlib_support
-from skfair._utils._groups import factorize_groups
+from skfair._utils._groups import factorize_groups, group_text
 
 
 class ScoreDistributionDisplay:
@@ -178,7 +178,7 @@ class ScoreDistributionDisplay:
                 else:
                     density, _ = np.histogram(member, bins=edges, density=True)
                     x, y = edges, np.r_[density, density[-1]]
-                (line,) = panel.step(x, y, where="post", label=f"{label}")
+                (line,) = panel.step(x, y, where="post", label=group_text(label))
                 lines.append(line)
             self.lines_.append(lines)
             panel.set(xlabel="score", title=title)

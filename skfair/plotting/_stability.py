@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from skfair._utils._compat import check_matplotlib_support
-from skfair._utils._groups import factorize_groups
+from skfair._utils._groups import factorize_groups, group_text
 from skfair.metrics import aleatoric_uncertainty, epistemic_uncertainty, label_stability
 
 
@@ -157,7 +157,7 @@ class StabilityDisplay:
             panel.set(
                 yticks=positions,
                 yticklabels=[
-                    f"{label} (n={int(n):,})"
+                    f"{group_text(label)} (n={int(n):,})"
                     for label, n in zip(self.group_labels, counts, strict=True)
                 ],
                 xlabel=f"{title} (mean)",

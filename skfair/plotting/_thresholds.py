@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from skfair._utils._compat import check_matplotlib_support
-from skfair._utils._groups import factorize_groups
+from skfair._utils._groups import factorize_groups, group_text
 from skfair._utils._validation import (
     binarize,
     check_labels,
@@ -232,7 +232,7 @@ class GroupThresholdDisplay:
                 (line,) = ax.plot(*self.roc_curves[g], color=color, linewidth=0.8, alpha=0.6)
                 self.curve_lines_.append(line)
                 (hull,) = ax.plot(
-                    *self.hulls[g], color=color, linestyle="--", marker=".", label=f"{label}"
+                    *self.hulls[g], color=color, linestyle="--", marker=".", label=group_text(label)
                 )
                 self.hull_lines_.append(hull)
             if not np.isnan(self.operating_points[g]).any():

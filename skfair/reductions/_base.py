@@ -769,10 +769,12 @@ def _constraint_hint(value):
 # ExponentiatedGradient and GridSearch).
 fairlearn_names = other_library_names(
     parameters={
-        None: lambda value: f"every parameter after the estimator is a keyword; "
-        f"{_constraint_hint(value)}",
-        "constraints": lambda value: f"the parameter is constraint= (fairlearn's "
-        f"constraints=); {_constraint_hint(value)}",
+        None: lambda value: (
+            f"every parameter after the estimator is a keyword; {_constraint_hint(value)}"
+        ),
+        "constraints": lambda value: (
+            f"the parameter is constraint= (fairlearn's constraints=); {_constraint_hint(value)}"
+        ),
         **_FAIRLEARN_PARAMETERS,
     },
     method_keywords={

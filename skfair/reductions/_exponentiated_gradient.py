@@ -410,11 +410,12 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
 
     The first move is ``lambda = 0`` (the unconstrained fit). Then, each iteration, the
     multiplier player moves -- to the multipliers of the restricted game's saddle point
-    (``update="linprog"``) or by one exponentiated-gradient step (Algorithm 1) -- and the
-    base learner answers. When the gap is at most ``nu`` and the answer improved the
-    returned mixture's error by at most ``nu * _IMPROVEMENT`` (or the gap is that small),
-    candidates the player did not ask for are tried (:func:`_candidates`, then a bisection
-    between its last two moves until the learner answers with a new fit, at most
+    (``update="linprog"``; after a move answered with a hypothesis already found, by
+    exponentiated-gradient steps until a new fit appears) or by one exponentiated-gradient step
+    (Algorithm 1) -- and the base learner answers. When the gap is at most ``nu`` and the answer
+    improved the returned mixture's error by at most ``nu * _IMPROVEMENT`` (or the gap is that
+    small), candidates the player did not ask for are tried (:func:`_candidates`, then a
+    bisection between its last two moves until the learner answers with a new fit, at most
     ``_PROBES``); the game stops when they do not improve it either, or after ``max_iter``
     iterations.
     """
@@ -437,6 +438,7 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     gap = np.inf
     objective = _returned_objective(hypotheses, multiplier_bound)
     probe = None  # while probing: the interval of multipliers and the answers at its ends
+    stalled = False  # the restricted game's move was answered with a hypothesis already found
     for _ in range(max_iter):
         candidate = probe is not None and bool(probe.candidates)
         if candidate:
@@ -449,7 +451,7 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
             # A candidate the multiplier player did not ask for, between its last two moves
             # (bisection towards where the learner's answer changes).
             multipliers = (probe.low + probe.high) / 2
-        elif update == "linprog":
+        elif update == "linprog" and not stalled:
             multipliers = restricted_game(hypotheses.errors, hypotheses.gammas, multiplier_bound)[2]
         else:
             # lambda = B exp(theta) / (1 + sum exp(theta)), computed stably.
@@ -463,6 +465,11 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
         gaps.append(gap)
         previous, objective = objective, _returned_objective(hypotheses, multiplier_bound)
         settled = gap <= nu and min(gap, previous - objective) <= nu * _IMPROVEMENT
+        # Answered with a hypothesis already found, the restricted game is unchanged and its
+        # saddle point would be played again, answered again the same way (a learner that does
+        # not minimise the weighted error exactly): the player then takes exponentiated-gradient
+        # steps (Algorithm 1), which move while the gap is open, until a new fit appears.
+        stalled = len(hypotheses) == size
         if not settled:
             probe = None
         elif probe is None:

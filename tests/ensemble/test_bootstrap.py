@@ -384,3 +384,75 @@ def test_unreadable_values_are_checked_on_all_rows():
     )
     ensemble = BootstrapEnsemble(model, n_estimators=2, random_state=0).fit(X_strings, Y)
     assert ensemble.predict(X_strings).shape == (X.shape[0],)
+
+
+def _traced_peak(function):
+    """Peak of the memory traced by tracemalloc while ``function()`` runs, in bytes."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        function()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_fit_memory_does_not_grow_with_the_number_of_members():
+    # Regression: every member's bootstrap rows were drawn before the first was fitted, and
+    # kept in estimators_samples_: 4 bytes a drawn row per member (48 members of 16,000 rows
+    # here: 3 MB more than 2 members). Each member now draws its rows when it is fitted.
+    rng = np.random.default_rng(0)
+    X_big = rng.normal(size=(20_000, 4))
+    y_big = (X_big[:, 0] + rng.normal(size=20_000) > 0).astype(int)
+    peaks = {
+        n: _traced_peak(
+            lambda n=n: BootstrapEnsemble(LogisticRegression(), n_estimators=n, random_state=0).fit(
+                X_big, y_big
+            )
+        )
+        for n in (2, 48)
+    }
+    one_sample = 16_000 * 4  # bytes of one member's row numbers
+    assert peaks[48] - peaks[2] < 2 * one_sample
+
+
+def test_samples_are_drawn_again_on_access_and_match_the_members():
+    ensemble = BootstrapEnsemble(LogisticRegression(), n_estimators=4, random_state=0).fit(X, Y)
+    assert "estimators_samples_" not in vars(ensemble)
+    first, second = ensemble.estimators_samples_, ensemble.estimators_samples_
+    for rows, again, member in zip(first, second, ensemble.estimators_, strict=True):
+        np.testing.assert_array_equal(rows, again)
+        np.testing.assert_array_equal(
+            member.coef_, LogisticRegression().fit(X[rows], Y[rows]).coef_
+        )
+    assert not hasattr(BootstrapEnsemble(LogisticRegression()), "estimators_samples_")
+
+
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_uncertainty_memory_does_not_grow_with_the_number_of_members(n_jobs):
+    # Regression: uncertainty and predict_proba held every member's probabilities at once
+    # (n_estimators x n_samples x n_classes floats: 24 members of 20,000 rows, 7.7 MB); they
+    # now add them up a few members at a time, to the same values bit for bit.
+    rng = np.random.default_rng(1)
+    X_big = rng.normal(size=(20_000, 3))
+    y_big = (X_big[:, 0] + rng.normal(size=20_000) > 0).astype(int)
+    peaks = {}
+    for n in (2, 24):
+        ensemble = BootstrapEnsemble(
+            LogisticRegression(), n_estimators=n, random_state=0, n_jobs=n_jobs
+        ).fit(X_big, y_big)
+        peaks[n] = _traced_peak(lambda ensemble=ensemble: ensemble.uncertainty(X_big))
+        peaks[n, "proba"] = _traced_peak(lambda ensemble=ensemble: ensemble.predict_proba(X_big))
+    one_member = 20_000 * 2 * 8  # bytes of one member's probabilities
+    # (a few members' worth of slack for joblib's own buffers with two jobs)
+    assert peaks[24] - peaks[2] < 4 * one_member
+    assert peaks[24, "proba"] - peaks[2, "proba"] < 4 * one_member
+    proba = ensemble.predict_proba_members(X_big)
+    result = ensemble.uncertainty(X_big)
+    np.testing.assert_array_equal(ensemble.predict_proba(X_big), proba.mean(axis=0))
+    np.testing.assert_array_equal(result.aleatoric, aleatoric_uncertainty(proba))
+    np.testing.assert_array_equal(result.epistemic, epistemic_uncertainty(proba))
+    np.testing.assert_array_equal(
+        result.label_stability, label_stability(np.argmax(proba, axis=2), labels=[0, 1])
+    )

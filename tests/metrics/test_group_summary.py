@@ -232,7 +232,7 @@ def test_as_frame_one_and_two_attributes():
     frame = group_summary(
         y_true, y_pred, sensitive_features=pd.Series(groups, name="race"), as_frame=True
     )
-    assert list(frame.columns) == ["count", "value", "ci_low", "ci_high"]
+    assert list(frame.columns) == ["count", "denominator", "value", "ci_low", "ci_high"]
     assert frame.index.name == "race" and list(frame.index) == ["a", "b", "c"]
     sex = np.where(np.arange(200) % 2 == 0, "F", "M")
     frame = group_summary(
@@ -345,3 +345,34 @@ def test_integer_weights_bootstrap_matches_repeated_rows_in_distribution():
     np.testing.assert_allclose(
         summary.ci_high - summary.ci_low, 2 * 1.96 * np.sqrt(p * (1 - p) / n_g), rtol=0.3
     )
+
+
+@pytest.mark.parametrize(
+    ("metric", "behind"),
+    [
+        ("selection_rate", lambda y_true, y_pred: np.ones_like(y_true, dtype=bool)),
+        ("true_positive_rate", lambda y_true, y_pred: y_true == 1),
+        ("fpr", lambda y_true, y_pred: y_true == 0),
+        ("positive_predictive_value", lambda y_true, y_pred: y_pred == 1),
+    ],
+)
+def test_denominator_is_the_rows_a_rate_is_computed_on(metric, behind):
+    # Regression: a TPR of 590 positives out of 5,421 rows showed only count=5,421.
+    rng = np.random.default_rng(0)
+    groups = rng.choice(["a", "b", "c"], 500)
+    y_true, y_pred = rng.integers(0, 2, 500), rng.integers(0, 2, 500)
+    summary = group_summary(y_true, y_pred, sensitive_features=groups, metric=metric)
+    # The oracle: per group, the rows of the rate's condition, and the rate on them.
+    rows = behind(y_true, y_pred)
+    for g, label in enumerate(summary.groups):
+        member = (groups == label) & rows
+        assert summary.denominator[g] == member.sum()
+        assert summary.count[g] == (groups == label).sum()
+        positive = y_pred if metric != "positive_predictive_value" else y_true
+        assert summary.value[g] == pytest.approx(positive[member].mean())
+    weights = rng.random(500)
+    weighted = group_summary(
+        y_true, y_pred, sensitive_features=groups, metric=metric, sample_weight=weights
+    )
+    for g, label in enumerate(weighted.groups):
+        assert weighted.denominator[g] == pytest.approx(weights[(groups == label) & rows].sum())

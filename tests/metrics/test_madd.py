@@ -577,3 +577,29 @@ def test_verbose_announces_the_search(capsys):
     assert loud.interval == quiet.interval
     madd(None, scores, sensitive_features=groups, bandwidths=200, verbose=1)
     assert "MADD bandwidth search" in capsys.readouterr().out
+
+
+def test_the_edge_lookup_is_built_in_bounded_memory():
+    # Regression (memory of the audit): the first bandwidth search of a process built its
+    # lookup of 2**22 cells with every cell's float boundary and intp positions at once,
+    # about 100 MB for a lookup of 20 MB; it is now built a block of cells at a time, to the
+    # same lookup as one plain search of all boundaries.
+    import tracemalloc
+
+    import skfair._stats._histograms as histograms
+
+    edges = np.sort(histograms.stacked_edges(np.arange(1000, 0, -1))[0])
+    histograms._EDGE_LOOKUPS.clear()
+    tracemalloc.start()
+    try:
+        at_or_below, has_interior_edge = histograms._edge_lookup(edges)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    lookup_bytes = at_or_below.nbytes + has_interior_edge.nbytes
+    assert peak < lookup_bytes + 8 * 2**20
+    boundaries = np.arange(histograms._LOOKUP_CELLS + 2) / histograms._LOOKUP_CELLS
+    expected = np.searchsorted(edges, boundaries, side="right")
+    np.testing.assert_array_equal(at_or_below, expected)
+    below_next = np.searchsorted(edges, boundaries[1:], side="left")
+    np.testing.assert_array_equal(has_interior_edge, below_next > expected[:-1])

@@ -495,3 +495,34 @@ def test_mixture_as_accurate_as_fairlearns_with_four_groups(seed):
     accuracy = np.mean(probability * (y == 1) + (1 - probability) * (y == 0))
     assert gap <= 0.02 + 1e-9
     assert accuracy >= FAIRLEARN_GERMAN_FOUR_GROUPS[seed][0] - 0.002
+
+
+# fairlearn 0.15's ExponentiatedGradient(LogisticRegression(), DemographicParity(
+# difference_bound=0.02)) on the data of the test below: the expected accuracy of its mixture
+# (_pmf_predict) on the fitting rows, at a demographic-parity gap of 0.0200.
+FAIRLEARN_FOUR_SYNTHETIC_GROUPS = 0.6763
+
+
+def test_the_game_moves_on_when_its_saddle_point_is_answered_with_a_known_fit():
+    """Regression: when the learner answered the restricted game's saddle point with a
+    hypothesis already found, the game was unchanged, played the same multipliers again and
+    got the same answer for the remaining iterations (3 fits in 50 iterations, expected
+    accuracy 0.606 where fairlearn's mixture has 0.676). The player now takes
+    exponentiated-gradient steps until a new fit appears."""
+    from sklearn.model_selection import train_test_split
+
+    rng = np.random.default_rng(100)
+    n = 6000
+    g = rng.choice(["a", "b", "c", "d"], n, p=[0.45, 0.3, 0.15, 0.1])
+    X = rng.normal(size=(n, 5)) + (g == "b")[:, None] * 0.3 - (g == "d")[:, None] * 0.4
+    y = (X[:, 0] + 0.5 * X[:, 1] + 0.8 * (g == "a") + rng.normal(size=n) > 0.3).astype(int)
+    X, _, y, _, g, _ = train_test_split(X, y, g, test_size=0.3, random_state=0)
+    model = ExponentiatedGradient(LogisticRegression(), eps=0.02, random_state=0)
+    model.fit(X, y, sensitive_features=g)
+    probability = mixture_decisions(model, X)[:, 1]
+    gap = worst_difference(groupby_rates(probability, y, g, "demographic_parity"))
+    accuracy = np.mean(probability * (y == 1) + (1 - probability) * (y == 0))
+    assert gap <= 0.02 + 1e-9
+    assert model.n_fits_ > 10
+    # Still short of fairlearn's here (0.6625 against 0.6763): a known gap, not a target met.
+    assert accuracy >= FAIRLEARN_FOUR_SYNTHETIC_GROUPS - 0.02
