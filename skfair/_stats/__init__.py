@@ -14,6 +14,8 @@ both steps, one concept per module:
   sort of the distribution metrics and the repairs), Wasserstein-1 and Kolmogorov-Smirnov
   parts, weighted CDF and quantiles at given points, numpy's linear quantiles and the exact
   selection of order statistics over chunks;
+- :mod:`~skfair._stats._roc`: per-group ROC tables (distinct scores with the weight of
+  positives and negatives at each), the statistic of the group thresholds;
 - :mod:`~skfair._stats._votes`: votes of ensemble members, entropy, label stability, and the
   per-group sums of the stability and uncertainty disparities;
 - :mod:`~skfair._stats._aggregate`: per-group or per-pair values turned into one score
