@@ -151,8 +151,9 @@ def fit_takes_weights(estimator):
     return "sample_weight" in signature(estimator.fit).parameters
 
 
-def route_fit_params(owner, fit_params, *, sample_weight=None, sensitive_features=None,
-                     weights_to_model=True):
+def route_fit_params(
+    owner, fit_params, *, sample_weight=None, sensitive_features=None, weights_to_model=True
+):
     """The parameters of the wrapped model's ``fit`` (and of ``cv``'s ``split``).
 
     With metadata routing enabled, scikit-learn's :func:`process_routing` of ``owner``'s fit
@@ -200,6 +201,24 @@ FIT_IN_MEMORY = refuse(
     "fitted elsewhere in FrozenEstimator and fit on in-memory calibration rows; the "
     "prediction methods and score then accept dask input, block by block.",
 )
+# The same fit with a model already fitted (FrozenEstimator): nothing is trained, but the rule
+# is fitted on every calibration row's response.
+FROZEN_FIT_IN_MEMORY = refuse(
+    "its rule is fitted on the model's response of every calibration row, in memory.",
+    "Fit it on an in-memory calibration sample (e.g. ddf.sample(frac=0.1).compute()); the "
+    "prediction methods and score then accept dask input, block by block.",
+)
+
+
+def refuse_dask_fit(estimator, *arguments):
+    """Refuse a meta-estimator's ``fit`` on dask ``arguments``, for the reason that holds:
+    its model would train on all rows, or (a ``FrozenEstimator``) its rule needs every
+    calibration row's response."""
+    from sklearn.frozen import FrozenEstimator
+
+    frozen = isinstance(estimator.estimator, FrozenEstimator)
+    refusal = FROZEN_FIT_IN_MEMORY if frozen else FIT_IN_MEMORY
+    refusal.check(f"{type(estimator).__name__}.fit", *arguments)
 
 
 def lazy_method(estimator, method, X, sensitive_features, *, trailing_shape=(), dtype):

@@ -31,12 +31,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import (
-    FIT_IN_MEMORY,
     GroupAccuracyScoreMixin,
     _model_allows_nan,
     check_meta_input,
     fit_takes_weights,
     lazy_method,
+    refuse_dask_fit,
     require_y,
     resolve_sensitive,
     route_fit_params,
@@ -96,8 +96,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         self : object
             Fitted estimator.
         """
-        if uses_dask(X, y, sample_weight, sensitive_features):
-            raise FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
+        refuse_dask_fit(self, X, y, sample_weight, sensitive_features)
         X = check_meta_input(self, X, self.estimator, reset=True)
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive

@@ -15,6 +15,7 @@ import functools
 import importlib
 import inspect
 import warnings
+from pathlib import Path
 
 import dask
 import dask.array as da
@@ -37,6 +38,7 @@ SUBPACKAGES = [
     "preprocessing",
     "subgroups",
 ]
+ROOT = Path(__file__).resolve().parents[2]
 N = 240
 CHUNKS = (70, 0, 1, 99, 70)
 DOCUMENTED = "does not accept dask"
@@ -552,3 +554,36 @@ def test_estimator_methods_on_dask_are_lazy_and_equal_in_memory(name, no_materia
             _assert_equal(got, expected, f"{name}.{method}")
         checked.append(method)
     assert checked or name in {"BiasExplainer"}, f"no method of {name} ran on dask input"
+
+
+# The fits the scaling guide's table ("Which fits run on Dask") lists as running on dask:
+# (estimator, with a FrozenEstimator). Every other fit refuses.
+FITS_ON_DASK = {
+    ("BarycenterRepair", False),
+    ("CorrelationRemover", False),
+    ("GroupThresholdClassifier", True),
+}
+
+
+def test_the_fits_that_run_on_dask_are_those_of_the_scaling_guide(no_materialisation):
+    running = set()
+    for name, frozen in [(n, False) for n in sorted(ESTIMATORS)] + [(n, True) for n in FROZEN]:
+        estimator = _estimator(name, frozen)
+        arguments = _fit_arguments(estimator, DATA["X"], _targets(name), DATA["sensitive_features"])
+        try:
+            _call(estimator.fit, _as_dask(arguments))
+        except TypeError:
+            continue
+        running.add((name, frozen))
+    assert running == FITS_ON_DASK
+    guide = (ROOT / "doc" / "user_guide" / "scaling.rst").read_text()
+    table = guide[guide.index("Which fits run on Dask") :]
+    rows = table.split("   * - ")[2:]
+    listed = {
+        (name, "FrozenEstimator" in row.split("\n     - ")[0])
+        for row in rows
+        if row.split("\n     - ")[1].strip() == "yes"
+        for name in ESTIMATORS
+        if f".{name}`" in row.split("\n     - ")[0]
+    }
+    assert listed == FITS_ON_DASK

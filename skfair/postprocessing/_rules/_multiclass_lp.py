@@ -274,8 +274,10 @@ class FairArgmaxProgram:
             gap = offset + float(self.weights @ scores.max(axis=1)) - value
             # The best round: the highest value, and of equal values the best certificate (a
             # coarser partition's multipliers certify less).
-            if best is None or value > best[0] + 1e-14 * scale or (
-                value >= best[0] - 1e-14 * scale and gap < best[3]
+            if (
+                best is None
+                or value > best[0] + 1e-14 * scale
+                or (value >= best[0] - 1e-14 * scale and gap < best[3])
             ):
                 best = (value, prices, split[self.blocks], gap)
             # One block per row is the program itself: its multipliers certify it, up to the
@@ -407,7 +409,12 @@ class FairArgmaxProgram:
             np.tile([[0.0, np.inf]], (n_x, 1)), np.tile([[-np.inf, np.inf]], (n_r + S, 1))
         ]
         result = solve_lp(
-            cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
+            cost,
+            A_ub=A_ub,
+            b_ub=b_ub,
+            A_eq=A_eq,
+            b_eq=b_eq,
+            bounds=bounds,
             what="The multi-class fairness program",
         )
         # A block's reduced gain for class k is gain[b, k] - sum_d y[a, d, k] c[b, d], with
@@ -472,9 +479,9 @@ class FairArgmaxProgram:
         probabilities = self.probabilities[rows]
 
         def vertex(coef, intercept):
-            chosen = np.where(
-                tied, linear_scores(probabilities, coef, intercept), -np.inf
-            ).argmax(axis=1)
+            chosen = np.where(tied, linear_scores(probabilities, coef, intercept), -np.inf).argmax(
+                axis=1
+            )
             stats = np.stack([np.bincount(chosen, strata[:, d], minlength=K) for d in range(D)])
             return (stats / scale[:, None]).ravel() - target, (coef, intercept)
 
@@ -597,9 +604,7 @@ def _shares(mass, owner, n_owners):
     ``_SMALLEST_SHARE`` are set to zero and the others rescaled to sum to one (per owner and
     column); the totals returned are those of the shares kept (1 where an owner has none).
     """
-    total = np.stack(
-        [np.bincount(owner, column, minlength=n_owners) for column in mass.T], axis=1
-    )
+    total = np.stack([np.bincount(owner, column, minlength=n_owners) for column in mass.T], axis=1)
     safe = np.where(total > 0, total, 1.0)
     share = mass / safe[owner]
     small = share < _SMALLEST_SHARE

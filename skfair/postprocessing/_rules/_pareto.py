@@ -125,8 +125,14 @@ def threshold_pareto_front(
     True
     """
     check_is_fitted(estimator)
-    check_in_memory("threshold_pareto_front", X, y, sensitive_features, sample_weight,
-                    hint="Compute a sample of the rows into memory first (.compute()).")
+    check_in_memory(
+        "threshold_pareto_front",
+        X,
+        y,
+        sensitive_features,
+        sample_weight,
+        hint="Compute a sample of the rows into memory first (.compute()).",
+    )
     tolerances = _check_tolerances(tolerances)
     scores, codes, _ = estimator._scores_and_codes(X, sensitive_features)
     weights = check_weights(sample_weight, scores.shape[0])
@@ -135,8 +141,14 @@ def threshold_pareto_front(
     constraint, objective = estimator.constraint, estimator.objective
     if isinstance(estimator, MulticlassGroupThresholdClassifier):
         front = multiclass_front(
-            scores, weights, codes, estimator.groups_, estimator.classes_, constraint,
-            objective, tolerances,
+            scores,
+            weights,
+            codes,
+            estimator.groups_,
+            estimator.classes_,
+            constraint,
+            objective,
+            tolerances,
         )
     else:
         if y is None:
@@ -148,8 +160,15 @@ def threshold_pareto_front(
         if estimator.resolution is not None:
             scores = round_to_grid(scores, estimator.resolution)
         front = binary_front(
-            scores, positive, relative_weights(weights), codes, n_groups, constraint,
-            objective, tolerances, cost=estimator._cost,
+            scores,
+            positive,
+            relative_weights(weights),
+            codes,
+            n_groups,
+            constraint,
+            objective,
+            tolerances,
+            cost=estimator._cost,
         )
     return Bunch(**front, constraint=constraint, objective=objective)
 
@@ -210,10 +229,15 @@ def multiclass_front(
     def solve(tolerance):
         solution = program.solve(tolerance)
         _, value, gap = decision_summary(
-            program.probabilities, solution.mixture, program.weights, program.codes,
-            group_labels, constraint, objective, classes,
+            program.probabilities,
+            solution.mixture,
+            program.weights,
+            program.codes,
+            group_labels,
+            constraint,
+            objective,
+            classes,
         )
         return value, gap
 
     return _front(solve, tolerances)
-
