@@ -103,12 +103,16 @@ def _newton(function, low, high, *, increasing, start, first=None, active=None):
             break
         value, derivative = first if iteration == 0 and first is not None else function(t)
         above = sign * value > 0  # the zero is below t
-        beyond = (above & (t <= range_low)) | (~above & (t >= range_high)) | (value == 0)
+        below = ~above
+        beyond = (above & (t <= range_low)) | (below & (t >= range_high)) | (value == 0)
         high = np.where(active & above, t, high)
-        low = np.where(active & ~above, t, low)
+        low = np.where(active & below, t, low)
         with np.errstate(divide="ignore", invalid="ignore"):
             step = t - value / derivative
-        step = np.where(np.isfinite(step), np.clip(step, range_low, range_high), np.nan)
+            # min/max rather than np.clip: the same numbers, without clip's Python wrapper.
+            step = np.where(
+                np.isfinite(step), np.minimum(np.maximum(step, range_low), range_high), np.nan
+            )
         inside = (
             (step >= low)
             & (step <= high)
@@ -196,15 +200,47 @@ def best_values(rows, codes, n_values, positive, penalty):
         kept = renumber[codes] >= 0
         sub_codes, sub_p, sub_w = renumber[codes[kept]], rows.p[kept], rows.w[kept]
 
+        # Both roots of every value in one solve: entries ``m + v`` are the right roots, on a
+        # second copy of the rows, and their function is ``-c_v`` (increasing like the left
+        # ones'), so that one array Newton serves all of them.
+        m = values.shape[0]
+        both_codes = np.concatenate([sub_codes, sub_codes + m])
+        both_p, both_w = np.tile(sub_p, 2), np.tile(sub_w, 2)
+        both_observed = np.tile(observed[values], 2)
+        sign = np.repeat([1.0, -1.0], m)
+
+        # An entry that has converged keeps its ``t``: only the rows of the entries whose
+        # ``t`` moved are evaluated again (the sums of a value's rows are the same ones).
+        last = {"t": np.full(2 * m, np.nan), "value": np.zeros(2 * m), "slope": np.zeros(2 * m)}
+
         def value_at(t):
-            return _penalised(t, sub_codes, sub_p, sub_w, observed[values], penalty)
+            moved = t != last["t"]
+            rows_moved = moved[both_codes]
+            value, slope = _penalised(
+                t,
+                both_codes[rows_moved],
+                both_p[rows_moved],
+                both_w[rows_moved],
+                both_observed,
+                penalty,
+            )
+            last["t"] = t.copy()
+            last["value"] = np.where(moved, sign * value, last["value"])
+            last["slope"] = np.where(moved, sign * slope, last["slope"])
+            return last["value"], last["slope"]
 
         # c_v is concave in log q: Newton's steps from the outer end approach each root from
         # outside, without overshooting it.
-        outer_low = np.full(values.shape[0], _LOG_Q_RANGE[0])
-        outer_high = np.full(values.shape[0], _LOG_Q_RANGE[1])
-        left = _newton(value_at, outer_low, t_mle[values], increasing=True, start=outer_low)
-        right = _newton(value_at, t_mle[values], outer_high, increasing=False, start=outer_high)
+        outer_low = np.full(m, _LOG_Q_RANGE[0])
+        outer_high = np.full(m, _LOG_Q_RANGE[1])
+        roots = _newton(
+            value_at,
+            np.concatenate([outer_low, t_mle[values]]),
+            np.concatenate([t_mle[values], outer_high]),
+            increasing=True,
+            start=np.concatenate([outer_low, outer_high]),
+        )
+        left, right = roots[:m], roots[m:]
         q_min, q_max = np.exp(left), np.exp(right)
         # aif360's direction_assertions: only the side of q = 1 that is searched.
         if positive:
