@@ -137,11 +137,16 @@ def bernoulli_score(observed, p, w, log_q):
 
 def score_rows(rows, positive, n_values, penalty):
     """Penalised score of a set of rows at its direction-clipped maximising ``q``."""
+    return _unpenalised_score(rows, positive) - penalty * n_values
+
+
+def _unpenalised_score(rows, positive):
+    """``F(S, q)`` of a set of rows at its direction-clipped maximising ``q`` (0 if empty)."""
     if rows.y.shape[0] == 0:
-        return -penalty * n_values
+        return 0.0
     observed = float((rows.w * rows.y).sum())
     log_q = _scalar_mle(observed, rows.p, rows.w, positive)
-    return bernoulli_score(observed, rows.p, rows.w, log_q) - penalty * n_values
+    return bernoulli_score(observed, rows.p, rows.w, log_q)
 
 
 def _scalar_mle(observed, p, w, positive):
@@ -185,7 +190,10 @@ def _scalar_mle(observed, p, w, positive):
 
 def best_values(rows, codes, n_values, positive, penalty):
     """The best set of values of one attribute for the rows matching the others: ``(values,
-    score)`` with ``values`` None for "every value" (the attribute unconstrained)."""
+    score, fit)`` with ``values`` None for "every value" (the attribute unconstrained),
+    ``score`` penalised for this attribute's values only and ``fit`` the unpenalised ``F``
+    of the rows kept (so that the caller penalises the whole subset without scoring the same
+    rows again)."""
     observed = np.bincount(codes, weights=rows.w * rows.y, minlength=n_values)
     t_mle = solve_mle(observed, rows.p, rows.w, codes, n_values, positive)
     peak, _ = _penalised(t_mle, codes, rows.p, rows.w, observed, penalty)
@@ -258,7 +266,7 @@ def best_values(rows, codes, n_values, positive, penalty):
             if members.shape[0] and members.tobytes() not in seen:
                 seen.add(members.tobytes())
                 candidates.append(members)
-    best_score, best = 0.0, None
+    best_score, best, best_fit = 0.0, None, 0.0
     if candidates:
         bounds = np.array([peak[members].sum() for members in candidates])
         for index in np.argsort(-bounds, kind="stable"):
@@ -269,15 +277,16 @@ def best_values(rows, codes, n_values, positive, penalty):
             lookup[members] = True
             inside = lookup[codes]
             subset = _Rows(rows.y[inside], rows.p[inside], rows.w[inside])
-            score = score_rows(subset, positive, members.shape[0], penalty)
+            fit = _unpenalised_score(subset, positive)
+            score = fit - penalty * members.shape[0]
             if score > best_score:
-                best_score, best = score, members
+                best_score, best, best_fit = score, members, fit
     # Every value, unconstrained (no penalty), wins ties: it keeps the same rows or more
     # under a shorter description.
-    every = score_rows(rows, positive, 0, 0.0)
+    every = _unpenalised_score(rows, positive)
     if every >= best_score:
-        return None, every
-    return best, best_score
+        return None, every, every
+    return best, best_score, best_fit
 
 
 def _penalised(t, codes, p, w, observed, penalty):
@@ -335,12 +344,10 @@ def mdss_scan(codes, dims, y, p, w, *, positive, penalty, n_restarts, rng, min_r
             subset.set(codes, j, None)
             others = subset.rows()
             matching = _Rows(y[others], p[others], w[others])
-            values, _ = best_values(matching, codes[j][others], dims[j], positive, penalty)
+            values, _, fit = best_values(matching, codes[j][others], dims[j], positive, penalty)
             subset.set(codes, j, values)
-            rows = subset.rows()
-            new_score = score_rows(
-                _Rows(y[rows], p[rows], w[rows]), positive, subset.n_values(), penalty
-            )
+            # The rows kept are those best_values scored (in the same order): the same F.
+            new_score = fit - penalty * subset.n_values()
             if new_score > score + _IMPROVEMENT:
                 flags[:] = False
             flags[j] = True
