@@ -93,7 +93,6 @@ def _newton(function, low, high, *, increasing, start, first=None, active=None):
     the bracket known to hold the zero). An entry whose zero lies beyond an end gets that
     end, found by stepping onto it. ``first`` is the function at ``start`` when known;
     entries not ``active`` keep their start."""
-    sign = 1.0 if increasing else -1.0
     range_low, range_high = low, high
     low, high = low.copy(), high.copy()
     t = np.array(start, dtype=np.float64)
@@ -102,7 +101,7 @@ def _newton(function, low, high, *, increasing, start, first=None, active=None):
         if not active.any():
             break
         value, derivative = first if iteration == 0 and first is not None else function(t)
-        above = sign * value > 0  # the zero is below t
+        above = value > 0 if increasing else value < 0  # the zero is below t
         below = ~above
         beyond = (above & (t <= range_low)) | (below & (t >= range_high)) | (value == 0)
         high = np.where(active & above, t, high)
