@@ -237,15 +237,19 @@ def best_values(rows, codes, n_values, positive, penalty):
             return last["value"], last["slope"]
 
         # c_v is concave in log q: Newton's steps from the outer end approach each root from
-        # outside, without overshooting it.
+        # outside, without overshooting it. On the searched side of q = 1 the inner root lies
+        # between q = 1 and the maximiser (c_v(1) = -penalty <= 0 and the maximiser is on
+        # that side), so its steps start at q = 1, next to it when the penalty is small.
         outer_low = np.full(m, _LOG_Q_RANGE[0])
         outer_high = np.full(m, _LOG_Q_RANGE[1])
+        at_one = np.zeros(m)
+        inner_low, inner_high = (at_one, outer_high) if positive else (outer_low, at_one)
         roots = _newton(
             value_at,
-            np.concatenate([outer_low, t_mle[values]]),
-            np.concatenate([t_mle[values], outer_high]),
+            np.concatenate([inner_low, t_mle[values]]),
+            np.concatenate([t_mle[values], inner_high]),
             increasing=True,
-            start=np.concatenate([outer_low, outer_high]),
+            start=np.concatenate([inner_low, inner_high]),
         )
         left, right = roots[:m], roots[m:]
         q_min, q_max = np.exp(left), np.exp(right)

@@ -41,7 +41,7 @@ def _rows(seed, n=400, n_values=5):
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("positive", [True, False])
-@pytest.mark.parametrize("penalty", [0.0, 0.5, 3.0])
+@pytest.mark.parametrize("penalty", [0.0, 1e-17, 0.5, 3.0])
 def test_one_step_is_the_best_subset_of_values(seed, positive, penalty):
     codes, p, y = _rows(seed)
     values, score, fit = best_values(_Rows(y, p, np.ones_like(p)), codes, 5, positive, penalty)
