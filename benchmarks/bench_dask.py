@@ -11,7 +11,9 @@ numpy passes read arrays already in memory (at the sizes where the data do not f
 - the count-table metrics: ``statistical_parity_difference``, ``equalized_odds_difference``,
   ``group_summary(n_boot=1000)``;
 - ``wasserstein_bias(resolution=1e-4)``, ``madd_bandwidth_search`` (1000 bandwidths, exact),
-  ``BarycenterRepair.fit`` on the scores rounded to 4 decimals;
+  ``BarycenterRepair.fit`` on the scores rounded to 4 decimals, ``CorrelationRemover.fit`` on
+  three features (the score, a uniform and a normal column), ``GroupThresholdClassifier.fit``
+  (equalized odds) of a frozen model whose score is the rounded score column;
 
 each the best of ``--repeat`` passes, and reads each worker's peak resident memory
 (``getrusage`` in the worker process) and the client's (this process), which must not grow
@@ -36,6 +38,8 @@ Run from the repository root (the machine is shared: nice)::
         --no-numpy
     PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e7 --chunk 5e6 \
         --only madd --interleaved --repeat 7
+    PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e7 --chunk 2.5e6 \
+        --only GroupThreshold --interleaved --repeat 3
 
 Prints markdown tables for benchmarks/RESULTS.md.
 """
@@ -57,6 +61,8 @@ sys.path.insert(0, str(ROOT))
 import dask  # noqa: E402
 import dask.array as da  # noqa: E402
 from distributed import Client, LocalCluster, wait  # noqa: E402
+from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
+from sklearn.frozen import FrozenEstimator  # noqa: E402
 
 from skfair.metrics import (  # noqa: E402
     equalized_odds_difference,
@@ -65,7 +71,8 @@ from skfair.metrics import (  # noqa: E402
     statistical_parity_difference,
     wasserstein_bias,
 )
-from skfair.postprocessing import BarycenterRepair  # noqa: E402
+from skfair.postprocessing import BarycenterRepair, GroupThresholdClassifier  # noqa: E402
+from skfair.preprocessing import CorrelationRemover  # noqa: E402
 
 N_WORKERS = 2
 COUNT_TABLE = (
@@ -73,6 +80,17 @@ COUNT_TABLE = (
     "equalized_odds_difference",
     "group_summary(n_boot=1000)",
 )
+
+
+class ScoreColumn(ClassifierMixin, BaseEstimator):
+    """A fitted model whose score is X's first column (numpy or dask alike)."""
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def decision_function(self, X):
+        return X[:, 0]
 
 
 def lazy_data(n, chunk, seed=0):
@@ -84,7 +102,15 @@ def lazy_data(n, chunk, seed=0):
     y_true = (rng.random(n, chunks=chunk) < score).astype(np.int8)
     y_pred = (score > 0.5).astype(np.int8)
     rounded = np.round(score, 4)[:, None]
-    return {"group": group, "score": score, "y_true": y_true, "y_pred": y_pred, "rounded": rounded}
+    features = da.stack([score, noise, rng.standard_normal(n, chunks=chunk)], axis=1)
+    return {
+        "group": group,
+        "score": score,
+        "y_true": y_true,
+        "y_pred": y_pred,
+        "rounded": rounded,
+        "features": features,
+    }
 
 
 def steps(data, count_only):
@@ -122,6 +148,18 @@ def steps(data, count_only):
                     data["rounded"], sensitive_features=group
                 ),
             ),
+            (
+                "CorrelationRemover.fit",
+                lambda: CorrelationRemover().fit(data["features"], sensitive_features=group),
+            ),
+            (
+                "GroupThresholdClassifier.fit (equalized odds, frozen model, 4 decimals)",
+                lambda: GroupThresholdClassifier(
+                    FrozenEstimator(ScoreColumn().fit(None, None)),
+                    constraint="equalized_odds",
+                    random_state=0,
+                ).fit(data["rounded"], y_true, sensitive_features=group),
+            ),
         ]
     return calls
 
@@ -135,6 +173,10 @@ def summarise(value):
         value = value.value
     if isinstance(value, BarycenterRepair):
         value = value.w2_dispersion_
+    if isinstance(value, GroupThresholdClassifier):
+        value = [value.objective_value_, value.constraint_gap_]
+    if isinstance(value, CorrelationRemover):
+        value = value.group_means_
     return np.asarray(value, dtype=float).tolist()
 
 
@@ -197,7 +239,12 @@ def run_cluster(n, chunk, repeat, count_only, regenerate, results, only=(), nump
         Client(cluster) as client,
     ):
         # Import skfair on the workers before timing anything.
-        client.run(lambda: __import__("skfair.metrics") and __import__("skfair.postprocessing"))
+        client.run(
+            lambda: [
+                __import__(f"skfair.{name}")
+                for name in ("metrics", "postprocessing", "preprocessing")
+            ]
+        )
         data = lazy_data(n, chunk)
         if count_only:
             data = {k: v for k, v in data.items() if k in ("group", "y_true", "y_pred")}

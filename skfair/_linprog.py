@@ -5,7 +5,9 @@ small linear programs whose answers are reported as exact (rates met to rounding
 1e-9). They share one solver policy:
 
 - HiGHS's dual simplex at tight feasibility tolerances (1e-10), which ends at a vertex: the
-  rule it describes mixes as few thresholds as possible;
+  rule it describes mixes as few thresholds as possible; matrix entries down to 1e-12 are
+  kept (HiGHS drops those up to 1e-9 by default, which breaks programs whose rows are shares
+  of many small parts: a constant rule of the multi-class program was "infeasible");
 - when it does not report an optimum, HiGHS's interior point (with crossover to a vertex), then
   the dual simplex without presolve, then at HiGHS's default tolerances: presolve can misjudge
   a badly scaled program that is feasible (a constant rule always is) as infeasible.
@@ -16,9 +18,17 @@ infeasibility is an answer (no mixture meets the bound) catches it.
 
 from __future__ import annotations
 
-from scipy.optimize import linprog
+import warnings
 
-_TIGHT = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+from scipy.optimize import OptimizeWarning, linprog
+
+_TIGHT = {
+    "primal_feasibility_tolerance": 1e-10,
+    "dual_feasibility_tolerance": 1e-10,
+    # HiGHS drops matrix entries up to this (1e-9 by default, its smallest setting 1e-12): a
+    # share of a few rows in many, or a rate of a few light rows among heavy ones, is kept.
+    "small_matrix_value": 1e-12,
+}
 _ATTEMPTS = (
     ("highs-ds", _TIGHT),
     ("highs-ipm", _TIGHT),
@@ -48,10 +58,16 @@ def solve_lp(cost, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, Non
         When no attempt does, with HiGHS's last message.
     """
     for method, options in _ATTEMPTS:
-        result = linprog(
-            cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-            method=method, options=options,
-        )
+        with warnings.catch_warnings():
+            # scipy passes the HiGHS options it does not know (small_matrix_value) verbatim,
+            # with a warning that says so.
+            warnings.filterwarnings(
+                "ignore", message="Unrecognized options", category=OptimizeWarning
+            )
+            result = linprog(
+                cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
+                method=method, options=options,
+            )
         if result.status == 0:
             return result
     raise UnsolvedProgram(f"{what} failed: {result.message}")

@@ -11,7 +11,7 @@ only :mod:`skfair._stats`, :mod:`skfair._utils._groups`, :mod:`skfair._utils._va
 Nothing here imports dask at import time; see :mod:`skfair._dask._detect`.
 """
 
-from skfair._dask._blocks import map_row_blocks, uses_dask
+from skfair._dask._blocks import map_row_blocks, reduce_row_blocks, uses_dask
 from skfair._dask._columns import align
 from skfair._dask._detect import import_dask, is_dask_collection
 from skfair._dask._dispatch import (
@@ -39,6 +39,7 @@ __all__ = [
     "map_row_blocks",
     "reduce_arguments",
     "reduce_blocks",
+    "reduce_row_blocks",
     "refuse",
     "round_to_grid",
     "table_plan",

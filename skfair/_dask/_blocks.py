@@ -18,6 +18,7 @@ import numpy as np
 
 from skfair._dask._columns import align, as_numpy, split_argument
 from skfair._dask._detect import import_dask, is_dask_collection
+from skfair._dask._executor import reduce_blocks
 
 
 def map_row_blocks(function, inputs, *, trailing_shape=(), dtype=np.float64, **kwargs):
@@ -44,17 +45,7 @@ def map_row_blocks(function, inputs, *, trailing_shape=(), dtype=np.float64, **k
     dask = import_dask()
     import dask.array as da
 
-    units, recipes = [], []
-    for value in inputs:
-        if value is None:
-            recipes.append(None)
-        elif isinstance(value, dict):
-            argument = split_argument(value)
-            recipes.append(dataclasses.replace(argument, columns=[None] * argument.n_columns))
-            units.extend(argument.columns)
-        else:
-            recipes.append(_WHOLE)
-            units.append(value)
+    units, recipes = _units(inputs)
     blocks = align(units)
     offsets = blocks.offsets()
     if blocks.chunks is None:
@@ -79,8 +70,53 @@ def map_row_blocks(function, inputs, *, trailing_shape=(), dtype=np.float64, **k
     return da.concatenate(outputs, axis=0)
 
 
-# Marks an input passed as its own blocks (not split into columns).
-_WHOLE = object()
+def reduce_row_blocks(statistic, inputs, chunk, **kwargs):
+    """``statistic.formula`` of the merged ``chunk(statistic, *blocks, **kwargs)`` over the
+    row blocks of ``inputs`` (the reduction of :func:`map_row_blocks`' blocks).
+
+    ``inputs`` are as for :func:`map_row_blocks`; ``chunk`` gets each block's inputs in
+    memory (None for a None input, a dict of columns rebuilt) and returns the statistic's
+    chunk result. See :func:`skfair._dask._executor.reduce_blocks`.
+    """
+    units, recipes = _units(inputs)
+    return reduce_blocks(
+        statistic, align(units), _rebuilt_chunk, recipes=tuple(recipes), inner=chunk, **kwargs
+    )
+
+
+def _rebuilt_chunk(statistic, *parts, recipes, inner, **kwargs):
+    rebuilt, position = [], 0
+    for recipe in recipes:
+        if recipe is None:
+            rebuilt.append(None)
+        elif recipe == _WHOLE:
+            rebuilt.append(parts[position])
+            position += 1
+        else:
+            rebuilt.append(_rebuild(recipe, *parts[position : position + recipe.n_columns]))
+            position += recipe.n_columns
+    return inner(statistic, *rebuilt, **kwargs)
+
+
+def _units(inputs):
+    """The columns to align (a dict split into its columns) and how to rebuild each input."""
+    units, recipes = [], []
+    for value in inputs:
+        if value is None:
+            recipes.append(None)
+        elif isinstance(value, dict):
+            argument = split_argument(value)
+            recipes.append(dataclasses.replace(argument, columns=[None] * argument.n_columns))
+            units.extend(argument.columns)
+        else:
+            recipes.append(_WHOLE)
+            units.append(value)
+    return units, recipes
+
+
+# Marks an input passed as its own blocks (not split into columns); a string, so that it
+# is the same object after pickling to a worker.
+_WHOLE = "whole"
 
 
 def _running_offsets(dask, blocks):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from skfair._dask._detect import import_dask
+from skfair._dask._detect import import_dask, is_dask_collection
 from skfair._utils._groups import rows_from
 
 # Results merged at once in each node of the reduction tree.
@@ -37,7 +37,8 @@ def reduce_blocks(statistic, blocks, chunk=None, **kwargs):
         it checks the rows (row numbers count from the partition's first row). Default:
         ``statistic.chunk(*parts)``.
     **kwargs
-        Passed to ``chunk``; large arrays among them are sent once, as their own task.
+        Passed to ``chunk``; large arrays among them are sent once, as their own task (so
+        is a value passed already as a delayed object).
 
     Returns
     -------
@@ -47,7 +48,9 @@ def reduce_blocks(statistic, blocks, chunk=None, **kwargs):
     delayed = dask.delayed
     chunk = _default_chunk if chunk is None else chunk
     kwargs = {
-        name: delayed(value) if getattr(value, "nbytes", 0) > 1 << 16 else value
+        name: value
+        if is_dask_collection(value) or getattr(value, "nbytes", 0) <= 1 << 16
+        else delayed(value)
         for name, value in kwargs.items()
     }
     # Impure tasks (fresh keys per call): a call never picks up a result left in a cluster's

@@ -10,9 +10,12 @@ both steps, one concept per module:
   sums, and the bootstrap drawn from a count table;
 - :mod:`~skfair._stats._histograms`: per-group histograms on fixed bins of [0, 1] and the
   swept histograms and bandwidth helpers of MADD;
-- :mod:`~skfair._stats._sorted`: per-group values sorted by score (Wasserstein-1 parts,
-  Kolmogorov-Smirnov parts, weighted CDF and quantiles at given points), numpy's linear
-  quantiles and the exact selection of order statistics over chunks;
+- :mod:`~skfair._stats._sorted`: rows sorted by group and value (``sort_by_code``, the one
+  sort of the distribution metrics and the repairs), Wasserstein-1 and Kolmogorov-Smirnov
+  parts, weighted CDF and quantiles at given points, numpy's linear quantiles and the exact
+  selection of order statistics over chunks;
+- :mod:`~skfair._stats._roc`: per-group ROC tables (distinct scores with the weight of
+  positives and negatives at each), the statistic of the group thresholds;
 - :mod:`~skfair._stats._votes`: votes of ensemble members, entropy, label stability, and the
   per-group sums of the stability and uncertainty disparities;
 - :mod:`~skfair._stats._aggregate`: per-group or per-pair values turned into one score

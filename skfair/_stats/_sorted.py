@@ -98,21 +98,84 @@ def quantile_at(sorted_values, weights, levels):
     return sorted_values[np.minimum(index, len(sorted_values) - 1)]
 
 
-def sorted_segments(values, codes, n_codes, weights):
-    """Rows sorted by ``(code, value)``: each code's values sorted, in one contiguous segment.
+# Up to this many codes, each code's rows are sorted on their own (one pass over the rows per
+# code, cheaper than a global sort); beyond, one sort by value and a stable radix sort by code
+# keep the cost independent of the number of codes.
+FEW_CODES = 16
 
-    One sort by value, then a stable sort by code: O(n log n) for all codes together.
+
+def small_codes(codes, n_codes):
+    """Codes in the narrowest integer type: numpy's stable sort is a radix sort up to 16 bits."""
+    if n_codes <= np.iinfo(np.int8).max:
+        return codes.astype(np.int8)
+    if n_codes <= np.iinfo(np.int16).max:
+        return codes.astype(np.int16)
+    return codes
+
+
+def code_bounds(codes, n_codes):
+    """Bounds of each code's segment in rows sorted by code: code c is ``[b[c], b[c + 1])``."""
+    return np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_codes))])
+
+
+def code_order(codes, n_codes):
+    """Rows sorted by code, in row order within each code (a stable radix sort)."""
+    return np.argsort(small_codes(codes, n_codes), kind="stable")
+
+
+def rows_by_code(codes, n_codes):
+    """The rows of each code, in increasing order: a list of ``n_codes`` index arrays."""
+    return np.split(code_order(codes, n_codes), code_bounds(codes, n_codes)[1:-1])
+
+
+def sort_by_code(values, codes, n_codes, *, ties="any", few_codes=FEW_CODES, code_rows=None):
+    """Order of the rows by ``(code, value)``, and the bounds of each code's segment in it.
+
+    ``ties`` orders rows of equal code and value: ``"any"`` leaves them in any order (the
+    fastest sort), ``"rows"`` keeps them in row order (a stable sort), and an array of keys
+    orders them by key (then by row). With ``"any"``, up to ``few_codes`` codes are sorted
+    one by one (``code_rows``: :func:`rows_by_code` of ``codes``, when the caller has it),
+    more by one global sort; the order of tied rows (and so the rounding of sums over them)
+    depends on that choice. O(n log n) whatever the number of codes.
+    """
+    bounds = code_bounds(codes, n_codes)
+    if not isinstance(ties, str):
+        return np.lexsort((ties, values, codes)), bounds
+    if ties == "rows":
+        return np.lexsort((values, codes)), bounds
+    if n_codes == 1:
+        return np.argsort(values), bounds
+    if n_codes <= few_codes:
+        if code_rows is None:
+            code_rows = rows_by_code(codes, n_codes)
+        order = np.empty(values.shape[0], dtype=np.intp)
+        for code, rows in enumerate(code_rows):
+            order[bounds[code] : bounds[code + 1]] = rows[np.argsort(values[rows])]
+        return order, bounds
+    order = np.argsort(values)
+    return order[code_order(codes[order], n_codes)], bounds
+
+
+def sorted_segments(values, codes, n_codes, weights=None, *, few_codes=FEW_CODES, code_rows=None):
+    """Values (and weights) sorted by ``(code, value)``: each code's values sorted, in one
+    contiguous segment; ties in any order (see w1_parts and :func:`sort_by_code`).
 
     Returns
     -------
-    sorted_values, sorted_weights : ndarray of shape (n_rows,)
+    sorted_values : ndarray of shape (n_rows,)
+    sorted_weights : ndarray of shape (n_rows,), or None without ``weights``
     bounds : ndarray of shape (n_codes + 1,)
         Segment ``c`` is ``[bounds[c], bounds[c + 1])``.
     """
-    order = np.argsort(values)  # ties in any order: see w1_parts
-    order = order[np.argsort(codes[order], kind="stable")]
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_codes))])
-    return values[order], weights[order], bounds
+    if weights is None and n_codes <= few_codes:  # sorting values beats sorting indices
+        bounds = code_bounds(codes, n_codes)
+        if n_codes == 1:
+            return np.sort(values), None, bounds
+        if code_rows is None:
+            code_rows = rows_by_code(codes, n_codes)
+        return np.concatenate([np.sort(values[rows]) for rows in code_rows]), None, bounds
+    order, bounds = sort_by_code(values, codes, n_codes, few_codes=few_codes, code_rows=code_rows)
+    return values[order], None if weights is None else weights[order], bounds
 
 
 def merge_sorted(values0, weights0, values1, weights1):
@@ -132,27 +195,12 @@ def merge_sorted(values0, weights0, values1, weights1):
     )
 
 
-def quantile_envelopes(sorted_values, weights, n_levels):
-    """Bounds of the quantile function on each of ``n_levels`` equal slices of (0, 1].
-
-    On the slice ``(k / L, (k + 1) / L]`` the lower quantile ``Q`` is non-decreasing, so it
-    lies between ``Q(k / L)`` (the minimum for k = 0) and ``Q((k + 1) / L)``.
-
-    Returns
-    -------
-    low, high : ndarray of shape (n_levels,)
-    """
-    levels = np.arange(1, n_levels + 1) / n_levels
-    high = quantile_at(sorted_values, weights, levels)
-    low = np.concatenate([[sorted_values[0]], high[:-1]])
-    return low, high
-
-
 def w1_upper_bounds(low, high, first, second):
     """Upper bounds of W1 between the samples ``first[i]`` and ``second[i]``.
 
-    ``W1 = integral over (0, 1] of |Q_a(u) - Q_b(u)| du``; on each slice of
-    :func:`quantile_envelopes` the integrand is at most ``max(high_a - low_b, high_b - low_a)``.
+    ``W1 = integral over (0, 1] of |Q_a(u) - Q_b(u)| du``; on each of ``n_levels`` equal
+    slices of (0, 1], where every lower quantile function ``Q`` lies between ``low`` and
+    ``high``, the integrand is at most ``max(high_a - low_b, high_b - low_a)``.
 
     Parameters
     ----------

@@ -17,19 +17,26 @@ sum and a ``searchsorted``:
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from numbers import Real
 
 import numpy as np
 
+from skfair._stats._sorted import (
+    FEW_CODES,
+    code_bounds,
+    code_order,
+    rows_by_code,
+    small_codes,
+    sort_by_code,
+    sorted_segments,
+)
 from skfair._transport._repair import _BaseRepair
 
 # Cells with fewer calibration rows than this get a warning: their maps are noisy.
 _SMALL_CELL = 10
 
-# Up to this many cells, values are split per cell and searched cell by cell; beyond, one
-# sort by (cell, value) and one vectorised search over integer keys keep the cost independent
-# of the number of cells.
-_CELL_LOOP = 16
+_TINY = np.finfo(np.float64).tiny
 
 # The uses of random numbers, each its own stream of the fitted seed (with the column and the
 # step of the chain): the order of tied calibration rows and the random partial repair of the
@@ -58,88 +65,63 @@ class _Barycenter:
         locates every query inside its own cell, with no loop over cells.
     """
 
-    def __init__(self, values, cells, n_cells, weights, *, keep_order, center="mean"):
-        n = values.shape[0]
+    def __init__(self, values, cells, weights, *, keep_order, center="mean"):
+        n_cells = cells.n_cells
         self.keys = None
-        if n_cells > _CELL_LOOP:
-            order, starts, rank, _, self.grid = _rank_by_cell(values, cells, n_cells)
+        # Few cells are searched cell by cell at transform; many through integer keys.
+        if n_cells > FEW_CODES:
+            order, _, rank, _, self.grid = _rank_by_cell(values, cells, n_cells)
             self.values = values[order]
         elif keep_order or weights is not None:
-            order, starts = _sort_by_cell(values, cells, n_cells)
+            order, _ = sort_by_code(values, cells.codes, n_cells, code_rows=cells.rows)
             self.values = values[order]
-        else:  # fit alone, unweighted: sorting values is cheaper than sorting indices
-            order, (starts, self.values) = None, _sorted_by_cell(values, cells, n_cells)
-        counts = np.diff(starts)
-        sorted_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), counts)
-        self.starts = starts
-        if n_cells > _CELL_LOOP:
+        else:  # fit alone, unweighted: no row order needed
+            order = None
+            self.values = sorted_segments(values, cells.codes, n_cells, code_rows=cells.rows)[0]
+        starts = self.starts = cells.starts
+        if n_cells > FEW_CODES:
             self.width = 2 * self.grid.shape[0] + 1
-            self.keys = sorted_cells.astype(np.int64) * self.width + 2 * rank + 1
+            self.keys = cells.sorted_cells.astype(np.int64) * self.width + 2 * rank + 1
             del rank
-
         if weights is None:
-            # Levels (k+1)/n_b by division: equal rationals of different cells give equal
-            # doubles, which the in-sample KS bound needs.
-            if n_cells <= _CELL_LOOP:
-                level = np.concatenate([np.arange(1, count + 1) / count for count in counts])
-            else:
-                level = (np.arange(1, n + 1) - starts[sorted_cells]) / counts[sorted_cells]
-            totals = counts.astype(np.float64)
+            grid = cells.grid
         else:
             running = np.cumsum(weights[order])
             offset = np.concatenate([[0.0], running])[starts[:-1]]
             totals = running[starts[1:] - 1] - offset
-            level = (running - offset[sorted_cells]) / totals[sorted_cells]
-        slot = np.arange(1, n + 1) + sorted_cells  # step of each sorted calibration row
-        self.cumulative = np.zeros(n + n_cells)
-        self.cumulative[slot] = level
-        self.slot = slot if keep_order else None  # for the in-sample path only
+            grid = _MergedGrid(
+                (running - offset[cells.sorted_cells]) / totals[cells.sorted_cells], totals, cells
+            )
+        self.cumulative = grid.cumulative
+        self.slot = cells.slot if keep_order else None  # for the in-sample path only
         self.order = order
-        share = totals / totals.sum()
 
         # Q̄ on the merged grid: every step of a cell's quantile function is an event at its
         # level, raising Q̄ by p_b * (jump); cumulating the events in level order gives Q̄.
         # The jump from a cell's last value to the next cell's first is not a step: it gets
         # the increment 0 (its level, 1.0, is never below a query level anyway).
-        event_level = level[:-1]
         event_step = np.diff(self.values)
-        event_step *= np.repeat(share, counts)[1:]
+        event_step *= np.repeat(grid.share, np.diff(starts))[1:]
         event_step[starts[1:-1] - 1] = 0.0
-        event_order = np.argsort(event_level, kind="stable")  # merges n_cells sorted runs
-        self.levels = event_level[event_order]
+        self.levels = grid.levels
         first, last = self.values[starts[:-1]], self.values[starts[1:] - 1]
         self.quantiles = np.empty(self.levels.shape[0] + 1)
-        self.quantiles[0] = share @ first
-        np.cumsum(event_step[event_order], out=self.quantiles[1:])
+        self.quantiles[0] = grid.share @ first
+        np.cumsum(event_step[grid.event_order], out=self.quantiles[1:])
         del event_step
         self.quantiles[1:] += self.quantiles[0]
         # Σ p_b can differ from 1 by an ulp: keep Q̄ inside the calibration range.
         np.clip(self.quantiles, first.min(), last.max(), out=self.quantiles)
         if center == "median":  # the cumulative sum above is O(n), the median O(n x n_cells)
+            level = self.cumulative[cells.slot]
             self.quantiles = _median_quantiles(self.values, level, starts, self.levels)
-        self.fair = self._barycenter_at_steps(event_order, slot, starts)
-        del event_order, level, slot
-
-    def _barycenter_at_steps(self, event_order, slot, starts):
-        """Q̄ at every step of every cell (``Q̄(cumulative)``): transform of non-tied queries
-        and the in-sample path are then a gather, with no search in the merged grid.
-
-        Q̄(ℓ) = quantiles[#{levels < ℓ}], and #{levels < ℓ} is where the run of events at
-        level ℓ starts in the merged order: read from the merge permutation instead of a
-        search.
-        """
-        n_events = self.levels.shape[0]
-        run_start = np.zeros(n_events, dtype=np.intp)
-        run_start[1:] = np.where(self.levels[1:] != self.levels[:-1], np.arange(1, n_events), 0)
-        np.maximum.accumulate(run_start, out=run_start)
-        merged_position = np.empty(n_events, dtype=np.intp)
-        merged_position[event_order] = np.arange(n_events)
-        fair = np.empty(self.cumulative.shape[0])
+        # Q̄ at every step of every cell (Q̄(cumulative)): transform of non-tied queries and
+        # the in-sample path are then a gather, with no search in the merged grid.
+        self.fair = np.empty(self.cumulative.shape[0])
         # sorted row i < n - 1 carries the event at its own level; the last row is at level 1
-        fair[slot[:-1]] = self.quantiles[run_start[merged_position]]
-        fair[slot[-1]] = self.barycenter_quantile(1.0)
-        fair[starts[:-1] + np.arange(starts.shape[0] - 1)] = self.quantiles[0]  # Q̄(0)
-        return fair
+        self.fair[cells.slot[:-1]] = self.quantiles[grid.below]
+        self.fair[cells.slot[-1]] = self.barycenter_quantile(1.0)
+        self.fair[starts[:-1] + np.arange(n_cells)] = self.quantiles[0]  # Q̄(0)
 
     def compact(self):
         """Keep what :meth:`transform` reads: one step per distinct value of each cell, and the
@@ -195,20 +177,18 @@ class _Barycenter:
         return out
 
     def transform(self, values, cells, *, draws=None, stream=()):
-        """Repaired values of queries ``values`` in cells ``cells``.
+        """Repaired values of queries ``values`` in cells ``cells`` (their :class:`_Cells`).
 
         A query equal to a calibration value of its cell takes a level drawn uniformly inside
         that value's step when ``draws`` (a :class:`RowRandom` of the queries) is given, and
         the top of the step otherwise.
         """
-        n_cells = self.starts.shape[0] - 1
+        query_cells = cells.sorted_cells  # the cell of each query sorted by (cell, value)
         if self.keys is None:
-            order, bounds = _sort_by_cell(values, cells, n_cells)
+            order, bounds = sort_by_code(values, cells.codes, cells.n_cells, code_rows=cells.rows)
             slot, hit, upper = self._locate_per_cell(values[order], bounds)
-            query_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), np.diff(bounds))
         else:
-            order, bounds, rank, on_grid, _ = _rank_by_cell(values, cells, n_cells, self.grid)
-            query_cells = np.repeat(_small_ints(np.arange(n_cells), n_cells), np.diff(bounds))
+            order, _, rank, on_grid, _ = _rank_by_cell(values, cells, cells.n_cells, self.grid)
             slot, hit, upper = self._locate_by_keys(query_cells, rank, on_grid)
         slot += query_cells  # position in ``cumulative`` and ``fair``
         out = np.empty(values.shape[0])
@@ -267,11 +247,11 @@ class _Barycenter:
         """
         sorted_weights = None if weights is None else weights[self.order]
         # the mean of values halved cannot overflow; doubled back it is the mean
-        center = 2.0 * np.average(self.values / 2.0, weights=sorted_weights)
-        scale = max(np.max(np.abs(self.values / 2.0 - center / 2.0)), np.finfo(float).tiny)
-        mean_square = np.average(
-            ((self.values / 2.0 - center / 2.0) / scale) ** 2, weights=sorted_weights
-        )
+        half = self.values / 2.0
+        center = 2.0 * np.average(half, weights=sorted_weights)
+        deviation = half - center / 2.0
+        scale = max(np.max(np.abs(deviation)), _TINY)
+        mean_square = np.average((deviation / scale) ** 2, weights=sorted_weights)
         widths = np.diff(np.concatenate([[0.0], self.levels, [1.0]]))
         # elementwise products and numpy sums, not BLAS (threaded, slow on a loaded machine)
         barycenter_square = np.sum(widths * ((self.quantiles / 2.0 - center / 2.0) / scale) ** 2)
@@ -289,6 +269,65 @@ class _Barycenter:
         return dispersion
 
 
+class _Cells:
+    """The cells of a set of rows, shared by every column: each row's cell, each cell's rows
+    (few cells, when several columns share them: ``share_rows``) and segment in rows sorted
+    by (cell, value). For calibration rows
+    (``calibration=True``), also the step of each sorted row in the ECDF table, and for
+    unweighted ones (``merged_grid=True``) their :class:`_MergedGrid`, which depends only on
+    the cells' sizes (the values differ between columns, the levels (k+1)/n_b do not)."""
+
+    def __init__(self, codes, n_cells, *, share_rows=True, calibration=False, merged_grid=False):
+        self.codes, self.n_cells = codes, n_cells
+        share_rows = share_rows and n_cells <= FEW_CODES
+        self.rows = rows_by_code(codes, n_cells) if share_rows else None
+        self.starts = code_bounds(codes, n_cells)
+        counts = np.diff(self.starts)
+        self.sorted_cells = np.repeat(small_codes(np.arange(n_cells), n_cells), counts)
+        if not calibration:
+            return
+        n = codes.shape[0]
+        self.slot = np.arange(1, n + 1) + self.sorted_cells
+        if merged_grid:
+            # Levels (k+1)/n_b by division: equal rationals of different cells give equal
+            # doubles, which the in-sample KS bound needs.
+            if n_cells <= FEW_CODES:
+                level = np.concatenate([np.arange(1, count + 1) / count for count in counts])
+            else:
+                level = (np.arange(1, n + 1) - self.starts[self.sorted_cells]) / counts[
+                    self.sorted_cells
+                ]
+            self.grid = _MergedGrid(level, counts.astype(np.float64), self)
+
+
+class _MergedGrid:
+    """The levels of every step of every cell merged into one sorted grid.
+
+    ``level`` holds the ECDF of each calibration row sorted by (cell, value) (its cumulative
+    weight share in its cell; ``cumulative[slot]``) and ``totals`` each cell's weight. Every
+    step of a cell's quantile function is an event at its level; ``levels`` are the events in
+    level order (``event_order``, a stable merge of the cells' sorted runs), and ``below[i]``
+    is ``#{levels < level[i]}``, where the run of events at that level starts in the merged
+    order (read from the merge permutation instead of a search).
+    """
+
+    def __init__(self, level, totals, cells):
+        n = level.shape[0]
+        self.cumulative = np.zeros(n + cells.n_cells)
+        self.cumulative[cells.slot] = level
+        self.share = totals / totals.sum()
+        event_level = level[:-1]
+        self.event_order = np.argsort(event_level, kind="stable")  # merges n_cells sorted runs
+        self.levels = event_level[self.event_order]
+        n_events = self.levels.shape[0]
+        run_start = np.zeros(n_events, dtype=np.intp)
+        run_start[1:] = np.where(self.levels[1:] != self.levels[:-1], np.arange(1, n_events), 0)
+        np.maximum.accumulate(run_start, out=run_start)
+        merged_position = np.empty(n_events, dtype=np.intp)
+        merged_position[self.event_order] = np.arange(n_events)
+        self.below = run_start[merged_position]
+
+
 class _Step:
     """One step of the conditional chain: the cells of attribute j within the strata of the
     attributes after it; the joint shortcut is one step with one stratum."""
@@ -298,7 +337,7 @@ class _Step:
         n_groups = group_attribute_codes.shape[0]
         if attribute is None:
             self.stratum_of_group = np.zeros(n_groups, dtype=np.intp)
-            self.cell_of_group = _small_ints(np.arange(n_groups), n_groups)
+            self.cell_of_group = small_codes(np.arange(n_groups), n_groups)
             self.n_cells = [n_groups]
             return
         later = group_attribute_codes[:, attribute + 1 :]
@@ -315,7 +354,7 @@ class _Step:
         first_pair = np.searchsorted(pair_stratum, pair_stratum, side="left")
         self.stratum_of_group = stratum
         cell_of_group = (np.arange(pairs.shape[0]) - first_pair)[pair_of_group.reshape(-1)]
-        self.cell_of_group = _small_ints(cell_of_group, cell_of_group.max() + 1)
+        self.cell_of_group = small_codes(cell_of_group, cell_of_group.max() + 1)
         self.n_cells = np.bincount(pair_stratum).tolist()
 
 
@@ -336,12 +375,12 @@ class BarycenterMaps(_BaseRepair):
         return None
 
     def _fit_identity(self, X, y):
-        _check_epsilon(self.epsilon, None)
+        check_shares(self.epsilon, None)
         self.w2_dispersion_ = np.zeros(X.shape[1])
         self.sequential_ = False
 
     def _fit_maps(self, X, y, groups, sample_weight, draws, *, in_sample):
-        epsilons = _check_epsilon(self.epsilon, groups.n_attributes)
+        epsilons = check_shares(self.epsilon, groups.n_attributes)
         positive = None if sample_weight is None else sample_weight > 0
         _warn_small_groups(groups)
         self.sequential_ = groups.n_attributes > 1 and any(e > 0 for e in epsilons)
@@ -354,12 +393,21 @@ class BarycenterMaps(_BaseRepair):
 
         if self.ties == "none":
             _warn_ties(X, groups.codes)
+        # The strata and cells of every step: the same for every column.
+        unweighted = sample_weight is None
+        plans = [_fit_plan(step, groups.codes, positive, unweighted) for step in self._steps]
+        joint = None
+        if self.sequential_:
+            fitted = slice(None) if positive is None else positive
+            joint = _Cells(
+                groups.codes[fitted], self.n_groups_, calibration=True, merged_grid=unweighted
+            )
         self._maps = []
         self.w2_dispersion_ = np.empty(X.shape[1])
         out = np.empty_like(X) if in_sample else None
         for column in range(X.shape[1]):
             maps, repaired, dispersion = self._fit_column(
-                X[:, column], groups.codes, sample_weight, positive, column, draws, in_sample
+                X[:, column], plans, joint, sample_weight, positive, column, draws, in_sample
             )
             self._maps.append(maps)
             self.w2_dispersion_[column] = dispersion
@@ -368,43 +416,39 @@ class BarycenterMaps(_BaseRepair):
         return out
 
     def _apply_maps(self, X, codes, draws):
+        plans = [_transform_plan(step, codes, X.shape[1] > 1) for step in self._steps]
         out = np.empty_like(X)
         for column in range(X.shape[1]):
-            out[:, column] = self._transform_column(X[:, column], codes, column, draws)
+            out[:, column] = self._transform_column(X[:, column], plans, column, draws)
         return out
 
-    def _fit_column(self, values, codes, weights, positive, column, draws, in_sample):
+    def _fit_column(self, values, plans, joint, weights, positive, column, draws, in_sample):
         """Fit one column through the steps; return the maps, the in-sample output, U_W2.
 
-        ``draws`` holds the random numbers of the calibration rows.
+        ``plans`` hold the strata and cells of each step (:func:`_fit_plan`), ``joint`` the
+        joint cells of a sequential repair, ``draws`` the random numbers of the calibration
+        rows.
         """
-        fitted = slice(None) if positive is None else positive
         if self.sequential_:
             # U_W2 of the joint cells on the original column: the price of full fairness.
-            joint = _Barycenter(
-                values[fitted],
-                codes[fitted],
-                self.n_groups_,
-                _subset(weights, fitted),
-                keep_order=False,
-            )
-            dispersion = joint.dispersion(_subset(weights, fitted))
+            fitted = slice(None) if positive is None else positive
+            joint_weights = _subset(weights, fitted)
+            barycenter = _Barycenter(values[fitted], joint, joint_weights, keep_order=False)
+            dispersion = barycenter.dispersion(joint_weights)
         column_maps = []
-        for position, step in enumerate(self._steps):
+        for position, (step, plan) in enumerate(zip(self._steps, plans, strict=True)):
             keep = in_sample or position < len(self._steps) - 1
             repaired = np.empty_like(values) if keep else None
             step_maps = []
-            for stratum, rows in _strata(step, codes):
-                fitted_rows = _positive_rows(rows, positive)
-                stratum_values = values[fitted_rows]
+            for stratum in plan:
+                stratum_values = values[stratum.fitted]
                 if self.ties == "jitter":
-                    noise = draws[fitted_rows].uniform(_FIT_JITTER, column, position)
+                    noise = draws[stratum.fitted].uniform(_FIT_JITTER, column, position)
                     stratum_values = stratum_values + self.jitter * (2.0 * noise - 1.0)
-                stratum_weights = _subset(weights, fitted_rows)
+                stratum_weights = _subset(weights, stratum.fitted)
                 barycenter = _Barycenter(
                     stratum_values,
-                    step.cell_of_group[codes[fitted_rows]],
-                    step.n_cells[stratum],
+                    stratum.cells,
                     stratum_weights,
                     keep_order=keep,
                     center=self._center,
@@ -412,20 +456,19 @@ class BarycenterMaps(_BaseRepair):
                 if not self.sequential_:
                     dispersion = barycenter.dispersion(stratum_weights)
                 if keep:
-                    repaired[fitted_rows] = barycenter.in_sample(
-                        draws[fitted_rows], (_TIE_ORDER, column, position)
+                    repaired[stratum.fitted] = barycenter.in_sample(
+                        draws[stratum.fitted], (_TIE_ORDER, column, position)
                     )
                 del barycenter.slot, barycenter.order
                 barycenter.compact()
                 step_maps.append(barycenter)
-                if keep and positive is not None and not positive[rows].all():
+                if keep and stratum.other is not None:
                     # Zero-weight rows are not in the map; they follow the transform path.
-                    other = _positive_rows(rows, ~positive)
-                    repaired[other] = self._apply(
+                    repaired[stratum.other] = self._apply(
                         barycenter,
-                        values[other],
-                        step.cell_of_group[codes[other]],
-                        draws[other],
+                        values[stratum.other],
+                        stratum.other_cells,
+                        draws[stratum.other],
                         (column, position),
                     )
             column_maps.append(step_maps)
@@ -442,7 +485,8 @@ class BarycenterMaps(_BaseRepair):
         return column_maps, (values if in_sample else None), dispersion
 
     def _apply(self, barycenter, values, cells, draws, key):
-        """The map of one step applied to queries; ``key`` is ``(column, step)``."""
+        """The map of one step applied to queries in ``cells`` (their :class:`_Cells`);
+        ``key`` is ``(column, step)``."""
         if self.ties == "jitter":
             values = values + self.jitter * (2.0 * draws.uniform(_JITTER, *key) - 1.0)
         randomized = self.ties == "randomized"
@@ -450,16 +494,13 @@ class BarycenterMaps(_BaseRepair):
             values, cells, draws=draws if randomized else None, stream=(_ATOM_LEVEL, *key)
         )
 
-    def _transform_column(self, values, codes, column, draws):
-        for position, (step, step_maps) in enumerate(zip(self._steps, self._maps[column])):
+    def _transform_column(self, values, plans, column, draws):
+        for position, (step, plan) in enumerate(zip(self._steps, plans, strict=True)):
+            step_maps = self._maps[column][position]
             repaired = None
-            for stratum, rows in _strata(step, codes):
+            for stratum, rows, cells in plan:
                 fair = self._apply(
-                    step_maps[stratum],
-                    values[rows],
-                    step.cell_of_group[codes[rows]],
-                    draws[rows],
-                    (column, position),
+                    step_maps[stratum], values[rows], cells, draws[rows], (column, position)
                 )
                 if isinstance(rows, slice):
                     repaired = fair
@@ -483,12 +524,47 @@ def _strata(step, codes):
     if n_strata == 1:
         yield 0, slice(None)
         return
-    stratum = step.stratum_of_group[codes]
-    order = np.argsort(_small_ints(stratum, n_strata), kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(stratum, minlength=n_strata))])
-    for s in range(n_strata):
-        if bounds[s + 1] > bounds[s]:
-            yield s, order[bounds[s] : bounds[s + 1]]
+    for s, rows in enumerate(rows_by_code(step.stratum_of_group[codes], n_strata)):
+        if rows.size:
+            yield s, rows
+
+
+@dataclass(frozen=True)
+class _FitStratum:
+    """The calibration rows of one stratum of a step: those that fit its map (positive
+    weight) with their :class:`_Cells`, and the zero-weight ones (None when there are none),
+    which follow the transform path."""
+
+    fitted: object
+    cells: _Cells
+    other: object = None
+    other_cells: _Cells = None
+
+
+def _fit_plan(step, codes, positive, unweighted):
+    """The :class:`_FitStratum` of every stratum of ``step`` present in ``codes``."""
+    plan = []
+    for stratum, rows in _strata(step, codes):
+        fitted = _positive_rows(rows, positive)
+        n_cells = step.n_cells[stratum]
+        cells = _Cells(
+            step.cell_of_group[codes[fitted]], n_cells, calibration=True, merged_grid=unweighted
+        )
+        other = other_cells = None
+        if positive is not None and not positive[rows].all():
+            other = _positive_rows(rows, ~positive)
+            other_cells = _Cells(step.cell_of_group[codes[other]], n_cells)
+        plan.append(_FitStratum(fitted, cells, other, other_cells))
+    return plan
+
+
+def _transform_plan(step, codes, share_rows):
+    """``(stratum, rows, their _Cells)`` of every stratum of ``step`` present in ``codes``."""
+    return [
+        (stratum, rows, _Cells(step.cell_of_group[codes[rows]], n_cells, share_rows=share_rows))
+        for stratum, rows in _strata(step, codes)
+        for n_cells in (step.n_cells[stratum],)
+    ]
 
 
 def _positive_rows(rows, positive):
@@ -541,24 +617,11 @@ def _median_quantiles(values, level, starts, levels):
     return out
 
 
-def _sort_by_cell(values, cells, n_cells):
-    """Order of the rows by (cell, value), and the bounds of each cell in that order, for a
-    few cells (one pass over the rows per cell)."""
-    counts = np.bincount(cells, minlength=n_cells)
-    bounds = np.concatenate([[0], np.cumsum(counts)])
-    if n_cells == 1:
-        return np.argsort(values), bounds
-    order = np.empty(values.shape[0], dtype=np.intp)
-    for cell in range(n_cells):
-        rows = np.flatnonzero(cells == cell)
-        order[bounds[cell] : bounds[cell + 1]] = rows[np.argsort(values[rows])]
-    return order, bounds
-
-
 def _rank_by_cell(values, cells, n_cells, grid=None):
-    """Order of the rows by (cell, value), cell bounds, and each row's rank in ``grid`` (the
-    distinct values, computed when None) with whether it is on the grid. The ranks are found
-    on the values sorted once globally, where searching is cheap, and then reordered."""
+    """Order of the rows by (cell, value) (``cells``: their :class:`_Cells`), cell bounds, and
+    each row's rank in ``grid`` (the distinct values, computed when None) with whether it is
+    on the grid. The ranks are found on the values sorted once globally, where searching is
+    cheap, and then reordered."""
     value_order = np.argsort(values)
     sorted_values = values[value_order]
     if grid is None:
@@ -571,49 +634,32 @@ def _rank_by_cell(values, cells, n_cells, grid=None):
         rank = np.searchsorted(grid, sorted_values, side="left")
         on_grid = rank < grid.shape[0]
         on_grid[on_grid] = grid[rank[on_grid]] == sorted_values[on_grid]
-    by_cell = np.argsort(_small_ints(cells[value_order], n_cells), kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(cells, minlength=n_cells))])
+    by_cell = code_order(cells.codes[value_order], n_cells)
     on_grid = None if on_grid is None else on_grid[by_cell]
-    return value_order[by_cell], bounds, rank[by_cell], on_grid, grid
+    return value_order[by_cell], cells.starts, rank[by_cell], on_grid, grid
 
 
-def _sorted_by_cell(values, cells, n_cells):
-    """The bounds of each cell and the values sorted by (cell, value), for few cells."""
-    counts = np.bincount(cells, minlength=n_cells)
-    bounds = np.concatenate([[0], np.cumsum(counts)])
-    if n_cells == 1:
-        return bounds, np.sort(values)
-    return bounds, np.concatenate([np.sort(values[cells == cell]) for cell in range(n_cells)])
-
-
-def _small_ints(codes, n_codes):
-    """Codes in the narrowest integer type: numpy's stable sort is a radix sort up to 16 bits."""
-    if n_codes <= np.iinfo(np.int8).max:
-        return codes.astype(np.int8)
-    if n_codes <= np.iinfo(np.int16).max:
-        return codes.astype(np.int16)
-    return codes
-
-
-def _check_epsilon(epsilon, n_attributes):
-    """One epsilon per attribute, each a number in [0, 1] (not a bool)."""
-    scalar = np.ndim(epsilon) == 0
-    values = np.atleast_1d(np.asarray(epsilon, dtype=object))
-    if values.ndim != 1 or values.shape[0] == 0:
-        raise ValueError(f"epsilon must be a number or a 1-D sequence, got {epsilon!r}.")
-    for value in values:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
-            raise ValueError(f"epsilon values must be numbers in [0, 1], got {value!r}.")
-        if not 0 <= value <= 1:
-            raise ValueError(f"epsilon values must lie in [0, 1], got {value!r}.")
+def check_shares(shares, n_attributes, name="epsilon"):
+    """One share in [0, 1] per attribute (a number, not a bool), for the parameter ``name``:
+    a single number serves every attribute."""
+    values = np.atleast_1d(np.asarray(shares, dtype=object))
+    valid = values.ndim == 1 and values.shape[0] > 0
+    for value in values.ravel() if valid else ():
+        numeric = isinstance(value, (Real, np.number)) and not isinstance(value, (bool, np.bool_))
+        valid = valid and numeric and 0 <= value <= 1
+    if not valid:
+        raise ValueError(
+            f"{name} must be a number in [0, 1] or a sequence of them (one per sensitive "
+            f"attribute), got {shares!r}."
+        )
     values = values.astype(np.float64)
     if n_attributes is None:
         return values.tolist()
-    if scalar:
+    if np.ndim(shares) == 0:
         return [float(values[0])] * n_attributes
     if values.shape[0] != n_attributes:
         raise ValueError(
-            f"epsilon has {values.shape[0]} value(s) but sensitive_features has {n_attributes} "
+            f"{name} has {values.shape[0]} value(s) but sensitive_features has {n_attributes} "
             "attribute(s); give one value per attribute, in column order, or a single number."
         )
     return values.tolist()

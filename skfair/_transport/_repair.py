@@ -41,7 +41,9 @@ from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
     StrOptions,
+    _check_feature_names,
     _check_feature_names_in,
+    _check_n_features,
     _fit_context,
     validate_data,
 )
@@ -113,7 +115,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
             The fitted repair.
         """
         if uses_dask(X, y, sensitive_features, sample_weight):
-            return self._fit_from_table(X, y, sensitive_features, sample_weight)
+            return self._fit_on_dask(X, y, sensitive_features, sample_weight)
         self._fit(X, y, sensitive_features, sample_weight, in_sample=False)
         return self
 
@@ -206,8 +208,9 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
             "distinct rows does not do."
         )
 
-    def _fit_from_table(self, X, y, sensitive_features, sample_weight):
-        """Fit on the frequency table of dask calibration data (exact for table fits)."""
+    def _fit_on_dask(self, X, y, sensitive_features, sample_weight):
+        """Fit on dask calibration data: by default on the frequency table of its distinct
+        rows (exact for table fits)."""
         reason = self._table_fit_refusal()
         if reason is not None:
             raise TypeError(
@@ -257,18 +260,25 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
         n_samples = X.shape[0]
         # Equal weights come back as None: the unweighted path gives the same maps, bit for bit.
         weights = check_weights(sample_weight, n_samples)
-        self._seed = draw_seed(self.random_state)
         if sensitive_features is None:
-            warn_no_sensitive_features(self)
-            self._groups = None
-            self.groups_ = [None]
-            self.categories_ = []
-            self.n_groups_ = 1
-            self.group_counts_ = np.array([n_samples])
+            self._record_groups(None, np.array([n_samples]))
             self._fit_identity(X, y)
             return X.copy() if in_sample else None
         groups = factorize_groups(sensitive_features, n_samples=n_samples)
         check_group_weights(groups, weights)
+        self._record_groups(groups, groups.counts())
+        draws = RowRandom(self._seed, np.arange(n_samples))
+        return self._fit_maps(X, y, groups, weights, draws, in_sample=in_sample)
+
+    def _record_groups(self, groups, counts):
+        """Draw the seed and set the fitted group attributes from the calibration rows'
+        :class:`GroupEncoding` (None: no sensitive features) and rows per group."""
+        self._seed = draw_seed(self.random_state)
+        self.group_counts_ = counts
+        if groups is None:
+            warn_no_sensitive_features(self)
+            self._groups, self.groups_, self.categories_, self.n_groups_ = None, [None], [], 1
+            return
         # The per-sample codes are not needed after fit; transform encodes new samples.
         self._groups = replace(
             groups, codes=groups.codes[:0], attribute_codes=groups.attribute_codes[:0]
@@ -276,13 +286,10 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
         self.groups_ = groups.labels
         self.categories_ = list(groups.attribute_labels)
         self.n_groups_ = groups.n_groups
-        self.group_counts_ = groups.counts()
         if groups.named:
             self.sensitive_feature_names_in_ = np.asarray(groups.names, dtype=object)
         elif hasattr(self, "sensitive_feature_names_in_"):
             del self.sensitive_feature_names_in_
-        draws = RowRandom(self._seed, np.arange(n_samples))
-        return self._fit_maps(X, y, groups, weights, draws, in_sample=in_sample)
 
     def _transform(self, X, sensitive_features, *, row_offset):
         """Repair ``X``, whose first row is at position ``row_offset`` of the whole data."""
@@ -316,7 +323,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
         """``(X as finite float array without the sensitive columns, sensitive values)``."""
         X = as_supported_frame(X)
         if self.sensitive_column is None:
-            X = validate_data(self, X, dtype=np.float64, reset=reset, ensure_all_finite=False)
+            X = validate_floats(self, X, reset=reset)
         else:
             validate_data(self, X, skip_check_array=True, reset=reset)
             sensitive_features, rest = resolve_sensitive(
@@ -327,7 +334,7 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
                     f"sensitive_column={self.sensitive_column!r} leaves no column to repair; "
                     "the input needs at least one output column besides the sensitive ones."
                 )
-            X = check_array(rest, dtype=np.float64, ensure_all_finite=False)
+            X = as_floats(rest)
         _check_finite(X)
         return X, sensitive_features
 
@@ -366,6 +373,39 @@ class _AtOffset:
 
     def transform(self, X, *, sensitive_features=None):
         return self.repair._transform(X, sensitive_features, row_offset=self.row_offset)
+
+
+def validate_floats(estimator, X, *, reset):
+    """``validate_data(estimator, X, dtype=float64)`` without the finiteness check.
+
+    A 2-D float64 numpy array is returned as it is after the checks of its feature names and
+    number of features, without scikit-learn's search for a dataframe library behind it,
+    which costs more than a small repair itself.
+    """
+    if type(X) is np.ndarray and X.ndim == 2 and X.dtype == np.float64 and 0 not in X.shape:
+        # An array has no feature names: only a fit on a DataFrame (which warns) needs
+        # scikit-learn's check, whose search for a dataframe library is the costly part.
+        if hasattr(estimator, "feature_names_in_"):
+            _check_feature_names(estimator, X, reset=reset)
+        _check_n_features(estimator, X, reset=reset)
+        return X
+    return validate_data(estimator, X, dtype=np.float64, reset=reset, ensure_all_finite=False)
+
+
+def as_floats(X):
+    """``check_array(X, dtype=float64)`` without the finiteness check, for input already
+    validated: a float64 numpy array is returned as it is, a pandas DataFrame of numpy
+    numeric columns converted directly."""
+    if type(X) is np.ndarray and X.ndim == 2 and X.dtype == np.float64:
+        return X
+    if (
+        hasattr(X, "iloc")
+        and getattr(X, "ndim", 0) == 2
+        and 0 not in X.shape
+        and all(isinstance(dtype, np.dtype) and dtype.kind in "biuf" for dtype in X.dtypes)
+    ):
+        return X.to_numpy(dtype=np.float64)
+    return check_array(X, dtype=np.float64, ensure_all_finite=False)
 
 
 def _check_finite(X):

@@ -23,8 +23,10 @@ from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.extmath import _approximate_mode
 from sklearn.utils.metadata_routing import _raise_for_params, _routing_enabled, process_routing
 from sklearn.utils.validation import (
+    _check_feature_names,
     _check_feature_names_in,
     _check_method_params,
+    _check_n_features,
     _check_sample_weight,
     _num_samples,
     validate_data,
@@ -71,7 +73,9 @@ __all__ = [
     "Real",
     "StrOptions",
     "_approximate_mode",
+    "_check_feature_names",
     "_check_feature_names_in",
+    "_check_n_features",
     "_check_sample_weight",
     "_get_output_config",
     "_check_method_params",

@@ -330,11 +330,12 @@ def split_sensitive_column(X, sensitive_column):
     columns = list(X.columns) if is_frame else None
     positions = sensitive_column_positions(sensitive_column, X.shape[1], columns)
     is_list = isinstance(sensitive_column, (list, tuple, np.ndarray))
-    if is_frame:
-        sensitive = X.iloc[:, positions]
-        rest = X.drop(columns=[columns[p] for p in positions])
-        return (sensitive if is_list else sensitive.iloc[:, 0]), rest
-    keep = np.setdiff1d(np.arange(X.shape[1]), positions)
+    dropped = set(positions)
+    keep = [j for j in range(X.shape[1]) if j not in dropped]
+    if is_frame:  # by position: X.drop would also drop other columns of the same name
+        sensitive = X.iloc[:, positions] if is_list else X.iloc[:, positions[0]]
+        contiguous = keep and keep[-1] - keep[0] == len(keep) - 1
+        return sensitive, X.iloc[:, slice(keep[0], keep[-1] + 1) if contiguous else keep]
     sensitive = X[:, positions] if is_list else X[:, positions[0]]
     return sensitive, X[:, keep]
 

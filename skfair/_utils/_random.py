@@ -31,8 +31,9 @@ Mathematical Statistics 15(1), 1-24.
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from scipy import sparse
@@ -102,6 +103,14 @@ def draw_seed(random_state):
     entropy, a RandomState or a Generator the next number of its stream."""
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(np.iinfo(np.int64).max))
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        return _seed_of_int(int(random_state))
+    return int(check_random_state(random_state).randint(np.iinfo(np.int64).max))
+
+
+@functools.lru_cache(maxsize=256)
+def _seed_of_int(random_state):
+    """The seed an int gives (seeding a RandomState takes longer than a small fit)."""
     return int(check_random_state(random_state).randint(np.iinfo(np.int64).max))
 
 

@@ -48,7 +48,6 @@ from skfair._stats._sorted import (
     merge_sorted,
     power_of_two_scale,
     quantile_at,
-    quantile_envelopes,
     sorted_segments,
     unscale,
     w1_parts_sorted,
@@ -179,7 +178,11 @@ def _compared_pairs(
     scale = power_of_two_scale(y_score)
     side_codes = cell_codes * n_units + unit_of_group[groups.codes]
     n_sides = len(cell_names) * n_units
-    values, sorted_weights, bounds = sorted_segments(y_score * scale, side_codes, n_sides, weights)
+    # One global sort whatever the number of sides: the order of tied scores fixes the
+    # rounding of the cumulative weights, and so the last bits of the results.
+    values, sorted_weights, bounds = sorted_segments(
+        y_score * scale, side_codes, n_sides, weights, few_codes=1
+    )
     counts = np.diff(bounds)
     segment = np.repeat(np.arange(n_sides), counts)
     totals = np.bincount(segment, weights=sorted_weights, minlength=n_sides)
@@ -270,28 +273,31 @@ def _pair_values(comparison, evaluate, upper_bounds, agg):
 
 
 def _w1_upper_bounds(comparison):
-    n_sides = comparison.bounds.size - 1
-    low = np.zeros((n_sides, _BOUND_LEVELS))
-    high = np.zeros((n_sides, _BOUND_LEVELS))
-    for s in np.unique(np.concatenate([comparison.first, comparison.second])):
-        low[s], high[s] = quantile_envelopes(*comparison.side(s), _BOUND_LEVELS)
+    """On the slice ``(k / L, (k + 1) / L]`` of (0, 1] a side's lower quantile function lies
+    between ``Q(k / L)`` (its smallest value for k = 0) and ``Q((k + 1) / L)``."""
+    high = _side_table(comparison, quantile_at, np.arange(1, _BOUND_LEVELS + 1) / _BOUND_LEVELS)
+    low = np.zeros_like(high)
+    low[:, 1:] = high[:, :-1]
+    used = _used_sides(comparison)
+    low[used, 0] = comparison.values[comparison.bounds[used]]
     return lambda first, second: w1_upper_bounds(low, high, first, second)
 
 
 def _ks_upper_bounds(comparison):
-    n_sides = comparison.bounds.size - 1
     grid = np.quantile(comparison.values, np.linspace(0, 1, _BOUND_LEVELS + 1), method="lower")
-    cdf = np.zeros((n_sides, grid.size))
-    for s in np.unique(np.concatenate([comparison.first, comparison.second])):
-        cdf[s] = cdf_at(*comparison.side(s), grid)
+    cdf = _side_table(comparison, cdf_at, grid)
     return lambda first, second: ks_upper_bounds(cdf, first, second)
 
 
+def _used_sides(comparison):
+    return np.unique(np.concatenate([comparison.first, comparison.second]))
+
+
 def _side_table(comparison, function, points):
-    """``function(values, weights, points)`` of every side, shape (n_sides, n_points)."""
-    n_sides = comparison.bounds.size - 1
-    table = np.zeros((n_sides, points.size))
-    for s in np.unique(np.concatenate([comparison.first, comparison.second])):
+    """``function(values, weights, points)`` of every compared side, shape (n_sides,
+    n_points); zeros for the sides no pair compares."""
+    table = np.zeros((comparison.bounds.size - 1, points.size))
+    for s in _used_sides(comparison):
         table[s] = function(*comparison.side(s), points)
     return table
 

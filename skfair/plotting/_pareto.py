@@ -5,20 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from skfair._utils._compat import check_matplotlib_support
-from skfair._utils._groups import factorize_groups
 from skfair._utils._validation import (
     binarize,
     check_labels,
     check_lengths,
     check_scores,
-    check_weights,
 )
-from skfair.postprocessing._pareto import (
-    _check_tolerances,
-    binary_front,
-    multiclass_front,
-    threshold_pareto_front,
-)
+from skfair.plotting._given_scores import binary_rule, multiclass_rule
+from skfair.postprocessing import threshold_pareto_front
 
 _GAP_LABELS = {
     "demographic_parity": "demographic-parity gap",
@@ -150,6 +144,7 @@ class ParetoFrontDisplay:
         sensitive_features,
         constraint="demographic_parity",
         objective="accuracy",
+        cost=None,
         tolerances=None,
         sample_weight=None,
         pos_label=None,
@@ -169,8 +164,16 @@ class ParetoFrontDisplay:
             :class:`~skfair.postprocessing.MulticlassGroupThresholdClassifier`).
         sensitive_features : array-like, dict or DataFrame
             Sensitive attribute(s); 2-D input gives intersectional groups.
-        constraint, objective : str
-            As in the estimators.
+        constraint : str, default="demographic_parity"
+            What is made equal across groups: for scores, any constraint of
+            :class:`~skfair.postprocessing.GroupThresholdClassifier`; for class
+            probabilities, ``"demographic_parity"`` or ``"equalized_odds"``.
+        objective : str, default="accuracy"
+            What is optimised, as in the estimator of the scores' kind; ``"cost"`` (scores
+            only) minimises the expected cost priced by ``cost``.
+        cost : dict, default=None
+            With ``objective="cost"``, the price of an error:
+            ``{"false_positive": c_fp, "false_negative": c_fn}``.
         tolerances : array-like of float, default=None
             As in :func:`~skfair.postprocessing.threshold_pareto_front`.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -189,29 +192,50 @@ class ParetoFrontDisplay:
         """
         check_matplotlib_support(f"{cls.__name__}.from_predictions")
         y_score = np.asarray(y_score, dtype=np.float64)
-        n_samples = y_score.shape[0]
-        groups = factorize_groups(sensitive_features, n_samples=n_samples)
-        weights = check_weights(sample_weight, n_samples)
-        weights = np.ones(n_samples) if weights is None else weights
-        tolerances = _check_tolerances(tolerances)
+        # The rule at tolerance 1 is the unconstrained one (every gap is at most 1): the
+        # estimator is fitted to score the data, the front solves each tolerance.
         if y_score.ndim == 2:
             if not np.isfinite(y_score).all() or np.abs(y_score.sum(axis=1) - 1).max() > 1e-6:
                 raise ValueError(
                     "A 2-D y_score must hold class probabilities: finite, rows summing to one."
                 )
-            front = multiclass_front(
-                y_score, weights, groups.codes, groups.labels, np.arange(y_score.shape[1]),
-                constraint, objective, tolerances,
+            if cost is not None:
+                raise ValueError(
+                    "cost is an objective of binary decisions; class probabilities take "
+                    "objective='accuracy' or 'balanced_accuracy'."
+                )
+            rule = multiclass_rule(
+                y_score,
+                sensitive_features,
+                sample_weight,
+                constraint=constraint,
+                objective=objective,
+                tolerance=1.0,
             )
+            labels = None
         else:
             y_score = check_scores(y_score)
             check_lengths(y_true=y_true, y_score=y_score)
-            positive = binarize(check_labels(y_true, "y_true"), None, pos_label)[0]
-            front = binary_front(
-                y_score, positive, weights, groups.codes, groups.n_groups, constraint,
-                objective, tolerances,
+            labels = binarize(check_labels(y_true, "y_true"), None, pos_label)[0]
+            rule = binary_rule(
+                labels,
+                y_score,
+                sensitive_features,
+                sample_weight,
+                constraint=constraint,
+                objective=objective,
+                tolerance=1.0,
+                cost=cost,
             )
-        display = cls(**front, constraint=constraint, objective=objective, name=name)
+        front = threshold_pareto_front(
+            rule,
+            y_score[:, None] if y_score.ndim == 1 else y_score,
+            labels,
+            sensitive_features=sensitive_features,
+            sample_weight=sample_weight,
+            tolerances=tolerances,
+        )
+        display = cls(**front, name=name)
         return display.plot(ax=ax)
 
     def plot(self, ax=None, **kwargs):

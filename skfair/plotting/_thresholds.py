@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from skfair._stats._roc import score_blocks
 from skfair._utils._compat import check_matplotlib_support
 from skfair._utils._groups import factorize_groups, group_text
 from skfair._utils._validation import (
@@ -13,18 +14,8 @@ from skfair._utils._validation import (
     check_scores,
     check_weights,
 )
-from skfair.postprocessing._roc_hull import score_blocks
-from skfair.postprocessing._threshold_lp import (
-    CONSTRAINTS,
-    OBJECTIVES,
-    GroupRule,
-    full_roc,
-    group_geometry,
-    group_rule,
-    rule_rates,
-    solve_thresholds,
-)
-from skfair.postprocessing._thresholds import _check_cost
+from skfair.plotting._given_scores import binary_rule
+from skfair.postprocessing._rules._roc_hull import roc_points, upper_hull
 
 
 class GroupThresholdDisplay:
@@ -118,17 +109,21 @@ class GroupThresholdDisplay:
         """
         scores, codes, _ = estimator._scores_and_codes(X, sensitive_features)
         positive = np.asarray(y) == estimator.pos_label_
-        rules = [
-            GroupRule(upper, lower, tuple(probabilities))
-            for (upper, lower), probabilities in zip(
-                estimator.thresholds_, estimator.decision_probabilities_
-            )
-        ]
-        geometries = _geometries(scores, positive, None, codes, len(rules))
+        n_groups = len(estimator.groups_)
+        curves, hulls = _curves_and_hulls(scores, positive, None, codes, n_groups)
+        # the rules' expected rates: their probability of a positive decision, averaged over
+        # each group's negatives and positives
+        probability = estimator.decision_probability(X, sensitive_features=sensitive_features)
+        points = np.full((n_groups, 2), np.nan)
+        for column, members in enumerate((~positive, positive)):
+            count = np.bincount(codes[members], minlength=n_groups)
+            total = np.bincount(codes[members], probability[members], minlength=n_groups)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                points[:, column] = np.where(count > 0, total / count, np.nan)
         display = cls(
-            roc_curves=[_curve(geo) for geo in geometries],
-            hulls=[None if geo.hull is None else geo.hull[:2] for geo in geometries],
-            operating_points=_points(geometries, rules),
+            roc_curves=curves,
+            hulls=hulls,
+            operating_points=points,
             group_labels=list(estimator.groups_),
         )
         return display.plot(ax=ax)
@@ -185,23 +180,26 @@ class GroupThresholdDisplay:
         y_score = check_scores(y_score)
         check_lengths(y_true=y_true, y_score=y_score)
         positive = binarize(check_labels(y_true, "y_true"), None, pos_label)[0]
+        rule = binary_rule(
+            positive,
+            y_score,
+            sensitive_features,
+            sample_weight,
+            constraint=constraint,
+            objective=objective,
+            tolerance=tolerance,
+            cost=cost,
+        )
         groups = factorize_groups(sensitive_features, n_samples=y_score.shape[0])
         weights = check_weights(sample_weight, y_score.shape[0])
-        geometries = _geometries(y_score, positive, weights, groups.codes, groups.n_groups)
-        for name, value, options in (
-            ("constraint", constraint, CONSTRAINTS),
-            ("objective", objective, OBJECTIVES),
-        ):
-            if value not in options:
-                raise ValueError(f"{name}={value!r} is not one of {list(options)}.")
-        prices = _check_cost(objective, cost)
-        fpr, tpr = solve_thresholds(geometries, constraint, objective, tolerance, cost=prices)
-        rules = [group_rule(geo, x, t) for geo, x, t in zip(geometries, fpr, tpr)]
+        curves, _ = _curves_and_hulls(y_score, positive, weights, groups.codes, groups.n_groups)
         display = cls(
-            roc_curves=[_curve(geo) for geo in geometries],
-            hulls=[None if geo.hull is None else geo.hull[:2] for geo in geometries],
-            operating_points=_points(geometries, rules),
-            group_labels=groups.labels,
+            roc_curves=curves,
+            hulls=[None if hull is None else hull[:2] for hull in rule.hulls_],
+            operating_points=np.c_[
+                rule.rates_["false_positive_rate"], rule.rates_["true_positive_rate"]
+            ],
+            group_labels=list(rule.groups_),
         )
         return display.plot(ax=ax)
 
@@ -256,15 +254,18 @@ class GroupThresholdDisplay:
         return self
 
 
-def _geometries(scores, positive, weights, codes, n_groups):
+def _curves_and_hulls(scores, positive, weights, codes, n_groups):
+    """Per group, its weighted ROC curve ``(fpr, tpr)`` and its upper hull's vertices (None
+    for a group with one class)."""
     weights = np.ones(scores.shape[0]) if weights is None else weights
     blocks = score_blocks(scores, positive, weights, codes, n_groups)
-    return [group_geometry(blocks, g) for g in range(n_groups)]
-
-
-def _curve(geometry):
-    return None if geometry.hull is None else full_roc(geometry)
-
-
-def _points(geometries, rules):
-    return np.array([rule_rates(geo, rule) for geo, rule in zip(geometries, rules)])
+    curves, hulls = [], []
+    for g in range(n_groups):
+        group_scores, group_positive, group_negative = blocks.group(g)
+        if group_positive.sum() > 0 and group_negative.sum() > 0:
+            curves.append(roc_points(group_positive, group_negative))
+            hulls.append(upper_hull(group_scores, group_positive, group_negative)[:2])
+        else:
+            curves.append(None)
+            hulls.append(None)
+    return curves, hulls

@@ -22,6 +22,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
 from skfair._stats._histograms import h_sup as _h_sup
+from skfair._stats._sorted import rows_by_code, sort_by_code
 from skfair._transport._repair import _BaseRepair
 from skfair._utils._compat import Interval, StrOptions
 
@@ -244,7 +245,13 @@ class MADDRepair(_BaseRepair):
         _check_calibration(scores, sizes, self.groups_)
         self.lambdas_ = np.linspace(0.0, 1.0, self.n_lambdas)
         self.bins_ = self._pair_bins(sizes)
-        orders, ranks = _in_group_ranks(scores, codes, sizes, fitted_draws)
+        # per column, the rows by (group, score), tied rows in random order: the in-sample ranks
+        orders = [
+            sort_by_code(
+                scores[:, c], codes, sizes.shape[0], ties=fitted_draws.uniform(_TIE_ORDER, c)
+            )[0]
+            for c in range(scores.shape[1])
+        ]
         self._cdfs = [
             _fit_cdfs(scores[:, column], codes, sizes, weights, orders[column])
             for column in range(scores.shape[1])
@@ -257,11 +264,13 @@ class MADDRepair(_BaseRepair):
         if not in_sample:
             return None
         repaired = scores.copy()
+        group_rows = rows_by_code(codes, groups.n_groups)
         for column, lam in enumerate(self.lambda_):
             if lam > 0:
                 cdfs = self._cdfs[column]
-                levels = _rank_levels(cdfs, ranks[:, column], codes)
-                repaired[:, column] = _repair_column(cdfs, lam, levels, codes)
+                levels = np.empty(scores.shape[0])
+                levels[orders[column]] = np.concatenate(cdfs.ranked_level)  # level of each rank
+                repaired[:, column] = _repair_column(cdfs, lam, levels, group_rows)
         if fitted is None:
             return repaired
         out = self._apply_maps(X, groups.codes, draws)  # zero-weight rows: as new scores
@@ -300,12 +309,13 @@ class MADDRepair(_BaseRepair):
         if self._cdfs is None:
             return repaired
         _check_unit_interval(X)
+        group_rows = rows_by_code(codes, len(self.groups_))
         for column, lam in enumerate(self.lambda_):
             if lam > 0:
                 cdfs = self._cdfs[column]
                 noise = draws.uniform(_ATOM_LEVEL, column)
-                levels = _transform_levels(cdfs, X[:, column], codes, noise)
-                repaired[:, column] = _repair_column(cdfs, lam, levels, codes)
+                levels = _transform_levels(cdfs, X[:, column], group_rows, noise)
+                repaired[:, column] = _repair_column(cdfs, lam, levels, group_rows)
         return repaired
 
     def _pair_bins(self, sizes):
@@ -320,22 +330,6 @@ class MADDRepair(_BaseRepair):
 
 # --------------------------------------------------------------------------------------------
 # private helpers
-
-
-def _in_group_ranks(scores, codes, sizes, draws):
-    """Per column: the row order by (group, score) and each row's rank (1..n_g) in its group.
-
-    Ties are ordered by each row's random draw (``draws``, keyed on the row).
-    """
-    n_samples = scores.shape[0]
-    group_start = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    ranks = np.empty(scores.shape, dtype=np.intp)
-    orders = []
-    for column in range(scores.shape[1]):
-        order = np.lexsort((draws.uniform(_TIE_ORDER, column), scores[:, column], codes))
-        ranks[order, column] = np.arange(n_samples) - group_start[codes[order]] + 1
-        orders.append(order)
-    return orders, ranks
 
 
 @dataclass(frozen=True)
@@ -369,8 +363,8 @@ def _fit_cdfs(scores, codes, sizes, sample_weight, ranked_order):
     ``ranked_order`` sorts the rows by (group, score, random tie key): the in-sample order.
     The CDF itself takes tied rows in row order, so that it does not depend on the draws.
     """
-    order = np.lexsort((scores, codes))
-    bounds = np.cumsum(sizes)[:-1]
+    order, bounds = sort_by_code(scores, codes, sizes.shape[0], ties="rows")
+    bounds = bounds[1:-1]
     per_group = np.split(scores[order], bounds)
     knots = tuple(np.concatenate(([0.0], x, [1.0])) for x in per_group)
     if sample_weight is None:
@@ -440,7 +434,7 @@ def _cdf_levels(knots, points, side, levels=None):
     return np.where(on_knot, levels[level_on_knot], between)
 
 
-def _transform_levels(cdfs, scores, codes, noise):
+def _transform_levels(cdfs, scores, group_rows, noise):
     """Levels ``U`` of new scores (randomised probability integral transform).
 
     A score equal to a single calibration value of rank k takes ``k / (n_g + 1)``, as in the
@@ -448,8 +442,7 @@ def _transform_levels(cdfs, scores, codes, noise):
     atom's c ranks; elsewhere the interpolated CDF.
     """
     levels = np.empty_like(scores)
-    for group, (knots, knot_levels) in enumerate(zip(cdfs.knots, cdfs.levels, strict=True)):
-        rows = np.flatnonzero(codes == group)
+    for rows, knots, knot_levels in zip(group_rows, cdfs.knots, cdfs.levels, strict=True):
         calibration = knots[1:-1]
         n_levels = knots.shape[0] - 1
         p = scores[rows]
@@ -471,20 +464,11 @@ def _transform_levels(cdfs, scores, codes, noise):
     return levels
 
 
-def _rank_levels(cdfs, ranks, codes):
-    """In-sample level of each calibration row from its rank in its group."""
-    levels = np.empty(ranks.shape[0])
-    for group, ranked_level in enumerate(cdfs.ranked_level):
-        rows = np.flatnonzero(codes == group)
-        levels[rows] = ranked_level[ranks[rows] - 1]
-    return levels
-
-
-def _repair_column(cdfs, lam, levels, codes):
-    """Scores ``C_g^{-1}(U)`` of the mixture CDF of each row's group (eq. 8)."""
+def _repair_column(cdfs, lam, levels, group_rows):
+    """Scores ``C_g^{-1}(U)`` of the mixture CDF of each row's group (eq. 8); ``group_rows``
+    holds the rows of each group."""
     repaired = np.empty_like(levels)
-    for group in range(len(cdfs.knots)):
-        rows = np.flatnonzero(codes == group)
+    for group, rows in enumerate(group_rows):
         repaired[rows] = _mixture_quantile(cdfs, group, lam, levels[rows])
     return repaired
 

@@ -3,8 +3,10 @@
 Regressing a column on the centred one-hot indicators of the groups by least squares gives,
 as fitted values, the group means minus the overall mean (the indicators span the group
 means). The residual is therefore the column shifted by its group's offset from the overall
-mean: two weighted sums per group and column (:func:`~skfair._stats._counts.group_sums`), no
-matrix to factorise.
+mean: two weighted sums per group and column, no matrix to factorise. On dask collections
+the sums are those of the frequency table of the distinct sensitive values
+(:class:`~skfair._stats._table.DistinctRows` with the features as value columns), computed
+per partition and added up on the workers.
 """
 
 from __future__ import annotations
@@ -12,11 +14,16 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+from sklearn.utils.validation import check_array
 
-from skfair._dask import check_in_memory
-from skfair._stats._counts import group_sums
-from skfair._transport._repair import _BaseRepair
-from skfair._utils._compat import Interval
+from skfair._base import resolve_sensitive
+from skfair._dask import align, check_block, check_block_lengths, reduce_blocks
+from skfair._dask._columns import as_numpy, split_argument
+from skfair._stats._table import DistinctRows
+from skfair._transport._repair import _BaseRepair, _check_finite
+from skfair._utils._compat import Interval, validate_data
+from skfair._utils._groups import factorize_groups
+from skfair._utils._validation import check_group_weights
 
 
 class CorrelationRemover(_BaseRepair):
@@ -77,6 +84,12 @@ class CorrelationRemover(_BaseRepair):
     not independence; the spread and shape of each column can still differ between groups
     (see :class:`FeatureRepair`). It suits linear models most.
 
+    **Dask input.** ``fit`` reads dask arrays and DataFrames partition by partition: each
+    partition sends the sums of ``w x`` and of ``w`` per distinct sensitive value (one row per
+    group, whatever its length), the sums are added up on the workers, and the means come
+    from the total: the fitted state equals the in-memory one to rounding, whatever the
+    chunking. ``transform`` returns a lazy dask array, block by block.
+
     References
     ----------
     fairlearn's ``fairlearn.preprocessing.CorrelationRemover`` (Bird et al., "Fairlearn: A
@@ -113,7 +126,8 @@ class CorrelationRemover(_BaseRepair):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Numeric features; with ``sensitive_column`` they hold the sensitive column(s).
+            Numeric features (also a dask array or DataFrame); with ``sensitive_column`` they
+            hold the sensitive column(s).
         y : None
             Ignored.
         sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), \
@@ -128,14 +142,6 @@ class CorrelationRemover(_BaseRepair):
         self : object
             Fitted estimator.
         """
-        check_in_memory(
-            "CorrelationRemover.fit",
-            X,
-            sensitive_features,
-            sample_weight,
-            hint="Fit it on an in-memory sample (the group means converge fast); transform "
-            "accepts dask collections.",
-        )
         return super().fit(X, y, sensitive_features=sensitive_features, sample_weight=sample_weight)
 
     def _fit_identity(self, X, y):
@@ -143,12 +149,84 @@ class CorrelationRemover(_BaseRepair):
         self.group_means_ = self.mean_[None, :]
 
     def _fit_maps(self, X, y, groups, sample_weight, draws, *, in_sample):
-        sums = np.empty((groups.n_groups, X.shape[1]))
-        for column in range(X.shape[1]):
-            sums[:, column], counts = group_sums(X[:, column], groups, sample_weight)
-        self.group_means_ = sums / counts[:, None]
-        self.mean_ = counts @ self.group_means_ / counts.sum()
+        weighted = X if sample_weight is None else sample_weight[:, None] * X
+        self._fit_means(_sum_by_group(groups.codes, weighted), groups.counts(sample_weight))
         return self._apply_maps(X, groups.codes, draws) if in_sample else None
 
+    def _fit_means(self, sums, weights):
+        """The group means and the overall mean from per-group sums of ``w x`` and of ``w``."""
+        weights = weights.astype(np.float64, copy=False)
+        self.group_means_ = sums / weights[:, None]
+        self.mean_ = weights @ self.group_means_ / weights.sum()
+
+    def _fit_on_dask(self, X, y, sensitive_features, sample_weight):
+        """Fit on dask collections: the per-group sums of ``w x`` and ``w`` of each partition
+        (one row per distinct sensitive value, whatever its length), added up on the
+        workers; nothing of the size of the data reaches the client."""
+        # n_features_in_ and feature_names_in_: a dask DataFrame's are its empty pandas meta's
+        validate_data(
+            self, getattr(X, "_meta", X) if hasattr(X, "columns") else X, skip_check_array=True
+        )
+        sensitive, rest = resolve_sensitive(X, sensitive_features, self.sensitive_column)
+        if rest.shape[1] == 0:
+            raise ValueError(
+                f"sensitive_column={self.sensitive_column!r} leaves no column to repair; the "
+                "input needs at least one output column besides the sensitive ones."
+            )
+        keys = None if sensitive is None else split_argument(sensitive)
+        features = split_argument(rest).columns
+        key_columns = [] if keys is None else keys.columns
+        names = tuple(f"sensitive_features[{j}]" for j in range(len(key_columns)))
+        if len(names) == 1:
+            names = ("sensitive_features",)
+        weights = [] if sample_weight is None else [sample_weight]
+        table = reduce_blocks(
+            DistinctRows(names),
+            align([*key_columns, *features, *weights]),
+            _sums_chunk,
+            n_keys=len(key_columns),
+            n_features=len(features),
+        )
+        sums = table.sums.reshape(table.n_rows, len(features))
+        if keys is None:  # one group: the identity
+            self._record_groups(None, table.count)
+            self.mean_ = sums[0] / table.count[0]
+            self.group_means_ = self.mean_[None, :]
+            return self
+        groups = factorize_groups(keys.rebuild(table.keys))
+        weight = None if sample_weight is None else table.weight
+        check_group_weights(groups, weight)
+        self._record_groups(groups, groups.counts(table.count).astype(np.int64))
+        self._fit_means(_sum_by_group(groups.codes, sums), groups.counts(table.sample_weight()))
+        return self
+
     def _apply_maps(self, X, codes, draws):
-        return X - self.alpha * (self.group_means_ - self.mean_)[codes]
+        return X - (self.alpha * (self.group_means_ - self.mean_))[codes]
+
+
+def _sum_by_group(codes, values):
+    """Sums of the rows of ``values`` (n, n_features) per group code."""
+    n_groups = int(codes.max()) + 1
+    return np.column_stack(
+        [np.bincount(codes, weights=column, minlength=n_groups) for column in values.T]
+    ).reshape(n_groups, values.shape[1])
+
+
+def _sums_chunk(statistic, *parts, n_keys, n_features):
+    """One partition: the sums of ``w x`` and ``w`` per distinct sensitive value, its rows
+    checked as the in-memory fit checks them."""
+    arrays = [as_numpy(part) for part in parts]
+    check_block_lengths(arrays)
+    features = check_array(
+        np.column_stack(arrays[n_keys : n_keys + n_features]).reshape(-1, n_features),
+        dtype=np.float64,
+        ensure_all_finite=False,
+        ensure_min_samples=0,
+    )
+    _check_finite(features)
+    weights = None
+    if len(arrays) > n_keys + n_features:
+        weights = check_block(arrays[-1], "weight", "sample_weight")
+    if not n_keys:  # one group, the identity: the plain means, as in memory
+        return statistic.chunk([np.zeros(features.shape[0], dtype=np.int8)], values=features)
+    return statistic.chunk(arrays[:n_keys], weights, values=features)

@@ -13,12 +13,11 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from sklearn.utils.validation import check_array
 
 from skfair._base import resolve_sensitive
 from skfair._dask import check_in_memory, uses_dask
-from skfair._transport._barycenter import BarycenterMaps
-from skfair._transport._repair import _BaseRepair, _check_finite
+from skfair._transport._barycenter import BarycenterMaps, check_shares
+from skfair._transport._repair import _BaseRepair, _check_finite, as_floats, validate_floats
 from skfair._utils._compat import (
     Interval,
     StrOptions,
@@ -26,6 +25,7 @@ from skfair._utils._compat import (
     _get_output_config,
     validate_data,
 )
+from skfair._utils._frames import as_supported_frame
 
 _ON_DASK = (
     "Fit it on an in-memory sample of the rows (e.g. ddf.sample(frac=...).compute()): the maps "
@@ -233,7 +233,8 @@ class FeatureRepair(BarycenterMaps):
         X_repaired : ndarray of shape (n_samples, n_features_out)
             The columns of ``X`` without the sensitive ones; float64 unless categorical
             columns are passed through (an object array then; ``set_output(transform="pandas")``
-            gives a DataFrame that keeps their dtypes, without boxing the numbers).
+            or ``"polars"`` gives a DataFrame that keeps their dtypes, without boxing the
+            numbers).
         """
         check_in_memory("FeatureRepair.fit_transform", X, sensitive_features, hint=_ON_DASK)
         repaired = self._fit(X, y, sensitive_features, sample_weight, in_sample=True)
@@ -277,11 +278,11 @@ class FeatureRepair(BarycenterMaps):
     # the score repair, on the numeric columns
 
     def _fit_identity(self, X, y):
-        _check_amount(self.amount, None)
+        check_shares(self.amount, None, "amount")
         super()._fit_identity(X, y)
 
     def _fit_maps(self, X, y, groups, sample_weight, draws, *, in_sample):
-        _check_amount(self.amount, groups.n_attributes)
+        check_shares(self.amount, groups.n_attributes, "amount")
         repaired = super()._fit_maps(X, y, groups, sample_weight, draws, in_sample=in_sample)
         if self.method == "median":
             del self.w2_dispersion_  # the dispersion around the barycenter, not the median
@@ -307,17 +308,22 @@ class FeatureRepair(BarycenterMaps):
                     UserWarning,
                     stacklevel=4,
                 )
-        numeric = check_array(
-            _columns(rest, ~self.categorical_features_), dtype=np.float64, ensure_all_finite=False
-        )
+        categorical = self.categorical_features_
+        numeric = as_floats(_columns(rest, ~categorical) if categorical.any() else rest)
         _check_finite(numeric)
         return numeric, sensitive_features
 
     def _sensitive_and_rest(self, X, sensitive_features, *, reset):
+        X = as_supported_frame(X)  # polars, pyarrow, lazy frames: as pandas
         if hasattr(X, "iloc"):
             validate_data(self, X, skip_check_array=True, reset=reset)
         else:
-            X = validate_data(self, X, dtype=None, ensure_all_finite=False, reset=reset)
+            # Numbers without a sensitive column among them are converted once, here.
+            kind = np.dtype(getattr(X, "dtype", object)).kind
+            if self.sensitive_column is None and kind in "biuf":
+                X = validate_floats(self, X, reset=reset)
+            else:
+                X = validate_data(self, X, dtype=None, ensure_all_finite=False, reset=reset)
         sensitive_features, rest = resolve_sensitive(X, sensitive_features, self.sensitive_column)
         if rest.shape[1] == 0:
             raise ValueError(
@@ -332,13 +338,19 @@ class FeatureRepair(BarycenterMaps):
         if not categorical.any():
             return repaired
         _, rest = self._sensitive_and_rest(X, None, reset=False)
-        if _get_output_config("transform", self)["dense"] == "pandas":
+        output = _get_output_config("transform", self)["dense"]
+        if output in ("pandas", "polars"):
             import pandas as pd
 
             columns, numeric = {}, iter(range(repaired.shape[1]))
             for j, name in enumerate(self.get_feature_names_out()):
                 columns[name] = _column(rest, j) if categorical[j] else repaired[:, next(numeric)]
-            return pd.DataFrame(columns, index=getattr(rest, "index", None))
+            frame = pd.DataFrame(columns, index=getattr(rest, "index", None))
+            if output == "pandas":
+                return frame
+            import polars as pl
+
+            return pl.from_pandas(frame)
         out = np.empty((repaired.shape[0], categorical.shape[0]), dtype=object)
         out[:, ~categorical] = repaired
         out[:, categorical] = np.asarray(_columns(rest, categorical), dtype=object)
@@ -347,25 +359,6 @@ class FeatureRepair(BarycenterMaps):
 
 # --------------------------------------------------------------------------------------------
 # small pure helpers
-
-
-def _check_amount(amount, n_attributes):
-    """One amount per attribute (or one for all), each a number in [0, 1]."""
-    values = np.atleast_1d(np.asarray(amount, dtype=object))
-    valid = values.ndim == 1 and values.shape[0] > 0
-    for value in values.ravel() if valid else ():
-        numeric = isinstance(value, (Real, np.number)) and not isinstance(value, (bool, np.bool_))
-        valid = valid and numeric and 0 <= value <= 1
-    if not valid:
-        raise ValueError(
-            f"amount must be a number in [0, 1] or a sequence of them (one per sensitive "
-            f"attribute), got {amount!r}."
-        )
-    if n_attributes is not None and np.ndim(amount) and values.shape[0] != n_attributes:
-        raise ValueError(
-            f"amount has {values.shape[0]} value(s) but sensitive_features has {n_attributes} "
-            "attribute(s); give one value per attribute, in column order, or a single number."
-        )
 
 
 def _categorical_mask(X):

@@ -8,6 +8,7 @@ import pytest
 
 from skfair.datasets import make_madd_simulation
 from skfair.postprocessing import BarycenterRepair, MADDRepair
+from skfair.preprocessing import CorrelationRemover
 
 
 def _data(n=4000, decimals=None, seed=0):
@@ -150,3 +151,93 @@ def test_repaired_classifier_predicts_partition_by_partition():
         model.predict_proba(dd.from_pandas(frame, npartitions=3)).compute(),
         model.predict_proba(frame),
     )
+
+
+def _weighted_least_squares(X, codes, weights, alpha):
+    """fairlearn's definition with weights: X - alpha * S_c beta, beta the weighted lstsq fit
+    (numpy lstsq on sqrt(w)-scaled rows) of X on the one-hot S centred by its weighted mean."""
+    S = (codes[:, None] == np.unique(codes)).astype(float)
+    centred = S - weights @ S / weights.sum()
+    root = np.sqrt(weights)[:, None]
+    beta = np.linalg.lstsq(root * centred, root * X, rcond=None)[0]
+    return X - alpha * centred @ beta
+
+
+@pytest.fixture
+def nothing_of_size_n_computed(monkeypatch):
+    """Materialising a dask collection on the client raises (the partition sums are computed
+    on the workers and only the merged table comes back)."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a dask collection was materialised on the client")
+
+    for collection in (da.Array, dd.DataFrame, dd.Series):
+        for name in ("__array__", "compute"):
+            monkeypatch.setattr(collection, name, refuse)
+
+
+@pytest.mark.parametrize("chunks", [(1500,), (700, 0, 1, 799), (100,) * 15])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_correlation_remover_fit_on_dask_equals_in_memory(
+    chunks, weighted, nothing_of_size_n_computed, monkeypatch
+):
+    rng = np.random.default_rng(len(chunks))
+    n = 1500
+    attributes = np.column_stack([rng.choice(["f", "m"], n), rng.integers(0, 3, n)])
+    attributes[:700, 1] = "0"  # the first partitions lack some groups
+    X = rng.normal(size=(n, 3)) * [1.0, 10.0, 1e-3] + 5 * (attributes[:, 1] == "2")[:, None]
+    weights = rng.uniform(0.1, 3.0, n) if weighted else None
+    expected = CorrelationRemover(alpha=0.7).fit(
+        X, sensitive_features=attributes, sample_weight=weights
+    )
+    got = CorrelationRemover(alpha=0.7).fit(
+        da.from_array(X, chunks=(chunks, 3)),
+        sensitive_features=da.from_array(attributes, chunks=(chunks, 2)),
+        sample_weight=None if weights is None else da.from_array(weights, chunks=(chunks,)),
+    )
+    monkeypatch.undo()
+    assert got.groups_ == expected.groups_
+    np.testing.assert_array_equal(got.group_counts_, expected.group_counts_)
+    np.testing.assert_allclose(got.group_means_, expected.group_means_, rtol=1e-12)
+    out = got.transform(X, sensitive_features=attributes)
+    np.testing.assert_allclose(
+        out, expected.transform(X, sensitive_features=attributes), atol=1e-10
+    )
+    codes = np.unique(attributes, axis=0, return_inverse=True)[1].reshape(-1)
+    oracle = _weighted_least_squares(X, codes, np.ones(n) if weights is None else weights, 0.7)
+    np.testing.assert_allclose(out, oracle, atol=1e-9)
+
+
+def test_correlation_remover_fit_on_a_dask_dataframe_with_sensitive_column():
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame(rng.normal(size=(900, 2)), columns=["income", "age"])
+    frame.insert(1, "sex", pd.Categorical(rng.choice(["f", "m"], 900)))
+    frame["income"] += 2.0 * (frame["sex"] == "m")
+    expected = CorrelationRemover(sensitive_column="sex").fit(frame)
+    got = CorrelationRemover(sensitive_column="sex").fit(dd.from_pandas(frame, npartitions=4))
+    np.testing.assert_array_equal(got.feature_names_in_, ["income", "sex", "age"])
+    assert got.n_features_in_ == 3 and list(got.get_feature_names_out()) == ["income", "age"]
+    np.testing.assert_allclose(got.transform(frame), expected.transform(frame), atol=1e-10)
+    lazy = got.transform(dd.from_pandas(frame, npartitions=3))
+    np.testing.assert_allclose(lazy.compute(), expected.transform(frame), atol=1e-10)
+
+
+def test_correlation_remover_fit_on_dask_checks_rows_as_in_memory():
+    rng = np.random.default_rng(5)
+    X, group = rng.normal(size=(400, 2)), rng.choice(["a", "b"], 400)
+    X[250, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN or inf"):
+        CorrelationRemover().fit(da.from_array(X, chunks=100), sensitive_features=group)
+    with pytest.raises(ValueError, match="total sample_weight of zero"):
+        CorrelationRemover().fit(
+            da.from_array(np.nan_to_num(X), chunks=100),
+            sensitive_features=da.from_array(group, chunks=100),
+            sample_weight=da.from_array((group == "a").astype(float), chunks=100),
+        )
+    missing = group.astype(object)
+    missing[123] = None
+    with pytest.raises(ValueError, match="missing values"):
+        CorrelationRemover().fit(
+            da.from_array(np.nan_to_num(X), chunks=100),
+            sensitive_features=da.from_array(missing, chunks=100),
+        )

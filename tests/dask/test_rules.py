@@ -9,6 +9,7 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
+from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from skfair import metrics
@@ -194,6 +195,141 @@ def test_meta_estimator_fit_on_a_dask_dataframe_refuses_at_once():
             pytest.raises(TypeError, match=r"fit does not accept dask.*in-memory sample"),
         ):
             model.fit(ddf, y)
+
+
+# --------------------------------------------------------------------------------------------
+# group thresholds fitted on dask: a frozen model's per-group ROC tables
+
+
+def _threshold_data(n=6000, seed=0, decimals=None):
+    rng = np.random.default_rng(seed)
+    groups = rng.choice(["a", "b", "c", "d"], n, p=[0.4, 0.3, 0.2, 0.1])
+    X = np.c_[rng.normal(size=n) + 0.6 * (groups == "b") - 0.4 * (groups == "d"),
+              rng.normal(size=n)]
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n) > 0.3).astype(int)
+    if decimals is not None:
+        X = np.round(X, decimals)
+    weights = rng.choice([0.3, 1.0, 2.5], n)  # not binary fractions: sums round differently
+    model = FrozenEstimator(LogisticRegression().fit(X, y))
+    return X, y, groups, weights, model
+
+
+def _as_frame_collection(X, y, groups, weights, npartitions):
+    frame = pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "g": groups, "w": weights, "y": y})
+    ddf = dd.from_pandas(frame, npartitions=npartitions)  # partition lengths unknown
+    return ddf[["x0", "x1", "g"]], ddf.y, ddf.w
+
+
+@pytest.mark.parametrize("constraint", ["demographic_parity", "equalized_odds"])
+@pytest.mark.parametrize("chunks", [1000, 777, 6000])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_thresholds_fitted_on_dask_equal_the_in_memory_fit(constraint, chunks, weighted):
+    X, y, groups, weights, model = _threshold_data(decimals=3)
+    weights = weights if weighted else None
+    expected = GroupThresholdClassifier(model, constraint=constraint, random_state=0).fit(
+        X, y, sensitive_features=groups, sample_weight=weights
+    )
+    with dask.config.set(scheduler="synchronous"):
+        got = GroupThresholdClassifier(model, constraint=constraint, random_state=0).fit(
+            da.from_array(X, chunks=(chunks, 2)),
+            da.from_array(y, chunks=chunks),
+            sensitive_features=da.from_array(groups, chunks=chunks),
+            sample_weight=None if weights is None else da.from_array(weights, chunks=chunks),
+        )
+    assert got.groups_ == expected.groups_ == ["a", "b", "c", "d"]
+    np.testing.assert_allclose(
+        got.decision_probability(X, sensitive_features=groups),
+        expected.decision_probability(X, sensitive_features=groups),
+        rtol=0,
+        atol=1e-9,
+    )
+    assert got.objective_value_ == pytest.approx(expected.objective_value_, abs=1e-12)
+    assert got.constraint_gap_ <= 1e-9
+    np.testing.assert_array_equal(
+        got.predict(X, sensitive_features=groups), expected.predict(X, sensitive_features=groups)
+    )
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_thresholds_fitted_on_a_dask_dataframe_with_sensitive_column(npartitions):
+    X, y, groups, weights, _ = _threshold_data(n=3000, seed=1, decimals=2)
+    frame = pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "g": groups})
+    model = FrozenEstimator(LogisticRegression().fit(frame[["x0", "x1"]], y))
+    expected = GroupThresholdClassifier(
+        model, constraint="equalized_odds", sensitive_column="g", random_state=0
+    ).fit(frame, y, sample_weight=weights)
+    X_dask, y_dask, w_dask = _as_frame_collection(X, y, groups, weights, npartitions)
+    got = GroupThresholdClassifier(
+        model, constraint="equalized_odds", sensitive_column="g", random_state=0
+    ).fit(X_dask, y_dask, sample_weight=w_dask)
+    assert list(got.feature_names_in_) == ["x0", "x1", "g"]
+    np.testing.assert_allclose(
+        got.decision_probability(frame), expected.decision_probability(frame), atol=1e-9
+    )
+
+
+def test_continuous_scores_need_a_resolution_whose_fit_equals_the_in_memory_one():
+    X, y, groups, _, model = _threshold_data(n=8000, seed=2)  # continuous scores
+    X_dask, y_dask = da.from_array(X, chunks=(500, 2)), da.from_array(y, chunks=500)
+    g_dask = da.from_array(groups, chunks=500)
+    from skfair._dask import _dispatch
+    from skfair.postprocessing._rules import _thresholds_on_dask
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_thresholds_on_dask, "MAX_TABLE_ROWS", 5000)
+        patch.setattr(_dispatch, "MAX_TABLE_ROWS", 5000)
+        with pytest.raises(ValueError, match=r"reached [\d,]+ rows.*Pass resolution="):
+            GroupThresholdClassifier(model).fit(X_dask, y_dask, sensitive_features=g_dask)
+        got = GroupThresholdClassifier(model, resolution=1e-2, random_state=0).fit(
+            X_dask, y_dask, sensitive_features=g_dask
+        )
+    expected = GroupThresholdClassifier(model, resolution=1e-2, random_state=0).fit(
+        X, y, sensitive_features=groups
+    )
+    np.testing.assert_allclose(
+        got.decision_probability(X, sensitive_features=groups),
+        expected.decision_probability(X, sensitive_features=groups),
+        atol=1e-9,
+    )
+    # What the grid costs: the thresholds lie midway between grid points, where rounding
+    # changes value, so the rule decides every raw score as its rounded value: the
+    # constraint holds on the raw scores exactly; the optimum over the rounded scores is
+    # below the exact one by what the rounding loses (5.5e-4 here, 2.2e-4 at 1e-3).
+    exact = GroupThresholdClassifier(model, random_state=0).fit(X, y, sensitive_features=groups)
+    assert abs(got.objective_value_ - exact.objective_value_) < 1e-3
+    probability = got.decision_probability(X, sensitive_features=groups)
+    rates = [probability[groups == g].mean() for g in got.groups_]
+    assert np.ptp(rates) < 1e-9
+
+
+def test_dask_fit_of_a_model_to_train_refuses_and_batch_predictions_refuse():
+    X, y, groups, _, model = _threshold_data(n=500, decimals=2)
+    X_dask, y_dask = da.from_array(X, chunks=(100, 2)), da.from_array(y, chunks=100)
+    g_dask = da.from_array(groups, chunks=100)
+    with (
+        dask.config.set(scheduler=_never_compute),
+        pytest.raises(TypeError, match=r"fit does not accept dask.*FrozenEstimator"),
+    ):
+        GroupThresholdClassifier(LogisticRegression()).fit(
+            X_dask, y_dask, sensitive_features=g_dask
+        )
+    proba = LogisticRegression().fit(X, np.digitize(X[:, 0], [-0.5, 0.5]))
+    for clf in (
+        GroupThresholdClassifier(model, sampling="batch").fit(X, y, sensitive_features=groups),
+        MulticlassGroupThresholdClassifier(FrozenEstimator(proba), sampling="batch").fit(
+            X, sensitive_features=groups
+        ),
+    ):
+        with (
+            dask.config.set(scheduler=_never_compute),
+            pytest.raises(TypeError, match=r"dask collections with sampling='batch'.*'row'"),
+        ):
+            clf.predict(X_dask, sensitive_features=g_dask)
+        # decision probabilities do not draw: they stay lazy and exact
+        np.testing.assert_allclose(
+            clf.decision_probability(X_dask, sensitive_features=g_dask).compute(),
+            clf.decision_probability(X, sensitive_features=groups),
+        )
 
 
 # --------------------------------------------------------------------------------------------

@@ -76,3 +76,45 @@ def test_from_predictions_binary_and_multiclass():
     with pytest.raises(ValueError, match="class probabilities"):
         ParetoFrontDisplay.from_predictions(None, proba * 2, sensitive_features=group)
     plt.close("all")
+
+
+def test_from_predictions_with_a_cost_decreases_and_matches_the_estimator():
+    X, y, group = make_data(seed=3)
+    binary = (y > 0).astype(int)
+    scores = LogisticRegression().fit(X, binary).decision_function(X)
+    cost = {"false_positive": 1.0, "false_negative": 3.0}
+    tolerances = [0.0, 0.02, 0.05, 0.1, 0.3]
+    display = ParetoFrontDisplay.from_predictions(
+        binary, scores, sensitive_features=group, objective="cost", cost=cost,
+        tolerances=tolerances,
+    )
+    # the expected cost of each tolerance's rule, refitted, against a groupby of its decisions
+    for tolerance, value in zip(tolerances, display.objective_values):
+        clf = GroupThresholdClassifier(
+            FrozenEstimator(ScoreColumn().fit(scores[:, None], binary)),
+            objective="cost", cost=cost, tolerance=tolerance,
+        ).fit(scores[:, None], binary, sensitive_features=group)
+        p = clf.decision_probability(scores[:, None], sensitive_features=group)
+        expected = (1.0 * (p * (binary == 0)).sum() + 3.0 * ((1 - p) * (binary == 1)).sum())
+        assert value == pytest.approx(expected / len(binary), abs=1e-12)
+    # a cost is minimised: looser tolerances cost less
+    assert (np.diff(display.objective_values) <= 1e-12).all()
+    assert display.ax_.get_ylabel() == "expected cost"
+    plt.close("all")
+
+
+def test_from_predictions_names_a_misspelt_option():
+    X, y, group = make_data()
+    binary = (y > 0).astype(int)
+    with pytest.raises(ValueError, match=r"constraint='demographic_partiy' is not one of \["):
+        ParetoFrontDisplay.from_predictions(
+            binary, X[:, 0], sensitive_features=group, constraint="demographic_partiy"
+        )
+    proba = LogisticRegression().fit(X, y).predict_proba(X)
+    with pytest.raises(ValueError, match=r"objective='cost' is not one of \['accuracy'"):
+        ParetoFrontDisplay.from_predictions(None, proba, sensitive_features=group, objective="cost")
+    with pytest.raises(ValueError, match="cost is an objective of binary decisions"):
+        ParetoFrontDisplay.from_predictions(
+            None, proba, sensitive_features=group, cost={"false_positive": 1, "false_negative": 1}
+        )
+    plt.close("all")

@@ -106,3 +106,19 @@ def test_from_predictions_with_predictive_parity_and_cost():
         GroupThresholdDisplay.from_predictions(
             y, y_score, sensitive_features=group, constraint="parity"
         )
+
+
+def test_displays_read_the_estimators_results_instead_of_solving():
+    """The Displays fit (or take) the estimators and read their results: no plotting module
+    imports the linear programs, so a Display and an estimator cannot choose differently."""
+    import ast
+    from pathlib import Path
+
+    import skfair.plotting
+
+    solvers = ("_threshold_lp", "_multiclass_lp", "_rules._pareto", "_predictive_parity",
+               "skfair._linprog")
+    for path in Path(skfair.plotting.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert not node.module.endswith(solvers), (path.name, node.module)

@@ -644,7 +644,7 @@ def test_memory_is_linear():
 
 @pytest.mark.parametrize("n_groups", [3, 40])
 def test_per_cell_loop_and_vectorised_key_search_agree(n_groups, monkeypatch):
-    # Up to _CELL_LOOP cells the values are searched cell by cell, beyond with integer keys;
+    # Up to FEW_CODES cells the values are searched cell by cell, beyond with integer keys;
     # forcing the other path on the same data must give the same output.
     rng = np.random.default_rng(25)
     codes = rng.integers(0, n_groups, 4000)
@@ -658,7 +658,7 @@ def test_per_cell_loop_and_vectorised_key_search_agree(n_groups, monkeypatch):
         return in_sample, fitted.transform(queries, sensitive_features=query_codes)
 
     default = run()
-    monkeypatch.setattr(barycenter_module, "_CELL_LOOP", 1000 if n_groups > 16 else 1)
+    monkeypatch.setattr(barycenter_module, "FEW_CODES", 1000 if n_groups > 16 else 1)
     forced = run()
     assert np.array_equal(default[0], forced[0]) and np.array_equal(default[1], forced[1])
     pairwise_ks(default[0][:, 0], codes)

@@ -444,3 +444,60 @@ def test_dask_fit_is_refused_at_once_and_predict_runs_block_by_block():
     np.testing.assert_array_equal(
         lazy.compute(), clf.decision_probability(X, sensitive_features=group)
     )
+
+
+# --------------------------------------------------------------------------------------------
+# tolerance 0 on any data set (hypothesis)
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from skfair.postprocessing import threshold_pareto_front  # noqa: E402
+
+
+@st.composite
+def probability_problems(draw):
+    n = draw(st.integers(20, 150))
+    n_classes = draw(st.integers(3, 5))
+    n_groups = draw(st.integers(2, 4))
+    seed = draw(st.integers(0, 2**32 - 1))
+    # sharp models too: their far-off classes get probabilities down to 1e-30
+    scale = draw(st.sampled_from([0.5, 2.0, 8.0, 30.0]))
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, n_groups, n)
+    groups[:n_groups] = np.arange(n_groups)
+    shift = rng.normal(size=(n_groups, n_classes))[groups]
+    logits = scale * (rng.normal(size=(n, n_classes)) + shift)
+    P = np.exp(logits - logits.max(axis=1, keepdims=True))
+    weights = rng.integers(1, 4, n).astype(float) if draw(st.booleans()) else None
+    return P / P.sum(axis=1, keepdims=True), groups, weights
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    problem=probability_problems(),
+    constraint=st.sampled_from(CONSTRAINTS),
+    objective=st.sampled_from(OBJECTIVES),
+)
+def test_tolerance_zero_is_always_met(problem, constraint, objective):
+    # A constant rule (every row the same class distribution) has U_DP = U_EO = 0, so the
+    # program is feasible at tolerance 0 on every data set. The solver dropped matrix entries
+    # below 1e-9 (a row's tiny share of its group's weight in a stratum), so the shares it
+    # saw did not add up, and about half of such data sets were "infeasible".
+    P, groups, weights = problem
+    clf, X = on_probabilities(P, groups, weights, constraint=constraint, objective=objective)
+    w = np.ones(len(P)) if weights is None else weights
+    Q = clf.decision_probability(X, sensitive_features=groups)
+    assert expected_unfairness(constraint, P, Q, w, groups) <= 1e-9
+    assert clf.constraint_gap_ <= 1e-9
+    # at least as good as the best constant rule, which is feasible
+    n, K = P.shape
+    best_constant = max(
+        expected_objective(objective, P, np.tile(np.eye(K)[k], (n, 1)), w) for k in range(K)
+    )
+    assert clf.objective_value_ >= best_constant - 1e-12
+    front = threshold_pareto_front(
+        clf, X, sensitive_features=groups, sample_weight=weights, tolerances=[0.0, 1e-9, 0.01]
+    )
+    assert (front.constraint_gaps <= front.tolerances + 1e-9).all()
+    assert front.objective_values[0] == pytest.approx(clf.objective_value_, abs=1e-9)

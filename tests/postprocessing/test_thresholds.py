@@ -547,6 +547,106 @@ def test_clear_errors():
     assert not hasattr(clf, "predict_proba")
 
 
+# --------------------------------------------------------------------------------------------
+# heavy weights: an exact oracle in rational arithmetic
+
+
+def _upper_hull_exact(points):
+    """Upper concave hull of points (x, y) given as Fractions, by Andrew's monotone chain."""
+    hull = []
+    for p in sorted(set(points)):
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2], hull[-1]
+            if (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1) >= 0:
+                hull.pop()  # hull[-1] is on or under the chord: not a vertex
+            else:
+                break
+        hull.append(p)
+    return hull
+
+
+def _at_exact(hull, x):
+    """The hull's value at x (within its range), exactly."""
+    for (x1, y1), (x2, y2) in zip(hull, hull[1:]):
+        if x1 <= x <= x2:
+            return y1 if x2 == x1 else y1 + (y2 - y1) * (x - x1) / (x2 - x1)
+    raise AssertionError("x outside the hull")
+
+
+def _demographic_parity_optimum(scores, y, groups, weights):
+    """Exact optimal accuracy at demographic parity, tolerance 0, for integer weights.
+
+    Per group, the randomised rules reach exactly the concave envelope of the points
+    (selected weight, true positive weight) of the rules "score >= t"; at a common selection
+    rate r each group's best accuracy gain is 2 TP(r) - r W, concave and piecewise linear
+    in r, so the optimum is at one of the groups' envelope vertices.
+    """
+    from fractions import Fraction
+
+    envelopes, totals = [], []
+    for g in np.unique(groups):
+        s, yy = scores[groups == g], y[groups == g]
+        w = [int(v) for v in weights[groups == g]]
+        W = sum(w)
+        points = [(Fraction(0), Fraction(0))]
+        for t in np.unique(s)[::-1]:
+            chosen = np.flatnonzero(s >= t)
+            selected = sum(w[i] for i in chosen)
+            positive = sum(w[i] for i in chosen if yy[i] == 1)
+            points.append((Fraction(selected, W), Fraction(positive)))
+        envelopes.append(_upper_hull_exact(points))
+        totals.append((W, sum(w[i] for i in range(len(w)) if yy[i] == 0)))
+    total = sum(W for W, _ in totals)
+    best = None
+    for r in sorted({x for hull in envelopes for x, _ in hull}):
+        correct = sum(
+            2 * _at_exact(hull, r) - r * W + N for hull, (W, N) in zip(envelopes, totals)
+        )
+        best = correct if best is None else max(best, correct)
+    return float(best / total)
+
+
+@pytest.mark.parametrize("power", [40, 54, 200, 1000])
+def test_heavy_weights_give_the_exact_optimum(power):
+    # Ten rows of groups 0 and 1 weigh 2**power (2**40 is about 1e12) and the rest 1; group 2
+    # has light rows only. Until the program moved to the hulls' vertices, rows weighing 1e12
+    # let the solver put a group's point 1e-12 off its hull (within its tolerance) at a far
+    # higher TPR than reachable: the fitted rule met the constraint but reached 0.5 where the
+    # optimum is above 0.8; from 1e16 the program had NaN rows.
+    scores, y, groups = make_scores(600, 3, 12, n_distinct=40)
+    weights = np.ones(len(y))
+    heavy = np.r_[np.flatnonzero(groups == 0)[:5], np.flatnonzero(groups == 1)[:5]]
+    weights[heavy] = 2.0**power
+    clf, X = on_scores(scores, y, groups, weights, constraint="demographic_parity")
+    rates = expected_rates(
+        clf.decision_probability(X, sensitive_features=groups), y, groups, weights
+    )
+    assert gap_of("demographic_parity", rates) <= 1e-9
+    assert clf.constraint_gap_ <= 1e-9
+    assert objective_of("accuracy", rates) == pytest.approx(clf.objective_value_, abs=1e-12)
+    exact_weights = np.ones(len(y), dtype=object)  # Python integers: exact sums
+    exact_weights[heavy] = 2**power
+    exact = _demographic_parity_optimum(scores, y, groups, exact_weights)
+    assert clf.objective_value_ == pytest.approx(exact, abs=1e-9)
+
+
+def test_the_exact_oracle_agrees_with_the_program_on_ordinary_weights():
+    scores, y, groups = make_scores(300, 3, 7, n_distinct=25)
+    weights = np.random.default_rng(0).integers(1, 4, len(y))
+    clf, _ = on_scores(scores, y, groups, weights.astype(float))
+    assert clf.objective_value_ == pytest.approx(
+        _demographic_parity_optimum(scores, y, groups, weights), abs=1e-12
+    )
+
+
+def test_a_weight_range_float64_cannot_sum_is_refused():
+    scores, y, groups = make_scores(200, 2, 3)
+    weights = np.ones(len(y))
+    weights[0], weights[1] = 1e-200, 1e200  # 1e400 times the smallest
+    with pytest.raises(ValueError, match=r"sample_weight ranges from 1e-200 to 1e\+200"):
+        on_scores(scores, y, groups, weights)
+
+
 def test_fairlearn_habits_get_messages_that_name_our_parameters():
     """ThresholdOptimizer's names (constraints=, prefit=, predict_method=, positional
     arguments, predict(random_state=), _pmf_predict) are met with our parameter's name."""

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import polars as pl
 import pytest
 import sklearn
 from hypothesis import given, settings
@@ -239,6 +240,43 @@ def test_categorical_columns_pass_through_unchanged_with_a_warning():
     assert list(framed.index) == list(range(100))
     with pytest.raises(ValueError, match="all categorical"):
         FeatureRepair().fit(frame[["city", "group"]], sensitive_features=groups)
+
+
+@pytest.mark.parametrize("library", ["polars", "polars-lazy", "pyarrow"])
+def test_sensitive_column_of_polars_and_pyarrow_frames(library):
+    """A polars (eager or lazy) or pyarrow frame is read as the same pandas frame would be:
+    its column names select the sensitive column, and set_output keeps working."""
+    X, groups = make_data(400, seed=5)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(
+        group=np.array(["u", "v", "w"])[groups], kind=np.where(X[:, 2] > 3, "hi", "lo")
+    )
+    convert = {
+        "polars": pl.from_pandas,
+        "polars-lazy": lambda f: pl.from_pandas(f).lazy(),
+        "pyarrow": lambda f: pl.from_pandas(f).to_arrow(),
+    }[library]
+    expected = FeatureRepair(random_state=0, sensitive_column="group")
+    with pytest.warns(UserWarning, match=r"\['kind'\] are categorical"):
+        in_sample = expected.fit_transform(frame)
+    repair = FeatureRepair(random_state=0, sensitive_column="group")
+    with pytest.warns(UserWarning, match=r"\['kind'\] are categorical"):
+        np.testing.assert_array_equal(repair.fit_transform(convert(frame)), in_sample)
+    np.testing.assert_array_equal(repair.feature_names_in_, frame.columns)
+    np.testing.assert_array_equal(
+        repair.transform(convert(frame.iloc[:50])), expected.transform(frame.iloc[:50])
+    )
+    max_ks(in_sample[:, :3].astype(float), groups, strict_bound=True)
+
+    for output in ("pandas", "polars"):
+        repair.set_output(transform=output)
+        out = repair.transform(convert(frame.iloc[:50]))
+        assert list(out.columns) == ["a", "b", "c", "kind"]
+        numbers = out[["a", "b", "c"]].to_numpy()
+        assert numbers.dtype == np.float64  # the numbers are not boxed as objects
+        np.testing.assert_array_equal(
+            numbers, expected.transform(frame.iloc[:50])[:, :3].astype(float)
+        )
+        assert list(out["kind"]) == list(frame["kind"].iloc[:50])
 
 
 def test_pipeline_column_transformer_and_grid_search():

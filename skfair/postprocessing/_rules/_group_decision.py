@@ -104,6 +104,20 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
             shares, keys, codes[rows], self._seed, sampling=self.sampling, order=order
         )
 
+    def _refuse_batch_sampling_on_dask(self):
+        """``sampling="batch"`` draws a group's random decisions together, in score order
+        over the whole batch: on a dask collection that order is a sort of all its rows."""
+        if self.sampling == "batch":
+            raise TypeError(
+                f"{type(self).__name__}.predict does not accept dask collections with "
+                "sampling='batch': the batch's systematic sampling takes the randomised rows "
+                "of each group in score order over the whole collection, which needs all its "
+                "rows sorted together, not a table of them. Use sampling='row' (each row's "
+                "decision is keyed on its own values: the same on dask as in memory), or "
+                "predict each partition as its own batch explicitly "
+                "(ddf.map_partitions(clf.predict))."
+            )
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         estimator_tags = get_tags(self.estimator)

@@ -19,75 +19,8 @@ Fawcett, T. and Niculescu-Mizil, A. (2007). PAV and the ROC convex hull. Machine
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from sklearn.isotonic import isotonic_regression
-
-
-@dataclass(frozen=True)
-class ScoreBlocks:
-    """Distinct (group, score) values with the weight of positives and negatives at each.
-
-    Blocks are sorted by group, then by decreasing score; the blocks of group ``g`` are
-    ``slice(group_starts[g], group_starts[g + 1])``.
-    """
-
-    scores: np.ndarray
-    positive: np.ndarray
-    negative: np.ndarray
-    group_starts: np.ndarray
-
-    def group(self, g):
-        """``(scores, positive weights, negative weights)`` of group ``g``, scores decreasing."""
-        part = slice(self.group_starts[g], self.group_starts[g + 1])
-        return self.scores[part], self.positive[part], self.negative[part]
-
-
-def score_blocks(scores, positive, weights, codes, n_groups):
-    """Aggregate the weight of positives and negatives at each distinct score of each group.
-
-    Parameters
-    ----------
-    scores : ndarray of shape (n_samples,)
-        Finite scores; higher means more likely positive.
-    positive : ndarray of bool of shape (n_samples,)
-        Whether the sample is positive.
-    weights : ndarray of shape (n_samples,)
-        Non-negative sample weights. Rows of weight 0 are left out.
-    codes : ndarray of int of shape (n_samples,)
-        Group code of each sample, in ``range(n_groups)``.
-    n_groups : int
-
-    Returns
-    -------
-    ScoreBlocks
-    """
-    keep = weights > 0
-    if not keep.all():
-        scores, positive, weights, codes = scores[keep], positive[keep], weights[keep], codes[keep]
-    order = np.argsort(-scores)  # ties need no order: they are pooled into one block
-    # Then stably by group: a radix sort for small integer codes.
-    narrow = next(
-        t for t in (np.uint8, np.uint16, np.uint32, np.intp) if n_groups <= np.iinfo(t).max
-    )
-    order = order[np.argsort(codes[order].astype(narrow), kind="stable")]
-    scores, codes = scores[order], codes[order]
-    weights, positive = weights[order], positive[order]
-    new_block = np.empty(scores.shape[0], dtype=bool)
-    new_block[:1] = True
-    np.not_equal(scores[1:], scores[:-1], out=new_block[1:])
-    new_block[1:] |= codes[1:] != codes[:-1]
-    starts = np.flatnonzero(new_block)
-    positive_weight = np.add.reduceat(np.where(positive, weights, 0.0), starts)
-    total_weight = np.add.reduceat(weights, starts)
-    block_codes = codes[starts]
-    return ScoreBlocks(
-        scores=scores[starts],
-        positive=positive_weight,
-        negative=total_weight - positive_weight,
-        group_starts=np.searchsorted(block_codes, np.arange(n_groups + 1)),
-    )
 
 
 def cut_points(scores):
@@ -146,18 +79,6 @@ def upper_hull(scores, positive, negative):
     fpr, tpr = roc_points(positive, negative)
     vertices = np.r_[0, ends + 1]
     return fpr[vertices], tpr[vertices], np.r_[np.inf, cut_points(scores)[ends]]
-
-
-def hull_halfplanes(fpr, tpr):
-    """The hull segments as half-planes ``a x + b y <= c`` (rows of unit norm).
-
-    A point ``(x, y)`` with ``0 <= x <= 1`` lies on or under the upper hull exactly when it
-    satisfies every row.
-    """
-    dx, dy = np.diff(fpr), np.diff(tpr)
-    norm = np.hypot(dx, dy)
-    a, b = -dy / norm, dx / norm
-    return a, b, a * fpr[:-1] + b * tpr[:-1]
 
 
 def point_on_hull(fpr, tpr, thresholds, x):

@@ -31,8 +31,8 @@ from skfair._utils._random import SAMPLINGS, draw_seed
 from skfair._utils._response import get_response_values
 from skfair._utils._validation import check_weights
 from skfair.metrics._multiclass import _max_gap_to_population
-from skfair.postprocessing._group_decision import GroupDecisionMixin
-from skfair.postprocessing._multiclass_lp import CONSTRAINTS, OBJECTIVES, FairArgmaxProgram
+from skfair.postprocessing._rules._group_decision import GroupDecisionMixin
+from skfair.postprocessing._rules._multiclass_lp import CONSTRAINTS, OBJECTIVES, FairArgmaxProgram
 
 # Weights of a fixed projection of the class probabilities, used to key a row's random draw
 # when X cannot be read row by row: square roots of primes.
@@ -84,7 +84,8 @@ class MulticlassGroupThresholdClassifier(
         sampling (the last rule to its expected number of tied rows rounded, each other
         within a row of its expected number given the rules drawn before it), so the
         batch's realised rates stay closer to the fitted ones; a row's class then depends
-        on the batch it comes with.
+        on the batch it comes with. ``"batch"`` is refused on dask collections (a sort of
+        all their rows).
     sensitive_column : str, int or list of them, default=None
         Column(s) of X holding the sensitive features, removed before the model sees X
         (unless ``drop_sensitive=False``). This mode works inside ``GridSearchCV`` and with
@@ -427,12 +428,14 @@ class MulticlassGroupThresholdClassifier(
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
-            Drawn as ``sampling`` says. On a dask collection, a lazy dask array in which
-            each partition is a batch: the classes equal those of ``predict`` called on each
-            partition in turn.
+            Drawn as ``sampling`` says. On a dask collection (``sampling="row"`` only), a
+            lazy dask array: the classes equal those of ``predict`` called on each partition
+            in turn, which are the in-memory ones except for copies of a row that fall in
+            different partitions.
         """
         if uses_dask(X, sensitive_features):
             check_is_fitted(self)
+            self._refuse_batch_sampling_on_dask()
             return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
         probabilities, codes, X_model = self._scores_and_codes(X, sensitive_features)
         key_scores = probabilities @ np.resize(_KEY_WEIGHTS, probabilities.shape[1])

@@ -2,9 +2,10 @@
 
 Every group's operating point ``(FPR, TPR)`` ranges over the convex region under the upper hull
 of its ROC curve and above the diagonal; every supported objective and every parity constraint
-is linear in these points (Hardt, Price & Srebro 2016, Section 4). The program has
-``2 * n_groups + 4`` variables and one row per hull segment; HiGHS solves it exactly (up to
-its feasibility tolerance, set to 1e-10).
+is linear in these points (Hardt, Price & Srebro 2016, Section 4). The region is the convex hull
+of the upper hull's vertices, so the program has one variable per vertex (the point's mixing
+weights), one equality per group and two rows per group and constrained rate; HiGHS solves it
+exactly (up to its feasibility tolerance, set to 1e-10).
 """
 
 from __future__ import annotations
@@ -12,12 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.sparse import coo_matrix
+from scipy.sparse import csr_matrix
 
 from skfair._linprog import solve_lp
-from skfair.postprocessing._predictive_parity import solve_predictive_parity
-from skfair.postprocessing._roc_hull import (
-    hull_halfplanes,
+from skfair.postprocessing._rules._predictive_parity import solve_predictive_parity
+from skfair.postprocessing._rules._roc_hull import (
     point_on_hull,
     rate_rule,
     roc_points,
@@ -109,6 +109,13 @@ def solve_thresholds(geometries, constraint, objective, tolerance, *, cost=None)
     A rate of a group with no sample of the class it conditions on is undefined: it is left
     out of the constraint and free in the program (reported as NaN). ``cost`` is
     ``(false_positive_cost, false_negative_cost)`` for ``objective="cost"``.
+
+    Each group's operating point is a convex combination of its hull's vertices (its reachable
+    region is their convex hull: the region under the upper hull and above the diagonal, both
+    ends of which are vertices), one variable per vertex. Whatever the solver's tolerances,
+    the point is then inside the region: a group whose hull has features far below the
+    solver's feasibility tolerance (a few rows weighing 10^12 times the others) is not
+    moved off its hull by them, as it would be by a row per hull segment ``a x + b y <= c``.
     """
     n_groups = len(geometries)
     pos = np.array([geo.positive for geo in geometries])
@@ -116,59 +123,93 @@ def solve_thresholds(geometries, constraint, objective, tolerance, *, cost=None)
     alpha, beta = gain_weights(objective, pos.sum(), neg.sum(), cost)
     if constraint == "predictive_parity":
         return solve_predictive_parity(geometries, alpha, beta, tolerance)
-    x_index, y_index = np.arange(n_groups), n_groups + np.arange(n_groups)
-    n_variables = 2 * n_groups + 4
+    vertices = [_region_vertices(geo) for geo in geometries]
+    sizes = np.array([fpr.size for fpr, _ in vertices])
+    group_of = np.repeat(np.arange(n_groups), sizes)
+    fpr = np.concatenate([fpr for fpr, _ in vertices])
+    tpr = np.concatenate([tpr for _, tpr in vertices])
+    n_mix = fpr.size
+    rates = _CONSTRAINED[constraint]
+    n_variables = n_mix + 2 * len(rates)  # the mixing weights, then (lo, hi) per rate
     objective_cost = np.zeros(n_variables)  # minimised: minus the objective's linear part
-    objective_cost[y_index], objective_cost[x_index] = -alpha * pos, beta * neg
+    objective_cost[:n_mix] = beta * neg[group_of] * fpr - alpha * pos[group_of] * tpr
+    mixing = np.arange(n_mix)
+    A_eq = csr_matrix(
+        (np.ones(n_mix), (group_of, mixing)), shape=(n_groups, n_variables)
+    )  # each group's weights sum to one
 
     rows, cols, values, bounds = [], [], [], []
-
-    def add_row(columns, coefficients, bound):
-        rows.extend([len(bounds)] * len(columns))
-        cols.extend(columns)
-        values.extend(coefficients)
-        bounds.append(bound)
-
-    for g, geo in enumerate(geometries):
-        if geo.hull is None:
-            continue
-        a, b, c = hull_halfplanes(geo.hull[0], geo.hull[1])
-        first = len(bounds)
-        rows.extend(np.repeat(np.arange(first, first + len(c)), 2).tolist())
-        cols.extend([x_index[g], y_index[g]] * len(c))
-        values.extend(np.column_stack([a, b]).ravel().tolist())
-        bounds.extend(c.tolist())
-        add_row([x_index[g], y_index[g]], [1.0, -1.0], 0.0)  # on or above the diagonal
-
-    for pair, rate in enumerate(_CONSTRAINED[constraint]):
-        lo, hi = 2 * n_groups + 2 * pair, 2 * n_groups + 2 * pair + 1
-        for g in range(n_groups):
-            columns, coefficients = _rate_terms(rate, g, pos[g], neg[g], x_index, y_index)
-            if columns is None:
-                continue
-            add_row([*columns, hi], [*coefficients, -1.0], 0.0)
-            add_row([*columns, lo], [-v for v in coefficients] + [1.0], 0.0)
-        add_row([hi, lo], [1.0, -1.0], float(tolerance))
-
-    matrix = coo_matrix((values, (rows, cols)), shape=(len(bounds), n_variables)).tocsr()
+    n_rows = 0
+    for pair, rate in enumerate(rates):
+        lo, hi = n_mix + 2 * pair, n_mix + 2 * pair + 1
+        coefficient = _rate_coefficients(rate, fpr, tpr, pos[group_of], neg[group_of])
+        defined = np.flatnonzero(_rate_defined(rate, pos, neg))
+        row_of = np.full(n_groups, -1)
+        row_of[defined] = n_rows + 2 * np.arange(defined.size)
+        terms = np.flatnonzero(row_of[group_of] >= 0)
+        # rate_a - hi <= 0 and lo - rate_a <= 0 for every group whose rate is defined
+        rows += [row_of[group_of[terms]], row_of[group_of[terms]] + 1]
+        cols += [terms, terms]
+        values += [coefficient[terms], -coefficient[terms]]
+        rows += [row_of[defined], row_of[defined] + 1]
+        cols += [np.full(defined.size, hi), np.full(defined.size, lo)]
+        values += [-np.ones(defined.size), np.ones(defined.size)]
+        bounds.append(np.zeros(2 * defined.size))
+        n_rows += 2 * defined.size
+        rows.append([n_rows, n_rows])  # hi - lo <= tolerance
+        cols.append([hi, lo])
+        values.append([1.0, -1.0])
+        bounds.append([float(tolerance)])
+        n_rows += 1
+    matrix = csr_matrix(
+        (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
+        shape=(n_rows, n_variables),
+    )
     result = solve_lp(
         objective_cost,
         A_ub=matrix,
-        b_ub=np.asarray(bounds),
-        bounds=[(0.0, 1.0)] * n_variables,
+        b_ub=np.concatenate(bounds),
+        A_eq=A_eq,
+        b_eq=np.ones(n_groups),
+        bounds=(0.0, 1.0),
         what="The threshold linear program",
     )
-    return result.x[x_index], result.x[y_index]
+    weights = result.x[:n_mix].clip(0.0)
+    total = np.bincount(group_of, weights, minlength=n_groups)
+    return (
+        np.bincount(group_of, weights * fpr, minlength=n_groups) / total,
+        np.bincount(group_of, weights * tpr, minlength=n_groups) / total,
+    )
 
 
-def _rate_terms(rate, g, pos, neg, x_index, y_index):
-    """Linear terms of a group's rate in the program's variables, or None when undefined."""
+def _region_vertices(geometry):
+    """``(fpr, tpr)`` of the vertices whose convex hull is the group's reachable region.
+
+    The upper hull's vertices (from ``(0, 0)`` to ``(1, 1)``); for a group with one class,
+    whose one defined rate ranges over [0, 1], the two ends ``(0, 0)`` and ``(1, 1)``.
+    """
+    if geometry.hull is None:
+        return np.array([0.0, 1.0]), np.array([0.0, 1.0])
+    return geometry.hull[0], geometry.hull[1]
+
+
+def _rate_defined(rate, pos, neg):
+    """Whether each group's ``rate`` is defined (it has samples of the class it needs)."""
     if rate == "tpr":
-        return ([y_index[g]], [1.0]) if pos > 0 else (None, None)
+        return pos > 0
     if rate == "fpr":
-        return ([x_index[g]], [1.0]) if neg > 0 else (None, None)
+        return neg > 0
+    return np.ones(pos.shape, dtype=bool)
+
+
+def _rate_coefficients(rate, fpr, tpr, pos, neg):
+    """Each vertex's value of ``rate`` (``pos``, ``neg``: its group's class weights)."""
+    if rate == "tpr":
+        return tpr
+    if rate == "fpr":
+        return fpr
     share = pos / (pos + neg)
-    return [y_index[g], x_index[g]], [share, 1.0 - share]
+    return share * tpr + (1.0 - share) * fpr
 
 
 def group_rule(geometry, fpr, tpr):
@@ -235,10 +276,10 @@ def _least_spread_of(geometry, x, y, i, j):
         # (x, y) - anchor = a (V_i - anchor) + c (V_j - anchor), by Cramer's rule
         xi, yi, xj, yj = fpr[i] - anchor, tpr[i] - anchor, fpr[j] - anchor, tpr[j] - anchor
         det = xi * yj - xj * yi
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):  # det 0: not a triangle
             a = ((x - anchor) * yj - xj * (y - anchor)) / det
             c = (xi * (y - anchor) - (x - anchor) * yi) / det
-        inside = (np.abs(det) > 1e-12) & (a >= -1e-12) & (c >= -1e-12) & (a + c <= 1 + 1e-12)
+            inside = (np.abs(det) > 1e-12) & (a >= -1e-12) & (c >= -1e-12) & (a + c <= 1 + 1e-12)
         if not inside.any():
             continue
         a, c = np.clip(a[inside], 0, 1), np.clip(c[inside], 0, 1)
@@ -276,7 +317,7 @@ def _spread(geometry, rule):
     for weights, total in ((positive, geometry.positive), (negative, geometry.negative)):
         cumulative = np.concatenate([[0.0], np.cumsum(weights)])
         runs = np.diff(np.r_[0.0, cumulative[cuts], cumulative[-1]])
-        spread += float(levels * (1 - levels) @ runs) / total**2
+        spread += float(levels * (1 - levels) @ (runs / total)) / total
     return spread
 
 

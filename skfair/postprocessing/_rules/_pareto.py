@@ -7,26 +7,27 @@ import numpy as np
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
 
-from skfair._dask import check_in_memory
+from skfair._dask import check_in_memory, round_to_grid
+from skfair._stats._roc import score_blocks
 from skfair._utils._compat import validate_params
 from skfair._utils._validation import check_weights
-from skfair.postprocessing._multiclass_lp import FairArgmaxProgram
-from skfair.postprocessing._multiclass_thresholds import (
+from skfair.postprocessing._rules._multiclass_lp import FairArgmaxProgram
+from skfair.postprocessing._rules._multiclass_thresholds import (
     MulticlassGroupThresholdClassifier,
     decision_summary,
 )
-from skfair.postprocessing._roc_hull import score_blocks
-from skfair.postprocessing._threshold_lp import (
+from skfair.postprocessing._rules._threshold_lp import (
     constraint_gap,
     group_geometry,
     group_rule,
     rule_rates,
     solve_thresholds,
 )
-from skfair.postprocessing._thresholds import (
+from skfair.postprocessing._rules._thresholds import (
     GroupThresholdClassifier,
     _objective_value,
     _rates_table,
+    relative_weights,
 )
 
 #: Number of tolerances of the default range, from 0 to the unconstrained rule's gap.
@@ -81,9 +82,12 @@ def threshold_pareto_front(
     front : Bunch
         ``tolerances``, ``objective_values`` and ``constraint_gaps`` (ndarrays of the same
         length, tolerances increasing), and ``constraint``, ``objective`` (the estimator's).
-        ``objective_values`` is non-decreasing; each gap is at most its tolerance. The gap is
-        the largest difference of the constrained rates between two groups for
-        :class:`GroupThresholdClassifier`, ``U_DP`` or ``U_EO`` for the multi-class rule.
+        ``objective_values[i]`` is the estimator's ``objective_value_`` at ``tolerances[i]``:
+        non-decreasing in the tolerance for the objectives that are maximised, and
+        non-increasing for ``objective="cost"`` (the expected cost, minimised); each gap is
+        at most its tolerance. The gap is the largest difference of the constrained rates
+        between two groups for :class:`GroupThresholdClassifier`, ``U_DP`` or ``U_EO`` for the
+        multi-class rule.
 
     See Also
     --------
@@ -92,8 +96,8 @@ def threshold_pareto_front(
     Notes
     -----
     The optimal objective is a concave, piecewise-linear function of the tolerance (the
-    value of a linear program whose right-hand side moves linearly), so the straight lines
-    between the points are below the front.
+    value of a linear program whose right-hand side moves linearly; a cost is convex), so
+    the straight lines between the points are on the feasible side of the front.
 
     References
     ----------
@@ -141,9 +145,11 @@ def threshold_pareto_front(
                 "the observed labels."
             )
         positive = np.asarray(y) == estimator.pos_label_
+        if estimator.resolution is not None:
+            scores = round_to_grid(scores, estimator.resolution)
         front = binary_front(
-            scores, positive, weights, codes, n_groups, constraint, objective, tolerances,
-            cost=estimator._cost,
+            scores, positive, relative_weights(weights), codes, n_groups, constraint,
+            objective, tolerances, cost=estimator._cost,
         )
     return Bunch(**front, constraint=constraint, objective=objective)
 

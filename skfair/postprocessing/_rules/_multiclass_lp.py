@@ -62,6 +62,9 @@ _TIE_TOLERANCES = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5)
 # Programs with at most this many nonzeros per row are solved per row at once (measured:
 # faster than the refinement's rounds below about 10^5 nonzeros).
 _PER_ROW_SIZE = 100_000
+# Shares (of a group's weight in a stratum, or of the population's) below this are left out
+# of the program, and the others rescaled: the solver drops matrix entries that small.
+_SMALLEST_SHARE = 1.5e-12
 # The tie-breaking mixture reproduces the tied rows' statistics to this, in rate units.
 _MIXTURE_TOLERANCE = 1e-11
 
@@ -253,7 +256,8 @@ class FairArgmaxProgram:
 
     def solve(self, tolerance):
         """The optimum at ``tolerance`` (a :class:`Solution`)."""
-        previous = -np.inf
+        previous, best = -np.inf, None
+        n_rows = self.codes.shape[0]
         for _ in range(_MAX_ROUNDS):
             B = int(self.blocks.max()) + 1
             block_group = np.zeros(B, dtype=np.intp)
@@ -265,17 +269,25 @@ class FairArgmaxProgram:
                 [np.bincount(self.blocks, c, minlength=B) for c in self.gains.T], axis=1
             )
             value, split, prices, offset = self._restricted(block_group, mass, gain, tolerance)
-            mixture = split[self.blocks]
             scores = self.row_scores(prices)
             scale = max(1.0, abs(value))
             gap = offset + float(self.weights @ scores.max(axis=1)) - value
-            if gap <= _CERTIFICATE * scale:
+            # The best round: the highest value, and of equal values the best certificate (a
+            # coarser partition's multipliers certify less).
+            if best is None or value > best[0] + 1e-14 * scale or (
+                value >= best[0] - 1e-14 * scale and gap < best[3]
+            ):
+                best = (value, prices, split[self.blocks], gap)
+            # One block per row is the program itself: its multipliers certify it, up to the
+            # shares left out (see _restricted).
+            if gap <= _CERTIFICATE * scale or n_rows == B:
                 break
             # Merging is allowed only after progress, so that merges and splits cannot cycle.
             blocks = self._repartition(split, scores, merge=value > previous + 1e-14 * scale)
             if _same_partition(blocks, self.blocks):  # nothing left to split
                 break
             self.blocks, previous = blocks, value
+        value, prices, mixture, gap = best
         if gap > 1e-9 * max(1.0, abs(value)):
             warnings.warn(
                 f"The multi-class fairness program stopped {gap:.3g} below its Lagrangian "
@@ -315,65 +327,96 @@ class FairArgmaxProgram:
         offset)``: the blocks' class distributions ``split`` (B, K), the multipliers, and the
         Lagrangian bound's constant, the bound at ``prices`` being
         ``offset + sum_i w_i max_k score_ik``.
+
+        Variables: the blocks' distributions ``x[b, k]``, each group's rates ``r[a, d, k]``
+        (where the group has weight in stratum ``d``) and the population's rates
+        ``u[d, k]``. Equalities: one distribution per block; ``r[a, d, k] = sum_b c[b, d]
+        x[b, k]`` with ``c[b, d]`` block ``b``'s share of its group's weight in stratum ``d``;
+        ``u[d, k] = sum_a s[a, d] r[a, d, k]`` with ``s[a, d]`` group ``a``'s share of the
+        stratum. Inequalities: ``|r[a, d, k] - u[d, k]| <= tolerance``. Shares below
+        ``_SMALLEST_SHARE`` are left out and the others rescaled to sum to one, so that
+        the solver, which drops smaller coefficients, sees shares that add up: every
+        constant rule meets the constraints at any tolerance, 0 included.
         """
         G, D, K = self.n_groups, self.n_strata, self.n_classes
         B, S = mass.shape[0], D * K
         n_x = B * K
-        population = np.where(self.population_mass > 0, self.population_mass, 1.0)
-        group_mass = np.where(self.defined, self.group_mass, 1.0)
-        # x[b, k] (column b K + k) adds mass[b, d] to the statistic (d, k) of b's group
-        b, d, k = np.nonzero(np.broadcast_to(mass[:, :, None] > 0, (B, D, K)))
-        column, entry, amount = b * K + k, d * K + k, mass[b, d]
-        # equality rows: one distribution per block (B); the population rates u (S)
+        defined = np.broadcast_to(self.defined[:, :, None], (G, D, K)).reshape(G, S)
+        n_r = int(defined.sum())
+        rate_of = np.full((G, S), -1)
+        rate_of[defined] = np.arange(n_r)
+        # the blocks' shares of their group's weight in each stratum
+        share, group_total = _shares(mass, block_group, G)
+        b, d = np.nonzero(share)
+        k = np.broadcast_to(np.arange(K), (b.size, K)).ravel()
+        b, d = np.repeat(b, K), np.repeat(d, K)
+        rate_rows = rate_of[block_group[b], d * K + k]
+        # the groups' shares of each stratum
+        group_share, _ = _shares(
+            np.where(self.defined, self.group_mass, 0.0), np.zeros(G, dtype=np.intp), 1
+        )
+        g, d_pop = np.nonzero(group_share)
+        g, d_pop = np.repeat(g, K), np.repeat(d_pop, K)
+        k_pop = np.tile(np.arange(K), g.size // K)
+        n_rows = B + n_r + S
         A_eq = coo_matrix(
             (
-                np.concatenate([np.ones(n_x), amount / population[d], -np.ones(S)]),
-                (
-                    np.concatenate([np.repeat(np.arange(B), K), B + entry, B + np.arange(S)]),
-                    np.concatenate([np.arange(n_x), column, n_x + np.arange(S)]),
+                np.concatenate(
+                    [np.ones(n_x), -share[b, d], np.ones(n_r), np.ones(S), -group_share[g, d_pop]]
                 ),
-            ),
-            shape=(B + S, n_x + S),
-        ).tocsr()
-        b_eq = np.r_[np.ones(B), np.zeros(S)]
-        # inequality rows |S[a, d, k] / M_a[d] - u[d, k]| <= tolerance, where defined
-        defined = np.broadcast_to(self.defined[:, :, None], (G, D, K)).reshape(G, S)
-        row_of = np.full((G, S), -1)
-        n_ub = int(defined.sum())
-        row_of[defined] = np.arange(n_ub)
-        rows = row_of[block_group[b], entry]
-        keep = rows >= 0
-        rate_rows, rate_cols = rows[keep], column[keep]
-        rate_vals = amount[keep] / group_mass[block_group[b[keep]], d[keep]]
-        u_cols = n_x + np.broadcast_to(np.arange(S), (G, S))[defined]
-        A_ub = coo_matrix(
-            (
-                np.concatenate([rate_vals, -np.ones(n_ub), -rate_vals, np.ones(n_ub)]),
                 (
                     np.concatenate(
-                        [rate_rows, np.arange(n_ub), n_ub + rate_rows, n_ub + np.arange(n_ub)]
+                        [
+                            np.repeat(np.arange(B), K),  # one distribution per block
+                            B + rate_rows,  # each group's rates
+                            B + np.arange(n_r),
+                            B + n_r + np.arange(S),  # the population's rates
+                            B + n_r + d_pop * K + k_pop,
+                        ]
                     ),
-                    np.concatenate([rate_cols, u_cols, rate_cols, u_cols]),
+                    np.concatenate(
+                        [
+                            np.arange(n_x),
+                            b * K + k,
+                            n_x + np.arange(n_r),
+                            n_x + n_r + np.arange(S),
+                            n_x + rate_of[g, d_pop * K + k_pop],
+                        ]
+                    ),
                 ),
             ),
-            shape=(2 * n_ub, n_x + S),
+            shape=(n_rows, n_x + n_r + S),
         ).tocsr()
-        b_ub = np.full(2 * n_ub, float(tolerance))
-        cost = np.r_[-gain.ravel(), np.zeros(S)]
-        bounds = np.r_[np.tile([[0.0, np.inf]], (n_x, 1)), np.tile([[-np.inf, np.inf]], (S, 1))]
+        b_eq = np.r_[np.ones(B), np.zeros(n_r + S)]
+        # |r[a, d, k] - u[d, k]| <= tolerance, where the group's rates are defined
+        u_of_rate = n_x + n_r + np.broadcast_to(np.arange(S), (G, S))[defined]
+        r_cols = n_x + np.arange(n_r)
+        A_ub = coo_matrix(
+            (
+                np.concatenate([np.ones(n_r), -np.ones(n_r), -np.ones(n_r), np.ones(n_r)]),
+                (
+                    np.concatenate([np.arange(n_r)] * 2 + [n_r + np.arange(n_r)] * 2),
+                    np.concatenate([r_cols, u_of_rate, r_cols, u_of_rate]),
+                ),
+            ),
+            shape=(2 * n_r, n_x + n_r + S),
+        ).tocsr()
+        b_ub = np.full(2 * n_r, float(tolerance))
+        cost = np.r_[-gain.ravel(), np.zeros(n_r + S)]
+        bounds = np.r_[
+            np.tile([[0.0, np.inf]], (n_x, 1)), np.tile([[-np.inf, np.inf]], (n_r + S, 1))
+        ]
         result = solve_lp(
             cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
             what="The multi-class fairness program",
         )
-        y_pop = result.eqlin.marginals[B:].reshape(D, K)
-        y_ub = result.ineqlin.marginals
-        spread = np.zeros((G, S))
-        spread[defined] = y_ub[:n_ub] - y_ub[n_ub:]
-        prices = (
-            y_pop[None] / population[None, :, None]
-            + spread.reshape(G, D, K) / group_mass[:, :, None]
-        )
-        offset = -float(tolerance) * float(y_ub.sum())
+        # A block's reduced gain for class k is gain[b, k] - sum_d y[a, d, k] c[b, d], with
+        # y the multipliers of its group's rate rows: per unit of weight in stratum d,
+        # -y[a, d, k] / (the group's weight in d), the prices.
+        y_rate = np.zeros((G, S))
+        y_rate[defined] = result.eqlin.marginals[B : B + n_r]
+        prices = -y_rate.reshape(G, D, K) / group_total[:, :, None]
+        offset = -float(tolerance) * float(result.ineqlin.marginals.sum())
         split = result.x[:n_x].clip(0.0).reshape(B, K)
         return -result.fun, split / split.sum(axis=1, keepdims=True), prices, offset
 
@@ -474,8 +517,12 @@ def min_norm_mixture(oracle, starts, tolerance, max_iter=10_000):
         if np.sqrt(x @ x) <= tolerance:
             break
         point, payload = oracle(x)
-        if x @ x - x @ point <= 1e-14 * max(1.0, max(p @ p for p in points)):
-            break  # no vertex is nearer the origin's side: x is the nearest point
+        # No vertex is nearer the origin's side than x (to rounding: the product's error is
+        # about 1e-16 |x| |point|): x is the nearest point. The test is relative to |x|, not
+        # |x|^2, so that it does not stop the descent at a distance of about 1e-7.
+        reach = max(1.0, np.sqrt(max(p @ p for p in points)), np.sqrt(point @ point))
+        if x @ x - x @ point <= 1e-14 * np.sqrt(x @ x) * reach:
+            break
         points.append(point)
         payloads.append(payload)
         weights = np.r_[weights, 0.0]
@@ -541,6 +588,29 @@ def _same_partition(a, b):
     if n_a != n_b:
         return False
     return np.unique(a.astype(np.int64) * n_b + b).size == n_a
+
+
+def _shares(mass, owner, n_owners):
+    """Each row's share of its owner's total in each column, and the totals kept.
+
+    ``mass`` is (n_rows, n_columns), ``owner`` the owner of each row. Shares below
+    ``_SMALLEST_SHARE`` are set to zero and the others rescaled to sum to one (per owner and
+    column); the totals returned are those of the shares kept (1 where an owner has none).
+    """
+    total = np.stack(
+        [np.bincount(owner, column, minlength=n_owners) for column in mass.T], axis=1
+    )
+    safe = np.where(total > 0, total, 1.0)
+    share = mass / safe[owner]
+    small = share < _SMALLEST_SHARE
+    if small.any():
+        mass = np.where(small, 0.0, mass)
+        total = np.stack(
+            [np.bincount(owner, column, minlength=n_owners) for column in mass.T], axis=1
+        )
+        safe = np.where(total > 0, total, 1.0)
+        share = mass / safe[owner]
+    return share, safe
 
 
 def _compact(keys):

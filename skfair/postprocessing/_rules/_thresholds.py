@@ -3,10 +3,12 @@ constraint (Hardt, Price & Srebro 2016), exact on every distinct score."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
+from sklearn.frozen import FrozenEstimator
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import (
     check_consistent_length,
@@ -23,7 +25,8 @@ from skfair._base import (
     resolve_sensitive,
     route_fit_params,
 )
-from skfair._dask import uses_dask
+from skfair._dask import round_to_grid, uses_dask
+from skfair._stats._roc import score_blocks
 from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
@@ -35,9 +38,8 @@ from skfair._utils._compat import (
 from skfair._utils._random import SAMPLINGS, draw_seed
 from skfair._utils._response import get_response_values
 from skfair._utils._validation import check_weights
-from skfair.postprocessing._group_decision import GroupDecisionMixin
-from skfair.postprocessing._roc_hull import score_blocks
-from skfair.postprocessing._threshold_lp import (
+from skfair.postprocessing._rules._group_decision import GroupDecisionMixin
+from skfair.postprocessing._rules._threshold_lp import (
     CONSTRAINTS,
     OBJECTIVES,
     constraint_gap,
@@ -45,6 +47,11 @@ from skfair.postprocessing._threshold_lp import (
     group_rule,
     rule_rates,
     solve_thresholds,
+)
+from skfair.postprocessing._rules._thresholds_on_dask import (
+    labels_and_groups,
+    record_input_columns,
+    score_tables,
 )
 
 _COST_KEYS = ("false_positive", "false_negative")
@@ -140,6 +147,14 @@ class GroupThresholdClassifier(
         expected number rounded by a random offset shared by the groups (systematic
         sampling), so the selection rates of the batch are within one row of the expected
         ones; a row's decision then depends on the other rows of the batch. See Notes.
+        ``"batch"`` is refused on dask collections.
+    resolution : float, default=None
+        Round the scores the thresholds are chosen on to the grid ``k * resolution`` (half
+        up) first; None takes them as they are. This bounds the groups' ROC tables by
+        ``(max - min) / resolution + 1`` scores each, which a fit on dask collections with
+        continuous scores needs (see Notes); in memory and on dask alike, the rules are then
+        exactly those of the rounded scores. Thresholds fall midway between grid points, so
+        a new score is decided as its rounded value would be.
     sensitive_column : str, int or list of them, default=None
         Column(s) of X holding the sensitive features, removed before the model sees X
         (unless ``drop_sensitive=False``). This mode works inside ``GridSearchCV`` and with
@@ -266,11 +281,24 @@ class GroupThresholdClassifier(
     :meth:`decision_probability`) is not an estimate of ``P(y = 1 | X)``, and scorers would
     misread it.
 
-    **Dask input.** ``fit`` refuses dask collections with a TypeError (the model and the
-    thresholds are fitted on all rows in memory). ``predict`` and ``decision_probability``
-    return lazy dask arrays, block by block, exactly the in-memory decisions (a row's random
-    draw is keyed on its content); ``score`` sums the right and wrong decisions over the
-    partitions.
+    **Dask input.** ``fit`` accepts dask collections when the model is already fitted
+    (a :class:`~sklearn.frozen.FrozenEstimator`): the thresholds depend on the data only
+    through each group's ROC table (its distinct scores with the weight of positive and
+    negative rows at each), which every partition computes from the model's scores and which
+    merge on the workers; the linear program then runs on the merged tables, and the rules
+    equal the in-memory ones (up to the rounding of the weights' sums). Nothing of the length
+    of the data reaches the client; the tables are kept below 2**21 scores, so continuous
+    scores need ``resolution`` (the fit is then exactly the in-memory fit with the same
+    ``resolution``: the scores move by at most ``resolution / 2``, and the optimum over the
+    rounded scores is within the objective's change over that move of the optimum over the
+    raw ones). A model fitted with ``cv`` trains on all rows in memory: that ``fit`` refuses
+    dask collections with a TypeError. ``predict`` and ``decision_probability`` return lazy
+    dask arrays, block by block; with ``sampling="row"`` the decisions are the in-memory ones
+    (a row's random draw is keyed on its content; only copies of a row that fall in
+    different partitions draw as in different batches). ``sampling="batch"`` is refused on
+    dask collections with a TypeError: its systematic sampling takes a group's randomised
+    rows in score order over the whole batch, a sort of all rows, not a table of them.
+    ``score`` sums the right and wrong decisions over the partitions.
 
     References
     ----------
@@ -322,6 +350,7 @@ class GroupThresholdClassifier(
         "pos_label": [Real, str, "boolean", None],
         "cv": ["cv_object"],
         "sampling": [StrOptions(set(SAMPLINGS))],
+        "resolution": [Interval(Real, 0, None, closed="neither"), None],
         "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
         "drop_sensitive": ["boolean"],
         "random_state": RANDOM_STATE_CONSTRAINT,
@@ -340,6 +369,7 @@ class GroupThresholdClassifier(
         pos_label=None,
         cv=5,
         sampling="row",
+        resolution=None,
         sensitive_column=None,
         drop_sensitive=True,
         random_state=None,
@@ -354,6 +384,7 @@ class GroupThresholdClassifier(
         self.pos_label = pos_label
         self.cv = cv
         self.sampling = sampling
+        self.resolution = resolution
         self.sensitive_column = sensitive_column
         self.drop_sensitive = drop_sensitive
         self.random_state = random_state
@@ -384,7 +415,9 @@ class GroupThresholdClassifier(
             Fitted classifier.
         """
         if uses_dask(X, y, sample_weight, sensitive_features):
-            raise FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
+            if not isinstance(self.estimator, FrozenEstimator):
+                raise FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
+            return self._fit_on_dask(X, y, sample_weight, sensitive_features)
         X = check_meta_input(self, X, self.estimator, reset=True)
         self._cost = _check_cost(self.objective, self.cost)
         sensitive, X_model = resolve_sensitive(
@@ -400,6 +433,45 @@ class GroupThresholdClassifier(
         )
         scores = self._fit_model(X_model, y, routed)
         self._fit_rules(scores, y == self.pos_label_, weights, codes, n_groups)
+        self._seed = draw_seed(self.random_state)
+        return self
+
+    def _fit_on_dask(self, X, y, sample_weight, sensitive_features):
+        """Fit a frozen model's thresholds on dask collections, from per-partition ROC tables
+        (see :mod:`skfair.postprocessing._rules._thresholds_on_dask`)."""
+        self._cost = _check_cost(self.objective, self.cost)
+        if uses_dask(X):
+            record_input_columns(self, X)
+        else:
+            X = check_meta_input(self, X, self.estimator, reset=True)
+        if y is None:
+            self._check_binary_target(y)  # the message that y is required
+        y_table, sensitive, weights = labels_and_groups(
+            self, X, y, sample_weight, sensitive_features
+        )
+        self._check_binary_target(y_table)
+        _, n_groups = self._fit_groups(sensitive, y_table.shape[0])
+        self.estimator_ = self.estimator
+        table = score_tables(
+            self,
+            X,
+            y,
+            sample_weight,
+            None if self.sensitive_column is not None else sensitive_features,
+            n_groups,
+        )
+        blocks = table.blocks
+        if sample_weight is not None:  # in units of the smallest weight, as in memory
+            with np.errstate(over="ignore"):
+                blocks = replace(
+                    blocks,
+                    positive=blocks.positive / table.smallest_weight,
+                    negative=blocks.negative / table.smallest_weight,
+                )
+            if not np.isfinite(blocks.positive.sum() + blocks.negative.sum()):
+                smallest = f"{table.smallest_weight:.3g}"
+                raise ValueError(_WEIGHT_RANGE.format(smallest, "their largest"))
+        self._fit_rules_on_blocks(blocks)
         self._seed = draw_seed(self.random_state)
         return self
 
@@ -451,23 +523,29 @@ class GroupThresholdClassifier(
 
     def _fit_rules(self, scores, positive, weights, codes, n_groups):
         n_samples = scores.shape[0]
-        # Only the weights' shares matter: on the scale of the largest one, weights of any
-        # common scale (1e-300 or 1e308) give the unweighted program, bit for bit.
-        weights = np.ones(n_samples) if weights is None else weights / weights.max()
-        zero = np.bincount(codes, weights=weights, minlength=n_groups) <= 0
+        weights = np.ones(n_samples) if weights is None else relative_weights(weights)
+        if self.resolution is not None:
+            scores = round_to_grid(scores, self.resolution)
+        self._fit_rules_on_blocks(score_blocks(scores, positive, weights, codes, n_groups))
+
+    def _fit_rules_on_blocks(self, blocks):
+        """Choose the rules from the groups' ROC tables (weights in any common unit)."""
+        n_groups = blocks.group_starts.shape[0] - 1
+        group_of = np.repeat(np.arange(n_groups), np.diff(blocks.group_starts))
+        total = np.bincount(group_of, blocks.positive + blocks.negative, minlength=n_groups)
+        zero = total <= 0
         if zero.any():
             raise ValueError(
                 f"Group(s) {[self.groups_[g] for g in np.flatnonzero(zero)]} have zero total "
                 "sample weight; their thresholds cannot be chosen. Give them positive weight or "
                 "drop them."
             )
-        for present, name in ((positive, "positive"), (~positive, "negative")):
-            if not weights[present].sum() > 0:
+        for weight, name in ((blocks.positive, "positive"), (blocks.negative, "negative")):
+            if not weight.sum() > 0:
                 raise ValueError(
                     f"The {name} class has zero total sample weight; the rates conditioned on "
                     "it are undefined. Give its samples positive weight."
                 )
-        blocks = score_blocks(scores, positive, weights, codes, n_groups)
         geometries = [group_geometry(blocks, g) for g in range(n_groups)]
         fpr, tpr = solve_thresholds(
             geometries, self.constraint, self.objective, self.tolerance, cost=self._cost
@@ -529,13 +607,13 @@ class GroupThresholdClassifier(
         -------
         y_pred : ndarray of shape (n_samples,)
             ``pos_label_`` or the other class; drawn as ``sampling`` says. On a dask
-            collection, a lazy dask array in which each partition is a batch: the
-            decisions equal those of ``predict`` called on each partition in turn (with
-            ``sampling="row"`` a row's decision changes only when copies of it fall in other
-            partitions; with ``"batch"``, each partition meets the group rates within a row).
+            collection (``sampling="row"`` only), a lazy dask array: the decisions equal
+            those of ``predict`` called on each partition in turn, which are the in-memory
+            ones except for copies of a row that fall in different partitions.
         """
         if uses_dask(X, sensitive_features):
             check_is_fitted(self)
+            self._refuse_batch_sampling_on_dask()
             return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
         scores, codes, X_model = self._scores_and_codes(X, sensitive_features)
         positive = self._decide(self._probability(scores, codes), scores, codes, X_model)
@@ -598,6 +676,34 @@ def _objective_value(objective, rates, positive, negative, cost):
     if objective == "balanced_accuracy":
         return float((tpr + tnr) / 2)
     return float(tpr if objective == "true_positive_rate" else tnr)
+
+
+_WEIGHT_RANGE = (
+    "sample_weight ranges from {} to {}: in units of the smallest weight their sum exceeds the "
+    "largest float64 value (about 1.8e308), so the weights' shares cannot be represented. "
+    "Clip the largest weights or raise the smallest ones."
+)
+
+
+def relative_weights(weights):
+    """Sample weights in units of the smallest positive one.
+
+    Only the weights' shares matter. In these units weights of any common scale (1e-300 or
+    1e308) give the unweighted program bit for bit, and integer weights the program of the
+    repeated rows (their sums are the same integers), so that ties between optimal rules are
+    broken alike. Weights whose sum in these units exceeds the float64 range (a ratio of the
+    largest to the smallest weight near 1e308) are refused.
+    """
+    positive = weights[weights > 0]
+    if positive.size == 0:
+        return weights  # the groups' and classes' zero weights are named by the caller
+    smallest = positive.min()
+    with np.errstate(over="ignore"):
+        relative = weights / smallest
+        total = relative.sum()
+    if not np.isfinite(total):
+        raise ValueError(_WEIGHT_RANGE.format(f"{smallest:.3g}", f"{positive.max():.3g}"))
+    return relative
 
 
 def _check_cost(objective, cost):
