@@ -93,7 +93,6 @@ def _newton(function, low, high, *, increasing, start, first=None, active=None):
     the bracket known to hold the zero). An entry whose zero lies beyond an end gets that
     end, found by stepping onto it. ``first`` is the function at ``start`` when known;
     entries not ``active`` keep their start."""
-    sign = 1.0 if increasing else -1.0
     range_low, range_high = low, high
     low, high = low.copy(), high.copy()
     t = np.array(start, dtype=np.float64)
@@ -102,13 +101,17 @@ def _newton(function, low, high, *, increasing, start, first=None, active=None):
         if not active.any():
             break
         value, derivative = first if iteration == 0 and first is not None else function(t)
-        above = sign * value > 0  # the zero is below t
-        beyond = (above & (t <= range_low)) | (~above & (t >= range_high)) | (value == 0)
+        above = value > 0 if increasing else value < 0  # the zero is below t
+        below = ~above
+        beyond = (above & (t <= range_low)) | (below & (t >= range_high)) | (value == 0)
         high = np.where(active & above, t, high)
-        low = np.where(active & ~above, t, low)
+        low = np.where(active & below, t, low)
         with np.errstate(divide="ignore", invalid="ignore"):
             step = t - value / derivative
-        step = np.where(np.isfinite(step), np.clip(step, range_low, range_high), np.nan)
+            # min/max rather than np.clip: the same numbers, without clip's Python wrapper.
+            step = np.where(
+                np.isfinite(step), np.minimum(np.maximum(step, range_low), range_high), np.nan
+            )
         inside = (
             (step >= low)
             & (step <= high)
@@ -133,11 +136,16 @@ def bernoulli_score(observed, p, w, log_q):
 
 def score_rows(rows, positive, n_values, penalty):
     """Penalised score of a set of rows at its direction-clipped maximising ``q``."""
+    return _unpenalised_score(rows, positive) - penalty * n_values
+
+
+def _unpenalised_score(rows, positive):
+    """``F(S, q)`` of a set of rows at its direction-clipped maximising ``q`` (0 if empty)."""
     if rows.y.shape[0] == 0:
-        return -penalty * n_values
+        return 0.0
     observed = float((rows.w * rows.y).sum())
     log_q = _scalar_mle(observed, rows.p, rows.w, positive)
-    return bernoulli_score(observed, rows.p, rows.w, log_q) - penalty * n_values
+    return bernoulli_score(observed, rows.p, rows.w, log_q)
 
 
 def _scalar_mle(observed, p, w, positive):
@@ -181,7 +189,10 @@ def _scalar_mle(observed, p, w, positive):
 
 def best_values(rows, codes, n_values, positive, penalty):
     """The best set of values of one attribute for the rows matching the others: ``(values,
-    score)`` with ``values`` None for "every value" (the attribute unconstrained)."""
+    score, fit)`` with ``values`` None for "every value" (the attribute unconstrained),
+    ``score`` penalised for this attribute's values only and ``fit`` the unpenalised ``F``
+    of the rows kept (so that the caller penalises the whole subset without scoring the same
+    rows again)."""
     observed = np.bincount(codes, weights=rows.w * rows.y, minlength=n_values)
     t_mle = solve_mle(observed, rows.p, rows.w, codes, n_values, positive)
     peak, _ = _penalised(t_mle, codes, rows.p, rows.w, observed, penalty)
@@ -196,15 +207,51 @@ def best_values(rows, codes, n_values, positive, penalty):
         kept = renumber[codes] >= 0
         sub_codes, sub_p, sub_w = renumber[codes[kept]], rows.p[kept], rows.w[kept]
 
+        # Both roots of every value in one solve: entries ``m + v`` are the right roots, on a
+        # second copy of the rows, and their function is ``-c_v`` (increasing like the left
+        # ones'), so that one array Newton serves all of them.
+        m = values.shape[0]
+        both_codes = np.concatenate([sub_codes, sub_codes + m])
+        both_p, both_w = np.tile(sub_p, 2), np.tile(sub_w, 2)
+        both_observed = np.tile(observed[values], 2)
+        sign = np.repeat([1.0, -1.0], m)
+
+        # An entry that has converged keeps its ``t``: only the rows of the entries whose
+        # ``t`` moved are evaluated again (the sums of a value's rows are the same ones).
+        last = {"t": np.full(2 * m, np.nan), "value": np.zeros(2 * m), "slope": np.zeros(2 * m)}
+
         def value_at(t):
-            return _penalised(t, sub_codes, sub_p, sub_w, observed[values], penalty)
+            moved = t != last["t"]
+            rows_moved = moved[both_codes]
+            value, slope = _penalised(
+                t,
+                both_codes[rows_moved],
+                both_p[rows_moved],
+                both_w[rows_moved],
+                both_observed,
+                penalty,
+            )
+            last["t"] = t.copy()
+            last["value"] = np.where(moved, sign * value, last["value"])
+            last["slope"] = np.where(moved, sign * slope, last["slope"])
+            return last["value"], last["slope"]
 
         # c_v is concave in log q: Newton's steps from the outer end approach each root from
-        # outside, without overshooting it.
-        outer_low = np.full(values.shape[0], _LOG_Q_RANGE[0])
-        outer_high = np.full(values.shape[0], _LOG_Q_RANGE[1])
-        left = _newton(value_at, outer_low, t_mle[values], increasing=True, start=outer_low)
-        right = _newton(value_at, t_mle[values], outer_high, increasing=False, start=outer_high)
+        # outside, without overshooting it. On the searched side of q = 1 the inner root lies
+        # between q = 1 and the maximiser (c_v(1) = -penalty <= 0 and the maximiser is on
+        # that side), so its steps start at q = 1, next to it when the penalty is small.
+        outer_low = np.full(m, _LOG_Q_RANGE[0])
+        outer_high = np.full(m, _LOG_Q_RANGE[1])
+        at_one = np.zeros(m)
+        inner_low, inner_high = (at_one, outer_high) if positive else (outer_low, at_one)
+        roots = _newton(
+            value_at,
+            np.concatenate([inner_low, t_mle[values]]),
+            np.concatenate([t_mle[values], inner_high]),
+            increasing=True,
+            start=np.concatenate([inner_low, inner_high]),
+        )
+        left, right = roots[:m], roots[m:]
         q_min, q_max = np.exp(left), np.exp(right)
         # aif360's direction_assertions: only the side of q = 1 that is searched.
         if positive:
@@ -222,7 +269,7 @@ def best_values(rows, codes, n_values, positive, penalty):
             if members.shape[0] and members.tobytes() not in seen:
                 seen.add(members.tobytes())
                 candidates.append(members)
-    best_score, best = 0.0, None
+    best_score, best, best_fit = 0.0, None, 0.0
     if candidates:
         bounds = np.array([peak[members].sum() for members in candidates])
         for index in np.argsort(-bounds, kind="stable"):
@@ -233,15 +280,16 @@ def best_values(rows, codes, n_values, positive, penalty):
             lookup[members] = True
             inside = lookup[codes]
             subset = _Rows(rows.y[inside], rows.p[inside], rows.w[inside])
-            score = score_rows(subset, positive, members.shape[0], penalty)
+            fit = _unpenalised_score(subset, positive)
+            score = fit - penalty * members.shape[0]
             if score > best_score:
-                best_score, best = score, members
+                best_score, best, best_fit = score, members, fit
     # Every value, unconstrained (no penalty), wins ties: it keeps the same rows or more
     # under a shorter description.
-    every = score_rows(rows, positive, 0, 0.0)
+    every = _unpenalised_score(rows, positive)
     if every >= best_score:
-        return None, every
-    return best, best_score
+        return None, every, every
+    return best, best_score, best_fit
 
 
 def _penalised(t, codes, p, w, observed, penalty):
@@ -299,12 +347,10 @@ def mdss_scan(codes, dims, y, p, w, *, positive, penalty, n_restarts, rng, min_r
             subset.set(codes, j, None)
             others = subset.rows()
             matching = _Rows(y[others], p[others], w[others])
-            values, _ = best_values(matching, codes[j][others], dims[j], positive, penalty)
+            values, _, fit = best_values(matching, codes[j][others], dims[j], positive, penalty)
             subset.set(codes, j, values)
-            rows = subset.rows()
-            new_score = score_rows(
-                _Rows(y[rows], p[rows], w[rows]), positive, subset.n_values(), penalty
-            )
+            # The rows kept are those best_values scored (in the same order): the same F.
+            new_score = fit - penalty * subset.n_values()
             if new_score > score + _IMPROVEMENT:
                 flags[:] = False
             flags[j] = True

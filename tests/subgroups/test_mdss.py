@@ -41,20 +41,25 @@ def _rows(seed, n=400, n_values=5):
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("positive", [True, False])
-@pytest.mark.parametrize("penalty", [0.0, 0.5, 3.0])
+@pytest.mark.parametrize("penalty", [0.0, 1e-17, 0.5, 3.0])
 def test_one_step_is_the_best_subset_of_values(seed, positive, penalty):
     codes, p, y = _rows(seed)
-    values, score = best_values(_Rows(y, p, np.ones_like(p)), codes, 5, positive, penalty)
+    values, score, fit = best_values(_Rows(y, p, np.ones_like(p)), codes, 5, positive, penalty)
     best = penalised_score(y, p, positive, 0, 0.0)  # every value, unconstrained
     for size in range(1, 6):
         for subset in itertools.combinations(range(5), size):
             inside = np.isin(codes, subset)
             best = max(best, penalised_score(y[inside], p[inside], positive, size, penalty))
     np.testing.assert_allclose(score, best, rtol=1e-9, atol=1e-9)
+    inside = np.ones(codes.shape[0], dtype=bool) if values is None else np.isin(codes, values)
+    n_values = 0 if values is None else len(values)
+    # ``fit``: the unpenalised F of the rows kept, which the scan penalises for the whole subset.
+    np.testing.assert_allclose(
+        penalised_score(y[inside], p[inside], positive, 0, 0.0), fit, rtol=1e-9, atol=1e-9
+    )
     if values is not None:
-        inside = np.isin(codes, values)
         np.testing.assert_allclose(
-            penalised_score(y[inside], p[inside], positive, len(values), penalty),
+            penalised_score(y[inside], p[inside], positive, n_values, penalty),
             score,
             rtol=1e-9,
             atol=1e-9,
