@@ -398,6 +398,7 @@ def _traced_peak(function):
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_fit_memory_does_not_grow_with_the_number_of_members():
     # Regression: every member's bootstrap rows were drawn before the first was fitted, and
     # kept in estimators_samples_: 4 bytes a drawn row per member (48 members of 16,000 rows

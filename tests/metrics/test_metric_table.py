@@ -525,6 +525,7 @@ def _bootstrap_peak(n_groups, n_boot, seed=0):
     return peak, table, (groups, y_true, y_pred)
 
 
+@pytest.mark.slow
 def test_bootstrap_memory_does_not_grow_with_the_groups():
     # Regression: the bootstrap kept every replicate value of every group and rate (n_boot x
     # n_groups floats per rate): n_boot=400_000 over 400 groups died in a raw MemoryError

@@ -47,6 +47,7 @@ def random_case(rng, n, d, n_values=3, integer=False):
 # exact == brute force, bitwise
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(datasets())
 def test_exact_engines_equal_bruteforce_bitwise(data):

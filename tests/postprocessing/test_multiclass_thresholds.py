@@ -247,6 +247,7 @@ def test_realised_decisions_average_to_the_rule_over_seeds(constraint, sampling)
         assert np.mean(unfairness) < 0.05
 
 
+@pytest.mark.slow
 def test_batch_sampling_keeps_each_groups_counts_closer_to_the_expected_ones():
     P, groups = make_probabilities(600, 3, 3, 5, decimals=0)
     clf, X = on_probabilities(P, groups, constraint="demographic_parity")

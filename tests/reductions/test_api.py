@@ -631,6 +631,7 @@ def test_fairlearn_predict_habits_are_met_with_our_names(two_groups, cls):
 # warm starts
 
 
+@pytest.mark.slow
 def test_warm_started_boosting_grows_and_every_response_differs(two_groups):
     """warm_start=True adds a quarter of the stages to the previous response: no response
     is the unconstrained fit again (the previous warm start refitted the same number of
