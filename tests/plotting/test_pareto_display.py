@@ -51,6 +51,7 @@ def test_from_estimator_draws_the_front_of_threshold_pareto_front():
     plt.close("all")
 
 
+@pytest.mark.slow
 def test_from_predictions_binary_and_multiclass():
     X, y, group = make_data()
     binary = (y > 0).astype(int)

@@ -332,6 +332,7 @@ def test_dask_fit_is_refused_and_transform_is_exact():
         mixed.transform(da.from_array(X[:, :2]), sensitive_features=groups)
 
 
+@pytest.mark.slow
 def test_the_user_guide_snippet_runs_and_repairs_the_training_rows():
     from pathlib import Path
 

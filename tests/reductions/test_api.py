@@ -313,6 +313,7 @@ def test_default_rules():
     np.testing.assert_allclose(regressor.predict(X), mean)  # deterministic: the weighted mean
 
 
+@pytest.mark.slow
 def test_randomized_predictions_are_reproducible_and_batch_independent(two_groups):
     X, y, group = two_groups
     rng = np.random.default_rng(5)

@@ -202,6 +202,7 @@ def test_objective_within_the_papers_bound_of_the_best_mixture(seed, eps):
 # properties
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000))
 def test_integer_weights_are_repeated_rows(seed):

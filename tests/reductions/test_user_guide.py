@@ -4,10 +4,12 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 PAGE = Path(__file__).resolve().parents[2] / "doc" / "user_guide" / "reductions.rst"
 
 
+@pytest.mark.slow
 def test_snippets_run_and_their_statements_hold():
     blocks = re.findall(
         r"\.\. code-block:: python\n\n((?:    .*\n|\n)+)", PAGE.read_text(encoding="utf-8")
