@@ -776,6 +776,9 @@ fairlearn_names = other_library_names(
             f"the parameter is constraint= (fairlearn's constraints=); {_constraint_hint(value)}"
         ),
         **_FAIRLEARN_PARAMETERS,
+        "n_jobs": "the reductions fit one point after another (each step of the search "
+        "depends on the fits before it); run several of them in parallel instead, e.g. "
+        "GridSearchCV(..., n_jobs=2) over eps.",
     },
     method_keywords={
         "predict": {
