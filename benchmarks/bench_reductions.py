@@ -3,8 +3,8 @@ each library's default ``predict`` makes.
 
 Run from the repository root (fairlearn installed, the ``bench`` extra)::
 
-    PYTHONPATH=. nice python benchmarks/bench_reductions.py --out /tmp/reductions.jsonl
-    PYTHONPATH=. python benchmarks/bench_reductions.py --out /tmp/reductions.jsonl --render --write
+    PYTHONPATH=. nice python benchmarks/bench_reductions.py --out reductions.jsonl
+    PYTHONPATH=. python benchmarks/bench_reductions.py --out reductions.jsonl --render --write
 
 A configuration is a data set and sensitive attribute, a base learner (a one-hot + scaled
 logistic regression pipeline, or ``HistGradientBoostingClassifier`` on the raw frame), a method,
