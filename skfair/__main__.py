@@ -292,6 +292,11 @@ def _audit(args, parser):
         elif args.format == "markdown":
             sys.stdout.write(("\n" if sections else "") + render_section_markdown(section) + "\n")
         sys.stdout.flush()
+        # No report shows a section's raw results, and only the HTML page draws its figures:
+        # both hold arrays of the evaluation rows, which must not pile up over the sections.
+        section.data = {}
+        if args.html is None:
+            section.figures = []
         sections.append(section)
     if args.format == "json":
         sys.stdout.write(render_json(sections))
