@@ -18,6 +18,7 @@ from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.utils import Bunch
 
 from skfair._audit._csv import column_rows, feature_rows
 from skfair._audit._subsample import (
@@ -637,7 +638,7 @@ def _predict(model, X, *, positive_label):
     """
     _check_classes(model, positive_label)
     try:
-        predictions = np.asarray(model.predict(X))
+        predictions = in_row_blocks(model.predict, X)
     except ValueError as exc:
         kind = "a DataFrame" if hasattr(X, "columns") else "an object array, in file order"
         raise ValueError(
@@ -646,9 +647,36 @@ def _predict(model, X, *, positive_label):
     y_pred = _match(predictions, positive_label).astype(np.int64)
     try:
         reader = score_reader(model, positive_label)
-        return y_pred, reader(model, X), None
+        output = in_row_blocks(getattr(model, reader.method), X)
+        return y_pred, reader.scores_of(model, output), None
     except ValueError as exc:
         return y_pred, None, str(exc)
+
+
+# Rows a model predicts at a time in the audit: memory holds the model's intermediate arrays
+# (a pipeline's transformed features) for this many rows, not for every evaluation row.
+ROW_BLOCK = 1 << 16
+
+
+def in_row_blocks(method, X):
+    """``method(X)`` computed on blocks of :data:`ROW_BLOCK` rows of ``X``, stacked.
+
+    For a method that computes each row's output from that row alone (``predict``,
+    ``predict_proba``, ``decision_function`` of a fitted model, by scikit-learn's contract),
+    the result is ``np.asarray(method(X))``. A method returning a
+    :class:`~sklearn.utils.Bunch` of per-row arrays gets each of them stacked.
+    """
+    n_rows = X.shape[0]
+    if n_rows <= ROW_BLOCK:
+        output = method(X)
+        return output if isinstance(output, Bunch) else np.asarray(output)
+    blocks = [
+        method(_take_rows(X, slice(start, start + ROW_BLOCK)))
+        for start in range(0, n_rows, ROW_BLOCK)
+    ]
+    if isinstance(blocks[0], Bunch):
+        return Bunch(**{key: np.concatenate([block[key] for block in blocks]) for key in blocks[0]})
+    return np.concatenate([np.asarray(block) for block in blocks])
 
 
 def _describe_scores(description, no_scores):

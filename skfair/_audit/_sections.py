@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import Bunch
 
-from skfair._audit._context import score_reader
+from skfair._audit._context import in_row_blocks, score_reader
 from skfair._audit._data_repair_section import data_repair_section
 from skfair._audit._report import Figure, GroupSizes, Interval, IntRange, Section, Table
 from skfair._audit._subgroups_section import subgroups_section
@@ -793,7 +793,7 @@ def stability_section(context):
     if hasattr(ensemble, "uncertainty"):
         # The members' outputs added up a few members at a time, not all held at once (the
         # same values as the metric functions give on predict_proba_members).
-        per_sample = ensemble.uncertainty(context.X_test)
+        per_sample = in_row_blocks(ensemble.uncertainty, context.X_test)
         measures = [
             ("label stability", per_sample.label_stability, "mean label stability"),
             ("epistemic", per_sample.epistemic, "mean epistemic uncertainty"),

@@ -152,7 +152,12 @@ class ScoreReader:
         )
 
     def __call__(self, estimator, X):
-        y_score = np.asarray(getattr(estimator, self.method)(X))
+        return self.scores_of(estimator, getattr(estimator, self.method)(X))
+
+    def scores_of(self, estimator, output):
+        """The scores in ``output``, what :attr:`method` of ``estimator`` returned (computed
+        elsewhere, e.g. a block of rows at a time), read and checked as a call reads them."""
+        y_score = np.asarray(output)
         if self.column is not None:
             y_score = y_score[:, self.column]
         elif y_score.ndim == 2 and y_score.shape[1] == 1:
