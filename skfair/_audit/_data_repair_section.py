@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 
+from skfair._audit._context import in_row_blocks
 from skfair._audit._report import Section, Table
 from skfair._audit._summary import MIN_ROWS
 from skfair._utils._groups import factorize_groups, group_text
@@ -41,11 +42,12 @@ def data_repair_section(context):
     notes = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # small cells, categorical pass-through
-        predictions["unaware"] = clone(context.model).fit(X_train, y_train).predict(X_test)
+        # Predictions a block of rows at a time (the same labels, a block's features in memory).
+        unaware = clone(context.model).fit(X_train, y_train)
+        predictions["unaware"] = in_row_blocks(unaware.predict, X_test)
         reweighed = ReweighingClassifier(clone(context.model), random_state=context.random_state)
-        predictions["reweighed"] = reweighed.fit(
-            X_train, y_train, sensitive_features=s_train
-        ).predict(X_test)
+        reweighed.fit(X_train, y_train, sensitive_features=s_train)
+        predictions["reweighed"] = in_row_blocks(reweighed.predict, X_test)
         repair = FeatureRepair(handle_unknown="identity", random_state=context.random_state)
         if hasattr(X_train, "columns"):
             # Typed columns (float64 repaired, the others in their own dtypes) rather than an
@@ -58,8 +60,8 @@ def data_repair_section(context):
         else:
             model = clone(context.model).fit(repaired, y_train)
             del repaired  # one repaired copy at a time: the evaluation rows' comes next
-            predictions["repaired"] = model.predict(
-                repair.transform(X_test, sensitive_features=s_test)
+            predictions["repaired"] = in_row_blocks(
+                model.predict, repair.transform(X_test, sensitive_features=s_test)
             )
     predictions = {name: np.asarray(y).astype(np.int64) for name, y in predictions.items()}
     attributes = [(name, values) for name, values in context.sensitive.items()]
