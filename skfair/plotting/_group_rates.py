@@ -58,8 +58,6 @@ class GroupRatesDisplay:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from skfair.plotting import GroupRatesDisplay
     >>> rng = np.random.default_rng(0)

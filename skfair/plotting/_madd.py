@@ -62,8 +62,6 @@ class MADDDisplay:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from skfair.datasets import make_madd_simulation
     >>> from skfair.plotting import MADDDisplay
     >>> y_score, group, y = make_madd_simulation(5000, random_state=0)

@@ -60,8 +60,6 @@ class ParetoFrontDisplay:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from skfair.plotting import ParetoFrontDisplay
     >>> rng = np.random.default_rng(0)

@@ -55,8 +55,6 @@ class ReductionTradeoffDisplay:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
     >>> from skfair.plotting import ReductionTradeoffDisplay

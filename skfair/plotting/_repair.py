@@ -66,8 +66,6 @@ class RepairDisplay:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from skfair.plotting import RepairDisplay
     >>> rng = np.random.default_rng(0)

@@ -66,8 +66,6 @@ class ScoreDistributionDisplay:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from skfair.plotting import ScoreDistributionDisplay
     >>> rng = np.random.default_rng(0)

@@ -50,8 +50,6 @@ class StabilityDisplay:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
     >>> from skfair.ensemble import BootstrapEnsemble

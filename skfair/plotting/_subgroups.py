@@ -47,8 +47,6 @@ class SubgroupDisplay:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from skfair.plotting import SubgroupDisplay
     >>> rng = np.random.default_rng(0)

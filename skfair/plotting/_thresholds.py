@@ -61,8 +61,6 @@ class GroupThresholdDisplay:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from skfair.plotting import GroupThresholdDisplay
     >>> rng = np.random.default_rng(0)
