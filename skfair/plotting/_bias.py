@@ -6,11 +6,13 @@ import numpy as np
 
 from skfair._utils._compat import check_matplotlib_support
 from skfair._utils._groups import group_text
+from skfair.plotting._display import axes, documented, drawn
 
 _PARTS = ("total", "positive", "negative", "net")
 _COLORS = {"total": "0.45", "positive": "tab:red", "negative": "tab:blue", "net": "tab:purple"}
 
 
+@documented
 class BiasExplanationDisplay:
     """Bias explanations of a :class:`~skfair.explain.BiasExplainer`, as bars or a waterfall.
 
@@ -109,29 +111,21 @@ class BiasExplanationDisplay:
         ax : matplotlib Axes, default=None
             Axes to draw on; a new figure is made when None.
 
-        Returns
-        -------
-        self : BiasExplanationDisplay
-            The display; its figure, axes and artists are stored as attributes.
+        {returns_self}
         """
         check_matplotlib_support(f"{type(self).__name__}.plot")
-        import matplotlib.pyplot as plt
-
         if self.kind not in ("bar", "waterfall"):
             raise ValueError(f"kind must be 'bar' or 'waterfall', got {self.kind!r}.")
-        if ax is None:
-            # Feature names label the y axis: a constrained layout makes room for long ones
-            # instead of cutting them at the figure's edge.
-            _, ax = plt.subplots(layout="constrained")
+        # Feature names label the y axis: a constrained layout makes room for long ones
+        # instead of cutting them at the figure's edge.
+        ax = axes(self, ax, layout="constrained")
         names = np.asarray(self.names, dtype=object)
         values = {part: np.asarray(self.values[part], dtype=float) for part in _PARTS}
         if self.kind == "bar":
             self._plot_bars(ax, names, values)
         else:
             self._plot_waterfall(ax, names, values[self.part])
-        self.ax_ = ax
-        self.figure_ = ax.figure
-        return self
+        return drawn(self, ax)
 
     def _shown(self, key):
         """Order players by ``key`` (largest first); the tail beyond max_display is merged."""
@@ -237,10 +231,7 @@ class BiasExplanationDisplay:
         ax : matplotlib Axes, default=None
             Axes to draw on; a new figure is made when None.
 
-        Returns
-        -------
-        display : BiasExplanationDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         explanations = explainer.explanations_
         has_shapley = "shapley_total" in explanations
@@ -314,10 +305,7 @@ class BiasExplanationDisplay:
         **explainer_params : dict
             Parameters of :class:`~skfair.explain.BiasExplainer`.
 
-        Returns
-        -------
-        display : BiasExplanationDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         from skfair.explain import BiasExplainer
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._utils._compat import check_matplotlib_support
+from skfair.plotting._display import axes, documented, drawn
 
 
+@documented
 class ReductionTradeoffDisplay:
     """Accuracy against disparity of the fits of a reduction, and the model it returns.
 
@@ -95,13 +96,9 @@ class ReductionTradeoffDisplay:
             Sensitive attribute(s) of ``X``, when the estimator has no ``sensitive_column``.
         sample_weight : array-like of shape (n_samples,), default=None
             Weights of the evaluation rows.
-        ax : matplotlib Axes, default=None
-            A new figure when None.
+        {ax}
 
-        Returns
-        -------
-        display : ReductionTradeoffDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         grid = hasattr(estimator, "grid_")  # GridSearch: one fit per grid point
         if X is None:
@@ -130,21 +127,9 @@ class ReductionTradeoffDisplay:
     def plot(self, ax=None):
         """Draw the fits, the returned model and the bound.
 
-        Parameters
-        ----------
-        ax : matplotlib Axes, default=None
-            A new figure when None.
-
-        Returns
-        -------
-        self : ReductionTradeoffDisplay
-            The display; its figure, axes and artists are stored as attributes.
+        {plot_ax}
         """
-        check_matplotlib_support(f"{type(self).__name__}.plot")
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots(figsize=(5.5, 4.5))
+        ax = axes(self, ax, figsize=(5.5, 4.5))
         if self.connect:
             ax.plot(self.disparities, self.scores, color="0.6", linewidth=0.8, zorder=1)
         used = np.ones(len(self.scores), bool) if self.weights is None else self.weights > 0
@@ -170,6 +155,4 @@ class ReductionTradeoffDisplay:
         ax.set_ylabel(self.score_name)
         ax.set_title("Trade-off of the fits under the constraint")
         ax.legend(loc="best", fontsize="small")
-        self.ax_ = ax
-        self.figure_ = ax.figure
-        return self
+        return drawn(self, ax)
