@@ -6,7 +6,7 @@ import numpy as np
 
 from skfair._utils._compat import check_matplotlib_support
 from skfair._utils._groups import group_text
-from skfair.plotting._display import axes, documented, drawn
+from skfair.plotting._display import axes, documented, drawn, keep_arguments
 
 _PARTS = ("total", "positive", "negative", "net")
 _COLORS = {"total": "0.45", "positive": "tab:red", "negative": "tab:blue", "net": "tab:purple"}
@@ -93,15 +93,7 @@ class BiasExplanationDisplay:
         quantity="beta",
         groups=None,
     ):
-        self.names = names
-        self.values = values
-        self.bias = bias
-        self.kind = kind
-        self.part = part
-        self.sort_by = sort_by
-        self.max_display = max_display
-        self.quantity = quantity
-        self.groups = groups
+        keep_arguments(self, locals())
 
     def plot(self, ax=None):
         """Draw the plot.

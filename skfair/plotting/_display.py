@@ -86,6 +86,14 @@ def documented(cls):
     return cls
 
 
+def keep_arguments(display, arguments):
+    """Store the arguments of a Display's ``__init__`` (its ``locals()``) as attributes of the
+    same names."""
+    for name, value in arguments.items():
+        if name != "self":
+            setattr(display, name, value)
+
+
 def axes(display, ax, *args, **kwargs):
     """``ax``, or the axes of a new figure ``plt.subplots(*args, **kwargs)``; the error naming
     the ``plot`` extra without matplotlib."""

@@ -9,7 +9,7 @@ from skfair._stats._histograms import group_histograms as _group_histograms
 from skfair._utils._groups import group_text
 from skfair._utils._response import ScoreReader
 from skfair.metrics._madd import _check_inputs, madd_bandwidth_search
-from skfair.plotting._display import axes, documented, drawn
+from skfair.plotting._display import axes, documented, drawn, keep_arguments
 
 
 @documented
@@ -65,9 +65,7 @@ class MADDDisplay:
     """
 
     def __init__(self, *, search, proportions, group_labels):
-        self.search = search
-        self.proportions = proportions
-        self.group_labels = group_labels
+        keep_arguments(self, locals())
 
     @classmethod
     def from_predictions(

@@ -11,7 +11,7 @@ from skfair._utils._validation import (
     check_lengths,
     check_scores,
 )
-from skfair.plotting._display import axes, documented, drawn
+from skfair.plotting._display import axes, documented, drawn, keep_arguments
 from skfair.plotting._given_scores import binary_rule, multiclass_rule
 from skfair.postprocessing import threshold_pareto_front
 
@@ -71,12 +71,7 @@ class ParetoFrontDisplay:
     def __init__(
         self, *, tolerances, objective_values, constraint_gaps, constraint, objective, name=None
     ):
-        self.tolerances = tolerances
-        self.objective_values = objective_values
-        self.constraint_gaps = constraint_gaps
-        self.constraint = constraint
-        self.objective = objective
-        self.name = name
+        keep_arguments(self, locals())
 
     @classmethod
     def from_estimator(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair.plotting._display import axes, documented, drawn
+from skfair.plotting._display import axes, documented, drawn, keep_arguments
 
 
 @documented
@@ -71,13 +71,9 @@ class ReductionTradeoffDisplay:
     """
 
     def __init__(self, *, disparities, scores, result, eps, score_name, connect, weights=None):
+        keep_arguments(self, locals())
         self.disparities = np.asarray(disparities, dtype=np.float64)
         self.scores = np.asarray(scores, dtype=np.float64)
-        self.result = result
-        self.eps = eps
-        self.score_name = score_name
-        self.connect = connect
-        self.weights = weights
 
     @classmethod
     def from_estimator(

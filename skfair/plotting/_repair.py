@@ -8,7 +8,7 @@ from sklearn.base import clone
 from skfair._utils._groups import factorize_groups, group_text
 from skfair._utils._response import ScoreReader
 from skfair.metrics import ks_bias
-from skfair.plotting._display import axes, documented, drawn
+from skfair.plotting._display import axes, documented, drawn, keep_arguments
 
 
 @documented
@@ -81,14 +81,7 @@ class RepairDisplay:
     def __init__(
         self, *, y_score, repaired, groups, group_labels, epsilons, risks, unfairness, risk_name
     ):
-        self.y_score = y_score
-        self.repaired = repaired
-        self.groups = groups
-        self.group_labels = group_labels
-        self.epsilons = epsilons
-        self.risks = risks
-        self.unfairness = unfairness
-        self.risk_name = risk_name
+        keep_arguments(self, locals())
 
     @classmethod
     def from_predictions(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from skfair._utils._groups import factorize_groups, group_text
-from skfair.plotting._display import documented, drawn, panel_axes
+from skfair.plotting._display import documented, drawn, keep_arguments, panel_axes
 
 
 @documented
@@ -67,12 +67,7 @@ class ScoreDistributionDisplay:
     """
 
     def __init__(self, *, y_score, groups, group_labels, repaired=None, n_bins=30, kind="density"):
-        self.y_score = y_score
-        self.groups = groups
-        self.group_labels = group_labels
-        self.repaired = repaired
-        self.n_bins = n_bins
-        self.kind = kind
+        keep_arguments(self, locals())
 
     @classmethod
     def from_predictions(

@@ -6,7 +6,7 @@ import numpy as np
 
 from skfair._utils._groups import factorize_groups, group_text
 from skfair.metrics import aleatoric_uncertainty, epistemic_uncertainty, label_stability
-from skfair.plotting._display import documented, drawn, group_panel_axes
+from skfair.plotting._display import documented, drawn, group_panel_axes, keep_arguments
 
 
 @documented
@@ -66,9 +66,7 @@ class StabilityDisplay:
     """
 
     def __init__(self, *, measures, groups, group_labels):
-        self.measures = measures
-        self.groups = groups
-        self.group_labels = group_labels
+        keep_arguments(self, locals())
 
     @classmethod
     def from_ensemble(cls, ensemble, X, *, sensitive_features, ax=None):

@@ -13,7 +13,7 @@ from skfair._utils._validation import (
     check_scores,
     check_weights,
 )
-from skfair.plotting._display import axes, documented, drawn
+from skfair.plotting._display import axes, documented, drawn, keep_arguments
 from skfair.plotting._given_scores import binary_rule
 from skfair.postprocessing._rules._roc_hull import roc_points, upper_hull
 
@@ -72,10 +72,7 @@ class GroupThresholdDisplay:
     """
 
     def __init__(self, *, roc_curves, hulls, operating_points, group_labels):
-        self.roc_curves = roc_curves
-        self.hulls = hulls
-        self.operating_points = operating_points
-        self.group_labels = group_labels
+        keep_arguments(self, locals())
 
     @classmethod
     def from_estimator(cls, estimator, X, y, *, sensitive_features=None, ax=None):
