@@ -68,16 +68,14 @@ class BiasExplanationDisplay:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
-    >>> from skfair.explain import BiasExplainer
+    >>> from skfair.datasets import make_bias_example
     >>> from skfair.plotting import BiasExplanationDisplay
-    >>> rng = np.random.default_rng(0)
-    >>> group = rng.integers(0, 2, 200)
-    >>> X = np.column_stack([rng.normal(group, 1.0), rng.normal(size=200)])
-    >>> model = LogisticRegression().fit(X, X[:, 0] > 0.5)
-    >>> explainer = BiasExplainer(model, random_state=0).fit(X, sensitive_features=group)
-    >>> display = BiasExplanationDisplay.from_explainer(explainer, kind="waterfall")
+    >>> credit = make_bias_example("M3", n_samples=200, random_state=0)
+    >>> model = LogisticRegression().fit(credit.data, credit.target)
+    >>> display = BiasExplanationDisplay.from_estimator(
+    ...     model, credit.data, sensitive_features=credit.sensitive, kind="waterfall",
+    ...     favorable="lower", random_state=0)
     """
 
     def __init__(

@@ -56,15 +56,13 @@ class ReductionTradeoffDisplay:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
+    >>> from skfair.datasets import make_bias_example
     >>> from skfair.plotting import ReductionTradeoffDisplay
     >>> from skfair.reductions import GridSearch
-    >>> rng = np.random.default_rng(0)
-    >>> group = rng.integers(0, 2, 1000)
-    >>> X = np.c_[rng.normal(size=1000) + 0.5 * group, rng.normal(size=1000)]
-    >>> y = (X.sum(axis=1) + rng.normal(size=1000) > 0.5).astype(int)
-    >>> search = GridSearch(LogisticRegression(), eps=0.05).fit(X, y, sensitive_features=group)
+    >>> credit = make_bias_example(n_samples=1000, random_state=0)
+    >>> search = GridSearch(LogisticRegression(), eps=0.05).fit(
+    ...     credit.data, credit.target, sensitive_features=credit.sensitive)
     >>> display = ReductionTradeoffDisplay.from_estimator(search)
     >>> len(display.disparities) == len(search.predictors_)
     True

@@ -51,15 +51,13 @@ class StabilityDisplay:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
     >>> from skfair.ensemble import BootstrapEnsemble
-    >>> from skfair.plotting import StabilityDisplay
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(300, 2))
-    >>> y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
-    >>> group = rng.choice(["a", "b"], 300)
     >>> ensemble = BootstrapEnsemble(LogisticRegression(), n_estimators=5, random_state=0)
+    >>> from skfair.datasets import make_bias_example
+    >>> credit = make_bias_example("M3", n_samples=300, random_state=0)
+    >>> X, y, group = credit.data, credit.target, credit.sensitive
+    >>> from skfair.plotting import StabilityDisplay
     >>> display = StabilityDisplay.from_ensemble(ensemble.fit(X, y), X, sensitive_features=group)
     >>> list(display.measures)
     ['label stability', 'epistemic', 'aleatoric']
