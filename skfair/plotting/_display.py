@@ -9,11 +9,10 @@ sections of ``plot(ax)`` and ``{references key ...}`` a References section.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from skfair._utils._compat import check_matplotlib_support
+from skfair._utils._docstrings import fill_parts
 
 PARTS = {
     "returns_display": "Returns\n-------\ndisplay : {cls}\n"
@@ -54,8 +53,6 @@ PARTS = {
     "Machine Learning 111,\n3307-3357.",
 }
 
-_PLACEHOLDER = re.compile(r"^( *)\{(\w+)((?: \w+)*)\}$", re.MULTILINE)
-
 
 def _part(name, arguments):
     """The text of the line ``{name arguments...}``."""
@@ -67,13 +64,10 @@ def _part(name, arguments):
 
 
 def fill(doc, cls_name):
-    """``doc`` with each line ``{name ...}`` replaced by its part, at the line's indentation."""
-
-    def replace(match):
-        text = _part(match.group(2), match.group(3).split()).replace("{cls}", cls_name)
-        return "\n".join(match.group(1) + line if line else "" for line in text.split("\n"))
-
-    return _PLACEHOLDER.sub(replace, doc)
+    """``doc`` with each line ``{name ...}`` replaced by its part (``{cls}``: ``cls_name``)."""
+    return fill_parts(
+        doc, lambda name, arguments: _part(name, arguments).replace("{cls}", cls_name)
+    )
 
 
 def documented(cls):

@@ -1,0 +1,24 @@
+"""Docstrings assembled from shared parts: a line ``{name argument ...}`` stands for a part.
+
+A subpackage keeps the parts its public docstrings share (a parameter described alike in
+several functions, a reference) in one place and writes ``{name}`` where one goes; the
+rendered docstring, in ``help()``, the API reference and numpydoc's validation, is the
+complete text.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PLACEHOLDER = re.compile(r"^( *)\{(\w+)((?: \w+)*)\}$", re.MULTILINE)
+
+
+def fill_parts(doc, part):
+    """``doc`` with each line ``{name argument ...}`` replaced by ``part(name, arguments)``
+    (text of one or more lines), indented as the line was."""
+
+    def replace(match):
+        text = part(match.group(2), match.group(3).split())
+        return "\n".join(match.group(1) + line if line else "" for line in text.split("\n"))
+
+    return _PLACEHOLDER.sub(replace, doc)
