@@ -51,6 +51,7 @@ from skfair.explain._shapley import (
     unit_standard_error,
 )
 from skfair.explain._tree import TreeGame
+from skfair.metrics._docs import shared
 
 # "auto": exact enumeration up to this many players (2**10 coalitions), then permutations.
 _AUTO_EXACT_PLAYERS = 10
@@ -133,6 +134,7 @@ def _permutation_chunk(game, orders, pair, bias_of_model, with_bias_game):
     return phi_sum, bias_contributions
 
 
+@shared
 class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     """Explain the Wasserstein bias of a fitted model feature by feature.
 
@@ -273,11 +275,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     **Dask input.** ``fit`` refuses dask collections with a TypeError (the coalitions compare
     the groups' rows as a whole): explain an in-memory sample.
 
-    References
-    ----------
-    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
-       fairness interpretability framework for machine learning models", Machine Learning
-       111, 3307-3357 (2022), arXiv:2011.03156.
+    {references_miroshnikov}
 
     Examples
     --------
@@ -820,6 +818,7 @@ _IN_MEMORY = refuse(
     # False: the BiasExplainer built from **params must still validate them.
     prefer_skip_nested_validation=False,
 )
+@shared
 def explain_bias(estimator, X, y=None, *, sensitive_features=None, sample_weight=None, **params):
     """Functional form of :class:`BiasExplainer`.
 
@@ -852,11 +851,7 @@ def explain_bias(estimator, X, y=None, *, sensitive_features=None, sample_weight
     BiasExplainer : The estimator form, to reuse the fitted explainer.
     skfair.plotting.BiasExplanationDisplay : Bar and waterfall plots of the explanations.
 
-    References
-    ----------
-    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
-       fairness interpretability framework for machine learning models", Machine Learning
-       111, 3307-3357 (2022), arXiv:2011.03156.
+    {references_miroshnikov}
 
     Examples
     --------

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import textwrap
 
+from skfair._utils._docstrings import fill_parts
+
 # Parameters that every group metric documents alike: name -> (type, description).
 PARAMETERS = {
     "sensitive_features": (
@@ -142,3 +144,43 @@ def fill(text):
 
 def indent(text):
     return wrap(text, "    ")
+
+
+# Docstring parts that several hand-written docstrings share, as rendered (numpydoc text
+# without the docstring's indentation): a line ``{name}`` in a docstring decorated with
+# :func:`shared` stands for PARTS[name].
+PARTS = {
+    "references_miroshnikov": """\
+References
+----------
+.. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
+   fairness interpretability framework for machine learning models", Machine Learning
+   111, 3307-3357 (2022), arXiv:2011.03156.""",
+    "references_denis_hardt": """\
+References
+----------
+.. [1] C. Denis, R. Elie, M. Hebiri and F. Hu, "Fairness guarantee in multi-class
+   classification", arXiv:2109.13642, 2021.
+.. [2] M. Hardt, E. Price and N. Srebro, "Equality of opportunity in supervised
+   learning", NeurIPS 2016.""",
+    "sensitive_features": """\
+sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+    Sensitive attribute(s); several attributes define intersectional groups.""",
+    "sample_weight": """\
+sample_weight : array-like of shape (n_samples,), default=None
+    Sample weights; None weighs every sample equally.""",
+    "y_true_if_conditioning": """\
+y_true : array-like of shape (n_samples,) or None
+    Class labels; used only when ``condition_on_y=True``.""",
+    "disadvantaged_pairs": """\
+disadvantaged : {"pooled", "each"}, default="pooled"
+    With ``privileged_group`` and several other groups: compare their samples pooled with
+    the privileged group(s), or each other group on its own, the pairs then combined by
+    ``agg`` (see :mod:`skfair.metrics`).""",
+}
+
+
+def shared(function):
+    """Decorator: fill the lines ``{name}`` of ``function``'s docstring with PARTS[name]."""
+    function.__doc__ = fill_parts(function.__doc__, lambda name, arguments: PARTS[name])
+    return function
