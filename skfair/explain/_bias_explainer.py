@@ -280,13 +280,13 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> from skfair.explain import BiasExplainer
     >>> rng = np.random.default_rng(0)
     >>> group = rng.integers(0, 2, 400)
     >>> X = np.column_stack([rng.normal(group, 1.0), rng.normal(size=400)])
     >>> y = (X[:, 0] + rng.normal(size=400) > 0.5).astype(int)
+    >>> from sklearn.linear_model import LogisticRegression
     >>> model = LogisticRegression().fit(X, y)
+    >>> from skfair.explain import BiasExplainer
     >>> explainer = BiasExplainer(model, random_state=0).fit(X, sensitive_features=group)
     >>> total = explainer.explanations_.shapley_total.sum()
     >>> bool(np.isclose(total, explainer.bias_.total))
