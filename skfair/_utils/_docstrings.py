@@ -22,3 +22,15 @@ def fill_parts(doc, part):
         return "\n".join(match.group(1) + line if line else "" for line in text.split("\n"))
 
     return _PLACEHOLDER.sub(replace, doc)
+
+
+def fill_class(cls, part):
+    """Class decorator body: :func:`fill_parts` on the docstrings of ``cls`` and of the
+    functions it defines (methods, classmethods)."""
+    cls.__doc__ = fill_parts(cls.__doc__, part)
+    for member in vars(cls).values():
+        # the function behind a classmethod, or behind scikit-learn's ``available_if``
+        function = getattr(member, "__func__", getattr(member, "fn", member))
+        if callable(function) and function.__doc__:
+            function.__doc__ = fill_parts(function.__doc__, part)
+    return cls

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from skfair._utils._compat import check_matplotlib_support
-from skfair._utils._docstrings import fill_parts
+from skfair._utils._docstrings import fill_class
 
 PARTS = {
     "returns_display": "Returns\n-------\ndisplay : {cls}\n"
@@ -63,21 +63,11 @@ def _part(name, arguments):
     return PARTS[name]
 
 
-def fill(doc, cls_name):
-    """``doc`` with each line ``{name ...}`` replaced by its part (``{cls}``: ``cls_name``)."""
-    return fill_parts(
-        doc, lambda name, arguments: _part(name, arguments).replace("{cls}", cls_name)
-    )
-
-
 def documented(cls):
     """Class decorator: fill the shared parts in the docstrings of ``cls`` and its methods."""
-    cls.__doc__ = fill(cls.__doc__, cls.__name__)
-    for member in vars(cls).values():
-        function = getattr(member, "__func__", member)
-        if callable(function) and function.__doc__:
-            function.__doc__ = fill(function.__doc__, cls.__name__)
-    return cls
+    return fill_class(
+        cls, lambda name, arguments: _part(name, arguments).replace("{cls}", cls.__name__)
+    )
 
 
 def keep_arguments(display, arguments):

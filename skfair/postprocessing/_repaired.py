@@ -56,8 +56,10 @@ from skfair._utils._response import (
     get_response_values,
     response_from_output,
 )
+from skfair.postprocessing._docs import documented
 
 
+@documented
 class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
     """Fitting, routing and sensitive-feature plumbing shared by the two wrappers."""
 
@@ -191,6 +193,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         return tags
 
 
+@documented
 class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase):
     """A classifier whose scores are repaired towards group fairness.
 
@@ -345,12 +348,7 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
     def predict(self, X, *, sensitive_features=None):
         """Class labels from the repaired responses.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
+        {parameters_X_groups}
 
         Returns
         -------
@@ -375,12 +373,7 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
     def predict_proba(self, X, *, sensitive_features=None):
         """Repaired class probabilities.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
+        {parameters_X_groups}
 
         Returns
         -------
@@ -406,12 +399,7 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
     def decision_function(self, X, *, sensitive_features=None):
         """Repaired decision function.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
+        {parameters_X_groups}
 
         Returns
         -------
@@ -434,6 +422,7 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
         return repaired[:, 0] if repaired.shape[1] == 1 else repaired
 
 
+@documented
 class RepairedRegressor(RegressorMixin, _RepairedBase):
     """A regressor whose predictions are repaired towards group fairness.
 
@@ -520,12 +509,7 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
     def predict(self, X, *, sensitive_features=None):
         """Repaired predictions.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
+        {parameters_X_groups}
 
         Returns
         -------
