@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import textwrap
 
-from skfair._utils._docstrings import fill_parts
+from skfair._utils._docstrings import fill_class, fill_parts
 
 # Parameters that every group metric documents alike: name -> (type, description).
 PARAMETERS = {
@@ -163,9 +163,19 @@ References
    classification", arXiv:2109.13642, 2021.
 .. [2] M. Hardt, E. Price and N. Srebro, "Equality of opportunity in supervised
    learning", NeurIPS 2016.""",
+    "references_buitinck": """\
+References
+----------
+.. [1] L. Buitinck et al., "API design for machine learning software: experiences from
+   the scikit-learn project", ECML PKDD Workshop on Languages for Data Mining and Machine
+   Learning, 2013.""",
     "sensitive_features": """\
 sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     Sensitive attribute(s); several attributes define intersectional groups.""",
+    "pos_label": """\
+pos_label : int, float, bool or str, default=None
+    The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+    {False, True}.""",
     "sample_weight": """\
 sample_weight : array-like of shape (n_samples,), default=None
     Sample weights; None weighs every sample equally.""",
@@ -180,7 +190,14 @@ disadvantaged : {"pooled", "each"}, default="pooled"
 }
 
 
-def shared(function):
-    """Decorator: fill the lines ``{name}`` of ``function``'s docstring with PARTS[name]."""
-    function.__doc__ = fill_parts(function.__doc__, lambda name, arguments: PARTS[name])
-    return function
+def shared(documented):
+    """Decorator: fill the lines ``{name}`` of the docstring of a function, or of a class and
+    its methods, with PARTS[name]."""
+    if isinstance(documented, type):
+        return fill_class(documented, _part)
+    documented.__doc__ = fill_parts(documented.__doc__, _part)
+    return documented
+
+
+def _part(name, arguments):
+    return PARTS[name]

@@ -12,6 +12,7 @@ everything (both versions, per attribute, per point) and :func:`hfm` the one num
 
 import dataclasses
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
@@ -21,9 +22,7 @@ from skfair._dask import dask_dispatch, refuse
 from skfair._utils._compat import (
     SENSITIVE_FEATURES_CONSTRAINT,
     HasMethods,
-    Integral,
     Interval,
-    Real,
     StrOptions,
     validate_params,
 )

@@ -39,6 +39,7 @@ from skfair._utils._compat import (
 )
 from skfair._utils._groups import check_n_groups, factorize_groups
 from skfair._utils._validation import check_groups, check_lengths, check_scores, check_weights
+from skfair.metrics._docs import shared
 
 # Below this group size MADD is dominated by sampling noise (Section 4.4: the error is still
 # about 0.08 at n = 403).
@@ -89,6 +90,7 @@ _COMMON_CONSTRAINTS = {
     },
     prefer_skip_nested_validation=True,
 )
+@shared
 def madd(
     y_true,
     y_score,
@@ -121,8 +123,7 @@ def madd(
     y_score : array-like of shape (n_samples,), (n_samples, 1) or (n_samples, 2)
         Predicted probabilities of the positive class, in [0, 1]. An (n, 2) array is
         ``predict_proba`` output and its column 1 is used.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Sensitive attribute(s); several attributes define intersectional groups.
+    {sensitive_features}
     bandwidth : "auto" or float in (0, 1], default="auto"
         ``"auto"`` returns the stable MADD of :func:`madd_bandwidth_search` (Algorithm 1 with
         ``bandwidths``, ``percent``, ``min_points``, ``min_interval_length``). A float ``h``
@@ -224,6 +225,7 @@ def madd(
 
 @dask_dispatch(lambda func, bound: _madd_on_dask(bound, search=True), doc=_DASK_DOC)
 @validate_params(_COMMON_CONSTRAINTS, prefer_skip_nested_validation=True)
+@shared
 def madd_bandwidth_search(
     y_true,
     y_score,
@@ -266,8 +268,7 @@ def madd_bandwidth_search(
         Ignored; only its length is checked.
     y_score : array-like of shape (n_samples,), (n_samples, 1) or (n_samples, 2)
         Predicted probabilities of the positive class in [0, 1] (column 1 of an (n, 2) array).
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Sensitive attribute(s); several attributes define intersectional groups.
+    {sensitive_features}
     bandwidths : int or array-like of float, default=1000
         An int ``N`` gives the grid ``h = 1/m`` for the bin counts ``m = N, ..., 1`` (``N``
         distinct values, ascending). An array is used as given: strictly increasing values in

@@ -41,7 +41,7 @@ from skfair._stats._votes import GroupMeans, entropy, label_stability_from_codes
 from skfair._utils._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
 from skfair._utils._groups import factorize_groups, rows_from
 from skfair._utils._validation import check_groups, check_label_values, check_lengths, check_weights
-from skfair.metrics._docs import PARAMETERS, numpydoc
+from skfair.metrics._docs import PARAMETERS, numpydoc, shared
 
 # Tolerance on the sum of a member's class probabilities.
 _PROBA_SUM_TOL = 1e-6
@@ -240,6 +240,7 @@ def epistemic_uncertainty(y_proba):
     {**_DIFFERENCE_CONSTRAINTS, "y_pred": ["array-like"], "labels": ["array-like", None]},
     **_VALIDATE,
 )
+@shared
 def label_stability_difference(
     y_true,
     y_pred,
@@ -266,8 +267,7 @@ def label_stability_difference(
     y_pred : array-like of shape (n_estimators, n_samples)
         Label predicted by each member for each sample, as returned by
         :meth:`skfair.ensemble.BootstrapEnsemble.predict_members`.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Sensitive attribute(s); several attributes define intersectional groups.
+    {sensitive_features}
     privileged_group : value, tuple or list of them, default=None
         The privileged group(s). None compares every pair of groups.
     disadvantaged : {"pooled", "each"}, default="pooled"
@@ -276,8 +276,7 @@ def label_stability_difference(
         (see :mod:`skfair.metrics`).
     labels : array-like of shape (n_classes,), default=None
         The classes, see :func:`label_stability`.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; None weighs every sample equally.
+    {sample_weight}
 
     Returns
     -------

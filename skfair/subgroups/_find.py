@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 
 from skfair._dask import uses_dask
 from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     HasMethods,
-    Integral,
     Interval,
-    Real,
     StrOptions,
     validate_params,
 )
