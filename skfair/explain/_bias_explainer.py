@@ -855,11 +855,10 @@ def explain_bias(estimator, X, y=None, *, sensitive_features=None, sample_weight
 
     Examples
     --------
-    >>> import numpy as np
     >>> from sklearn.linear_model import LinearRegression
     >>> from skfair.explain import explain_bias
-    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
-    >>> model = LinearRegression().fit(X, X[:, 0])
+    >>> X = [[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]]
+    >>> model = LinearRegression().fit(X, [0.0, 1.0, 2.0, 3.0])
     >>> result = explain_bias(model, X, sensitive_features=[0, 0, 1, 1], privileged_group=1)
     >>> float(round(result.bias.net, 6)), result.names.tolist()
     (2.0, ['x0', 'x1'])

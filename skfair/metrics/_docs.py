@@ -169,6 +169,11 @@ References
 .. [1] L. Buitinck et al., "API design for machine learning software: experiences from
    the scikit-learn project", ECML PKDD Workshop on Languages for Data Mining and Machine
    Learning, 2013.""",
+    "returns_scorer": """\
+Returns
+-------
+scorer : callable
+    ``scorer(estimator, X, y, *, sensitive_features=None, sample_weight=None) -> float``.""",
     "sensitive_features": """\
 sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     Sensitive attribute(s); several attributes define intersectional groups.""",
@@ -190,14 +195,18 @@ disadvantaged : {"pooled", "each"}, default="pooled"
 }
 
 
-def shared(documented):
+def shared(documented=None, *, parts=None):
     """Decorator: fill the lines ``{name}`` of the docstring of a function, or of a class and
-    its methods, with PARTS[name]."""
+    its methods, with PARTS[name] or ``parts[name]`` (the parts of one module);
+    ``@shared`` or ``@shared(parts=...)``."""
+    if documented is None:
+        return lambda documented: shared(documented, parts=parts)
+    lookup = PARTS if parts is None else {**PARTS, **parts}
+
+    def part(name, arguments):
+        return lookup[name]
+
     if isinstance(documented, type):
-        return fill_class(documented, _part)
-    documented.__doc__ = fill_parts(documented.__doc__, _part)
+        return fill_class(documented, part)
+    documented.__doc__ = fill_parts(documented.__doc__, part)
     return documented
-
-
-def _part(name, arguments):
-    return PARTS[name]

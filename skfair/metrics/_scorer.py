@@ -379,10 +379,7 @@ def make_fairness_scorer(
     **kwargs
         Passed to the metric (e.g. ``privileged_group="Male"``, ``pos_label=1``).
 
-    Returns
-    -------
-    scorer : callable
-        ``scorer(estimator, X, y, *, sensitive_features=None, sample_weight=None) -> float``.
+    {returns_scorer}
 
     See Also
     --------
@@ -492,10 +489,7 @@ def get_fairness_scorer(name, **overrides):
         Keyword arguments of :func:`make_fairness_scorer` (``sensitive_column``,
         ``response_method``, ...) and of the metric.
 
-    Returns
-    -------
-    scorer : callable
-        ``scorer(estimator, X, y, *, sensitive_features=None, sample_weight=None) -> float``.
+    {returns_scorer}
 
     See Also
     --------
