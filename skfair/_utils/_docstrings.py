@@ -34,3 +34,19 @@ def fill_class(cls, part):
         if callable(function) and function.__doc__:
             function.__doc__ = fill_parts(function.__doc__, part)
     return cls
+
+
+def with_parts(parts):
+    """Decorator of a function, or of a class and its methods: fill the lines ``{name}`` of
+    their docstrings with ``parts[name]``."""
+
+    def part(name, arguments):
+        return parts[name]
+
+    def decorate(documented):
+        if isinstance(documented, type):
+            return fill_class(documented, part)
+        documented.__doc__ = fill_parts(documented.__doc__, part)
+        return documented
+
+    return decorate

@@ -40,6 +40,7 @@ from skfair._utils._compat import (
     _safe_indexing,
     process_routing,
 )
+from skfair._utils._docstrings import with_parts
 from skfair._utils._groups import rows_from
 from skfair._utils._random import check_random_state
 from skfair._utils._rows import row_codes
@@ -63,6 +64,12 @@ def _estimator_has(attr):
     return check
 
 
+@with_parts(
+    {
+        "parameters_X": "Parameters\n----------\nX : array-like of shape (n_samples, n_features)\n"
+        "    Input data."
+    }
+)
 class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """Bootstrap replicas of a classifier, with per-sample stability and uncertainty.
 
@@ -281,10 +288,7 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
     def predict_proba_members(self, X):
         """Class probabilities of each member.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input data.
+        {parameters_X}
 
         Returns
         -------
@@ -307,10 +311,7 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
         ``classes_``, so ``p_1 = 0.5`` predicts ``classes_[0]``), or its ``predict`` output
         when the base estimator has no ``predict_proba``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input data.
+        {parameters_X}
 
         Returns
         -------
@@ -327,10 +328,7 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
     def predict_proba(self, X):
         """Mean of the members' class probabilities.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input data.
+        {parameters_X}
 
         Returns
         -------
@@ -348,10 +346,7 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
         Ties go to the first of ``classes_``: with a binary mean probability of exactly 0.5
         the ensemble predicts ``classes_[0]``, as Virny does.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input data.
+        {parameters_X}
 
         Returns
         -------
@@ -376,10 +371,7 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
         entropy; epistemic uncertainty, the entropy of the mean minus the mean entropy.
         Entropies are in bits.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input data.
+        {parameters_X}
 
         Returns
         -------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import textwrap
 
-from skfair._utils._docstrings import fill_class, fill_parts
+from skfair._utils._docstrings import with_parts
 
 # Parameters that every group metric documents alike: name -> (type, description).
 PARAMETERS = {
@@ -199,14 +199,5 @@ def shared(documented=None, *, parts=None):
     """Decorator: fill the lines ``{name}`` of the docstring of a function, or of a class and
     its methods, with PARTS[name] or ``parts[name]`` (the parts of one module);
     ``@shared`` or ``@shared(parts=...)``."""
-    if documented is None:
-        return lambda documented: shared(documented, parts=parts)
-    lookup = PARTS if parts is None else {**PARTS, **parts}
-
-    def part(name, arguments):
-        return lookup[name]
-
-    if isinstance(documented, type):
-        return fill_class(documented, part)
-    documented.__doc__ = fill_parts(documented.__doc__, part)
-    return documented
+    decorate = with_parts(PARTS if parts is None else {**PARTS, **parts})
+    return decorate if documented is None else decorate(documented)

@@ -1,12 +1,12 @@
 """Docstring parts that the post-processing estimators' methods share.
 
-A line ``{name}`` in a docstring of a class decorated with :func:`documented` stands for
+A line ``{name}`` in a docstring of a class decorated with ``documented`` stands for
 ``PARTS[name]`` (numpydoc text as rendered, without the docstring's indentation).
 """
 
 from __future__ import annotations
 
-from skfair._utils._docstrings import fill_class
+from skfair._utils._docstrings import with_parts
 
 PARTS = {
     "parameters_X_groups": """\
@@ -19,6 +19,4 @@ sensitive_features : array-like, dict or DataFrame, default=None
 }
 
 
-def documented(cls):
-    """Fill the lines ``{name}`` of the docstrings of ``cls`` and its methods."""
-    return fill_class(cls, lambda name, arguments: PARTS[name])
+documented = with_parts(PARTS)
