@@ -4,7 +4,7 @@
   sensitive features), :func:`require_y`, :func:`fit_groups` / :func:`encode_groups` (group
   codes, and "no sensitive features" as one group named ``"all"``);
 - metadata: :func:`route_fit_params`, the fit parameters of the wrapped model and of ``cv``
-  with and without metadata routing;
+  with and without metadata routing, and :func:`fit_routing`, the router that sends them;
 - dask: :data:`FIT_IN_MEMORY` (the refusal of a fit that trains a model on all rows),
   :func:`lazy_method` (predictions block by block) and the ``score`` methods of
   :class:`AccuracyScoreMixin` and :class:`GroupAccuracyScoreMixin`, exact on dask input.
@@ -27,6 +27,7 @@ from inspect import Parameter, signature
 import numpy as np
 from sklearn.metrics import accuracy_score
 from sklearn.utils import Bunch, get_tags
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.validation import check_is_fitted
 
 from skfair._dask import align, map_row_blocks, reduce_blocks, refuse, uses_dask
@@ -181,6 +182,18 @@ def route_fit_params(
     if not weights_to_model:
         model.pop("sample_weight", None)
     return Bunch(estimator=Bunch(fit=model), splitter=Bunch(split=split))
+
+
+def fit_routing(owner, mapping=None):
+    """The metadata router of a meta-estimator that consumes its own requests
+    (``sensitive_features``, ``sample_weight``, ...) and routes the other metadata of a method
+    to ``owner.estimator``: ``mapping``, by default ``fit`` to ``fit``."""
+    mapping = MethodMapping().add(caller="fit", callee="fit") if mapping is None else mapping
+    return (
+        MetadataRouter(owner=owner)
+        .add_self_request(owner)
+        .add(estimator=owner.estimator, method_mapping=mapping)
+    )
 
 
 def warn_no_sensitive_features(owner):

@@ -20,12 +20,11 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils import Bunch, get_tags
-from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from skfair._base import AccuracyScoreMixin, _model_allows_nan, check_meta_input
+from skfair._base import AccuracyScoreMixin, _model_allows_nan, check_meta_input, fit_routing
 from skfair._dask import map_row_blocks, refuse, uses_dask
 from skfair._stats._votes import entropy as _entropy
 from skfair._stats._votes import label_stability_from_votes as _label_stability_from_votes
@@ -464,14 +463,7 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
             A :class:`~sklearn.utils.metadata_routing.MetadataRouter` encapsulating the
             routing information.
         """
-        return (
-            MetadataRouter(owner=self)
-            .add_self_request(self)
-            .add(
-                estimator=self.estimator,
-                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
-            )
-        )
+        return fit_routing(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

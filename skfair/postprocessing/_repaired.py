@@ -25,7 +25,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.metrics import r2_score
 from sklearn.model_selection import check_cv, cross_val_predict
 from sklearn.utils import get_tags
-from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
+from sklearn.utils.metadata_routing import MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
@@ -34,6 +34,7 @@ from skfair._base import (
     GroupAccuracyScoreMixin,
     _model_allows_nan,
     check_meta_input,
+    fit_routing,
     fit_takes_weights,
     lazy_method,
     refuse_dask_fit,
@@ -179,11 +180,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         mapping = mapping.add(caller="predict", callee=method)
         if method != "predict":
             mapping = mapping.add(caller=method, callee=method)
-        return (
-            MetadataRouter(owner=self)
-            .add_self_request(self)
-            .add(estimator=self.estimator, method_mapping=mapping)
-        )
+        return fit_routing(self, mapping)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
