@@ -133,26 +133,23 @@ class DaskCounter:
         statistic = CombinationCounts(
             self.dims, 4 * HASH_BUCKETS, tuple(map(tuple, combinations)), self.weighted
         )
-        return reduce_blocks(
-            statistic,
-            self.blocks,
-            _count_chunk,
-            encoders=tuple(self.encoders),
-            pos_label=self.pos_label,
-            fingerprints=False,
-        )
+        return self._reduce(statistic, fingerprints=False)
 
     def fingerprints(self, combinations):
         statistic = CombinationCounts(
             self.dims, 1, tuple(map(tuple, combinations)), weighted=True, squares=False
         )
+        return self._reduce(statistic, fingerprints=True)
+
+    def _reduce(self, statistic, *, fingerprints):
+        """``statistic`` of every block of rows, merged."""
         return reduce_blocks(
             statistic,
             self.blocks,
             _count_chunk,
             encoders=tuple(self.encoders),
             pos_label=self.pos_label,
-            fingerprints=True,
+            fingerprints=fingerprints,
         )
 
 
