@@ -174,6 +174,22 @@ Returns
 -------
 scorer : callable
     ``scorer(estimator, X, y, *, sensitive_features=None, sample_weight=None) -> float``.""",
+    "references_virny": """\
+References
+----------
+.. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
+   Virny and VirnyView", SIGMOD-Companion 2024.""",
+    "references_virny_hullermeier": """\
+References
+----------
+.. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
+   Virny and VirnyView", SIGMOD-Companion 2024.
+.. [2] E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine
+   learning: an introduction to concepts and methods", Machine Learning 110, 2021.""",
+    "member_probabilities": """\
+y_proba : array-like of shape (n_estimators, n_samples, n_classes) or (n_estimators, n_samples)
+    Class probabilities of each member, or a binary problem's positive-class
+    probabilities.""",
     "sensitive_features": """\
 sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     Sensitive attribute(s); several attributes define intersectional groups.""",

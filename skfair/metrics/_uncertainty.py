@@ -93,6 +93,7 @@ _NEEDS_LABELS = refuse(
 
 @dask_dispatch(_label_stability_on_dask, doc=_PER_SAMPLE_DOC + _NEEDS_LABELS.doc)
 @validate_params({"y_pred": ["array-like"], "labels": ["array-like", None]}, **_VALIDATE)
+@shared
 def label_stability(y_pred, *, labels=None):
     """Label stability of each sample across the members of an ensemble.
 
@@ -122,10 +123,7 @@ def label_stability(y_pred, *, labels=None):
     epistemic_uncertainty : The model's share of the uncertainty.
     skfair.ensemble.BootstrapEnsemble : An ensemble whose members' outputs this takes.
 
-    References
-    ----------
-    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
-       Virny and VirnyView", SIGMOD-Companion 2024.
+    {references_virny}
 
     Examples
     --------
@@ -142,6 +140,7 @@ def label_stability(y_pred, *, labels=None):
     lambda func, bound: _per_sample_on_dask(bound, "y_proba", "aleatoric"), doc=_PER_SAMPLE_DOC
 )
 @validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
+@shared
 def aleatoric_uncertainty(y_proba):
     """Aleatoric (data) uncertainty of each sample: the members' mean entropy, in bits.
 
@@ -150,10 +149,7 @@ def aleatoric_uncertainty(y_proba):
 
     Parameters
     ----------
-    y_proba : array-like of shape (n_estimators, n_samples, n_classes) or \
-            (n_estimators, n_samples)
-        Class probabilities of each member, or a binary problem's positive-class
-        probabilities.
+    {member_probabilities}
 
     Returns
     -------
@@ -166,12 +162,7 @@ def aleatoric_uncertainty(y_proba):
     epistemic_uncertainty : The model's share of the uncertainty.
     skfair.ensemble.BootstrapEnsemble : An ensemble whose members' outputs this takes.
 
-    References
-    ----------
-    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
-       Virny and VirnyView", SIGMOD-Companion 2024.
-    .. [2] E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine
-       learning: an introduction to concepts and methods", Machine Learning 110, 2021.
+    {references_virny_hullermeier}
 
     Examples
     --------
@@ -186,6 +177,7 @@ def aleatoric_uncertainty(y_proba):
     lambda func, bound: _per_sample_on_dask(bound, "y_proba", "epistemic"), doc=_PER_SAMPLE_DOC
 )
 @validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
+@shared
 def epistemic_uncertainty(y_proba):
     """Epistemic (model) uncertainty of each sample, in bits.
 
@@ -195,10 +187,7 @@ def epistemic_uncertainty(y_proba):
 
     Parameters
     ----------
-    y_proba : array-like of shape (n_estimators, n_samples, n_classes) or \
-            (n_estimators, n_samples)
-        Class probabilities of each member, or a binary problem's positive-class
-        probabilities.
+    {member_probabilities}
 
     Returns
     -------
@@ -211,12 +200,7 @@ def epistemic_uncertainty(y_proba):
     aleatoric_uncertainty : The data's share of the uncertainty.
     skfair.ensemble.BootstrapEnsemble : An ensemble whose members' outputs this takes.
 
-    References
-    ----------
-    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
-       Virny and VirnyView", SIGMOD-Companion 2024.
-    .. [2] E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine
-       learning: an introduction to concepts and methods", Machine Learning 110, 2021.
+    {references_virny_hullermeier}
 
     Examples
     --------
@@ -289,10 +273,7 @@ def label_stability_difference(
     label_stability : The per-sample label stability.
     skfair.plotting.StabilityDisplay : The group means with error bars.
 
-    References
-    ----------
-    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
-       Virny and VirnyView", SIGMOD-Companion 2024.
+    {references_virny}
 
     Examples
     --------
