@@ -34,6 +34,7 @@ from skfair._dask import align, map_row_blocks, reduce_blocks, refuse, uses_dask
 from skfair._dask._columns import as_numpy
 from skfair._stats._table import DistinctRows
 from skfair._utils._compat import _routing_enabled, process_routing, validate_data
+from skfair._utils._docstrings import with_parts
 from skfair._utils._frames import as_supported_frame, refuse_dask
 from skfair._utils._groups import factorize_groups, rows_from, split_sensitive_column
 
@@ -257,52 +258,54 @@ def _method_block(X, sensitive_features, *, row_offset, estimator, method):
         return getattr(estimator, method)(X, **kwargs)
 
 
+# The parts of the score methods' docstrings that the two mixins share.
+_with_score_parts = with_parts(
+    {
+        "accuracy_parameters": """\
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Samples.
+y : array-like of shape (n_samples,)
+    True labels.
+sample_weight : array-like of shape (n_samples,), default=None
+    Sample weights; None weighs every sample equally.""",
+        "accuracy_returns": """\
+Returns
+-------
+score : float
+    Accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``); on dask
+    collections, exact from the summed weights of right and wrong predictions.""",
+    }
+)
+
+
+@_with_score_parts
 class AccuracyScoreMixin:
     """``score``: the accuracy of ``predict``, exact on dask input (summed over partitions)."""
 
     def score(self, X, y, sample_weight=None):
         """Accuracy of :meth:`predict` on ``(X, y)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; None weighs every sample equally.
+        {accuracy_parameters}
 
-        Returns
-        -------
-        score : float
-            Accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``); on dask
-            collections, exact from the summed weights of right and wrong predictions.
+        {accuracy_returns}
         """
         return _accuracy(y, self.predict(X), sample_weight)
 
 
+@_with_score_parts
 class GroupAccuracyScoreMixin:
     """``score`` of an estimator whose ``predict`` takes ``sensitive_features``."""
 
     def score(self, X, y, sample_weight=None, *, sensitive_features=None):
         """Accuracy of :meth:`predict` on ``(X, y)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; None weighs every sample equally.
+        {accuracy_parameters}
         sensitive_features : array-like, dict or DataFrame, default=None
             Sensitive attribute(s), when ``sensitive_column`` is not set.
 
-        Returns
-        -------
-        score : float
-            Accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``); on dask
-            collections, exact from the summed weights of right and wrong predictions.
+        {accuracy_returns}
         """
         return _accuracy(y, self.predict(X, sensitive_features=sensitive_features), sample_weight)
 
