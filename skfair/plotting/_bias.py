@@ -206,20 +206,7 @@ class BiasExplanationDisplay:
         ----------
         explainer : BiasExplainer
             A fitted explainer.
-        kind : {"bar", "waterfall"}, default="bar"
-            Bars of the four parts per player, or the waterfall of one part's Shapley-bias
-            values.
-        quantity : {"beta", "shapley"}, default="beta"
-            Bar plot values: bias explanations or Shapley-bias values. The waterfall always
-            shows Shapley-bias values.
-        part : {"total", "positive", "negative", "net"}, default="total"
-            The waterfall's part.
-        sort_by : {"total", "positive", "negative", "net"}, default="total"
-            Bar plot order (by magnitude for net and for Shapley values).
-        max_display : int, default=20
-            Players shown; the others are summed into one bar.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is made when None.
+        {explanation_options}
 
         {returns_display}
         """
@@ -278,20 +265,7 @@ class BiasExplanationDisplay:
         sensitive_features : array-like of shape (n_samples,), default=None
             Group of each row (two groups), when the explainer's ``sensitive_column`` is
             not set.
-        kind : {"bar", "waterfall"}, default="bar"
-            Bars of the four parts per player, or the waterfall of one part's Shapley-bias
-            values.
-        quantity : {"beta", "shapley"}, default="beta"
-            Bar plot values: bias explanations or Shapley-bias values. The waterfall always
-            shows Shapley-bias values.
-        part : {"total", "positive", "negative", "net"}, default="total"
-            The waterfall's part.
-        sort_by : {"total", "positive", "negative", "net"}, default="total"
-            Bar plot order (by magnitude for net and for Shapley values).
-        max_display : int, default=20
-            Players shown; the others are summed into one bar.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is made when None.
+        {explanation_options}
         **explainer_params : dict
             Parameters of :class:`~skfair.explain.BiasExplainer`.
 

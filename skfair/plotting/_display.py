@@ -15,6 +15,21 @@ from skfair._utils._compat import check_matplotlib_support
 from skfair._utils._docstrings import fill_class
 
 PARTS = {
+    "explanation_options": """\
+kind : {"bar", "waterfall"}, default="bar"
+    Bars of the four parts per player, or the waterfall of one part's Shapley-bias
+    values.
+quantity : {"beta", "shapley"}, default="beta"
+    Bar plot values: bias explanations or Shapley-bias values. The waterfall always
+    shows Shapley-bias values.
+part : {"total", "positive", "negative", "net"}, default="total"
+    The waterfall's part.
+sort_by : {"total", "positive", "negative", "net"}, default="total"
+    Bar plot order (by magnitude for net and for Shapley values).
+max_display : int, default=20
+    Players shown; the others are summed into one bar.
+ax : matplotlib Axes, default=None
+    Axes to draw on; a new figure is made when None.""",
     "returns_display": "Returns\n-------\ndisplay : {cls}\n"
     "    The display, plotted; its figure, axes and artists are stored as attributes.",
     "returns_self": "Returns\n-------\nself : {cls}\n"
