@@ -236,10 +236,7 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
         The fitted repair of the model's responses (the response method exposed).
     classes_ : ndarray of shape (n_classes,)
         Class labels.
-    n_features_in_ : int
-        Number of columns of X, the sensitive column(s) included.
-    feature_names_in_ : ndarray of str
-        Column names of X, when it has string column names.
+    {columns_in}
 
     See Also
     --------
@@ -263,13 +260,7 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
     offset, exactly the in-memory output; ``score`` sums the right and wrong predictions over
     the partitions.
 
-    References
-    ----------
-    Chzhen, E., Denis, C., Hebiri, M., Oneto, L. and Pontil, M. (2020). Fair regression with
-    Wasserstein barycenters. Advances in Neural Information Processing Systems 33.
-
-    Le Gouic, T., Loubes, J.-M. and Rigollet, P. (2020). Projection to fairness in statistical
-    learning. arXiv:2005.11720.
+    {references_barycenter}
 
     Denis, C., Elie, R., Hebiri, M. and Hu, F. (2021). Fairness guarantee in multi-class
     classification. arXiv:2109.13642.
@@ -277,12 +268,12 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> from skfair.postprocessing import BarycenterRepair, RepairedClassifier
     >>> rng = np.random.default_rng(0)
     >>> group = rng.integers(0, 2, 400)
     >>> X = np.c_[rng.normal(size=400) + group, group]
     >>> y = (X[:, 0] + rng.normal(size=400) > 0.5).astype(int)
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from skfair.postprocessing import BarycenterRepair, RepairedClassifier
     >>> clf = RepairedClassifier(LogisticRegression(), BarycenterRepair(random_state=0),
     ...                          sensitive_column=1).fit(X, y)
     >>> rate = [clf.predict(X)[group == g].mean() for g in (0, 1)]
@@ -449,10 +440,7 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         The fitted model.
     repair_ : transformer
         The fitted repair.
-    n_features_in_ : int
-        Number of columns of X, the sensitive column(s) included.
-    feature_names_in_ : ndarray of str
-        Column names of X, when it has string column names.
+    {columns_in}
 
     See Also
     --------
@@ -466,19 +454,13 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
     array: the model and its repair run block by block, each block's repair at its row
     offset, exactly the in-memory output.
 
-    References
-    ----------
-    Chzhen, E., Denis, C., Hebiri, M., Oneto, L. and Pontil, M. (2020). Fair regression with
-    Wasserstein barycenters. Advances in Neural Information Processing Systems 33.
-
-    Le Gouic, T., Loubes, J.-M. and Rigollet, P. (2020). Projection to fairness in statistical
-    learning. arXiv:2005.11720.
+    {references_barycenter}
 
     Examples
     --------
-    >>> import numpy as np
     >>> from sklearn.linear_model import LinearRegression
     >>> from skfair.postprocessing import BarycenterRepair, RepairedRegressor
+    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> group = rng.integers(0, 2, 400)
     >>> X = np.c_[rng.normal(size=400) + 2 * group, group]
