@@ -153,7 +153,13 @@ def _parse_metrics(metrics):
     return parsed
 
 
-@shared
+@shared(
+    parts={
+        "returns_per_metric": "Returns\n-------\n"
+        "Series, DataFrame (one row per control stratum) or ndarray\n"
+        "    One value per metric: pandas with ``as_frame=True``, else numpy."
+    }
+)
 class MetricTable:
     """Several metrics per group at once, with their aggregates and confidence intervals.
 
@@ -597,20 +603,14 @@ None, default=None
     def group_min(self):
         """Smallest value of each metric over the groups (per control stratum).
 
-        Returns
-        -------
-        Series, DataFrame (one row per control stratum) or ndarray
-            One value per metric: pandas with ``as_frame=True``, else numpy.
+        {returns_per_metric}
         """
         return self._output(self._point("group_min"), rows=False)
 
     def group_max(self):
         """Largest value of each metric over the groups (per control stratum).
 
-        Returns
-        -------
-        Series, DataFrame (one row per control stratum) or ndarray
-            One value per metric: pandas with ``as_frame=True``, else numpy.
+        {returns_per_metric}
         """
         return self._output(self._point("group_max"), rows=False)
 
