@@ -90,18 +90,7 @@ def find_on_dask(**arguments):
         None,
     )
     weighted = weights is not None and not _equal_weights(blocks, len(names))
-    search = make_search(
-        arguments["metric"],
-        arguments["objective"],
-        arguments["direction"],
-        arguments["max_level"],
-        min_support,
-        arguments["k"],
-        arguments["alpha"],
-        arguments["correction"],
-        arguments["sliceline_alpha"],
-        smallest if weighted else None,
-    )
+    search = make_search({**arguments, "min_support": min_support}, smallest if weighted else None)
     counter = DaskCounter(blocks, encoders, pos_label, weighted)
     found = search_tables(counter, counter.dims, search)
     settings = {
