@@ -230,6 +230,7 @@ def _audit(args, parser):
     if args.html is not None:
         _check_matplotlib()
     tell = _progress_printer(quiet=args.quiet)
+    _return_freed_arrays()
     model = None if args.model is None else _load_model(args.model)
     if args.data is None:
         tell(
@@ -307,6 +308,31 @@ def _audit(args, parser):
             stream.write(page)
     if args.save_predictions is not None:
         _audit.write_predictions(context, args.save_predictions)
+
+
+# glibc's mallopt parameter: the size from which an allocation gets pages of its own.
+_M_MMAP_THRESHOLD = -3
+
+
+def _return_freed_arrays():
+    """With glibc, give every allocation of 128 KiB or more pages of its own (its default
+    until a larger block is freed), so that freed arrays go back to the system.
+
+    By default glibc raises that size to the largest block freed so far (up to 32 MB): after
+    the first large array is freed, arrays of a few MB come from the heap, and the heap keeps
+    the memory they leave between the audit's sections (10 to 20 MB of the peak of an audit
+    of 10^6 rows, and most of its run-to-run spread). This process-wide setting is made by
+    the command only, never by the library; elsewhere it does nothing.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # no C library to ask, or not one with mallopt
+        return
+    mallopt(_M_MMAP_THRESHOLD, 128 * 1024)
 
 
 def _sha256(path):
