@@ -333,11 +333,43 @@ def split_sensitive_column(X, sensitive_column):
     dropped = set(positions)
     keep = [j for j in range(X.shape[1]) if j not in dropped]
     if is_frame:  # by position: X.drop would also drop other columns of the same name
-        sensitive = X.iloc[:, positions] if is_list else X.iloc[:, positions[0]]
-        contiguous = keep and keep[-1] - keep[0] == len(keep) - 1
-        return sensitive, X.iloc[:, slice(keep[0], keep[-1] + 1) if contiguous else keep]
+        sensitive = _frame_columns(X, sensitive_column, positions, columns)
+        return sensitive, X.take(keep, axis=1)
     sensitive = X[:, positions] if is_list else X[:, positions[0]]
     return sensitive, X[:, keep]
+
+
+def split_numeric_frame(X, sensitive_column):
+    """``(sensitive values, the other columns as a float64 array)`` of a pandas DataFrame
+    whose other columns all have numpy numeric dtypes, as :func:`split_sensitive_column`
+    followed by the conversion to floats; None for any other input (or no other column).
+
+    The other columns are selected by position on a copy of the frame's axes with the column
+    labels replaced by positions: with pandas' string column labels (pyarrow-backed), a
+    selection by labels costs more than the small repairs that read it.
+    """
+    if not (hasattr(X, "iloc") and hasattr(X, "columns") and getattr(X, "ndim", 0) == 2):
+        return None
+    columns = X.columns.tolist()
+    positions = sensitive_column_positions(sensitive_column, len(columns), columns)
+    dropped = set(positions)
+    keep = [j for j in range(len(columns)) if j not in dropped]
+    dtypes = X.dtypes.tolist()
+    numeric = all(isinstance(dtypes[j], np.dtype) and dtypes[j].kind in "biuf" for j in keep)
+    if not keep or not numeric or 0 in X.shape:
+        return None
+    sensitive = _frame_columns(X, sensitive_column, positions, columns)
+    by_position = X.set_axis(range(len(columns)), axis=1)
+    return sensitive, by_position.take(keep, axis=1).to_numpy(dtype=np.float64)
+
+
+def _frame_columns(X, sensitive_column, positions, columns):
+    """The sensitive column(s) of the DataFrame ``X``: a DataFrame for a list, else a Series."""
+    if isinstance(sensitive_column, (list, tuple, np.ndarray)):
+        return X.take(positions, axis=1)
+    if isinstance(sensitive_column, str) and columns.count(sensitive_column) == 1:
+        return X[sensitive_column]  # a column looked up by name, cheaper than by position
+    return X.iloc[:, positions[0]]
 
 
 def sensitive_column_positions(sensitive_column, n_columns, columns=None):
@@ -473,6 +505,8 @@ def _column_values(column):
     dtype = getattr(column, "dtype", None)
     if dtype is not None and getattr(dtype, "name", None) == "category":
         return column  # handled by factorize_column through .cat
+    if _is_arrow_strings(getattr(column, "array", None)):
+        return column.array  # factorised by pyarrow (factorize_column)
     if hasattr(column, "to_numpy"):
         # Nullable pandas dtypes come out as object arrays holding pd.NA, which
         # _factorize_objects reports as missing.
@@ -541,12 +575,27 @@ def factorize_column(column, name, what="sensitive feature", *, missing="raise",
     types that would be ambiguous (1 and "1"); ``mixed="by_type"`` keeps them apart and sorts
     them by type and text.
     """
+    if _is_arrow_strings(column):
+        factorized = _factorize_arrow_strings(column)
+        if factorized is not None:
+            return factorized
+        column = column.to_numpy()  # missing values: the general path below reports them
     if _is_categorical(column):
         absent = np.asarray(_categorical(column).codes) < 0
     else:
         column = np.asarray(column)
         if column.ndim != 1:
             raise ValueError(f"{what} '{name}' must be 1-D, got shape {column.shape}.")
+        if column.dtype.kind == "O":
+            # The hash table that finds the distinct values also finds pandas' missing ones
+            # (code -1): without those, only the distinct values need the elementwise test.
+            hashed = _hash_objects(column)
+            if (
+                hashed is not None
+                and not (hashed[0] < 0).any()
+                and not missing_mask(hashed[1]).any()
+            ):
+                return _factorize_objects(column, name, what, mixed, hashed=hashed)
         absent = missing_mask(column)
     if not absent.any():
         return _factorize_present(column, name, what, mixed)
@@ -570,6 +619,37 @@ def column_codes(column):
         column = np.asarray(column, dtype=object)
     values, codes = factorize_column(column, "column", "column", missing="last", mixed="by_type")
     return len(values) + int(codes.size > 0 and codes.max() == len(values)), codes
+
+
+def _is_arrow_strings(column):
+    """Whether ``column`` is a pandas string array stored by pyarrow (pandas' default string
+    dtype when pyarrow is installed)."""
+    dtype = getattr(column, "dtype", None)
+    return (
+        type(dtype).__name__ == "StringDtype"
+        and getattr(dtype, "storage", None) == "pyarrow"
+        and hasattr(column, "__arrow_array__")
+    )
+
+
+def _factorize_arrow_strings(column):
+    """:func:`factorize_column` of a pyarrow-backed pandas string array without missing
+    values, by pyarrow's dictionary encoding (no Python string per row): the values and
+    codes of the object path, which sorts the distinct strings the same way. None when the
+    column has missing values."""
+    import pyarrow as pa
+
+    strings = column.__arrow_array__()
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks()
+    if strings.null_count:
+        return None
+    encoded = strings.dictionary_encode()
+    values = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+    order = np.argsort(values.astype(str), kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.shape[0])
+    return values[order], rank[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
 def _is_categorical(column):
@@ -633,17 +713,25 @@ def _factorize_floats(array):
     return values[order], rank[codes]
 
 
-def _factorize_objects(array, name, what, mixed):
-    """Values equal under ``==`` are one value (1, 1.0 and True, as for pandas); a hash table
-    (pandas, when installed) finds them in linear time, a sort otherwise: the same values and
-    codes either way."""
+def _hash_objects(array):
+    """``(codes, distinct values)`` of an object array by pandas' hash table (missing values
+    coded -1), or None without pandas."""
     try:
         import pandas as pd
     except ImportError:  # pragma: no cover - exercised without pandas only
-        pd = None
-    if pd is not None:
-        codes, values = pd.factorize(array, sort=False, use_na_sentinel=True)
-        values = np.asarray(values, dtype=object)
+        return None
+    codes, values = pd.factorize(array, sort=False, use_na_sentinel=True)
+    return codes, np.asarray(values, dtype=object)
+
+
+def _factorize_objects(array, name, what, mixed, hashed=None):
+    """Values equal under ``==`` are one value (1, 1.0 and True, as for pandas); a hash table
+    (pandas, when installed) finds them in linear time, a sort otherwise: the same values and
+    codes either way. ``hashed`` is :func:`_hash_objects` of ``array`` when already made."""
+    if hashed is None:
+        hashed = _hash_objects(array)
+    if hashed is not None:
+        codes, values = hashed
     else:  # pragma: no cover - exercised without pandas only
         try:
             values, codes = np.unique(array, return_inverse=True)
