@@ -341,26 +341,28 @@ def split_sensitive_column(X, sensitive_column):
 
 def split_numeric_frame(X, sensitive_column):
     """``(sensitive values, the other columns as a float64 array)`` of a pandas DataFrame
-    whose other columns all have numpy numeric dtypes, as :func:`split_sensitive_column`
-    followed by the conversion to floats; None for any other input (or no other column).
+    whose other columns all hold numpy numbers, as :func:`split_sensitive_column` followed by
+    the conversion to floats; None for any other input (the caller then takes that path).
 
-    The other columns are selected by position on a copy of the frame's axes with the column
-    labels replaced by positions: with pandas' string column labels (pyarrow-backed), a
-    selection by labels costs more than the small repairs that read it.
+    The other columns are read one by one as the arrays pandas holds: selecting them as a
+    DataFrame (a new column index, pyarrow-backed for string labels) costs more than the
+    small repairs that read them. pandas has no public accessor of a column's array that
+    does not build a Series, hence its ``_get_column_array``; without it, None.
     """
-    if not (hasattr(X, "iloc") and hasattr(X, "columns") and getattr(X, "ndim", 0) == 2):
+    column_array = getattr(X, "_get_column_array", None)
+    if column_array is None or not hasattr(X, "columns") or getattr(X, "ndim", 0) != 2:
         return None
     columns = X.columns.tolist()
     positions = sensitive_column_positions(sensitive_column, len(columns), columns)
     dropped = set(positions)
-    keep = [j for j in range(len(columns)) if j not in dropped]
-    dtypes = X.dtypes.tolist()
-    numeric = all(isinstance(dtypes[j], np.dtype) and dtypes[j].kind in "biuf" for j in keep)
-    if not keep or not numeric or 0 in X.shape:
+    arrays = [column_array(j) for j in range(len(columns)) if j not in dropped]
+    numeric = all(type(a) is np.ndarray and a.ndim == 1 and a.dtype.kind in "biuf" for a in arrays)
+    if not arrays or not numeric or X.shape[0] == 0:
         return None
-    sensitive = _frame_columns(X, sensitive_column, positions, columns)
-    by_position = X.set_axis(range(len(columns)), axis=1)
-    return sensitive, by_position.take(keep, axis=1).to_numpy(dtype=np.float64)
+    floats = np.empty((X.shape[0], len(arrays)), order="F")  # a column at a time, as pandas
+    for j, array in enumerate(arrays):
+        floats[:, j] = array
+    return _frame_columns(X, sensitive_column, positions, columns), floats
 
 
 def _frame_columns(X, sensitive_column, positions, columns):
