@@ -213,20 +213,18 @@ class _Barycenter:
         ``values`` of the first value >= each query within its cell, whether the query equals
         a value of its cell, and for those hits the position of the first value > it."""
         below = np.empty(queries.shape[0], dtype=np.intp)
-        hit = np.empty(queries.shape[0], dtype=bool)
-        upper = []
+        above = np.empty(queries.shape[0], dtype=np.intp)
         for cell in range(bounds.shape[0] - 1):
             start, stop = self.starts[cell], self.starts[cell + 1]
             segment = slice(bounds[cell], bounds[cell + 1])
             cell_values, cell_queries = self.values[start:stop], queries[segment]
-            found = np.searchsorted(cell_values, cell_queries, side="left")
-            cell_hit = cell_values[np.minimum(found, stop - start - 1)] == cell_queries
-            hit[segment] = cell_hit
-            below[segment] = found + start
-            if cell_hit.any():
-                found = np.searchsorted(cell_values, cell_queries[cell_hit], side="right")
-                upper.append(found + start)
-        return below, hit, np.concatenate(upper) if upper else np.empty(0, np.intp)
+            below[segment] = np.searchsorted(cell_values, cell_queries, side="left")
+            above[segment] = np.searchsorted(cell_values, cell_queries, side="right")
+            below[segment] += start
+            above[segment] += start
+        # a query equals a value of its cell exactly when values lie between the two sides
+        hit = above > below
+        return below, hit, above[hit]
 
     def _locate_by_keys(self, query_cells, rank, on_grid):
         """The same as :meth:`_locate_per_cell` in one search over the integer keys, from each
