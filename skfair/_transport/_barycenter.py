@@ -36,6 +36,9 @@ from skfair._transport._repair import _BaseRepair
 # Cells with fewer calibration rows than this get a warning: their maps are noisy.
 _SMALL_CELL = 10
 
+# From this many queries on, transform sorts them within their cell before searching.
+_SORTED_QUERIES = 1 << 14
+
 _TINY = np.finfo(np.float64).tiny
 
 # The uses of random numbers, each its own stream of the fitted seed (with the column and the
@@ -73,11 +76,15 @@ class _Barycenter:
             order, _, rank, _, self.grid = _rank_by_cell(values, cells, n_cells)
             self.values = values[order]
         elif keep_order or weights is not None:
-            order, _ = sort_by_code(values, cells.codes, n_cells, code_rows=cells.rows)
+            order, _ = sort_by_code(
+                values, cells.codes, n_cells, code_rows=cells.rows, bounds=cells.starts
+            )
             self.values = values[order]
         else:  # fit alone, unweighted: no row order needed
             order = None
-            self.values = sorted_segments(values, cells.codes, n_cells, code_rows=cells.rows)[0]
+            self.values = sorted_segments(
+                values, cells.codes, n_cells, code_rows=cells.rows, bounds=cells.starts
+            )[0]
         starts = self.starts = cells.starts
         if n_cells > FEW_CODES:
             self.width = 2 * self.grid.shape[0] + 1
@@ -183,10 +190,19 @@ class _Barycenter:
         that value's step when ``draws`` (a :class:`RowRandom` of the queries) is given, and
         the top of the step otherwise.
         """
-        query_cells = cells.sorted_cells  # the cell of each query sorted by (cell, value)
+        query_cells = cells.sorted_cells  # the cell of each query grouped by cell
         if self.keys is None:
-            order, bounds = sort_by_code(values, cells.codes, cells.n_cells, code_rows=cells.rows)
-            slot, hit, upper = self._locate_per_cell(values[order], bounds)
+            if values.shape[0] < _SORTED_QUERIES:
+                # Each query's output depends on its value, cell and draw only: below this
+                # size the queries are searched in row order within their cell, unsorted.
+                order = cells.row_order
+                if order is None:
+                    order = code_order(cells.codes, cells.n_cells)
+            else:  # sorted queries make the searches of large cells cache-friendly
+                order, _ = sort_by_code(
+                    values, cells.codes, cells.n_cells, code_rows=cells.rows, bounds=cells.starts
+                )
+            slot, hit, upper = self._locate_per_cell(values[order], cells.starts)
         else:
             order, _, rank, on_grid, _ = _rank_by_cell(values, cells, cells.n_cells, self.grid)
             slot, hit, upper = self._locate_by_keys(query_cells, rank, on_grid)
@@ -209,7 +225,7 @@ class _Barycenter:
         return out
 
     def _locate_per_cell(self, queries, bounds):
-        """For queries sorted by (cell, value), ``bounds`` delimiting the cells: the position in
+        """For queries grouped by cell, ``bounds`` delimiting the cells: the position in
         ``values`` of the first value >= each query within its cell, whether the query equals
         a value of its cell, and for those hits the position of the first value > it."""
         below = np.empty(queries.shape[0], dtype=np.intp)
@@ -246,10 +262,10 @@ class _Barycenter:
         sorted_weights = None if weights is None else weights[self.order]
         # the mean of values halved cannot overflow; doubled back it is the mean
         half = self.values / 2.0
-        center = 2.0 * np.average(half, weights=sorted_weights)
+        center = 2.0 * _mean(half, sorted_weights)
         deviation = half - center / 2.0
         scale = max(np.max(np.abs(deviation)), _TINY)
-        mean_square = np.average((deviation / scale) ** 2, weights=sorted_weights)
+        mean_square = _mean((deviation / scale) ** 2, sorted_weights)
         widths = np.diff(np.concatenate([[0.0], self.levels, [1.0]]))
         # elementwise products and numpy sums, not BLAS (threaded, slow on a loaded machine)
         barycenter_square = np.sum(widths * ((self.quantiles / 2.0 - center / 2.0) / scale) ** 2)
@@ -278,8 +294,10 @@ class _Cells:
     def __init__(self, codes, n_cells, *, share_rows=True, calibration=False, merged_grid=False):
         self.codes, self.n_cells = codes, n_cells
         share_rows = share_rows and n_cells <= FEW_CODES
-        self.rows = rows_by_code(codes, n_cells) if share_rows else None
         self.starts = code_bounds(codes, n_cells)
+        # the rows grouped by cell, in row order within a cell, and each cell's rows
+        self.row_order = code_order(codes, n_cells) if share_rows else None
+        self.rows = np.split(self.row_order, self.starts[1:-1]) if share_rows else None
         counts = np.diff(self.starts)
         self.sorted_cells = np.repeat(small_codes(np.arange(n_cells), n_cells), counts)
         if not calibration:
@@ -590,6 +608,12 @@ def _mix(original, fair, epsilon, mode, draws, stream):
     out = (1 - epsilon) * fair + epsilon * original
     # (1-ε)·fair + ε·y can overshoot [y, fair] by an ulp; a probability must stay <= 1.
     return np.clip(out, np.minimum(original, fair), np.maximum(original, fair), out=out)
+
+
+def _mean(values, weights):
+    """``np.average(values, weights=weights)``; without weights, the plain mean (the same
+    number, without np.average's checks, which cost more than a small column's mean)."""
+    return values.mean() if weights is None else np.average(values, weights=weights)
 
 
 def _median_quantiles(values, level, starts, levels):
