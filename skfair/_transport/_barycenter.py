@@ -143,24 +143,26 @@ class _Barycenter:
         their distinct values; a continuous column keeps every training value.
         """
         n, n_cells = self.values.shape[0], self.starts.shape[0] - 1
-        counts = np.diff(self.starts)
-        sorted_cells = np.repeat(np.arange(n_cells), counts)
         first = np.ones(n, dtype=bool)  # first of a run of equal values of a cell
         np.not_equal(self.values[1:], self.values[:-1], out=first[1:])
-        first[self.starts[:-1][counts > 0]] = True
-        steps = np.zeros(n + n_cells, dtype=bool)
-        steps[np.flatnonzero(first) + sorted_cells[first]] = True
-        steps[self.starts[1:] + np.arange(n_cells)] = True  # the end of each cell: level 1
-        self.values = self.values[first]
-        self.starts = np.concatenate(
-            [[0], np.cumsum(np.bincount(sorted_cells[first], minlength=n_cells))]
-        )
-        self.cumulative, self.fair = self.cumulative[steps], self.fair[steps]
-        if self.keys is not None:
-            self.keys = self.keys[first]
+        if not first.all():  # else every value is the first of its run: nothing to drop
+            counts = np.diff(self.starts)
+            sorted_cells = np.repeat(np.arange(n_cells), counts)
+            first[self.starts[:-1][counts > 0]] = True
+            steps = np.zeros(n + n_cells, dtype=bool)
+            steps[np.flatnonzero(first) + sorted_cells[first]] = True
+            steps[self.starts[1:] + np.arange(n_cells)] = True  # the end of each cell: level 1
+            self.values = self.values[first]
+            self.starts = np.concatenate(
+                [[0], np.cumsum(np.bincount(sorted_cells[first], minlength=n_cells))]
+            )
+            self.cumulative, self.fair = self.cumulative[steps], self.fair[steps]
+            if self.keys is not None:
+                self.keys = self.keys[first]
         changes = self.quantiles[1:] != self.quantiles[:-1]
-        self.levels = self.levels[changes]
-        self.quantiles = np.concatenate([self.quantiles[:1], self.quantiles[1:][changes]])
+        if not changes.all():
+            self.levels = self.levels[changes]
+            self.quantiles = np.concatenate([self.quantiles[:1], self.quantiles[1:][changes]])
 
     def barycenter_quantile(self, u):
         """Q̄(u) for levels ``u`` in [0, 1]."""

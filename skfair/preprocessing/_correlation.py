@@ -201,7 +201,11 @@ class CorrelationRemover(_BaseRepair):
         return self
 
     def _apply_maps(self, X, codes, draws):
-        return X - (self.alpha * (self.group_means_ - self.mean_))[codes]
+        shift = self.alpha * (self.group_means_ - self.mean_)
+        if X.flags.f_contiguous and not X.flags.c_contiguous:
+            # columns contiguous (a DataFrame's layout): the offsets gathered column-major too
+            return (X.T - shift.T[:, codes]).T
+        return X - shift[codes]
 
 
 def _sum_by_group(codes, values):
