@@ -192,19 +192,17 @@ class _Barycenter:
         that value's step when ``draws`` (a :class:`RowRandom` of the queries) is given, and
         the top of the step otherwise.
         """
-        query_cells = cells.sorted_cells  # the cell of each query grouped by cell
-        if self.keys is None:
-            if values.shape[0] < _SORTED_QUERIES:
-                # Each query's output depends on its value, cell and draw only: below this
-                # size the queries are searched in row order within their cell, unsorted.
-                order = cells.row_order
-                if order is None:
-                    order = code_order(cells.codes, cells.n_cells)
-            else:  # sorted queries make the searches of large cells cache-friendly
-                order, _ = sort_by_code(
-                    values, cells.codes, cells.n_cells, code_rows=cells.rows, bounds=cells.starts
-                )
-            slot, hit, upper = self._locate_per_cell(values[order], cells.starts)
+        query_cells = cells.sorted_cells  # the cell of each query sorted by (cell, value)
+        if self.keys is None and values.shape[0] < _SORTED_QUERIES:
+            # Each query's output depends on its value, cell and draw only: few queries are
+            # located in row order, unsorted, by one search of (cell, value) keys.
+            order, query_cells = slice(None), cells.codes
+            slot, hit, upper = self._locate_by_cell_keys(values, query_cells)
+        elif self.keys is None:  # sorted queries make the searches of large cells cache-friendly
+            order, bounds = sort_by_code(
+                values, cells.codes, cells.n_cells, code_rows=cells.rows, bounds=cells.starts
+            )
+            slot, hit, upper = self._locate_per_cell(values[order], bounds)
         else:
             order, _, rank, on_grid, _ = _rank_by_cell(values, cells, cells.n_cells, self.grid)
             slot, hit, upper = self._locate_by_keys(query_cells, rank, on_grid)
@@ -217,7 +215,7 @@ class _Barycenter:
         if draws is not None:
             lower = self.cumulative[slot[hit]]
             # each row's own draw, whatever its position in the sorted order
-            level = draws[order[hit]].uniform(*stream)
+            level = draws[hit if isinstance(order, slice) else order[hit]].uniform(*stream)
             fair = self.fair[slot]
             fair[hit] = self.barycenter_quantile(lower + level * (self.cumulative[upper] - lower))
         else:
@@ -226,8 +224,20 @@ class _Barycenter:
         out[order] = fair
         return out
 
+    def _locate_by_cell_keys(self, queries, query_cells):
+        """The same as :meth:`_locate_per_cell` for queries in any order, their cells
+        ``query_cells``, by one search of each side among the (cell, value) keys."""
+        counts = np.diff(self.starts)
+        value_cells = np.repeat(np.arange(counts.shape[0]), counts)
+        keys = _cell_keys(value_cells, self.values)
+        query_keys = _cell_keys(query_cells, queries)
+        below = np.searchsorted(keys, query_keys, side="left")
+        above = np.searchsorted(keys, query_keys, side="right")
+        hit = above > below
+        return below, hit, above[hit]
+
     def _locate_per_cell(self, queries, bounds):
-        """For queries grouped by cell, ``bounds`` delimiting the cells: the position in
+        """For queries sorted by (cell, value), ``bounds`` delimiting the cells: the position in
         ``values`` of the first value >= each query within its cell, whether the query equals
         a value of its cell, and for those hits the position of the first value > it."""
         below = np.empty(queries.shape[0], dtype=np.intp)
@@ -296,10 +306,8 @@ class _Cells:
     def __init__(self, codes, n_cells, *, share_rows=True, calibration=False, merged_grid=False):
         self.codes, self.n_cells = codes, n_cells
         share_rows = share_rows and n_cells <= FEW_CODES
+        self.rows = rows_by_code(codes, n_cells) if share_rows else None
         self.starts = code_bounds(codes, n_cells)
-        # the rows grouped by cell, in row order within a cell, and each cell's rows
-        self.row_order = code_order(codes, n_cells) if share_rows else None
-        self.rows = np.split(self.row_order, self.starts[1:-1]) if share_rows else None
         counts = np.diff(self.starts)
         self.sorted_cells = np.repeat(small_codes(np.arange(n_cells), n_cells), counts)
         if not calibration:
@@ -610,6 +618,17 @@ def _mix(original, fair, epsilon, mode, draws, stream):
     out = (1 - epsilon) * fair + epsilon * original
     # (1-ε)·fair + ε·y can overshoot [y, fair] by an ulp; a probability must stay <= 1.
     return np.clip(out, np.minimum(original, fair), np.maximum(original, fair), out=out)
+
+
+def _cell_keys(cells, values):
+    """Each (cell, value) pair as a complex number, ``cell + 1j * value``: numpy orders
+    complex numbers by real part, then imaginary part, so a search among the keys of values
+    sorted by (cell, value) finds a query among the values of its own cell, with the
+    values compared as they are (no arithmetic on them)."""
+    keys = np.empty(values.shape[0], dtype=np.complex128)
+    keys.real = cells
+    keys.imag = values
+    return keys
 
 
 def _mean(values, weights):
