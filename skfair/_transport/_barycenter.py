@@ -36,9 +36,6 @@ from skfair._transport._repair import _BaseRepair
 # Cells with fewer calibration rows than this get a warning: their maps are noisy.
 _SMALL_CELL = 10
 
-# From this many queries on, transform sorts them within their cell before searching.
-_SORTED_QUERIES = 1 << 14
-
 _TINY = np.finfo(np.float64).tiny
 
 # The uses of random numbers, each its own stream of the fitted seed (with the column and the
@@ -193,12 +190,7 @@ class _Barycenter:
         the top of the step otherwise.
         """
         query_cells = cells.sorted_cells  # the cell of each query sorted by (cell, value)
-        if self.keys is None and values.shape[0] < _SORTED_QUERIES:
-            # Each query's output depends on its value, cell and draw only: few queries are
-            # located in row order, unsorted, by one search of (cell, value) keys.
-            order, query_cells = slice(None), cells.codes
-            slot, hit, upper = self._locate_by_cell_keys(values, query_cells)
-        elif self.keys is None:  # sorted queries make the searches of large cells cache-friendly
+        if self.keys is None:
             order, bounds = sort_by_code(
                 values, cells.codes, cells.n_cells, code_rows=cells.rows, bounds=cells.starts
             )
@@ -215,7 +207,7 @@ class _Barycenter:
         if draws is not None:
             lower = self.cumulative[slot[hit]]
             # each row's own draw, whatever its position in the sorted order
-            level = draws[hit if isinstance(order, slice) else order[hit]].uniform(*stream)
+            level = draws[order[hit]].uniform(*stream)
             fair = self.fair[slot]
             fair[hit] = self.barycenter_quantile(lower + level * (self.cumulative[upper] - lower))
         else:
@@ -223,18 +215,6 @@ class _Barycenter:
             fair = self.fair[slot]
         out[order] = fair
         return out
-
-    def _locate_by_cell_keys(self, queries, query_cells):
-        """The same as :meth:`_locate_per_cell` for queries in any order, their cells
-        ``query_cells``, by one search of each side among the (cell, value) keys."""
-        counts = np.diff(self.starts)
-        value_cells = np.repeat(np.arange(counts.shape[0]), counts)
-        keys = _cell_keys(value_cells, self.values)
-        query_keys = _cell_keys(query_cells, queries)
-        below = np.searchsorted(keys, query_keys, side="left")
-        above = np.searchsorted(keys, query_keys, side="right")
-        hit = above > below
-        return below, hit, above[hit]
 
     def _locate_per_cell(self, queries, bounds):
         """For queries sorted by (cell, value), ``bounds`` delimiting the cells: the position in
@@ -618,17 +598,6 @@ def _mix(original, fair, epsilon, mode, draws, stream):
     out = (1 - epsilon) * fair + epsilon * original
     # (1-ε)·fair + ε·y can overshoot [y, fair] by an ulp; a probability must stay <= 1.
     return np.clip(out, np.minimum(original, fair), np.maximum(original, fair), out=out)
-
-
-def _cell_keys(cells, values):
-    """Each (cell, value) pair as a complex number, ``cell + 1j * value``: numpy orders
-    complex numbers by real part, then imaginary part, so a search among the keys of values
-    sorted by (cell, value) finds a query among the values of its own cell, with the
-    values compared as they are (no arithmetic on them)."""
-    keys = np.empty(values.shape[0], dtype=np.complex128)
-    keys.real = cells
-    keys.imag = values
-    return keys
 
 
 def _mean(values, weights):

@@ -754,21 +754,3 @@ def test_compact_maps_give_the_same_outputs(monkeypatch, n_groups, weighted, met
         tied_map.fair.shape[0] == tied_map.cumulative.shape[0] == tied_map.values.shape[0] + n_cells
     )
     assert tied_map.levels.shape[0] < full_map.levels.shape[0]
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_few_queries_in_row_order_repair_as_sorted_ones(monkeypatch, seed):
-    """Below the size from which transform sorts the queries, they are located in row order
-    by (cell, value) keys: the same outputs, bit for bit, as the sorted path, with ties,
-    -0.0 against 0.0 and queries outside every cell's range."""
-    rng = np.random.default_rng(seed)
-    groups = rng.integers(0, 4, 600)
-    scores = np.round(rng.normal(size=(600, 2)), 1) + 0.0 * groups[:, None]
-    scores[:5] = -0.0
-    queries = np.r_[scores[:300], np.round(rng.normal(scale=3, size=(300, 2)), 1)]
-    query_groups = np.r_[groups[:300], rng.integers(0, 4, 300)]
-    repair = BarycenterRepair(random_state=seed).fit(scores, sensitive_features=groups)
-    in_row_order = repair.transform(queries, sensitive_features=query_groups)
-    monkeypatch.setattr(barycenter_module, "_SORTED_QUERIES", 0)
-    sorted_first = repair.transform(queries, sensitive_features=query_groups)
-    np.testing.assert_array_equal(in_row_order, sorted_first)
