@@ -315,3 +315,21 @@ def test_split_numeric_frame_is_the_split_then_floats(sensitive_column):
     assert split_numeric_frame(X.to_numpy(), 1) is None
     assert split_numeric_frame(X.astype({"a": object}), "sex") is None
     assert split_numeric_frame(X[["sex"]], "sex") is None
+
+
+def test_repairs_read_a_frame_alike_with_and_without_pandas_column_arrays(monkeypatch):
+    """Without pandas' private per-column accessor the repairs take the general path (the
+    selected DataFrame converted to floats): the same output."""
+    from skfair.preprocessing import CorrelationRemover
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(50, 3)), columns=["a", "b", "c"])
+    X["group"] = rng.choice(["x", "y", "z"], 50)
+    X["n"] = rng.integers(0, 5, 50)
+    fast = CorrelationRemover(sensitive_column="group").fit(X).transform(X)
+    monkeypatch.delattr(pd.DataFrame, "_get_column_array")
+    from skfair._utils._groups import split_numeric_frame
+
+    assert split_numeric_frame(X, "group") is None
+    general = CorrelationRemover(sensitive_column="group").fit(X).transform(X)
+    np.testing.assert_array_equal(fast, general)
