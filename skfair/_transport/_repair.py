@@ -326,10 +326,10 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
         if self.sensitive_column is None:
             X = validate_floats(self, X, reset=reset)
         else:
-            check_columns(self, X, reset=reset)
+            columns = check_columns(self, X, reset=reset)
             split = None
             if sensitive_features is None:  # else resolve_sensitive refuses both
-                split = split_numeric_frame(X, self.sensitive_column)
+                split = split_numeric_frame(X, self.sensitive_column, columns=columns)
             if split is not None:
                 sensitive_features, X = split
             else:
@@ -408,14 +408,17 @@ def check_columns(estimator, X, *, reset):
     The names are read as scikit-learn reads them (``np.asarray(X.columns, dtype=object)``,
     all ``str``); every other case, and any mismatch with the fitted names or number of
     columns, goes through scikit-learn's check, which warns or raises as it always does.
+    Returns the column names as a list when they were read here (for the caller to reuse),
+    else None.
     """
     if type(X).__module__.partition(".")[0] == "pandas" and getattr(X, "ndim", 0) == 2:
         names = np.asarray(X.columns, dtype=object)
-        if names.shape[0] and all(type(name) is str for name in names.tolist()):
+        columns = names.tolist()
+        if columns and all(type(name) is str for name in columns):
             if reset:
                 estimator.feature_names_in_ = names
                 estimator.n_features_in_ = names.shape[0]
-                return
+                return columns
             fitted = getattr(estimator, "feature_names_in_", None)
             if (
                 fitted is not None
@@ -423,8 +426,9 @@ def check_columns(estimator, X, *, reset):
                 and getattr(estimator, "n_features_in_", None) == names.shape[0]
                 and (fitted == names).all()
             ):
-                return
+                return columns
     validate_data(estimator, X, skip_check_array=True, reset=reset)
+    return None
 
 
 def as_floats(X):

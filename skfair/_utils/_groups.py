@@ -339,7 +339,7 @@ def split_sensitive_column(X, sensitive_column):
     return sensitive, X[:, keep]
 
 
-def split_numeric_frame(X, sensitive_column):
+def split_numeric_frame(X, sensitive_column, *, columns=None):
     """``(sensitive values, the other columns as a float64 array)`` of a pandas DataFrame
     whose other columns all hold numpy numbers, as :func:`split_sensitive_column` followed by
     the conversion to floats; None for any other input (the caller then takes that path).
@@ -347,12 +347,14 @@ def split_numeric_frame(X, sensitive_column):
     The other columns are read one by one as the arrays pandas holds: selecting them as a
     DataFrame (a new column index, pyarrow-backed for string labels) costs more than the
     small repairs that read them. pandas has no public accessor of a column's array that
-    does not build a Series, hence its ``_get_column_array``; without it, None.
+    does not build a Series, hence its ``_get_column_array``; without it, None. ``columns``
+    are ``X.columns`` as a list, when the caller has them.
     """
     column_array = getattr(X, "_get_column_array", None)
     if column_array is None or not hasattr(X, "columns") or getattr(X, "ndim", 0) != 2:
         return None
-    columns = X.columns.tolist()
+    if columns is None:
+        columns = X.columns.tolist()
     positions = sensitive_column_positions(sensitive_column, len(columns), columns)
     dropped = set(positions)
     arrays = [column_array(j) for j in range(len(columns)) if j not in dropped]
@@ -362,7 +364,20 @@ def split_numeric_frame(X, sensitive_column):
     floats = np.empty((X.shape[0], len(arrays)), order="F")  # a column at a time, as pandas
     for j, array in enumerate(arrays):
         floats[:, j] = array
+    if not isinstance(sensitive_column, (list, tuple, np.ndarray)):
+        values = column_array(positions[0])
+        if type(values) is np.ndarray or _is_arrow_strings(values):  # the Series' values
+            return NamedColumn(values, columns[positions[0]]), floats
     return _frame_columns(X, sensitive_column, positions, columns), floats
+
+
+@dataclass(frozen=True)
+class NamedColumn:
+    """One column of a DataFrame and its label, read without building a pandas Series:
+    :func:`factorize_groups` and :meth:`GroupEncoding.encode` read it as the Series."""
+
+    values: object
+    name: object
 
 
 def _frame_columns(X, sensitive_column, positions, columns):
@@ -456,13 +471,15 @@ def _as_columns(sensitive_features, n_samples, argument="sensitive_features"):
             raise ValueError(f"{argument} is a DataFrame with no columns.")
         columns = [_column_values(sensitive_features.iloc[:, j]) for j in range(len(names))]
         one_dimensional, named = False, True
-    elif (
+    elif isinstance(sensitive_features, NamedColumn) or (
         hasattr(sensitive_features, "dtype")
         and hasattr(sensitive_features, "name")
         and (hasattr(sensitive_features, "iloc"))
     ):  # pandas Series
         name = sensitive_features.name
         names = [str(name) if name is not None else argument]
+        if isinstance(sensitive_features, NamedColumn):
+            sensitive_features = sensitive_features.values
         columns = [_column_values(sensitive_features)]
         one_dimensional, named = True, name is not None
     else:
@@ -507,8 +524,10 @@ def _column_values(column):
     dtype = getattr(column, "dtype", None)
     if dtype is not None and getattr(dtype, "name", None) == "category":
         return column  # handled by factorize_column through .cat
+    if _is_arrow_strings(column):
+        return column  # factorised by pyarrow (factorize_column)
     if _is_arrow_strings(getattr(column, "array", None)):
-        return column.array  # factorised by pyarrow (factorize_column)
+        return column.array
     if hasattr(column, "to_numpy"):
         # Nullable pandas dtypes come out as object arrays holding pd.NA, which
         # _factorize_objects reports as missing.
@@ -794,8 +813,12 @@ def _match_labels(values, fitted, name, *, raise_unseen=True):
 
     With ``raise_unseen=False`` unseen values get the position -1 instead.
     """
-    fitted_keys = np.array([_label_key(v) for v in fitted.tolist()], dtype=object)
-    value_keys = np.array([_label_key(v) for v in values.tolist()], dtype=object)
+    fitted_keys = [_label_key(v) for v in fitted.tolist()]
+    value_keys = [_label_key(v) for v in values.tolist()]
+    if value_keys == fitted_keys and len(set(fitted_keys)) == len(fitted_keys):
+        return np.arange(len(fitted_keys))  # the values seen at fit, in the same order
+    fitted_keys = np.array(fitted_keys, dtype=object)
+    value_keys = np.array(value_keys, dtype=object)
     order = np.argsort(fitted_keys.astype(str), kind="stable")
     sorted_keys = fitted_keys[order].astype(str)
     position = np.searchsorted(sorted_keys, value_keys.astype(str))
