@@ -662,7 +662,7 @@ def _factorize_arrow_strings(column):
 
     strings = column.__arrow_array__()
     if isinstance(strings, pa.ChunkedArray):
-        strings = strings.combine_chunks()
+        strings = strings.chunk(0) if strings.num_chunks == 1 else strings.combine_chunks()
     if strings.null_count:
         return None
     encoded = strings.dictionary_encode()
