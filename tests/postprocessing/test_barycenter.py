@@ -428,7 +428,6 @@ def test_row_permutation_equivariance():
 def test_relabelling_invariance_and_label_collisions():
     # equipy concatenates labels: (1, 11) and (11, 1) collide, KS 0.907 instead of 0.008.
     import pandas as pd
-
     rng = np.random.default_rng(16)
     n = 4000
     a, b, c = rng.integers(0, 2, n), rng.choice([1, 11], n), rng.choice([1, 11], n)
@@ -527,7 +526,6 @@ def test_integer_and_other_dtypes(dtype):
 
 def test_containers_and_names():
     import pandas as pd
-
     rng = np.random.default_rng(21)
     n = 300
     frame = pd.DataFrame({"score": rng.random(n)}, index=np.arange(n) + 1000)
