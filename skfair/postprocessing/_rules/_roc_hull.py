@@ -20,7 +20,8 @@ Fawcett, T. and Niculescu-Mizil, A. (2007). PAV and the ROC convex hull. Machine
 from __future__ import annotations
 
 import numpy as np
-from sklearn.isotonic import isotonic_regression
+
+from skfair._utils._compat import increasing_isotonic_fit
 
 
 def cut_points(scores):
@@ -72,9 +73,7 @@ def upper_hull(scores, positive, negative):
     total = positive + negative
     # Isotonic (increasing in the score) regression of the positive share: blocks pooled
     # together lie under one hull segment, and the segment's slope is their pooled share.
-    fitted = isotonic_regression(
-        (positive / total)[::-1], sample_weight=total[::-1], increasing=True
-    )[::-1]
+    fitted = increasing_isotonic_fit((positive / total)[::-1], total[::-1])[::-1]
     ends = np.flatnonzero(np.r_[fitted[1:] != fitted[:-1], True])  # last block of each segment
     fpr, tpr = roc_points(positive, negative)
     vertices = np.r_[0, ends + 1]
