@@ -122,7 +122,7 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
         tags = super().__sklearn_tags__()
         estimator_tags = get_tags(self.estimator)
         tags.input_tags.sparse = estimator_tags.input_tags.sparse
-        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
+        tags.input_tags.allow_nan = _model_allows_nan(self.estimator, estimator_tags)
         tags.input_tags.string = self.sensitive_column is not None
         return tags
 
