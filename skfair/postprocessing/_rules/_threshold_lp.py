@@ -269,42 +269,45 @@ _PAIRS_PER_BLOCK = 1 << 18
 
 
 def _least_spread_of(geometry, x, y, i, j):
-    """:func:`_least_spread_mixture` over the vertex pairs ``(i, j)``."""
+    """:func:`_least_spread_mixture` over the vertex pairs ``(i, j)``.
+
+    Both third points at once (row 0: "nobody" ``(0, 0)``, row 1: "everybody" ``(1, 1)``);
+    the first candidate of least spread wins, "nobody" before "everybody", pairs in order.
+    """
     fpr, tpr, thresholds = geometry.hull
-    best, best_spread = None, np.inf
-    for anchor in (0.0, 1.0):  # the third point: (0, 0) "nobody" or (1, 1) "everybody"
-        # (x, y) - anchor = a (V_i - anchor) + c (V_j - anchor), by Cramer's rule
-        xi, yi, xj, yj = fpr[i] - anchor, tpr[i] - anchor, fpr[j] - anchor, tpr[j] - anchor
-        det = xi * yj - xj * yi
-        with np.errstate(divide="ignore", invalid="ignore"):  # det 0: not a triangle
-            a = ((x - anchor) * yj - xj * (y - anchor)) / det
-            c = (xi * (y - anchor) - (x - anchor) * yi) / det
-            inside = (np.abs(det) > 1e-12) & (a >= -1e-12) & (c >= -1e-12) & (a + c <= 1 + 1e-12)
-        if not inside.any():
-            continue
-        a, c = np.clip(a[inside], 0, 1), np.clip(c[inside], 0, 1)
-        vi, vj = i[inside], j[inside]
-        # Scores above V_i's cut pass both vertex rules, those between the cuts V_j's only.
-        if anchor == 0.0:
-            levels = np.stack([a + c, c, np.zeros_like(a)])
-        else:
-            levels = np.stack([np.ones_like(a), 1 - a, np.clip(1 - a - c, 0, 1)])
-        spread = levels * (1 - levels)
-        spread = sum(
-            (
-                spread[0] * share[vi]
-                + spread[1] * (share[vj] - share[vi])
-                + spread[2] * (1 - share[vj])
-            )
-            / total
-            for share, total in ((tpr, geometry.positive), (fpr, geometry.negative))
+    anchor = np.array([[0.0], [1.0]])
+    # (x, y) - anchor = a (V_i - anchor) + c (V_j - anchor), by Cramer's rule
+    xi, yi, xj, yj = fpr[i] - anchor, tpr[i] - anchor, fpr[j] - anchor, tpr[j] - anchor
+    det = xi * yj - xj * yi
+    with np.errstate(divide="ignore", invalid="ignore"):  # det 0: not a triangle
+        a = ((x - anchor) * yj - xj * (y - anchor)) / det
+        c = (xi * (y - anchor) - (x - anchor) * yi) / det
+        inside = (np.abs(det) > 1e-12) & (a >= -1e-12) & (c >= -1e-12) & (a + c <= 1 + 1e-12)
+    everybody, pair = np.nonzero(inside)
+    if pair.size == 0:
+        return None, np.inf
+    a, c = np.clip(a[inside], 0, 1), np.clip(c[inside], 0, 1)
+    vi, vj = i[pair], j[pair]
+    # Scores above V_i's cut pass both vertex rules, those between the cuts V_j's only.
+    levels = np.where(
+        everybody == 0,
+        np.stack([a + c, c, np.zeros_like(a)]),
+        np.stack([np.ones_like(a), 1 - a, np.clip(1 - a - c, 0, 1)]),
+    )
+    variance = levels * (1 - levels)
+    spread = [
+        (
+            variance[0] * share[vi]
+            + variance[1] * (share[vj] - share[vi])
+            + variance[2] * (1 - share[vj])
         )
-        k = int(np.argmin(spread))
-        if spread[k] < best_spread:
-            best_spread = float(spread[k])
-            probabilities = tuple(_snap(float(level)) for level in levels[:, k])
-            best = _normal_rule(thresholds[vi[k]], thresholds[vj[k]], probabilities)
-    return best, best_spread
+        / total
+        for share, total in ((tpr, geometry.positive), (fpr, geometry.negative))
+    ]
+    spread = spread[0] + spread[1]
+    k = int(np.argmin(spread))
+    probabilities = tuple(_snap(float(level)) for level in levels[:, k])
+    return _normal_rule(thresholds[vi[k]], thresholds[vj[k]], probabilities), float(spread[k])
 
 
 def _spread(geometry, rule):
