@@ -116,7 +116,7 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
         matrix = sparse.csc_array(sparse.vstack(blocks))
     else:
         blocks = [np.zeros((0, n)) if A is None else np.array(A, dtype=float) for A in (A_ub, A_eq)]
-        matrix = sparse.csc_array(np.vstack(blocks))
+        matrix = _csc_of_dense(np.vstack(blocks))
     if matrix.shape != (b_ub.size + b_eq.size, n):
         return None  # linprog names the inconsistency
     limits = np.array(np.broadcast_to(np.array(bounds, dtype=float).reshape(-1, 2), (n, 2)))
@@ -178,4 +178,14 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
         eqlin=OptimizeResult(residual=con, marginals=duals[b_ub.size :]),
         status=0,
         success=True,
+    )
+
+
+def _csc_of_dense(dense):
+    """``scipy.sparse.csc_array(dense)`` (nonzeros by column, rows in order), built directly."""
+    column, row = np.nonzero(dense.T)
+    indptr = np.zeros(dense.shape[1] + 1, dtype=np.int32)
+    np.cumsum(np.bincount(column, minlength=dense.shape[1]), out=indptr[1:])
+    return sparse.csc_array(
+        (dense.T[column, row], row.astype(np.int32), indptr), shape=dense.shape
     )

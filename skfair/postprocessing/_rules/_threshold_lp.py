@@ -134,9 +134,8 @@ def solve_thresholds(geometries, constraint, objective, tolerance, *, cost=None)
     objective_cost = np.zeros(n_variables)  # minimised: minus the objective's linear part
     objective_cost[:n_mix] = beta * neg[group_of] * fpr - alpha * pos[group_of] * tpr
     mixing = np.arange(n_mix)
-    A_eq = csr_matrix(
-        (np.ones(n_mix), (group_of, mixing)), shape=(n_groups, n_variables)
-    )  # each group's weights sum to one
+    # each group's weights sum to one
+    A_eq = _matrix(np.ones(n_mix), group_of, mixing, (n_groups, n_variables))
 
     rows, cols, values, bounds = [], [], [], []
     n_rows = 0
@@ -161,9 +160,8 @@ def solve_thresholds(geometries, constraint, objective, tolerance, *, cost=None)
         values.append([1.0, -1.0])
         bounds.append([float(tolerance)])
         n_rows += 1
-    matrix = csr_matrix(
-        (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
-        shape=(n_rows, n_variables),
+    matrix = _matrix(
+        np.concatenate(values), np.concatenate(rows), np.concatenate(cols), (n_rows, n_variables)
     )
     result = solve_lp(
         objective_cost,
@@ -180,6 +178,20 @@ def solve_thresholds(geometries, constraint, objective, tolerance, *, cost=None)
         np.bincount(group_of, weights * fpr, minlength=n_groups) / total,
         np.bincount(group_of, weights * tpr, minlength=n_groups) / total,
     )
+
+
+# Constraint matrices of at most this many entries are built dense: scipy's sparse
+# constructors cost more than the small programs' HiGHS solve.
+_DENSE_ENTRIES = 1 << 16
+
+
+def _matrix(values, rows, cols, shape):
+    """The matrix with ``values`` at ``(rows, cols)`` (distinct), dense when small."""
+    if shape[0] * shape[1] > _DENSE_ENTRIES:
+        return csr_matrix((values, (rows, cols)), shape=shape)
+    matrix = np.zeros(shape)
+    matrix[rows, cols] = values
+    return matrix
 
 
 def _region_vertices(geometry):
