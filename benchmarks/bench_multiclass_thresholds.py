@@ -2,7 +2,7 @@
 
 Run from the repository root with the benchmark environment::
 
-    PYTHONPATH=. nice /work/benchvenv/bin/python benchmarks/bench_multiclass_thresholds.py --write
+    PYTHONPATH=. nice python benchmarks/bench_multiclass_thresholds.py --write
 
 No peer library post-processes multi-class models under U_DP / U_EO, so the baselines are
 what a user could do instead:
@@ -397,7 +397,7 @@ def main():
     loads["end"] = load_average()
     if args.write:
         command = (
-            "PYTHONPATH=. nice /work/benchvenv/bin/python "
+            "PYTHONPATH=. nice python "
             "benchmarks/bench_multiclass_thresholds.py --write"
         )
         write_results(main_rows, scaling, front, command, loads)
