@@ -120,9 +120,11 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        estimator_tags = get_tags(self.estimator)
+        # a frozen model's input tags are its model's (read without FrozenEstimator's copy)
+        model = _scored_model(self.estimator)
+        estimator_tags = get_tags(model)
         tags.input_tags.sparse = estimator_tags.input_tags.sparse
-        tags.input_tags.allow_nan = _model_allows_nan(self.estimator, estimator_tags)
+        tags.input_tags.allow_nan = _model_allows_nan(model, estimator_tags)
         tags.input_tags.string = self.sensitive_column is not None
         return tags
 

@@ -265,7 +265,7 @@ def _least_spread_mixture(geometry, x, y):
     once from the vertices.
     """
     fpr, tpr, thresholds = geometry.hull
-    pairs = np.triu_indices(len(fpr), k=1)
+    pairs = _vertex_pairs(len(fpr))
     best, best_spread = None, np.inf
     # By blocks of pairs, so that memory stays bounded for hulls of thousands of vertices.
     for start in range(0, pairs[0].size, _PAIRS_PER_BLOCK):
@@ -274,6 +274,15 @@ def _least_spread_mixture(geometry, x, y):
         if spread < best_spread:
             best, best_spread = rule, spread
     return best, best_spread
+
+
+def _vertex_pairs(n):
+    """``np.triu_indices(n, k=1)``: the pairs ``i < j`` in row order, without its n x n mask."""
+    counts = np.arange(n - 1, -1, -1)
+    first = np.repeat(np.arange(n), counts)
+    starts = np.cumsum(counts) - counts  # position of each row's first pair
+    second = np.arange(first.size) - starts[first] + first + 1
+    return first, second
 
 
 # Vertex pairs examined at once by _least_spread_mixture.
@@ -325,15 +334,24 @@ def _least_spread_of(geometry, x, y, i, j):
 def _spread(geometry, rule):
     """``Var(TPR) + Var(FPR)`` of the rule's independent decisions on the group's rows (rows
     of weight ``w`` counted as ``w`` rows)."""
-    scores, positive, negative = geometry.blocks
-    cuts = np.searchsorted(-scores, [-rule.upper, -rule.lower], side="right")
     levels = np.asarray(rule.probabilities)
+    variance = levels * (1 - levels)
     spread = 0.0
-    for weights, total in ((positive, geometry.positive), (negative, geometry.negative)):
-        cumulative = np.concatenate([[0.0], np.cumsum(weights)])
-        runs = np.diff(np.r_[0.0, cumulative[cuts], cumulative[-1]])
-        spread += float(levels * (1 - levels) @ (runs / total)) / total
+    for runs, total in zip(_level_runs(geometry, rule), (geometry.positive, geometry.negative)):
+        spread += float(variance @ (runs / total)) / total
     return spread
+
+
+def _level_runs(geometry, rule):
+    """The weight of positives and of negatives at each of the rule's three levels."""
+    scores, positive, negative = geometry.blocks
+    # Scores decrease: the rule's three levels cover three consecutive runs of blocks.
+    cuts = np.searchsorted(-scores, [-rule.upper, -rule.lower], side="right")
+    runs = []
+    for weights in (positive, negative):
+        cumulative = np.concatenate([[0.0], np.cumsum(weights)])
+        runs.append(np.diff(np.concatenate([[0.0], cumulative[cuts], cumulative[-1:]])))
+    return runs
 
 
 def _normal_rule(upper, lower, probabilities):
@@ -369,19 +387,13 @@ def _snap(probability):
 
 def rule_rates(geometry, rule):
     """Expected (FPR, TPR) of ``rule`` on a group's blocks (NaN where undefined)."""
-    scores, positive, negative = geometry.blocks
-    # Scores decrease: the rule's three levels cover three consecutive runs of blocks.
-    cuts = np.searchsorted(-scores, [-rule.upper, -rule.lower], side="right")
     levels = np.asarray(rule.probabilities)
+    positive_runs, negative_runs = _level_runs(geometry, rule)
 
-    def expected(weights, total):
-        if total <= 0:
-            return np.nan
-        cumulative = np.concatenate([[0.0], np.cumsum(weights)])
-        runs = np.diff(np.r_[0.0, cumulative[cuts], cumulative[-1]])
-        return float(levels @ runs / total)
+    def expected(runs, total):
+        return np.nan if total <= 0 else float(levels @ runs / total)
 
-    return expected(negative, geometry.negative), expected(positive, geometry.positive)
+    return expected(negative_runs, geometry.negative), expected(positive_runs, geometry.positive)
 
 
 def full_roc(geometry):
