@@ -4,7 +4,7 @@
   sensitive features), :func:`require_y`, :func:`fit_groups` / :func:`encode_groups` (group
   codes, and "no sensitive features" as one group named ``"all"``);
 - metadata: :func:`route_fit_params`, the fit parameters of the wrapped model and of ``cv``
-  with and without metadata routing;
+  with and without metadata routing, and :func:`fit_routing`, the router that sends them;
 - dask: :data:`FIT_IN_MEMORY` (the refusal of a fit that trains a model on all rows),
   :func:`lazy_method` (predictions block by block) and the ``score`` methods of
   :class:`AccuracyScoreMixin` and :class:`GroupAccuracyScoreMixin`, exact on dask input.
@@ -28,12 +28,14 @@ import numpy as np
 from scipy.sparse import issparse
 from sklearn.metrics import accuracy_score
 from sklearn.utils import Bunch, assert_all_finite, get_tags
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.validation import check_is_fitted
 
 from skfair._dask import align, map_row_blocks, reduce_blocks, refuse, uses_dask
 from skfair._dask._columns import as_numpy
 from skfair._stats._table import DistinctRows
 from skfair._utils._compat import _routing_enabled, process_routing, validate_data
+from skfair._utils._docstrings import with_parts
 from skfair._utils._frames import as_supported_frame, refuse_dask
 from skfair._utils._groups import factorize_groups, rows_from, split_sensitive_column
 
@@ -204,6 +206,18 @@ def route_fit_params(
     return Bunch(estimator=Bunch(fit=model), splitter=Bunch(split=split))
 
 
+def fit_routing(owner, mapping=None):
+    """The metadata router of a meta-estimator that consumes its own requests
+    (``sensitive_features``, ``sample_weight``, ...) and routes the other metadata of a method
+    to ``owner.estimator``: ``mapping``, by default ``fit`` to ``fit``."""
+    mapping = MethodMapping().add(caller="fit", callee="fit") if mapping is None else mapping
+    return (
+        MetadataRouter(owner=owner)
+        .add_self_request(owner)
+        .add(estimator=owner.estimator, method_mapping=mapping)
+    )
+
+
 def warn_no_sensitive_features(owner):
     """Warn that fitting without sensitive features makes a repair the identity."""
     warnings.warn(
@@ -265,52 +279,54 @@ def _method_block(X, sensitive_features, *, row_offset, estimator, method):
         return getattr(estimator, method)(X, **kwargs)
 
 
+# The parts of the score methods' docstrings that the two mixins share.
+_with_score_parts = with_parts(
+    {
+        "accuracy_parameters": """\
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Samples.
+y : array-like of shape (n_samples,)
+    True labels.
+sample_weight : array-like of shape (n_samples,), default=None
+    Sample weights; None weighs every sample equally.""",
+        "accuracy_returns": """\
+Returns
+-------
+score : float
+    Accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``); on dask
+    collections, exact from the summed weights of right and wrong predictions.""",
+    }
+)
+
+
+@_with_score_parts
 class AccuracyScoreMixin:
     """``score``: the accuracy of ``predict``, exact on dask input (summed over partitions)."""
 
     def score(self, X, y, sample_weight=None):
         """Accuracy of :meth:`predict` on ``(X, y)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; None weighs every sample equally.
+        {accuracy_parameters}
 
-        Returns
-        -------
-        score : float
-            Accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``); on dask
-            collections, exact from the summed weights of right and wrong predictions.
+        {accuracy_returns}
         """
         return _accuracy(y, self.predict(X), sample_weight)
 
 
+@_with_score_parts
 class GroupAccuracyScoreMixin:
     """``score`` of an estimator whose ``predict`` takes ``sensitive_features``."""
 
     def score(self, X, y, sample_weight=None, *, sensitive_features=None):
         """Accuracy of :meth:`predict` on ``(X, y)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; None weighs every sample equally.
+        {accuracy_parameters}
         sensitive_features : array-like, dict or DataFrame, default=None
             Sensitive attribute(s), when ``sensitive_column`` is not set.
 
-        Returns
-        -------
-        score : float
-            Accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``); on dask
-            collections, exact from the summed weights of right and wrong predictions.
+        {accuracy_returns}
         """
         return _accuracy(y, self.predict(X, sensitive_features=sensitive_features), sample_weight)
 

@@ -27,6 +27,14 @@ settings.register_profile("explore")
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
+def pytest_configure(config):
+    """Figures, in the tests and in the docstring examples of the Displays, are drawn on
+    matplotlib's non-interactive Agg backend (as scikit-learn's tests do)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
 def _write_loans_csv(path, *, n=600, seed=0, income_gap=5.0):
     """A small loan-like csv for the audit's own-data mode, written to ``path``.
 
