@@ -113,11 +113,13 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
     if sparse.issparse(A_ub) or sparse.issparse(A_eq):
         blocks = [sparse.coo_array((0, n) if A is None else A, dtype=float, copy=True)
                   for A in (A_ub, A_eq)]
-        matrix = sparse.csc_array(sparse.vstack(blocks))
+        stacked = sparse.csc_array(sparse.vstack(blocks))
+        shape, columns = stacked.shape, (stacked.indptr, stacked.indices, stacked.data)
     else:
         blocks = [np.zeros((0, n)) if A is None else np.array(A, dtype=float) for A in (A_ub, A_eq)]
-        matrix = _csc_of_dense(np.vstack(blocks))
-    if matrix.shape != (b_ub.size + b_eq.size, n):
+        stacked = np.vstack(blocks)
+        shape, columns = stacked.shape, _csc_of_dense(stacked)
+    if shape != (b_ub.size + b_eq.size, n):
         return None  # linprog names the inconsistency
     limits = np.array(np.broadcast_to(np.array(bounds, dtype=float).reshape(-1, 2), (n, 2)))
     limits[np.isnan(limits[:, 0]), 0] = -np.inf  # None: no bound
@@ -135,9 +137,7 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
     model.a_matrix_.format_ = _highs.MatrixFormat.kColwise
     model.col_cost_, model.col_lower_, model.col_upper_ = cost, lower, upper
     model.row_lower_, model.row_upper_ = lhs, rhs
-    model.a_matrix_.start_ = matrix.indptr
-    model.a_matrix_.index_ = matrix.indices
-    model.a_matrix_.value_ = matrix.data
+    model.a_matrix_.start_, model.a_matrix_.index_, model.a_matrix_.value_ = columns
     settings = _highs.HighsOptions()
     settings.presolve = "on"
     settings.solver = "simplex"
@@ -182,10 +182,9 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
 
 
 def _csc_of_dense(dense):
-    """``scipy.sparse.csc_array(dense)`` (nonzeros by column, rows in order), built directly."""
+    """``(indptr, indices, data)`` of ``scipy.sparse.csc_array(dense)`` (nonzeros by column,
+    rows in order), built directly."""
     column, row = np.nonzero(dense.T)
     indptr = np.zeros(dense.shape[1] + 1, dtype=np.int32)
     np.cumsum(np.bincount(column, minlength=dense.shape[1]), out=indptr[1:])
-    return sparse.csc_array(
-        (dense.T[column, row], row.astype(np.int32), indptr), shape=dense.shape
-    )
+    return indptr, row.astype(np.int32), dense.T[column, row]
