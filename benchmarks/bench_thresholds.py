@@ -2,7 +2,7 @@
 
 Run from the repository root with the benchmark environment (fairlearn installed)::
 
-    PYTHONPATH=. nice -n 10 /work/benchvenv/bin/python benchmarks/bench_thresholds.py --write
+    PYTHONPATH=. nice -n 10 python benchmarks/bench_thresholds.py --write
 
 Both libraries post-process the same scores: a model that is already fitted and whose
 decision function is a column of X, through ``FrozenEstimator`` for skfair and
@@ -692,7 +692,7 @@ def main():
     label_only = label_only_comparison()
     if args.write:
         command = (
-            "PYTHONPATH=. nice -n 10 /work/benchvenv/bin/python "
+            "PYTHONPATH=. nice -n 10 python "
             "benchmarks/bench_thresholds.py --write"
         )
         write_results(rows, realised, overfit, label_only, command, load_start, load)

@@ -4,7 +4,7 @@
   sensitive features), :func:`require_y`, :func:`fit_groups` / :func:`encode_groups` (group
   codes, and "no sensitive features" as one group named ``"all"``);
 - metadata: :func:`route_fit_params`, the fit parameters of the wrapped model and of ``cv``
-  with and without metadata routing;
+  with and without metadata routing, and :func:`fit_routing`, the router that sends them;
 - dask: :data:`FIT_IN_MEMORY` (the refusal of a fit that trains a model on all rows),
   :func:`lazy_method` (predictions block by block) and the ``score`` methods of
   :class:`AccuracyScoreMixin` and :class:`GroupAccuracyScoreMixin`, exact on dask input.
@@ -25,14 +25,17 @@ from dataclasses import replace
 from inspect import Parameter, signature
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.metrics import accuracy_score
-from sklearn.utils import Bunch, get_tags
+from sklearn.utils import Bunch, assert_all_finite, get_tags
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.validation import check_is_fitted
 
 from skfair._dask import align, map_row_blocks, reduce_blocks, refuse, uses_dask
 from skfair._dask._columns import as_numpy
 from skfair._stats._table import DistinctRows
 from skfair._utils._compat import _routing_enabled, process_routing, validate_data
+from skfair._utils._docstrings import with_parts
 from skfair._utils._frames import as_supported_frame, refuse_dask
 from skfair._utils._groups import factorize_groups, rows_from, split_sensitive_column
 
@@ -40,13 +43,15 @@ from skfair._utils._groups import factorize_groups, rows_from, split_sensitive_c
 NO_GROUPS = ["all"]
 
 
-def _model_allows_nan(model):
-    """Whether X may hold NaN for the wrapped ``model``.
+def _model_allows_nan(model, tags=None):
+    """Whether X may hold NaN for the wrapped ``model`` (whose ``tags`` may be given).
 
     A Pipeline's own tag says nothing about its steps (an imputer or a column transformer may
     handle NaN), so a pipeline is trusted to check X itself.
     """
-    return hasattr(model, "steps") or get_tags(model).input_tags.allow_nan
+    if hasattr(model, "steps"):
+        return True
+    return (get_tags(model) if tags is None else tags).input_tags.allow_nan
 
 
 def check_meta_input(meta, X, model, *, reset):
@@ -76,14 +81,32 @@ def check_meta_input(meta, X, model, *, reset):
             )
         validate_data(meta, X, reset=reset, skip_check_array=True)
         return X
-    return validate_data(
+    # The tags are read only where they decide (a sparse X; values that are not finite): a
+    # frozen model's tags are a deep copy of its model's, which costs more than checking a
+    # small X.
+    sparse_ok = issparse(X) and get_tags(meta).input_tags.sparse
+    X = validate_data(
         meta,
         X,
         reset=reset,
-        accept_sparse=["csr", "csc"] if get_tags(meta).input_tags.sparse else False,
+        accept_sparse=["csr", "csc"] if sparse_ok else False,
         dtype=None,
-        ensure_all_finite=not _model_allows_nan(model),
+        ensure_all_finite=False,
     )
+    if not _surely_finite(X) and not _model_allows_nan(model):
+        assert_all_finite(X, estimator_name=type(meta).__name__, input_name="X")
+    return X
+
+
+def _surely_finite(X):
+    """Whether the values of a validated X are all finite numbers (False when unsure)."""
+    values = X.data if issparse(X) else X
+    if values.dtype.kind in "biu":
+        return True
+    if values.dtype.kind in "fc":
+        with np.errstate(over="ignore", invalid="ignore"):
+            return bool(np.isfinite(values.sum()))  # a NaN or an infinity makes the sum one
+    return False
 
 
 def resolve_sensitive(X, sensitive_features, sensitive_column, *, drop=True):
@@ -183,6 +206,18 @@ def route_fit_params(
     return Bunch(estimator=Bunch(fit=model), splitter=Bunch(split=split))
 
 
+def fit_routing(owner, mapping=None):
+    """The metadata router of a meta-estimator that consumes its own requests
+    (``sensitive_features``, ``sample_weight``, ...) and routes the other metadata of a method
+    to ``owner.estimator``: ``mapping``, by default ``fit`` to ``fit``."""
+    mapping = MethodMapping().add(caller="fit", callee="fit") if mapping is None else mapping
+    return (
+        MetadataRouter(owner=owner)
+        .add_self_request(owner)
+        .add(estimator=owner.estimator, method_mapping=mapping)
+    )
+
+
 def warn_no_sensitive_features(owner):
     """Warn that fitting without sensitive features makes a repair the identity."""
     warnings.warn(
@@ -244,52 +279,54 @@ def _method_block(X, sensitive_features, *, row_offset, estimator, method):
         return getattr(estimator, method)(X, **kwargs)
 
 
+# The parts of the score methods' docstrings that the two mixins share.
+_with_score_parts = with_parts(
+    {
+        "accuracy_parameters": """\
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Samples.
+y : array-like of shape (n_samples,)
+    True labels.
+sample_weight : array-like of shape (n_samples,), default=None
+    Sample weights; None weighs every sample equally.""",
+        "accuracy_returns": """\
+Returns
+-------
+score : float
+    Accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``); on dask
+    collections, exact from the summed weights of right and wrong predictions.""",
+    }
+)
+
+
+@_with_score_parts
 class AccuracyScoreMixin:
     """``score``: the accuracy of ``predict``, exact on dask input (summed over partitions)."""
 
     def score(self, X, y, sample_weight=None):
         """Accuracy of :meth:`predict` on ``(X, y)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; None weighs every sample equally.
+        {accuracy_parameters}
 
-        Returns
-        -------
-        score : float
-            Accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``); on dask
-            collections, exact from the summed weights of right and wrong predictions.
+        {accuracy_returns}
         """
         return _accuracy(y, self.predict(X), sample_weight)
 
 
+@_with_score_parts
 class GroupAccuracyScoreMixin:
     """``score`` of an estimator whose ``predict`` takes ``sensitive_features``."""
 
     def score(self, X, y, sample_weight=None, *, sensitive_features=None):
         """Accuracy of :meth:`predict` on ``(X, y)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; None weighs every sample equally.
+        {accuracy_parameters}
         sensitive_features : array-like, dict or DataFrame, default=None
             Sensitive attribute(s), when ``sensitive_column`` is not set.
 
-        Returns
-        -------
-        score : float
-            Accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``); on dask
-            collections, exact from the summed weights of right and wrong predictions.
+        {accuracy_returns}
         """
         return _accuracy(y, self.predict(X, sensitive_features=sensitive_features), sample_weight)
 

@@ -1,10 +1,23 @@
-"""Data generators shared by several test modules, and the hypothesis profiles."""
+"""Data generators shared by several test modules, the hypothesis profiles, and one BLAS
+thread per test process."""
 
 import os
 
-import numpy as np
-import pytest
-from hypothesis import settings
+# The test command runs one process per core (pytest-xdist). Each would otherwise start one
+# BLAS/OpenMP thread per core too, and on a 2-core machine the small matrix products of the
+# tests then wait on each other (a scikit-learn check ran 7x slower). The variables reach the
+# libraries loaded later and the subprocesses (the audit CLI); threadpoolctl limits those
+# already loaded. Results do not depend on the number of threads.
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+    for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_variable, "1")
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
 
 # The test command gives the same result on every run: hypothesis draws its examples from a
 # fixed seed ("repeatable"). HYPOTHESIS_PROFILE=explore draws new examples on each run, to
@@ -12,6 +25,14 @@ from hypothesis import settings
 settings.register_profile("repeatable", derandomize=True, database=None)
 settings.register_profile("explore")
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
+
+def pytest_configure(config):
+    """Figures, in the tests and in the docstring examples of the Displays, are drawn on
+    matplotlib's non-interactive Agg backend (as scikit-learn's tests do)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
 
 
 def _write_loans_csv(path, *, n=600, seed=0, income_gap=5.0):

@@ -65,47 +65,44 @@ def score_blocks(scores, positive, weights, codes, n_groups):
     if scores.shape[0] == 0:
         empty = np.zeros(0)
         return ScoreBlocks(empty, empty, empty, np.zeros(n_groups + 1, dtype=np.intp))
+    order, starts, block_scores, group_starts = _sorted_blocks(scores, codes, n_groups)
+    weights, positive = weights[order], positive[order]
+    positive_weight = np.add.reduceat(np.where(positive, weights, 0.0), starts)
+    total_weight = np.add.reduceat(weights, starts)
+    return ScoreBlocks(
+        scores=block_scores,
+        positive=positive_weight,
+        negative=total_weight - positive_weight,
+        group_starts=group_starts,
+    )
+
+
+def _sorted_blocks(scores, codes, n_groups):
+    """The rows' order by code then decreasing score, the starts of the blocks of equal
+    (code, score) in that order, each block's score, and where each group's blocks start."""
     order = np.argsort(-scores)  # ties need no order: they are pooled into one block
     # Then stably by group: a radix sort for small integer codes.
     order = order[np.argsort(codes[order].astype(_narrow(n_groups)), kind="stable")]
     scores, codes = scores[order], codes[order]
-    weights, positive = weights[order], positive[order]
     new_block = np.empty(scores.shape[0], dtype=bool)
     new_block[:1] = True
     np.not_equal(scores[1:], scores[:-1], out=new_block[1:])
     new_block[1:] |= codes[1:] != codes[:-1]
     starts = np.flatnonzero(new_block)
-    positive_weight = np.add.reduceat(np.where(positive, weights, 0.0), starts)
-    total_weight = np.add.reduceat(weights, starts)
-    block_codes = codes[starts]
-    return ScoreBlocks(
-        scores=scores[starts],
-        positive=positive_weight,
-        negative=total_weight - positive_weight,
-        group_starts=np.searchsorted(block_codes, np.arange(n_groups + 1)),
-    )
-
-
+    return order, starts, scores[starts], np.searchsorted(codes[starts], np.arange(n_groups + 1))
 
 
 def _aggregate(scores, codes, positive, negative, n_groups):
     """Blocks of equal (code, score) of weighted rows, sorted by code then decreasing score."""
-    order = np.argsort(-scores)  # ties need no order: they are pooled into one block
-    order = order[np.argsort(codes[order].astype(_narrow(n_groups)), kind="stable")]
-    scores, codes = scores[order], codes[order]
-    new_block = np.empty(scores.shape[0], dtype=bool)
-    new_block[:1] = True
-    np.not_equal(scores[1:], scores[:-1], out=new_block[1:])
-    new_block[1:] |= codes[1:] != codes[:-1]
-    starts = np.flatnonzero(new_block)
+    order, starts, block_scores, group_starts = _sorted_blocks(scores, codes, n_groups)
     if starts.size == 0:
         empty = np.zeros(0)
         return ScoreBlocks(empty, empty, empty, np.zeros(n_groups + 1, dtype=np.intp))
     return ScoreBlocks(
-        scores=scores[starts],
+        scores=block_scores,
         positive=np.add.reduceat(positive[order], starts),
         negative=np.add.reduceat(negative[order], starts),
-        group_starts=np.searchsorted(codes[starts], np.arange(n_groups + 1)),
+        group_starts=group_starts,
     )
 
 

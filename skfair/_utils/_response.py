@@ -24,6 +24,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, is_classifier
 from sklearn.utils import get_tags
 
 from skfair._utils._compat import _get_response_values
+from skfair._utils._validation import score_vector
 
 #: ``response_method="auto"`` where a score is wanted: probabilities, else decision values,
 #: else the model's ``predict`` (regressors).
@@ -155,20 +156,19 @@ class ScoreReader:
         y_score = np.asarray(getattr(estimator, self.method)(X))
         if self.column is not None:
             y_score = y_score[:, self.column]
-        elif y_score.ndim == 2 and y_score.shape[1] == 1:
-            y_score = y_score[:, 0]
-        if y_score.ndim != 1:
-            raise ValueError(
-                f"{self.method} returned an array of shape {y_score.shape}; a score per row is "
+        y_score = score_vector(
+            y_score,
+            squeeze=self.column is None,
+            shape_error=lambda shape: (
+                f"{self.method} returned an array of shape {shape}; a score per row is "
                 "needed. Pass pos_label= for a multi-class model."
-            )
-        if y_score.dtype.kind not in "biuf":
-            raise ValueError(
+            ),
+            dtype_error=lambda dtype: (
                 f"{type(estimator).__name__}.{self.method} returned values of dtype "
-                f"{y_score.dtype} (labels, not scores); scores must be numbers. Use a model "
+                f"{dtype} (labels, not scores); scores must be numbers. Use a model "
                 "with predict_proba or decision_function, or encode its labels as numbers."
-            )
-        y_score = y_score.astype(np.float64, copy=False)
+            ),
+        )
         if self.negate:
             y_score = -y_score
         finite = np.isfinite(y_score)

@@ -229,17 +229,14 @@ def binarize(y_true, y_pred, pos_label):
 
 def check_scores(y_score, name="y_score", *, unit_interval=False):
     """Return 1-D float scores; raise on NaN/inf, or outside [0, 1] when ``unit_interval``."""
-    y_score = np.asarray(y_score)
-    if y_score.ndim == 2 and y_score.shape[1] == 1:
-        y_score = y_score[:, 0]
-    if y_score.ndim != 1:
-        raise ValueError(
-            f"{name} must be 1-D scores, got shape {y_score.shape}. For predict_proba output "
+    y_score = score_vector(
+        np.asarray(y_score),
+        shape_error=lambda shape: (
+            f"{name} must be 1-D scores, got shape {shape}. For predict_proba output "
             "pass the positive-class column, e.g. proba[:, 1]."
-        )
-    if y_score.dtype.kind not in "biuf":
-        raise ValueError(f"{name} must be numeric scores, got dtype {y_score.dtype}.")
-    y_score = y_score.astype(np.float64, copy=False)
+        ),
+        dtype_error=lambda dtype: f"{name} must be numeric scores, got dtype {dtype}.",
+    )
     finite = np.isfinite(y_score)
     if not finite.all():
         raise ValueError(
@@ -252,6 +249,22 @@ def check_scores(y_score, name="y_score", *, unit_interval=False):
             "decision scores."
         )
     return y_score
+
+
+def score_vector(y_score, *, shape_error, dtype_error, squeeze=True):
+    """``y_score`` (an array) as 1-D float scores, a single column taken as the vector (with
+    ``squeeze``).
+
+    Any other shape raises ``ValueError(shape_error(shape))``, non-numeric values
+    ``ValueError(dtype_error(dtype))``.
+    """
+    if squeeze and y_score.ndim == 2 and y_score.shape[1] == 1:
+        y_score = y_score[:, 0]
+    if y_score.ndim != 1:
+        raise ValueError(shape_error(y_score.shape))
+    if y_score.dtype.kind not in "biuf":
+        raise ValueError(dtype_error(y_score.dtype))
+    return y_score.astype(np.float64, copy=False)
 
 
 def check_weights(sample_weight, n_samples, *, keep_scale=False):

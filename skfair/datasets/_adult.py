@@ -6,6 +6,7 @@ import numpy as np
 
 from skfair._utils._compat import StrOptions, validate_params
 from skfair.datasets._base import ATTRIBUTION, make_bunch, read_csv_columns
+from skfair.datasets._docs import documented
 
 _FILES = {"train": ("adult.csv.gz",), "test": ("adult_test.csv.gz",)}
 _FILES["all"] = _FILES["train"] + _FILES["test"]
@@ -59,6 +60,7 @@ References
     {"as_frame": ["boolean"], "split": [StrOptions({"train", "test", "all"})]},
     prefer_skip_nested_validation=True,
 )
+@documented
 def load_adult(*, as_frame=False, split="train"):
     """Load the UCI Adult (census income) data set, bundled with skfair.
 
@@ -75,12 +77,10 @@ def load_adult(*, as_frame=False, split="train"):
 
     Parameters
     ----------
-    as_frame : bool, default=False
-        If True, ``data`` and ``sensitive_features`` are pandas DataFrames (categorical columns
-        as ``category`` dtype), ``target`` a Series, and ``frame`` holds data and target. Needs
-        pandas. If False they are numpy arrays: ``data`` an object array (ints in the numeric
-        columns, strings in the categorical ones), ``sensitive_features`` an object array of
-        shape (n_samples, 2).
+    {as_frame}
+        If False they are numpy arrays: ``data`` an object array (ints in the numeric columns,
+        strings in the categorical ones), ``sensitive_features`` an object array of shape
+        (n_samples, 2).
     split : {"train", "test", "all"}, default="train"
         The original training file (``adult.data``), test file (``adult.test``), or both
         (training rows first).
@@ -105,15 +105,9 @@ def load_adult(*, as_frame=False, split="train"):
             ``["sex", "race"]``.
         target_names : ndarray of str
             ``["<=50K", ">50K"]``: the original label of target 0 and 1.
-        frame : DataFrame
-            Only when ``as_frame=True``: ``data`` with the target as last column.
-        DESCR : str
-            Description, caveats and citation.
+        {bunch_frame}
 
-    See Also
-    --------
-    load_bank_marketing : Bank telemarketing outcomes, with age group and marital status.
-    load_german_credit : Credit risk, with sex, age group and foreign-worker status.
+    {see_also_loaders load_adult}
 
     References
     ----------

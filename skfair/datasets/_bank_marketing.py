@@ -6,6 +6,7 @@ import numpy as np
 
 from skfair._utils._compat import validate_params
 from skfair.datasets._base import ATTRIBUTION, make_bunch, read_csv_columns
+from skfair.datasets._docs import documented
 
 _FILE = "bank_marketing.csv.gz"
 _TARGET = "subscription"
@@ -51,6 +52,7 @@ References
 
 
 @validate_params({"as_frame": ["boolean"]}, prefer_skip_nested_validation=True)
+@documented
 def load_bank_marketing(*, as_frame=False):
     """Load the UCI Bank Marketing data set (with age groups), bundled with skfair.
 
@@ -67,10 +69,8 @@ def load_bank_marketing(*, as_frame=False):
 
     Parameters
     ----------
-    as_frame : bool, default=False
-        If True, ``data`` and ``sensitive_features`` are pandas DataFrames (categorical columns
-        as ``category`` dtype), ``target`` a Series, and ``frame`` holds data and target. Needs
-        pandas. If False they are numpy arrays (``data`` an object array).
+    {as_frame}
+        If False they are numpy arrays (``data`` an object array).
 
     Returns
     -------
@@ -83,19 +83,12 @@ def load_bank_marketing(*, as_frame=False):
             1 for "yes", 0 for "no" (int).
         sensitive_features : ndarray of shape (45203, 2) or DataFrame
             ``age_group`` and ``marital``, as strings.
-        feature_names, categorical_features, sensitive_feature_names : ndarray of str
-            Column names of ``data``, its categorical columns, and of ``sensitive_features``.
+        {bunch_columns}
         target_names : ndarray of str
             ``["no", "yes"]``: the label of target 0 and 1.
-        frame : DataFrame
-            Only when ``as_frame=True``: ``data`` with the target as last column.
-        DESCR : str
-            Description, caveats and citation.
+        {bunch_frame}
 
-    See Also
-    --------
-    load_adult : Census income, with sex and race.
-    load_german_credit : Credit risk, with sex, age group and foreign-worker status.
+    {see_also_loaders load_bank_marketing}
 
     References
     ----------

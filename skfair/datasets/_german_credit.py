@@ -6,6 +6,7 @@ import numpy as np
 
 from skfair._utils._compat import validate_params
 from skfair.datasets._base import ATTRIBUTION, decode, make_bunch, read_csv_columns
+from skfair.datasets._docs import documented
 
 _FILE = "german_credit.csv.gz"
 _TARGET = "credit"
@@ -153,6 +154,7 @@ References
 
 
 @validate_params({"as_frame": ["boolean"]}, prefer_skip_nested_validation=True)
+@documented
 def load_german_credit(*, as_frame=False):
     """Load the Statlog (German credit) data set, bundled with skfair, codebook decoded.
 
@@ -189,19 +191,12 @@ def load_german_credit(*, as_frame=False):
         sensitive_features : ndarray of shape (1000, 3) or DataFrame
             ``sex`` ("female"/"male", from ``personal_status``), ``age_group`` ("<25"/">=25",
             from ``age``) and ``foreign_worker`` ("yes"/"no").
-        feature_names, categorical_features, sensitive_feature_names : ndarray of str
-            Column names of ``data``, its categorical columns, and of ``sensitive_features``.
+        {bunch_columns}
         target_names : ndarray of str
             ``["bad", "good"]``: the label of target 0 and 1.
-        frame : DataFrame
-            Only when ``as_frame=True``: ``data`` with the target as last column.
-        DESCR : str
-            Description, caveats and citation.
+        {bunch_frame}
 
-    See Also
-    --------
-    load_adult : Census income, with sex and race.
-    load_bank_marketing : Bank telemarketing outcomes, with age group and marital status.
+    {see_also_loaders load_german_credit}
 
     References
     ----------

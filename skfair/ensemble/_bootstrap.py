@@ -20,12 +20,11 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils import Bunch, get_tags
-from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from skfair._base import AccuracyScoreMixin, _model_allows_nan, check_meta_input
+from skfair._base import AccuracyScoreMixin, _model_allows_nan, check_meta_input, fit_routing
 from skfair._dask import map_row_blocks, refuse, uses_dask
 from skfair._stats._votes import entropy as _entropy
 from skfair._stats._votes import label_stability_from_votes as _label_stability_from_votes
@@ -40,6 +39,7 @@ from skfair._utils._compat import (
     _safe_indexing,
     process_routing,
 )
+from skfair._utils._docstrings import with_parts
 from skfair._utils._groups import rows_from
 from skfair._utils._random import check_random_state
 from skfair._utils._rows import row_codes
@@ -63,6 +63,12 @@ def _estimator_has(attr):
     return check
 
 
+@with_parts(
+    {
+        "parameters_X": "Parameters\n----------\nX : array-like of shape (n_samples, n_features)\n"
+        "    Input data."
+    }
+)
 class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """Bootstrap replicas of a classifier, with per-sample stability and uncertainty.
 
@@ -281,10 +287,7 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
     def predict_proba_members(self, X):
         """Class probabilities of each member.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input data.
+        {parameters_X}
 
         Returns
         -------
@@ -307,10 +310,7 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
         ``classes_``, so ``p_1 = 0.5`` predicts ``classes_[0]``), or its ``predict`` output
         when the base estimator has no ``predict_proba``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input data.
+        {parameters_X}
 
         Returns
         -------
@@ -327,10 +327,7 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
     def predict_proba(self, X):
         """Mean of the members' class probabilities.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input data.
+        {parameters_X}
 
         Returns
         -------
@@ -348,10 +345,7 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
         Ties go to the first of ``classes_``: with a binary mean probability of exactly 0.5
         the ensemble predicts ``classes_[0]``, as Virny does.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input data.
+        {parameters_X}
 
         Returns
         -------
@@ -376,10 +370,7 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
         entropy; epistemic uncertainty, the entropy of the mean minus the mean entropy.
         Entropies are in bits.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input data.
+        {parameters_X}
 
         Returns
         -------
@@ -472,14 +463,7 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
             A :class:`~sklearn.utils.metadata_routing.MetadataRouter` encapsulating the
             routing information.
         """
-        return (
-            MetadataRouter(owner=self)
-            .add_self_request(self)
-            .add(
-                estimator=self.estimator,
-                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
-            )
-        )
+        return fit_routing(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

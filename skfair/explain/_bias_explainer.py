@@ -51,6 +51,7 @@ from skfair.explain._shapley import (
     unit_standard_error,
 )
 from skfair.explain._tree import TreeGame
+from skfair.metrics._docs import shared
 
 # "auto": exact enumeration up to this many players (2**10 coalitions), then permutations.
 _AUTO_EXACT_PLAYERS = 10
@@ -133,6 +134,7 @@ def _permutation_chunk(game, orders, pair, bias_of_model, with_bias_game):
     return phi_sum, bias_contributions
 
 
+@shared
 class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     """Explain the Wasserstein bias of a fitted model feature by feature.
 
@@ -273,22 +275,18 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     **Dask input.** ``fit`` refuses dask collections with a TypeError (the coalitions compare
     the groups' rows as a whole): explain an in-memory sample.
 
-    References
-    ----------
-    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
-       fairness interpretability framework for machine learning models", Machine Learning
-       111, 3307-3357 (2022), arXiv:2011.03156.
+    {references_miroshnikov}
 
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> from skfair.explain import BiasExplainer
     >>> rng = np.random.default_rng(0)
     >>> group = rng.integers(0, 2, 400)
     >>> X = np.column_stack([rng.normal(group, 1.0), rng.normal(size=400)])
     >>> y = (X[:, 0] + rng.normal(size=400) > 0.5).astype(int)
+    >>> from sklearn.linear_model import LogisticRegression
     >>> model = LogisticRegression().fit(X, y)
+    >>> from skfair.explain import BiasExplainer
     >>> explainer = BiasExplainer(model, random_state=0).fit(X, sensitive_features=group)
     >>> total = explainer.explanations_.shapley_total.sum()
     >>> bool(np.isclose(total, explainer.bias_.total))
@@ -820,6 +818,7 @@ _IN_MEMORY = refuse(
     # False: the BiasExplainer built from **params must still validate them.
     prefer_skip_nested_validation=False,
 )
+@shared
 def explain_bias(estimator, X, y=None, *, sensitive_features=None, sample_weight=None, **params):
     """Functional form of :class:`BiasExplainer`.
 
@@ -852,19 +851,14 @@ def explain_bias(estimator, X, y=None, *, sensitive_features=None, sample_weight
     BiasExplainer : The estimator form, to reuse the fitted explainer.
     skfair.plotting.BiasExplanationDisplay : Bar and waterfall plots of the explanations.
 
-    References
-    ----------
-    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
-       fairness interpretability framework for machine learning models", Machine Learning
-       111, 3307-3357 (2022), arXiv:2011.03156.
+    {references_miroshnikov}
 
     Examples
     --------
-    >>> import numpy as np
     >>> from sklearn.linear_model import LinearRegression
     >>> from skfair.explain import explain_bias
-    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
-    >>> model = LinearRegression().fit(X, X[:, 0])
+    >>> X = [[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]]
+    >>> model = LinearRegression().fit(X, [0.0, 1.0, 2.0, 3.0])
     >>> result = explain_bias(model, X, sensitive_features=[0, 0, 1, 1], privileged_group=1)
     >>> float(round(result.bias.net, 6)), result.names.tolist()
     (2.0, ['x0', 'x1'])

@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_array
 from skfair._dask import dask_dispatch, refuse
 from skfair._utils._compat import Integral, Interval, Real, validate_params
 from skfair._utils._validation import binarize, check_labels, check_lengths, check_weights
+from skfair.metrics._docs import shared
 
 
 @dask_dispatch(
@@ -28,6 +29,7 @@ from skfair._utils._validation import binarize, check_labels, check_lengths, che
     },
     prefer_skip_nested_validation=True,
 )
+@shared
 def consistency_score(X, y_true, y_pred, *, n_neighbors=5, pos_label=None, sample_weight=None):
     """Consistency of the predictions of similar samples (Zemel et al. 2013).
 
@@ -48,11 +50,8 @@ def consistency_score(X, y_true, y_pred, *, n_neighbors=5, pos_label=None, sampl
         Predicted labels.
     n_neighbors : int, default=5
         Neighbours per sample, the sample itself included.
-    pos_label : int, float, bool or str, default=None
-        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
-        {False, True}.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; None weighs every sample equally.
+    {pos_label}
+    {sample_weight}
 
     Returns
     -------

@@ -17,6 +17,7 @@ from skfair._stats._counts import FP, TN, confusion_table
 from skfair._utils._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
 from skfair._utils._groups import factorize_groups
 from skfair._utils._validation import binarize
+from skfair.metrics._docs import shared
 from skfair.metrics._rates import BINARY_CONSTRAINTS, PREDICTION_TABLE, check_inputs
 
 
@@ -28,6 +29,7 @@ from skfair.metrics._rates import BINARY_CONSTRAINTS, PREDICTION_TABLE, check_in
     },
     prefer_skip_nested_validation=True,
 )
+@shared
 def conditional_demographic_disparity(
     y_true,
     y_pred,
@@ -60,8 +62,7 @@ def conditional_demographic_disparity(
         Ignored (accepted for a uniform signature); may be None.
     y_pred : array-like of shape (n_samples,)
         Predicted labels; ``pos_label`` is acceptance.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Sensitive attribute(s); several attributes define intersectional groups.
+    {sensitive_features}
     control_features : array-like of shape (n_samples,) or (n_samples, n_attributes), dict \
 or None, default=None
         The conditioning attribute(s) (e.g. the department applied to). Its scorer
@@ -75,11 +76,8 @@ or None, default=None
         With ``privileged_group`` and several other groups: compare them pooled with the
         privileged group(s), or each on its own and keep the comparison furthest from parity
         (see :mod:`skfair.metrics`).
-    pos_label : int, float, bool or str, default=None
-        The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
-        {False, True}.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; None weighs every sample equally.
+    {pos_label}
+    {sample_weight}
 
     Returns
     -------

@@ -61,6 +61,7 @@ from skfair._utils._compat import (
     validate_params,
 )
 from skfair._utils._validation import check_groups, check_lengths, check_scores, check_weights
+from skfair.metrics._docs import shared
 
 _AGGREGATIONS = {"worst_case", "mean", "weighted"}
 
@@ -329,6 +330,7 @@ _COMMON_CONSTRAINTS = {
     {**_COMMON_CONSTRAINTS, "part": [StrOptions({"total", "positive", "negative", "net"})]},
     prefer_skip_nested_validation=True,
 )
+@shared
 def wasserstein_bias(
     y_true,
     y_score,
@@ -353,8 +355,7 @@ def wasserstein_bias(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,) or None
-        Class labels; used only when ``condition_on_y=True``.
+    {y_true_if_conditioning}
     y_score : array-like of shape (n_samples,)
         Scores (probabilities, decision values or regression outputs).
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
@@ -370,10 +371,7 @@ def wasserstein_bias(
         favoured group plays G=0).
         Note the sign: on two groups, ``net`` has the opposite sign of
         ``statistical_parity_difference`` (which is disadvantaged minus privileged).
-    disadvantaged : {"pooled", "each"}, default="pooled"
-        With ``privileged_group`` and several other groups: compare their samples pooled with
-        the privileged group(s), or each other group on its own, the pairs then combined by
-        ``agg`` (see :mod:`skfair.metrics`).
+    {disadvantaged_pairs}
     condition_on_y : bool, default=False
         Compare the groups within each class of ``y_true`` (the equalized-odds type, Def. 3.3).
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
@@ -394,11 +392,7 @@ def wasserstein_bias(
     quantile_bias : The gap at one quantile level.
     classifier_bias : The gap in selection rates at one threshold.
 
-    References
-    ----------
-    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
-       fairness interpretability framework for machine learning models", Machine Learning
-       111, 3307-3357 (2022), arXiv:2011.03156.
+    {references_miroshnikov}
 
     Examples
     --------
@@ -446,6 +440,7 @@ def wasserstein_bias(
     {**_COMMON_CONSTRAINTS, "part": [StrOptions({"total", "positive", "negative", "net"})]},
     prefer_skip_nested_validation=True,
 )
+@shared
 def ks_bias(
     y_true,
     y_score,
@@ -469,28 +464,22 @@ def ks_bias(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,) or None
-        Class labels; used only when ``condition_on_y=True``.
+    {y_true_if_conditioning}
     y_score : array-like of shape (n_samples,)
         Scores.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Sensitive attribute(s); several attributes define intersectional groups.
+    {sensitive_features}
     favorable : {"higher", "lower"}, default="higher"
         Whether higher scores are favourable.
     part : {"total", "positive", "negative"}, default="total"
         KS has no net part; ``"net"`` raises.
     privileged_group : label or tuple of labels, default=None
         The paper's G=0; see :func:`wasserstein_bias` for the orientation rules.
-    disadvantaged : {"pooled", "each"}, default="pooled"
-        With ``privileged_group`` and several other groups: compare their samples pooled with
-        the privileged group(s), or each other group on its own, the pairs then combined by
-        ``agg`` (see :mod:`skfair.metrics`).
+    {disadvantaged_pairs}
     condition_on_y : bool, default=False
         Compare the groups within each class of ``y_true``.
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
         How to combine several pairs or cells.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; None weighs every sample equally.
+    {sample_weight}
 
     Returns
     -------
@@ -502,11 +491,7 @@ def ks_bias(
     wasserstein_bias : The area between the cumulative distributions.
     classifier_bias : The gap in selection rates at one threshold.
 
-    References
-    ----------
-    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
-       fairness interpretability framework for machine learning models", Machine Learning
-       111, 3307-3357 (2022), arXiv:2011.03156.
+    {references_miroshnikov}
 
     Examples
     --------
@@ -546,6 +531,7 @@ def ks_bias(
     {**_COMMON_CONSTRAINTS, "p": [Interval(Real, 0, 1, closed="right"), "array-like"]},
     prefer_skip_nested_validation=True,
 )
+@shared
 def quantile_bias(
     y_true,
     y_score,
@@ -568,12 +554,10 @@ def quantile_bias(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,) or None
-        Class labels; used only when ``condition_on_y=True``.
+    {y_true_if_conditioning}
     y_score : array-like of shape (n_samples,)
         Scores.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Sensitive attribute(s); several attributes define intersectional groups.
+    {sensitive_features}
     p : float or array-like of floats in (0, 1], default=0.5
         Quantile level(s). ``p <= 0`` raises (``Q(0) = -inf``).
     favorable : {"higher", "lower"}, default="higher"
@@ -581,16 +565,12 @@ def quantile_bias(
     privileged_group : label or tuple of labels, default=None
         The paper's G=0. Without it the result is unsigned: the largest absolute gap (or the
         mean absolute gap) over pairs of groups.
-    disadvantaged : {"pooled", "each"}, default="pooled"
-        With ``privileged_group`` and several other groups: compare their samples pooled with
-        the privileged group(s), or each other group on its own, the pairs then combined by
-        ``agg`` (see :mod:`skfair.metrics`).
+    {disadvantaged_pairs}
     condition_on_y : bool, default=False
         Compare the groups within each class of ``y_true``.
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
         How to combine several pairs or cells; elementwise for an array ``p``.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; None weighs every sample equally.
+    {sample_weight}
 
     Returns
     -------
@@ -603,11 +583,7 @@ def quantile_bias(
     wasserstein_bias : Its integral over the levels (the net part).
     classifier_bias : The gap in selection rates at one threshold.
 
-    References
-    ----------
-    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
-       fairness interpretability framework for machine learning models", Machine Learning
-       111, 3307-3357 (2022), arXiv:2011.03156.
+    {references_miroshnikov}
 
     Examples
     --------
@@ -648,6 +624,7 @@ def _positive_weight_quantiles(values, weights, levels):
     {**_COMMON_CONSTRAINTS, "threshold": [Real, "array-like"]},
     prefer_skip_nested_validation=True,
 )
+@shared
 def classifier_bias(
     y_true,
     y_score,
@@ -671,28 +648,22 @@ def classifier_bias(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,) or None
-        Class labels; used only when ``condition_on_y=True``.
+    {y_true_if_conditioning}
     y_score : array-like of shape (n_samples,)
         Scores.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Sensitive attribute(s); several attributes define intersectional groups.
+    {sensitive_features}
     threshold : float or array-like of floats, default=0.5
         Decision threshold(s) t; the classifier predicts the positive class when score > t.
     favorable : {"higher", "lower"}, default="higher"
         Whether higher scores are favourable.
     privileged_group : label or tuple of labels, default=None
         The paper's G=0. Without it the result is unsigned (absolute gaps over pairs).
-    disadvantaged : {"pooled", "each"}, default="pooled"
-        With ``privileged_group`` and several other groups: compare their samples pooled with
-        the privileged group(s), or each other group on its own, the pairs then combined by
-        ``agg`` (see :mod:`skfair.metrics`).
+    {disadvantaged_pairs}
     condition_on_y : bool, default=False
         Compare the groups within each class of ``y_true`` (equalized odds at t).
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
         How to combine several pairs or cells; elementwise for an array ``threshold``.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; None weighs every sample equally.
+    {sample_weight}
 
     Returns
     -------
@@ -706,11 +677,7 @@ def classifier_bias(
     ks_bias : Its largest absolute value over the thresholds.
     statistical_parity_difference : The same gap for predicted labels.
 
-    References
-    ----------
-    .. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
-       fairness interpretability framework for machine learning models", Machine Learning
-       111, 3307-3357 (2022), arXiv:2011.03156.
+    {references_miroshnikov}
 
     Examples
     --------

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import textwrap
 
+from skfair._utils._docstrings import with_parts
+
 # Parameters that every group metric documents alike: name -> (type, description).
 PARAMETERS = {
     "sensitive_features": (
@@ -142,3 +144,76 @@ def fill(text):
 
 def indent(text):
     return wrap(text, "    ")
+
+
+# Docstring parts that several hand-written docstrings share, as rendered (numpydoc text
+# without the docstring's indentation): a line ``{name}`` in a docstring decorated with
+# :func:`shared` stands for PARTS[name].
+PARTS = {
+    "references_miroshnikov": """\
+References
+----------
+.. [1] A. Miroshnikov, K. Kotsiopoulos, R. Franks and A. Ravi Kannan, "Wasserstein-based
+   fairness interpretability framework for machine learning models", Machine Learning
+   111, 3307-3357 (2022), arXiv:2011.03156.""",
+    "references_denis_hardt": """\
+References
+----------
+.. [1] C. Denis, R. Elie, M. Hebiri and F. Hu, "Fairness guarantee in multi-class
+   classification", arXiv:2109.13642, 2021.
+.. [2] M. Hardt, E. Price and N. Srebro, "Equality of opportunity in supervised
+   learning", NeurIPS 2016.""",
+    "references_buitinck": """\
+References
+----------
+.. [1] L. Buitinck et al., "API design for machine learning software: experiences from
+   the scikit-learn project", ECML PKDD Workshop on Languages for Data Mining and Machine
+   Learning, 2013.""",
+    "returns_scorer": """\
+Returns
+-------
+scorer : callable
+    ``scorer(estimator, X, y, *, sensitive_features=None, sample_weight=None) -> float``.""",
+    "references_virny": """\
+References
+----------
+.. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
+   Virny and VirnyView", SIGMOD-Companion 2024.""",
+    "references_virny_hullermeier": """\
+References
+----------
+.. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
+   Virny and VirnyView", SIGMOD-Companion 2024.
+.. [2] E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine
+   learning: an introduction to concepts and methods", Machine Learning 110, 2021.""",
+    "member_probabilities": """\
+y_proba : array-like of shape (n_estimators, n_samples, n_classes) or (n_estimators, n_samples)
+    Class probabilities of each member, or a binary problem's positive-class
+    probabilities.""",
+    "sensitive_features": """\
+sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+    Sensitive attribute(s); several attributes define intersectional groups.""",
+    "pos_label": """\
+pos_label : int, float, bool or str, default=None
+    The favourable label. Inferred as 1 (or True) only for labels within {0, 1}, {-1, 1} or
+    {False, True}.""",
+    "sample_weight": """\
+sample_weight : array-like of shape (n_samples,), default=None
+    Sample weights; None weighs every sample equally.""",
+    "y_true_if_conditioning": """\
+y_true : array-like of shape (n_samples,) or None
+    Class labels; used only when ``condition_on_y=True``.""",
+    "disadvantaged_pairs": """\
+disadvantaged : {"pooled", "each"}, default="pooled"
+    With ``privileged_group`` and several other groups: compare their samples pooled with
+    the privileged group(s), or each other group on its own, the pairs then combined by
+    ``agg`` (see :mod:`skfair.metrics`).""",
+}
+
+
+def shared(documented=None, *, parts=None):
+    """Decorator: fill the lines ``{name}`` of the docstring of a function, or of a class and
+    its methods, with PARTS[name] or ``parts[name]`` (the parts of one module);
+    ``@shared`` or ``@shared(parts=...)``."""
+    decorate = with_parts(PARTS if parts is None else {**PARTS, **parts})
+    return decorate if documented is None else decorate(documented)

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 from sklearn.utils import Bunch
 
 from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     SENSITIVE_FEATURES_CONSTRAINT,
-    Integral,
     Interval,
-    Real,
     StrOptions,
     validate_params,
 )
+from skfair.metrics._docs import shared
 from skfair.metrics._intervals import CI_METHODS
 from skfair.metrics._metric_table import MetricTable, _canonical_name, _import_pandas
 
@@ -34,6 +35,7 @@ from skfair.metrics._metric_table import MetricTable, _canonical_name, _import_p
     },
     prefer_skip_nested_validation=True,
 )
+@shared
 def group_summary(
     y_true,
     y_pred,
@@ -94,8 +96,7 @@ def group_summary(
         bootstrap's percentiles, as in :class:`MetricTable`.
     random_state : int, RandomState instance, Generator or None, default=None
         Seeds the bootstrap; an int gives reproducible intervals.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; None weighs every sample equally.
+    {sample_weight}
     pos_label : int, float, bool or str, default=None
         Positive label of the named binary rates (inferred for {0, 1}-like labels); forwarded
         to a callable ``metric`` when given.

@@ -12,6 +12,7 @@ everything (both versions, per attribute, per point) and :func:`hfm` the one num
 
 import dataclasses
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
@@ -21,14 +22,13 @@ from skfair._dask import dask_dispatch, refuse
 from skfair._utils._compat import (
     SENSITIVE_FEATURES_CONSTRAINT,
     HasMethods,
-    Integral,
     Interval,
-    Real,
     StrOptions,
     validate_params,
 )
 from skfair._utils._groups import factorize_groups
 from skfair._utils._validation import check_lengths, check_weights
+from skfair.metrics._docs import shared
 from skfair.metrics._hfm_features import (
     encode_features,
     label_coordinates,
@@ -36,6 +36,61 @@ from skfair.metrics._hfm_features import (
 )
 from skfair.neighbors._other_group import OtherGroupSearch, check_points, other_group_codes
 from skfair.neighbors._projections import draw_projections
+
+# The parameters that hfm and hfm_details describe alike (numpydoc text, as rendered).
+_PARTS = {
+    "data_parameters": """\
+X : array-like or DataFrame of shape (n_samples, n_features)
+    The **non-sensitive** features. A warning is raised when a column equals a sensitive
+    attribute (it would leak into the distance).
+y_true, y_pred : array-like of shape (n_samples,)
+    True and predicted class labels (hard predictions). Continuous targets raise.
+sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+    One or several sensitive attributes with any number of values each.""",
+    "search_parameters": """\
+method : {"exact", "approx", "bruteforce"}, default="exact"
+    How the nearest other-group distances are found (:func:`skfair.neighbors.
+    nearest_other_group`). ``"approx"`` is the paper's ApproxDist / ExtendDist
+    (Algorithms 1-3), whose distances are never below the exact ones; one set of random
+    projections serves ``D``, ``D_f`` and every attribute, so a perfect classifier scores
+    exactly 0.
+scale : "minmax", None or a fitted transformer, default="minmax"
+    ``"minmax"``: non-numeric columns are one-hot encoded, bool columns cast to 0/1, and
+    every column is min-max scaled to [0, 1] on the data passed (constant columns become
+    0); missing values raise, and an encoding beyond 1 GiB is refused before it is built.
+    None: ``X`` is used as given (numeric only). A fitted transformer (for instance a
+    ``MinMaxScaler`` fitted on the training fold, as in the paper) is applied with
+    ``transform``.
+label_encoding : {"ordinal", "onehot"}, default="ordinal"
+    The label coordinate: the class code ``0..n_classes-1`` of the sorted union of the
+    classes in ``y_true`` and ``y_pred`` (the paper's), or class indicators scaled by
+    ``1/sqrt(2)`` so that any mismatch costs exactly 1 (the same as ordinal for two
+    classes).
+m1 : int, default=25
+    Repetitions of random projections (``method="approx"``).
+m2 : int, default=None
+    Other-group candidates per side (``method="approx"``); None means
+    ``ceil(2 * log10(n_samples))``.
+n_e : int, default=2
+    Orthonormal directions per repetition (``method="approx"``).
+random_state : int, RandomState instance or None, default=None
+    Seed of the projections (``method="approx"``).
+eps : float, default=None
+    None: ``D = D_f = 0`` gives 0, ``D = 0 < D_f`` gives ``+inf`` and ``D_f = 0 < D``
+    gives ``-inf`` (with an ``UndefinedMetricWarning``). A float reproduces the authors'
+    code (``eps=1e-13``): zero denominators and ratios are replaced by ``eps``.
+base : float, default=10
+    Base of the logarithm (the paper's tables use 10).
+sample_weight : array-like of shape (n_samples,), default=None
+    Row weights: the average version is the weighted mean of the per-point distances.
+    Rows of zero weight are left out entirely (neither anchors nor neighbours), so
+    integer weights give the same result as repeating rows.
+n_jobs : int, default=None
+    Threads for the neighbour searches.
+verbose : int, default=0
+    With a value above 0, print the neighbour engine used and the time of each search.""",
+}
+
 
 _VERSIONS = ("max", "avg")
 _POSITIVE_INT = Interval(Integral, 1, None, closed="left")
@@ -76,6 +131,7 @@ _IN_MEMORY = refuse(
     },
     prefer_skip_nested_validation=True,
 )
+@shared(parts=_PARTS)
 def hfm(
     X,
     y_true,
@@ -112,56 +168,10 @@ def hfm(
 
     Parameters
     ----------
-    X : array-like or DataFrame of shape (n_samples, n_features)
-        The **non-sensitive** features. A warning is raised when a column equals a sensitive
-        attribute (it would leak into the distance).
-    y_true, y_pred : array-like of shape (n_samples,)
-        True and predicted class labels (hard predictions). Continuous targets raise.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        One or several sensitive attributes with any number of values each.
+    {data_parameters}
     version : {"max", "avg"}, default="max"
         Which value is returned; :func:`hfm_details` returns both.
-    method : {"exact", "approx", "bruteforce"}, default="exact"
-        How the nearest other-group distances are found (:func:`skfair.neighbors.
-        nearest_other_group`). ``"approx"`` is the paper's ApproxDist / ExtendDist
-        (Algorithms 1-3), whose distances are never below the exact ones; one set of random
-        projections serves ``D``, ``D_f`` and every attribute, so a perfect classifier scores
-        exactly 0.
-    scale : "minmax", None or a fitted transformer, default="minmax"
-        ``"minmax"``: non-numeric columns are one-hot encoded, bool columns cast to 0/1, and
-        every column is min-max scaled to [0, 1] on the data passed (constant columns become
-        0); missing values raise, and an encoding beyond 1 GiB is refused before it is built.
-        None: ``X`` is used as given (numeric only). A fitted transformer (for instance a
-        ``MinMaxScaler`` fitted on the training fold, as in the paper) is applied with
-        ``transform``.
-    label_encoding : {"ordinal", "onehot"}, default="ordinal"
-        The label coordinate: the class code ``0..n_classes-1`` of the sorted union of the
-        classes in ``y_true`` and ``y_pred`` (the paper's), or class indicators scaled by
-        ``1/sqrt(2)`` so that any mismatch costs exactly 1 (the same as ordinal for two
-        classes).
-    m1 : int, default=25
-        Repetitions of random projections (``method="approx"``).
-    m2 : int, default=None
-        Other-group candidates per side (``method="approx"``); None means
-        ``ceil(2 * log10(n_samples))``.
-    n_e : int, default=2
-        Orthonormal directions per repetition (``method="approx"``).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the projections (``method="approx"``).
-    eps : float, default=None
-        None: ``D = D_f = 0`` gives 0, ``D = 0 < D_f`` gives ``+inf`` and ``D_f = 0 < D``
-        gives ``-inf`` (with an ``UndefinedMetricWarning``). A float reproduces the authors'
-        code (``eps=1e-13``): zero denominators and ratios are replaced by ``eps``.
-    base : float, default=10
-        Base of the logarithm (the paper's tables use 10).
-    sample_weight : array-like of shape (n_samples,), default=None
-        Row weights: the average version is the weighted mean of the per-point distances.
-        Rows of zero weight are left out entirely (neither anchors nor neighbours), so
-        integer weights give the same result as repeating rows.
-    n_jobs : int, default=None
-        Threads for the neighbour searches.
-    verbose : int, default=0
-        With a value above 0, print the neighbour engine used and the time of each search.
+    {search_parameters}
 
     Returns
     -------
@@ -215,6 +225,7 @@ def hfm(
 
 @dask_dispatch(_IN_MEMORY)
 @validate_params(_DETAILS_CONSTRAINTS, prefer_skip_nested_validation=True)
+@shared(parts=_PARTS)
 def hfm_details(
     X,
     y_true,
@@ -243,54 +254,8 @@ def hfm_details(
 
     Parameters
     ----------
-    X : array-like or DataFrame of shape (n_samples, n_features)
-        The **non-sensitive** features. A warning is raised when a column equals a sensitive
-        attribute (it would leak into the distance).
-    y_true, y_pred : array-like of shape (n_samples,)
-        True and predicted class labels (hard predictions). Continuous targets raise.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        One or several sensitive attributes with any number of values each.
-    method : {"exact", "approx", "bruteforce"}, default="exact"
-        How the nearest other-group distances are found (:func:`skfair.neighbors.
-        nearest_other_group`). ``"approx"`` is the paper's ApproxDist / ExtendDist
-        (Algorithms 1-3), whose distances are never below the exact ones; one set of random
-        projections serves ``D``, ``D_f`` and every attribute, so a perfect classifier scores
-        exactly 0.
-    scale : "minmax", None or a fitted transformer, default="minmax"
-        ``"minmax"``: non-numeric columns are one-hot encoded, bool columns cast to 0/1, and
-        every column is min-max scaled to [0, 1] on the data passed (constant columns become
-        0); missing values raise, and an encoding beyond 1 GiB is refused before it is built.
-        None: ``X`` is used as given (numeric only). A fitted transformer (for instance a
-        ``MinMaxScaler`` fitted on the training fold, as in the paper) is applied with
-        ``transform``.
-    label_encoding : {"ordinal", "onehot"}, default="ordinal"
-        The label coordinate: the class code ``0..n_classes-1`` of the sorted union of the
-        classes in ``y_true`` and ``y_pred`` (the paper's), or class indicators scaled by
-        ``1/sqrt(2)`` so that any mismatch costs exactly 1 (the same as ordinal for two
-        classes).
-    m1 : int, default=25
-        Repetitions of random projections (``method="approx"``).
-    m2 : int, default=None
-        Other-group candidates per side (``method="approx"``); None means
-        ``ceil(2 * log10(n_samples))``.
-    n_e : int, default=2
-        Orthonormal directions per repetition (``method="approx"``).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the projections (``method="approx"``).
-    eps : float, default=None
-        None: ``D = D_f = 0`` gives 0, ``D = 0 < D_f`` gives ``+inf`` and ``D_f = 0 < D``
-        gives ``-inf`` (with an ``UndefinedMetricWarning``). A float reproduces the authors'
-        code (``eps=1e-13``): zero denominators and ratios are replaced by ``eps``.
-    base : float, default=10
-        Base of the logarithm (the paper's tables use 10).
-    sample_weight : array-like of shape (n_samples,), default=None
-        Row weights: the average version is the weighted mean of the per-point distances.
-        Rows of zero weight are left out entirely (neither anchors nor neighbours), so
-        integer weights give the same result as repeating rows.
-    n_jobs : int, default=None
-        Threads for the neighbour searches.
-    verbose : int, default=0
-        With a value above 0, print the neighbour engine used and the time of each search.
+    {data_parameters}
+    {search_parameters}
 
     Returns
     -------

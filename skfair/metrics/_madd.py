@@ -39,6 +39,7 @@ from skfair._utils._compat import (
 )
 from skfair._utils._groups import check_n_groups, factorize_groups
 from skfair._utils._validation import check_groups, check_lengths, check_scores, check_weights
+from skfair.metrics._docs import shared
 
 # Below this group size MADD is dominated by sampling noise (Section 4.4: the error is still
 # about 0.08 at n = 403).
@@ -80,6 +81,39 @@ _COMMON_CONSTRAINTS = {
 }
 
 
+# The parameters and references that madd and madd_bandwidth_search describe alike.
+_PARTS = {
+    "interval_search": """\
+bandwidths : int or array-like of float, default=1000
+    An int ``N`` gives the grid ``h = 1/m`` for the bin counts ``m = N, ..., 1`` (``N``
+    distinct values, ascending). An array is used as given: strictly increasing values in
+    (0, 1], turned into bin counts with ``bin_rule``.
+percent : float, default=0.45
+    ``L = percent * h_sup`` (the paper's ``(1 - 0.1) / 2``).
+min_points : int, default=50
+    The paper's nbPointsMin: eligible intervals hold at least ``min_points + 1`` points.
+min_interval_length : float, default=None
+    ``L`` given directly instead of ``percent * h_sup`` (the authors used 0.05 for their
+    OULAD tables).""",
+    "pairs_in_parallel": """\
+n_jobs : int, default=None
+    Pairs of groups searched in parallel with joblib (only useful for many groups). Each
+    pair has its own search, so the time grows with the square of the number of groups;
+    above 20 groups a UserWarning says so before the search starts.""",
+    "progress": """\
+verbose : int, default=0
+    Progress: ``verbose > 0`` prints the size of the search (pairs of groups, bandwidths)
+    before it starts and passes ``verbose`` to joblib, which reports the pairs as they end.""",
+    "references_verger": """\
+References
+----------
+.. [1] M. Verger, S. Lallé, F. Bouchet and V. Luengo, "Is Your Model 'MADD'? A Novel
+   Metric to Evaluate Algorithmic Fairness for Predictive Student Models", EDM 2023.
+.. [2] M. Verger, S. Lallé, F. Bouchet and V. Luengo, "Evaluating and Mitigating
+   Algorithmic Unfairness with the MADD Metric", Journal of Educational Data Mining, 2024.""",
+}
+
+
 @dask_dispatch(lambda func, bound: _madd_on_dask(bound, search=False), doc=_DASK_DOC)
 @validate_params(
     {
@@ -89,6 +123,7 @@ _COMMON_CONSTRAINTS = {
     },
     prefer_skip_nested_validation=True,
 )
+@shared(parts=_PARTS)
 def madd(
     y_true,
     y_score,
@@ -121,8 +156,7 @@ def madd(
     y_score : array-like of shape (n_samples,), (n_samples, 1) or (n_samples, 2)
         Predicted probabilities of the positive class, in [0, 1]. An (n, 2) array is
         ``predict_proba`` output and its column 1 is used.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Sensitive attribute(s); several attributes define intersectional groups.
+    {sensitive_features}
     bandwidth : "auto" or float in (0, 1], default="auto"
         ``"auto"`` returns the stable MADD of :func:`madd_bandwidth_search` (Algorithm 1 with
         ``bandwidths``, ``percent``, ``min_points``, ``min_interval_length``). A float ``h``
@@ -133,32 +167,17 @@ def madd(
     agg : {"worst_case", "mean"}, default="worst_case"
         Aggregation over the pairs of groups when there are more than two: the largest pairwise
         MADD, or their mean. Both equal the paper's MADD for two groups.
-    bandwidths : int or array-like of float, default=1000
-        An int ``N`` gives the grid ``h = 1/m`` for the bin counts ``m = N, ..., 1`` (``N``
-        distinct values, ascending). An array is used as given: strictly increasing values in
-        (0, 1], turned into bin counts with ``bin_rule``.
-    percent : float, default=0.45
-        ``L = percent * h_sup`` (the paper's ``(1 - 0.1) / 2``).
-    min_points : int, default=50
-        The paper's nbPointsMin: eligible intervals hold at least ``min_points + 1`` points.
-    min_interval_length : float, default=None
-        ``L`` given directly instead of ``percent * h_sup`` (the authors used 0.05 for their
-        OULAD tables).
+    {interval_search}
     bin_rule : {"exact", "floor"}, default="exact"
         How a float bandwidth becomes a bin count. ``"exact"`` is ``floor(1 / h)`` computed
         with a 1e-12 relative slack, so ``h = 1 / m`` gives ``m`` bins; ``"floor"`` is the float
         ``floor(1 / h)`` of maddlib, which gives ``m - 1`` bins for ``h = 1/93``, ``1/99``, ...
         (70 of the ``m <= 999``), for bit parity with it.
-    n_jobs : int, default=None
-        Pairs of groups searched in parallel with joblib (only useful for many groups). Each
-        pair has its own search, so the time grows with the square of the number of groups;
-        above 20 groups a UserWarning says so before the search starts.
+    {pairs_in_parallel}
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the samples in their group's histogram; integer weights act as repeated
         rows (also in ``h_sup``, which then uses each group's total weight as its size).
-    verbose : int, default=0
-        Progress: ``verbose > 0`` prints the size of the search (pairs of groups, bandwidths)
-        before it starts and passes ``verbose`` to joblib, which reports the pairs as they end.
+    {progress}
 
     Returns
     -------
@@ -177,12 +196,7 @@ def madd(
     ``bandwidth="auto"``. A UserWarning is raised when the smallest group has fewer than 50
     samples, and when a fixed bin count exceeds its size.
 
-    References
-    ----------
-    .. [1] M. Verger, S. Lallé, F. Bouchet and V. Luengo, "Is Your Model 'MADD'? A Novel
-       Metric to Evaluate Algorithmic Fairness for Predictive Student Models", EDM 2023.
-    .. [2] M. Verger, S. Lallé, F. Bouchet and V. Luengo, "Evaluating and Mitigating
-       Algorithmic Unfairness with the MADD Metric", Journal of Educational Data Mining, 2024.
+    {references_verger}
 
     Examples
     --------
@@ -224,6 +238,7 @@ def madd(
 
 @dask_dispatch(lambda func, bound: _madd_on_dask(bound, search=True), doc=_DASK_DOC)
 @validate_params(_COMMON_CONSTRAINTS, prefer_skip_nested_validation=True)
+@shared(parts=_PARTS)
 def madd_bandwidth_search(
     y_true,
     y_score,
@@ -266,35 +281,19 @@ def madd_bandwidth_search(
         Ignored; only its length is checked.
     y_score : array-like of shape (n_samples,), (n_samples, 1) or (n_samples, 2)
         Predicted probabilities of the positive class in [0, 1] (column 1 of an (n, 2) array).
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Sensitive attribute(s); several attributes define intersectional groups.
-    bandwidths : int or array-like of float, default=1000
-        An int ``N`` gives the grid ``h = 1/m`` for the bin counts ``m = N, ..., 1`` (``N``
-        distinct values, ascending). An array is used as given: strictly increasing values in
-        (0, 1], turned into bin counts with ``bin_rule``.
-    percent : float, default=0.45
-        ``L = percent * h_sup`` (the paper's ``(1 - 0.1) / 2``).
-    min_points : int, default=50
-        The paper's nbPointsMin: eligible intervals hold at least ``min_points + 1`` points.
-    min_interval_length : float, default=None
-        ``L`` given directly instead of ``percent * h_sup`` (the authors used 0.05 for their
-        OULAD tables).
+    {sensitive_features}
+    {interval_search}
     agg : {"worst_case", "mean"}, default="worst_case"
         With more than two groups, each pair is searched on its own (``h_sup`` depends on the
         pair's sizes); ``value`` is the largest pairwise stable MADD, or their mean.
     bin_rule : {"exact", "floor"}, default="exact"
         Bin counts of an explicit ``bandwidths`` array; see :func:`madd`. An int grid carries
         its integer bin counts and ignores this.
-    n_jobs : int, default=None
-        Pairs of groups searched in parallel with joblib (only useful for many groups). Each
-        pair has its own search, so the time grows with the square of the number of groups;
-        above 20 groups a UserWarning says so before the search starts.
+    {pairs_in_parallel}
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the samples in their group's histograms; integer weights act as repeated
         rows, and ``h_sup`` uses each group's total weight as its size.
-    verbose : int, default=0
-        Progress: ``verbose > 0`` prints the size of the search (pairs of groups, bandwidths)
-        before it starts and passes ``verbose`` to joblib, which reports the pairs as they end.
+    {progress}
 
     Returns
     -------
@@ -336,12 +335,7 @@ def madd_bandwidth_search(
     madd : MADD at one bandwidth, or the stable MADD of this search.
     skfair.plotting.MADDDisplay : The histograms and the MADD curve of this search.
 
-    References
-    ----------
-    .. [1] M. Verger, S. Lallé, F. Bouchet and V. Luengo, "Is Your Model 'MADD'? A Novel
-       Metric to Evaluate Algorithmic Fairness for Predictive Student Models", EDM 2023.
-    .. [2] M. Verger, S. Lallé, F. Bouchet and V. Luengo, "Evaluating and Mitigating
-       Algorithmic Unfairness with the MADD Metric", Journal of Educational Data Mining, 2024.
+    {references_verger}
 
     Examples
     --------

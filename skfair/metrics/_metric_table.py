@@ -16,6 +16,7 @@ import functools
 import html
 import warnings
 from dataclasses import dataclass
+from numbers import Integral, Real
 from types import SimpleNamespace
 
 import numpy as np
@@ -27,9 +28,7 @@ from skfair._stats._counts import GroupTableBootstrap, confusion_table
 from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     SENSITIVE_FEATURES_CONSTRAINT,
-    Integral,
     Interval,
-    Real,
     StrOptions,
     validate_parameter_constraints,
 )
@@ -43,6 +42,7 @@ from skfair._utils._validation import (
     check_lengths,
     check_weights,
 )
+from skfair.metrics._docs import shared
 from skfair.metrics._intervals import (
     CI_METHODS,
     difference_interval,
@@ -153,6 +153,13 @@ def _parse_metrics(metrics):
     return parsed
 
 
+@shared(
+    parts={
+        "returns_per_metric": "Returns\n-------\n"
+        "Series, DataFrame (one row per control stratum) or ndarray\n"
+        "    One value per metric: pandas with ``as_frame=True``, else numpy."
+    }
+)
 class MetricTable:
     """Several metrics per group at once, with their aggregates and confidence intervals.
 
@@ -195,8 +202,7 @@ None, default=None
         samples pooled together with the privileged ones (aif360's convention); ``"each"``
         compares every other group with the privileged ones and reports the comparison furthest
         from parity (sign kept), which shows a small harmed group that pooling hides.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; None weighs every sample equally.
+    {sample_weight}
     pos_label : int, float, bool or str, default=None
         Positive label of the named binary rates (inferred for {0, 1}, {-1, 1} and
         {False, True}); forwarded to callables when given.
@@ -597,20 +603,14 @@ None, default=None
     def group_min(self):
         """Smallest value of each metric over the groups (per control stratum).
 
-        Returns
-        -------
-        Series, DataFrame (one row per control stratum) or ndarray
-            One value per metric: pandas with ``as_frame=True``, else numpy.
+        {returns_per_metric}
         """
         return self._output(self._point("group_min"), rows=False)
 
     def group_max(self):
         """Largest value of each metric over the groups (per control stratum).
 
-        Returns
-        -------
-        Series, DataFrame (one row per control stratum) or ndarray
-            One value per metric: pandas with ``as_frame=True``, else numpy.
+        {returns_per_metric}
         """
         return self._output(self._point("group_max"), rows=False)
 

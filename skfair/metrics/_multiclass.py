@@ -33,6 +33,7 @@ from skfair._utils._validation import (
     check_scores,
     check_weights,
 )
+from skfair.metrics._docs import shared
 from skfair.metrics._rates import LABEL_TABLE
 
 _MULTICLASS_CONSTRAINTS = {
@@ -106,6 +107,7 @@ def _finite_chunk(statistic, values, name):
 
 @dask_dispatch(_binned_on_dask, doc=_BINNED_DOC)
 @validate_params(_MULTICLASS_CONSTRAINTS, **_VALIDATE)
+@shared
 def demographic_parity_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
 ):
@@ -124,8 +126,7 @@ def demographic_parity_unfairness(
         Only used for the cut-offs of continuous outputs (and the class set); may be None.
     y_pred : array-like of shape (n_samples,)
         Predicted labels, or continuous outputs.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Sensitive attribute(s); several attributes define intersectional groups.
+    {sensitive_features}
     bins : int or array-like, default=5
         For continuous outputs: ``int K`` gives the cut-offs ``quantile(y_true, [0, 1/K, ...,
         1])`` (linear interpolation, R's type 7); an array gives the cut-offs ``c_0 < ... <
@@ -137,8 +138,7 @@ def demographic_parity_unfairness(
     labels : array-like, default=None
         Class labels for discrete outputs; default: the sorted union of ``y_true`` and
         ``y_pred``. A value outside ``labels`` raises.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; None weighs every sample equally.
+    {sample_weight}
 
     Returns
     -------
@@ -150,12 +150,7 @@ def demographic_parity_unfairness(
     statistical_parity_difference : The binary disparity of selection rates.
     equalized_odds_unfairness : The multi-class equalized-odds unfairness.
 
-    References
-    ----------
-    .. [1] C. Denis, R. Elie, M. Hebiri and F. Hu, "Fairness guarantee in multi-class
-       classification", arXiv:2109.13642, 2021.
-    .. [2] M. Hardt, E. Price and N. Srebro, "Equality of opportunity in supervised
-       learning", NeurIPS 2016.
+    {references_denis_hardt}
 
     Examples
     --------
@@ -179,6 +174,7 @@ def demographic_parity_unfairness(
 
 @dask_dispatch(_binned_on_dask, doc=_BINNED_DOC)
 @validate_params(_MULTICLASS_CONSTRAINTS, **_VALIDATE)
+@shared
 def equalized_odds_unfairness(
     y_true, y_pred, *, sensitive_features, bins=5, labels=None, sample_weight=None
 ):
@@ -196,16 +192,14 @@ def equalized_odds_unfairness(
         True labels, or continuous targets (then binned, see ``bins``).
     y_pred : array-like of shape (n_samples,)
         Predicted labels, or continuous outputs.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Sensitive attribute(s); several attributes define intersectional groups.
+    {sensitive_features}
     bins : int or array-like, default=5
         Binning of continuous outputs, as in :func:`demographic_parity_unfairness`: quantile
         cut-offs of ``y_true``, the same for ``y_true`` and ``y_pred``.
     labels : array-like, default=None
         Class labels for discrete outputs; default: the sorted union of ``y_true`` and
         ``y_pred``.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; None weighs every sample equally.
+    {sample_weight}
 
     Returns
     -------
@@ -217,12 +211,7 @@ def equalized_odds_unfairness(
     equalized_odds_difference : The binary disparity of error rates.
     demographic_parity_unfairness : The multi-class demographic-parity unfairness.
 
-    References
-    ----------
-    .. [1] C. Denis, R. Elie, M. Hebiri and F. Hu, "Fairness guarantee in multi-class
-       classification", arXiv:2109.13642, 2021.
-    .. [2] M. Hardt, E. Price and N. Srebro, "Equality of opportunity in supervised
-       learning", NeurIPS 2016.
+    {references_denis_hardt}
 
     Examples
     --------

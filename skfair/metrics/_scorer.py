@@ -46,6 +46,7 @@ from skfair.metrics import _rates
 from skfair.metrics._consistency import consistency_score
 from skfair.metrics._demographic_disparity import conditional_demographic_disparity
 from skfair.metrics._distribution import classifier_bias, ks_bias, quantile_bias, wasserstein_bias
+from skfair.metrics._docs import shared
 from skfair.metrics._hfm import hfm
 from skfair.metrics._inequality import (
     between_group_coefficient_of_variation,
@@ -327,6 +328,7 @@ def _as_tuple(response_method):
     },
     prefer_skip_nested_validation=True,
 )
+@shared
 def make_fairness_scorer(
     metric,
     *,
@@ -377,21 +379,14 @@ def make_fairness_scorer(
     **kwargs
         Passed to the metric (e.g. ``privileged_group="Male"``, ``pos_label=1``).
 
-    Returns
-    -------
-    scorer : callable
-        ``scorer(estimator, X, y, *, sensitive_features=None, sample_weight=None) -> float``.
+    {returns_scorer}
 
     See Also
     --------
     get_fairness_scorer : A ready scorer for a skfair metric named by a string.
     most_accurate_within : A ``refit`` rule that bounds the fairness loss.
 
-    References
-    ----------
-    .. [1] L. Buitinck et al., "API design for machine learning software: experiences from
-       the scikit-learn project", ECML PKDD Workshop on Languages for Data Mining and Machine
-       Learning, 2013.
+    {references_buitinck}
 
     Examples
     --------
@@ -479,6 +474,7 @@ def _check_metric_keywords(metric, kwargs, needs_X):
 
 # False: make_fairness_scorer must still validate the **overrides passed on to it.
 @validate_params({"name": [StrOptions(set(_BUILTIN))]}, prefer_skip_nested_validation=False)
+@shared
 def get_fairness_scorer(name, **overrides):
     """Return a ready scorer for the skfair metric called ``name``.
 
@@ -493,20 +489,13 @@ def get_fairness_scorer(name, **overrides):
         Keyword arguments of :func:`make_fairness_scorer` (``sensitive_column``,
         ``response_method``, ...) and of the metric.
 
-    Returns
-    -------
-    scorer : callable
-        ``scorer(estimator, X, y, *, sensitive_features=None, sample_weight=None) -> float``.
+    {returns_scorer}
 
     See Also
     --------
     make_fairness_scorer : A scorer from any metric callable.
 
-    References
-    ----------
-    .. [1] L. Buitinck et al., "API design for machine learning software: experiences from
-       the scikit-learn project", ECML PKDD Workshop on Languages for Data Mining and Machine
-       Learning, 2013.
+    {references_buitinck}
 
     Examples
     --------

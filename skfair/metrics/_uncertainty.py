@@ -41,7 +41,7 @@ from skfair._stats._votes import GroupMeans, entropy, label_stability_from_codes
 from skfair._utils._compat import SENSITIVE_FEATURES_CONSTRAINT, validate_params
 from skfair._utils._groups import factorize_groups, rows_from
 from skfair._utils._validation import check_groups, check_label_values, check_lengths, check_weights
-from skfair.metrics._docs import PARAMETERS, numpydoc
+from skfair.metrics._docs import PARAMETERS, numpydoc, shared
 
 # Tolerance on the sum of a member's class probabilities.
 _PROBA_SUM_TOL = 1e-6
@@ -93,6 +93,7 @@ _NEEDS_LABELS = refuse(
 
 @dask_dispatch(_label_stability_on_dask, doc=_PER_SAMPLE_DOC + _NEEDS_LABELS.doc)
 @validate_params({"y_pred": ["array-like"], "labels": ["array-like", None]}, **_VALIDATE)
+@shared
 def label_stability(y_pred, *, labels=None):
     """Label stability of each sample across the members of an ensemble.
 
@@ -122,10 +123,7 @@ def label_stability(y_pred, *, labels=None):
     epistemic_uncertainty : The model's share of the uncertainty.
     skfair.ensemble.BootstrapEnsemble : An ensemble whose members' outputs this takes.
 
-    References
-    ----------
-    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
-       Virny and VirnyView", SIGMOD-Companion 2024.
+    {references_virny}
 
     Examples
     --------
@@ -142,6 +140,7 @@ def label_stability(y_pred, *, labels=None):
     lambda func, bound: _per_sample_on_dask(bound, "y_proba", "aleatoric"), doc=_PER_SAMPLE_DOC
 )
 @validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
+@shared
 def aleatoric_uncertainty(y_proba):
     """Aleatoric (data) uncertainty of each sample: the members' mean entropy, in bits.
 
@@ -150,10 +149,7 @@ def aleatoric_uncertainty(y_proba):
 
     Parameters
     ----------
-    y_proba : array-like of shape (n_estimators, n_samples, n_classes) or \
-            (n_estimators, n_samples)
-        Class probabilities of each member, or a binary problem's positive-class
-        probabilities.
+    {member_probabilities}
 
     Returns
     -------
@@ -166,12 +162,7 @@ def aleatoric_uncertainty(y_proba):
     epistemic_uncertainty : The model's share of the uncertainty.
     skfair.ensemble.BootstrapEnsemble : An ensemble whose members' outputs this takes.
 
-    References
-    ----------
-    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
-       Virny and VirnyView", SIGMOD-Companion 2024.
-    .. [2] E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine
-       learning: an introduction to concepts and methods", Machine Learning 110, 2021.
+    {references_virny_hullermeier}
 
     Examples
     --------
@@ -186,6 +177,7 @@ def aleatoric_uncertainty(y_proba):
     lambda func, bound: _per_sample_on_dask(bound, "y_proba", "epistemic"), doc=_PER_SAMPLE_DOC
 )
 @validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
+@shared
 def epistemic_uncertainty(y_proba):
     """Epistemic (model) uncertainty of each sample, in bits.
 
@@ -195,10 +187,7 @@ def epistemic_uncertainty(y_proba):
 
     Parameters
     ----------
-    y_proba : array-like of shape (n_estimators, n_samples, n_classes) or \
-            (n_estimators, n_samples)
-        Class probabilities of each member, or a binary problem's positive-class
-        probabilities.
+    {member_probabilities}
 
     Returns
     -------
@@ -211,12 +200,7 @@ def epistemic_uncertainty(y_proba):
     aleatoric_uncertainty : The data's share of the uncertainty.
     skfair.ensemble.BootstrapEnsemble : An ensemble whose members' outputs this takes.
 
-    References
-    ----------
-    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
-       Virny and VirnyView", SIGMOD-Companion 2024.
-    .. [2] E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine
-       learning: an introduction to concepts and methods", Machine Learning 110, 2021.
+    {references_virny_hullermeier}
 
     Examples
     --------
@@ -240,6 +224,7 @@ def epistemic_uncertainty(y_proba):
     {**_DIFFERENCE_CONSTRAINTS, "y_pred": ["array-like"], "labels": ["array-like", None]},
     **_VALIDATE,
 )
+@shared
 def label_stability_difference(
     y_true,
     y_pred,
@@ -266,8 +251,7 @@ def label_stability_difference(
     y_pred : array-like of shape (n_estimators, n_samples)
         Label predicted by each member for each sample, as returned by
         :meth:`skfair.ensemble.BootstrapEnsemble.predict_members`.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Sensitive attribute(s); several attributes define intersectional groups.
+    {sensitive_features}
     privileged_group : value, tuple or list of them, default=None
         The privileged group(s). None compares every pair of groups.
     disadvantaged : {"pooled", "each"}, default="pooled"
@@ -276,8 +260,7 @@ def label_stability_difference(
         (see :mod:`skfair.metrics`).
     labels : array-like of shape (n_classes,), default=None
         The classes, see :func:`label_stability`.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; None weighs every sample equally.
+    {sample_weight}
 
     Returns
     -------
@@ -290,10 +273,7 @@ def label_stability_difference(
     label_stability : The per-sample label stability.
     skfair.plotting.StabilityDisplay : The group means with error bars.
 
-    References
-    ----------
-    .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
-       Virny and VirnyView", SIGMOD-Companion 2024.
+    {references_virny}
 
     Examples
     --------

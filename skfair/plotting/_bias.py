@@ -6,11 +6,13 @@ import numpy as np
 
 from skfair._utils._compat import check_matplotlib_support
 from skfair._utils._groups import group_text
+from skfair.plotting._display import axes, documented, drawn, keep_arguments
 
 _PARTS = ("total", "positive", "negative", "net")
 _COLORS = {"total": "0.45", "positive": "tab:red", "negative": "tab:blue", "net": "tab:purple"}
 
 
+@documented
 class BiasExplanationDisplay:
     """Bias explanations of a :class:`~skfair.explain.BiasExplainer`, as bars or a waterfall.
 
@@ -66,16 +68,14 @@ class BiasExplanationDisplay:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
-    >>> from skfair.explain import BiasExplainer
+    >>> from skfair.datasets import make_bias_example
     >>> from skfair.plotting import BiasExplanationDisplay
-    >>> rng = np.random.default_rng(0)
-    >>> group = rng.integers(0, 2, 200)
-    >>> X = np.column_stack([rng.normal(group, 1.0), rng.normal(size=200)])
-    >>> model = LogisticRegression().fit(X, X[:, 0] > 0.5)
-    >>> explainer = BiasExplainer(model, random_state=0).fit(X, sensitive_features=group)
-    >>> display = BiasExplanationDisplay.from_explainer(explainer, kind="waterfall")
+    >>> credit = make_bias_example("M3", n_samples=200, random_state=0)
+    >>> model = LogisticRegression().fit(credit.data, credit.target)
+    >>> display = BiasExplanationDisplay.from_estimator(
+    ...     model, credit.data, sensitive_features=credit.sensitive, kind="waterfall",
+    ...     favorable="lower", random_state=0)
     """
 
     def __init__(
@@ -91,15 +91,7 @@ class BiasExplanationDisplay:
         quantity="beta",
         groups=None,
     ):
-        self.names = names
-        self.values = values
-        self.bias = bias
-        self.kind = kind
-        self.part = part
-        self.sort_by = sort_by
-        self.max_display = max_display
-        self.quantity = quantity
-        self.groups = groups
+        keep_arguments(self, locals())
 
     def plot(self, ax=None):
         """Draw the plot.
@@ -109,29 +101,21 @@ class BiasExplanationDisplay:
         ax : matplotlib Axes, default=None
             Axes to draw on; a new figure is made when None.
 
-        Returns
-        -------
-        self : BiasExplanationDisplay
-            The display; its figure, axes and artists are stored as attributes.
+        {returns_self}
         """
         check_matplotlib_support(f"{type(self).__name__}.plot")
-        import matplotlib.pyplot as plt
-
         if self.kind not in ("bar", "waterfall"):
             raise ValueError(f"kind must be 'bar' or 'waterfall', got {self.kind!r}.")
-        if ax is None:
-            # Feature names label the y axis: a constrained layout makes room for long ones
-            # instead of cutting them at the figure's edge.
-            _, ax = plt.subplots(layout="constrained")
+        # Feature names label the y axis: a constrained layout makes room for long ones
+        # instead of cutting them at the figure's edge.
+        ax = axes(self, ax, layout="constrained")
         names = np.asarray(self.names, dtype=object)
         values = {part: np.asarray(self.values[part], dtype=float) for part in _PARTS}
         if self.kind == "bar":
             self._plot_bars(ax, names, values)
         else:
             self._plot_waterfall(ax, names, values[self.part])
-        self.ax_ = ax
-        self.figure_ = ax.figure
-        return self
+        return drawn(self, ax)
 
     def _shown(self, key):
         """Order players by ``key`` (largest first); the tail beyond max_display is merged."""
@@ -222,25 +206,9 @@ class BiasExplanationDisplay:
         ----------
         explainer : BiasExplainer
             A fitted explainer.
-        kind : {"bar", "waterfall"}, default="bar"
-            Bars of the four parts per player, or the waterfall of one part's Shapley-bias
-            values.
-        quantity : {"beta", "shapley"}, default="beta"
-            Bar plot values: bias explanations or Shapley-bias values. The waterfall always
-            shows Shapley-bias values.
-        part : {"total", "positive", "negative", "net"}, default="total"
-            The waterfall's part.
-        sort_by : {"total", "positive", "negative", "net"}, default="total"
-            Bar plot order (by magnitude for net and for Shapley values).
-        max_display : int, default=20
-            Players shown; the others are summed into one bar.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is made when None.
+        {explanation_options}
 
-        Returns
-        -------
-        display : BiasExplanationDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         explanations = explainer.explanations_
         has_shapley = "shapley_total" in explanations
@@ -297,27 +265,11 @@ class BiasExplanationDisplay:
         sensitive_features : array-like of shape (n_samples,), default=None
             Group of each row (two groups), when the explainer's ``sensitive_column`` is
             not set.
-        kind : {"bar", "waterfall"}, default="bar"
-            Bars of the four parts per player, or the waterfall of one part's Shapley-bias
-            values.
-        quantity : {"beta", "shapley"}, default="beta"
-            Bar plot values: bias explanations or Shapley-bias values. The waterfall always
-            shows Shapley-bias values.
-        part : {"total", "positive", "negative", "net"}, default="total"
-            The waterfall's part.
-        sort_by : {"total", "positive", "negative", "net"}, default="total"
-            Bar plot order (by magnitude for net and for Shapley values).
-        max_display : int, default=20
-            Players shown; the others are summed into one bar.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is made when None.
+        {explanation_options}
         **explainer_params : dict
             Parameters of :class:`~skfair.explain.BiasExplainer`.
 
-        Returns
-        -------
-        display : BiasExplanationDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         from skfair.explain import BiasExplainer
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._utils._compat import check_matplotlib_support
 from skfair._utils._groups import group_text
 from skfair.metrics import group_summary
+from skfair.plotting._display import documented, drawn, group_panel_axes
 
 _TITLES = {
     "selection_rate": "selection rate",
@@ -18,6 +18,7 @@ _TITLES = {
 }
 
 
+@documented
 class GroupRatesDisplay:
     """Per-group rates with their bootstrap confidence intervals, one panel per rate.
 
@@ -58,8 +59,6 @@ class GroupRatesDisplay:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from skfair.plotting import GroupRatesDisplay
     >>> rng = np.random.default_rng(0)
@@ -97,8 +96,7 @@ class GroupRatesDisplay:
             True labels (None is enough for ``"selection_rate"`` alone).
         y_pred : array-like of shape (n_samples,)
             Predicted labels.
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-            Sensitive attribute(s) of each sample; several attributes define intersectional groups.
+        {sensitive_features}
         metrics : sequence of str, default=("selection_rate", "true_positive_rate", \
 "false_positive_rate")
             Named rates of :func:`~skfair.metrics.group_summary`.
@@ -111,10 +109,7 @@ class GroupRatesDisplay:
         ax : sequence of matplotlib Axes, default=None
             One per metric; a new figure when None.
 
-        Returns
-        -------
-        display : GroupRatesDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         summaries = [
             group_summary(
@@ -138,27 +133,11 @@ class GroupRatesDisplay:
         ax : sequence of matplotlib Axes, default=None
             One per rate; a new figure with the panels side by side when None.
 
-        Returns
-        -------
-        self : GroupRatesDisplay
-            The display; its figure, axes and artists are stored as attributes.
+        {returns_self}
         """
-        check_matplotlib_support("GroupRatesDisplay.plot")
-        import matplotlib.pyplot as plt
+        ax = group_panel_axes(self, ax, len(self.summaries), len(self.summaries[0].groups))
         from matplotlib.ticker import MaxNLocator
 
-        n_panels = len(self.summaries)
-        if ax is None:
-            n_groups = len(self.summaries[0].groups)
-            _, ax = plt.subplots(
-                1,
-                n_panels,
-                figsize=(3.6 * n_panels + 1.5, 1.2 + 0.45 * n_groups),
-                sharey=True,
-                squeeze=False,
-            )
-            ax = ax[0]
-        ax = np.atleast_1d(np.asarray(ax, dtype=object))
         self.errorbars_ = []
         for panel, summary in zip(ax, self.summaries, strict=True):
             positions = np.arange(len(summary.groups))[::-1]
@@ -187,7 +166,4 @@ class GroupRatesDisplay:
             panel.xaxis.set_major_locator(MaxNLocator(nbins=5))
             panel.grid(axis="x", alpha=0.3)
         ax[0].legend(loc="best", fontsize="small")
-        self.ax_ = ax
-        self.figure_ = ax[0].figure
-        self.figure_.tight_layout()
-        return self
+        return drawn(self, ax, tight_layout=True)

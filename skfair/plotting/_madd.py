@@ -6,12 +6,13 @@ import numpy as np
 
 from skfair._stats._histograms import bins_from_bandwidths as _bins_from_bandwidths
 from skfair._stats._histograms import group_histograms as _group_histograms
-from skfair._utils._compat import check_matplotlib_support
 from skfair._utils._groups import group_text
 from skfair._utils._response import ScoreReader
 from skfair.metrics._madd import _check_inputs, madd_bandwidth_search
+from skfair.plotting._display import axes, documented, drawn, keep_arguments
 
 
+@documented
 class MADDDisplay:
     """Score histograms of two groups and the MADD-vs-bandwidth curve.
 
@@ -51,19 +52,10 @@ class MADDDisplay:
     skfair.metrics.madd_bandwidth_search : The bandwidth search drawn on the right.
     ScoreDistributionDisplay : Every group's score distribution.
 
-    References
-    ----------
-    Verger, M., Lallé, S., Bouchet, F. and Luengo, V. (2023). Is Your Model "MADD"? A Novel
-    Metric to Evaluate Algorithmic Fairness for Predictive Student Models. Proceedings of the 16th
-    International Conference on Educational Data Mining (EDM 2023).
-
-    Verger, M., Lallé, S., Bouchet, F. and Luengo, V. (2024). Evaluating and Mitigating
-    Algorithmic Unfairness with the MADD Metric. Journal of Educational Data Mining.
+    {references verger}
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from skfair.datasets import make_madd_simulation
     >>> from skfair.plotting import MADDDisplay
     >>> y_score, group, y = make_madd_simulation(5000, random_state=0)
@@ -73,9 +65,7 @@ class MADDDisplay:
     """
 
     def __init__(self, *, search, proportions, group_labels):
-        self.search = search
-        self.proportions = proportions
-        self.group_labels = group_labels
+        keep_arguments(self, locals())
 
     @classmethod
     def from_predictions(
@@ -89,8 +79,7 @@ class MADDDisplay:
             Ignored; only its length is checked.
         y_score : array-like of shape (n_samples,) or (n_samples, 2)
             Predicted probabilities of the positive class.
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-            Sensitive attribute(s) of each sample; several attributes define intersectional groups.
+        {sensitive_features}
         bandwidth : "auto" or float, default="auto"
             Bandwidth of the histograms. ``"auto"``: the middle grid point of the stable
             interval.
@@ -100,10 +89,7 @@ class MADDDisplay:
             Passed to :func:`~skfair.metrics.madd_bandwidth_search` (``bandwidths``,
             ``percent``, ``bin_rule``, ...).
 
-        Returns
-        -------
-        display : MADDDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         search = madd_bandwidth_search(
             y_true, y_score, sensitive_features=sensitive_features, **search_params
@@ -134,8 +120,7 @@ class MADDDisplay:
             Samples to score.
         y : array-like of shape (n_samples,), default=None
             Ignored; only its length is checked.
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-            Sensitive attribute(s) of each sample; several attributes define intersectional groups.
+        {sensitive_features}
         pos_label : label, default=None
             The class whose probability is shown; ``classes_[-1]`` by default (as in
             scikit-learn's displays); required with more than two classes.
@@ -144,10 +129,7 @@ class MADDDisplay:
         **kwargs : dict
             Passed to :meth:`from_predictions`.
 
-        Returns
-        -------
-        display : MADDDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         y_score = ScoreReader.from_estimator(estimator, "predict_proba", pos_label)(estimator, X)
         return cls.from_predictions(
@@ -157,21 +139,9 @@ class MADDDisplay:
     def plot(self, ax=None):
         """Draw both panels.
 
-        Parameters
-        ----------
-        ax : sequence of two matplotlib Axes, default=None
-            A new figure with two panels when None.
-
-        Returns
-        -------
-        self : MADDDisplay
-            The display; its figure, axes and artists are stored as attributes.
+        {plot_two_axes}
         """
-        check_matplotlib_support(f"{type(self).__name__}.plot")
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots(1, 2, figsize=(11, 4))
+        ax = axes(self, ax, 1, 2, figsize=(11, 4))
         hist_ax, curve_ax = ax
         n_bins = self.proportions.shape[1]
         edges = np.linspace(0.0, 1.0, n_bins + 1)
@@ -215,6 +185,4 @@ class MADDDisplay:
         )
         curve_ax.set(xscale="log", xlabel="bandwidth h", ylabel="MADD", ylim=(0, 2.05))
         curve_ax.legend(loc="lower right")
-        self.ax_ = np.asarray(ax, dtype=object)
-        self.figure_ = hist_ax.figure
-        return self
+        return drawn(self, np.asarray(ax, dtype=object))

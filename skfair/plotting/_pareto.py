@@ -11,6 +11,7 @@ from skfair._utils._validation import (
     check_lengths,
     check_scores,
 )
+from skfair.plotting._display import axes, documented, drawn, keep_arguments
 from skfair.plotting._given_scores import binary_rule, multiclass_rule
 from skfair.postprocessing import threshold_pareto_front
 
@@ -20,6 +21,7 @@ _GAP_LABELS = {
 }
 
 
+@documented
 class ParetoFrontDisplay:
     """The objective of optimal group thresholds against their fairness gap.
 
@@ -50,18 +52,10 @@ class ParetoFrontDisplay:
     --------
     skfair.postprocessing.threshold_pareto_front : Computes the front.
 
-    References
-    ----------
-    Hardt, M., Price, E. and Srebro, N. (2016). Equality of Opportunity in Supervised Learning.
-    Advances in Neural Information Processing Systems 29.
-
-    Denis, C., Elie, R., Hebiri, M. and Hu, F. (2021). Fairness guarantee in multi-class
-    classification. arXiv:2109.13642.
+    {references hardt denis}
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from skfair.plotting import ParetoFrontDisplay
     >>> rng = np.random.default_rng(0)
@@ -77,12 +71,7 @@ class ParetoFrontDisplay:
     def __init__(
         self, *, tolerances, objective_values, constraint_gaps, constraint, objective, name=None
     ):
-        self.tolerances = tolerances
-        self.objective_values = objective_values
-        self.constraint_gaps = constraint_gaps
-        self.constraint = constraint
-        self.objective = objective
-        self.name = name
+        keep_arguments(self, locals())
 
     @classmethod
     def from_estimator(
@@ -103,25 +92,19 @@ class ParetoFrontDisplay:
         ----------
         estimator : GroupThresholdClassifier or MulticlassGroupThresholdClassifier
             Fitted.
-        X : array-like of shape (n_samples, n_features)
-            Samples (with the sensitive column(s) in ``sensitive_column`` mode).
+        {samples_of_estimator}
         y : array-like of shape (n_samples,), default=None
             True labels (required for a :class:`GroupThresholdClassifier`).
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when the estimator has no ``sensitive_column``.
+        {sensitive_features_of_estimator}
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights.
         tolerances : array-like of float, default=None
             As in :func:`~skfair.postprocessing.threshold_pareto_front`.
         name : str, default=None
             Legend label; the estimator's class name by default.
-        ax : matplotlib Axes, default=None
-            A new figure when None.
+        {ax}
 
-        Returns
-        -------
-        display : ParetoFrontDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         check_matplotlib_support(f"{cls.__name__}.from_estimator")
         front = threshold_pareto_front(
@@ -162,8 +145,7 @@ class ParetoFrontDisplay:
             :class:`~skfair.postprocessing.GroupThresholdClassifier`), or class
             probabilities (those of
             :class:`~skfair.postprocessing.MulticlassGroupThresholdClassifier`).
-        sensitive_features : array-like, dict or DataFrame
-            Sensitive attribute(s); 2-D input gives intersectional groups.
+        {sensitive_features_given}
         constraint : str, default="demographic_parity"
             What is made equal across groups: for scores, any constraint of
             :class:`~skfair.postprocessing.GroupThresholdClassifier`; for class
@@ -171,9 +153,7 @@ class ParetoFrontDisplay:
         objective : str, default="accuracy"
             What is optimised, as in the estimator of the scores' kind; ``"cost"`` (scores
             only) minimises the expected cost priced by ``cost``.
-        cost : dict, default=None
-            With ``objective="cost"``, the price of an error:
-            ``{"false_positive": c_fp, "false_negative": c_fn}``.
+        {cost}
         tolerances : array-like of float, default=None
             As in :func:`~skfair.postprocessing.threshold_pareto_front`.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -182,13 +162,9 @@ class ParetoFrontDisplay:
             The positive class of binary labels.
         name : str, default=None
             Legend label.
-        ax : matplotlib Axes, default=None
-            A new figure when None.
+        {ax}
 
-        Returns
-        -------
-        display : ParetoFrontDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         check_matplotlib_support(f"{cls.__name__}.from_predictions")
         y_score = np.asarray(y_score, dtype=np.float64)
@@ -243,21 +219,13 @@ class ParetoFrontDisplay:
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            A new figure when None.
+        {ax}
         **kwargs : dict
             Passed to :meth:`matplotlib.axes.Axes.plot`.
 
-        Returns
-        -------
-        self : ParetoFrontDisplay
-            The display; its figure, axes and artists are stored as attributes.
+        {returns_self}
         """
-        check_matplotlib_support(f"{type(self).__name__}.plot")
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots(figsize=(5.5, 4))
+        ax = axes(self, ax, figsize=(5.5, 4))
         style = {"marker": "o", "markersize": 4, "label": self.name, **kwargs}
         (self.line_,) = ax.plot(self.constraint_gaps, self.objective_values, **style)
         ax.set_xlabel(_GAP_LABELS.get(self.constraint, self.constraint.replace("_", " ")))
@@ -265,6 +233,4 @@ class ParetoFrontDisplay:
         ax.set_title("Objective against fairness gap over tolerances")
         if self.name is not None:
             ax.legend(loc="lower right", fontsize="small")
-        self.ax_ = ax
-        self.figure_ = ax.figure
-        return self
+        return drawn(self, ax)

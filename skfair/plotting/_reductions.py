@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._utils._compat import check_matplotlib_support
+from skfair.plotting._display import axes, documented, drawn, keep_arguments
 
 
+@documented
 class ReductionTradeoffDisplay:
     """Accuracy against disparity of the fits of a reduction, and the model it returns.
 
@@ -55,30 +56,22 @@ class ReductionTradeoffDisplay:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
+    >>> from skfair.datasets import make_bias_example
     >>> from skfair.plotting import ReductionTradeoffDisplay
     >>> from skfair.reductions import GridSearch
-    >>> rng = np.random.default_rng(0)
-    >>> group = rng.integers(0, 2, 1000)
-    >>> X = np.c_[rng.normal(size=1000) + 0.5 * group, rng.normal(size=1000)]
-    >>> y = (X.sum(axis=1) + rng.normal(size=1000) > 0.5).astype(int)
-    >>> search = GridSearch(LogisticRegression(), eps=0.05).fit(X, y, sensitive_features=group)
+    >>> credit = make_bias_example(n_samples=1000, random_state=0)
+    >>> search = GridSearch(LogisticRegression(), eps=0.05).fit(
+    ...     credit.data, credit.target, sensitive_features=credit.sensitive)
     >>> display = ReductionTradeoffDisplay.from_estimator(search)
     >>> len(display.disparities) == len(search.predictors_)
     True
     """
 
     def __init__(self, *, disparities, scores, result, eps, score_name, connect, weights=None):
+        keep_arguments(self, locals())
         self.disparities = np.asarray(disparities, dtype=np.float64)
         self.scores = np.asarray(scores, dtype=np.float64)
-        self.result = result
-        self.eps = eps
-        self.score_name = score_name
-        self.connect = connect
-        self.weights = weights
 
     @classmethod
     def from_estimator(
@@ -97,13 +90,9 @@ class ReductionTradeoffDisplay:
             Sensitive attribute(s) of ``X``, when the estimator has no ``sensitive_column``.
         sample_weight : array-like of shape (n_samples,), default=None
             Weights of the evaluation rows.
-        ax : matplotlib Axes, default=None
-            A new figure when None.
+        {ax}
 
-        Returns
-        -------
-        display : ReductionTradeoffDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         grid = hasattr(estimator, "grid_")  # GridSearch: one fit per grid point
         if X is None:
@@ -132,21 +121,9 @@ class ReductionTradeoffDisplay:
     def plot(self, ax=None):
         """Draw the fits, the returned model and the bound.
 
-        Parameters
-        ----------
-        ax : matplotlib Axes, default=None
-            A new figure when None.
-
-        Returns
-        -------
-        self : ReductionTradeoffDisplay
-            The display; its figure, axes and artists are stored as attributes.
+        {plot_ax}
         """
-        check_matplotlib_support(f"{type(self).__name__}.plot")
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots(figsize=(5.5, 4.5))
+        ax = axes(self, ax, figsize=(5.5, 4.5))
         if self.connect:
             ax.plot(self.disparities, self.scores, color="0.6", linewidth=0.8, zorder=1)
         used = np.ones(len(self.scores), bool) if self.weights is None else self.weights > 0
@@ -172,6 +149,4 @@ class ReductionTradeoffDisplay:
         ax.set_ylabel(self.score_name)
         ax.set_title("Trade-off of the fits under the constraint")
         ax.legend(loc="best", fontsize="small")
-        self.ax_ = ax
-        self.figure_ = ax.figure
-        return self
+        return drawn(self, ax)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from skfair._utils._compat import check_matplotlib_support
 from skfair._utils._groups import factorize_groups, group_text
 from skfair._utils._response import ScoreReader
 from skfair.metrics import ks_bias
+from skfair.plotting._display import axes, documented, drawn, keep_arguments
 
 
+@documented
 class RepairDisplay:
     """Group score densities before and after a repair, and the risk-unfairness curve.
 
@@ -66,8 +67,6 @@ class RepairDisplay:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from skfair.plotting import RepairDisplay
     >>> rng = np.random.default_rng(0)
@@ -82,14 +81,7 @@ class RepairDisplay:
     def __init__(
         self, *, y_score, repaired, groups, group_labels, epsilons, risks, unfairness, risk_name
     ):
-        self.y_score = y_score
-        self.repaired = repaired
-        self.groups = groups
-        self.group_labels = group_labels
-        self.epsilons = epsilons
-        self.risks = risks
-        self.unfairness = unfairness
-        self.risk_name = risk_name
+        keep_arguments(self, locals())
 
     @classmethod
     def from_predictions(
@@ -110,20 +102,15 @@ class RepairDisplay:
             Targets for the risk; None uses the mean squared change of the scores.
         y_score : array-like of shape (n_samples,)
             Scores, probabilities or regression outputs.
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-            Groups (joint cells for several attributes).
+        {repair_groups}
         repair : transformer with an ``epsilon`` parameter, default=None
             The repair; :class:`~skfair.postprocessing.BarycenterRepair` (random_state=0) when
             None.
         epsilons : sequence of float, default=(0, 0.25, 0.5, 0.75, 1)
             Points of the curve; must contain 0 (the repaired densities shown on the left).
-        ax : sequence of two matplotlib Axes, default=None
-            A new figure with two panels when None.
+        {two_axes}
 
-        Returns
-        -------
-        display : RepairDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         from skfair.postprocessing import BarycenterRepair
 
@@ -180,23 +167,18 @@ class RepairDisplay:
             Samples to score.
         y : array-like of shape (n_samples,), default=None
             Targets for the risk.
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-            Groups (joint cells for several attributes).
+        {repair_groups}
         response_method : "auto", str or list of str, default="auto"
             Method giving the scores; ``"auto"`` tries ``predict_proba``,
             ``decision_function``, then ``predict`` (regressors).
         pos_label : label, default=None
             The class whose score is shown; ``classes_[-1]`` by default (as in scikit-learn's
             displays); required with more than two classes.
-        ax : sequence of two matplotlib Axes, default=None
-            A new figure with two panels when None.
+        {two_axes}
         **kwargs : dict
             Passed to :meth:`from_predictions`.
 
-        Returns
-        -------
-        display : RepairDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         reader = ScoreReader.from_estimator(estimator, response_method, pos_label)
         y_score = reader(estimator, X)
@@ -207,21 +189,9 @@ class RepairDisplay:
     def plot(self, ax=None):
         """Draw both panels.
 
-        Parameters
-        ----------
-        ax : sequence of two matplotlib Axes, default=None
-            A new figure with two panels when None.
-
-        Returns
-        -------
-        self : RepairDisplay
-            The display; its figure, axes and artists are stored as attributes.
+        {plot_two_axes}
         """
-        check_matplotlib_support(f"{type(self).__name__}.plot")
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots(1, 2, figsize=(11, 4))
+        ax = axes(self, ax, 1, 2, figsize=(11, 4))
         density_ax, curve_ax = ax
         edges = np.histogram_bin_edges(np.concatenate([self.y_score, self.repaired]), bins=30)
         self.before_lines_, self.after_lines_ = [], []
@@ -253,6 +223,4 @@ class RepairDisplay:
             ylabel=self.risk_name,
             title="risk against unfairness over epsilon",
         )
-        self.ax_ = np.asarray(ax, dtype=object)
-        self.figure_ = density_ax.figure
-        return self
+        return drawn(self, np.asarray(ax, dtype=object))

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._utils._compat import check_matplotlib_support
 from skfair._utils._groups import factorize_groups, group_text
+from skfair.plotting._display import documented, drawn, keep_arguments, panel_axes
 
 
+@documented
 class ScoreDistributionDisplay:
     """Each group's score distribution (density or cumulative), before and after a repair.
 
@@ -51,23 +52,10 @@ class ScoreDistributionDisplay:
     RepairDisplay : Densities before and after a repair, and the risk-unfairness curve.
     MADDDisplay : The histograms of the pair of groups MADD compares.
 
-    References
-    ----------
-    Verger, M., Lallé, S., Bouchet, F. and Luengo, V. (2023). Is Your Model "MADD"? A Novel
-    Metric to Evaluate Algorithmic Fairness for Predictive Student Models. Proceedings of the 16th
-    International Conference on Educational Data Mining (EDM 2023).
-
-    Verger, M., Lallé, S., Bouchet, F. and Luengo, V. (2024). Evaluating and Mitigating
-    Algorithmic Unfairness with the MADD Metric. Journal of Educational Data Mining.
-
-    Miroshnikov, A., Kotsiopoulos, K., Franks, R. and Ravi Kannan, A. (2022). Wasserstein-based
-    fairness interpretability framework for machine learning models. Machine Learning 111,
-    3307-3357.
+    {references verger miroshnikov}
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from skfair.plotting import ScoreDistributionDisplay
     >>> rng = np.random.default_rng(0)
@@ -79,12 +67,7 @@ class ScoreDistributionDisplay:
     """
 
     def __init__(self, *, y_score, groups, group_labels, repaired=None, n_bins=30, kind="density"):
-        self.y_score = y_score
-        self.groups = groups
-        self.group_labels = group_labels
-        self.repaired = repaired
-        self.n_bins = n_bins
-        self.kind = kind
+        keep_arguments(self, locals())
 
     @classmethod
     def from_predictions(
@@ -96,8 +79,7 @@ class ScoreDistributionDisplay:
         ----------
         y_score : array-like of shape (n_samples,)
             Scores (before a repair).
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-            Groups (joint cells for several attributes).
+        {repair_groups}
         repaired : array-like of shape (n_samples,), default=None
             Scores of the same samples after a repair, drawn in a second panel; None draws
             one panel.
@@ -108,10 +90,7 @@ class ScoreDistributionDisplay:
         ax : matplotlib Axes or sequence of two, default=None
             One Axes per panel; a new figure when None.
 
-        Returns
-        -------
-        display : ScoreDistributionDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         y_score = np.asarray(y_score, dtype=np.float64).ravel()
         encoding = factorize_groups(sensitive_features)
@@ -141,26 +120,15 @@ class ScoreDistributionDisplay:
         ax : matplotlib Axes or sequence of them, default=None
             One Axes per panel; a new figure when None.
 
-        Returns
-        -------
-        self : ScoreDistributionDisplay
-            The display; its figure, axes and artists are stored as attributes.
+        {returns_self}
         """
-        check_matplotlib_support("ScoreDistributionDisplay.plot")
-        import matplotlib.pyplot as plt
-
         if self.kind not in ("density", "cdf"):
             raise ValueError(f"kind must be 'density' or 'cdf', got {self.kind!r}.")
         # "before" only when there is an "after".
         panels = [("" if self.repaired is None else "before the repair", self.y_score)]
         if self.repaired is not None:
             panels.append(("after the repair", self.repaired))
-        if ax is None:
-            _, ax = plt.subplots(
-                1, len(panels), figsize=(5.5 * len(panels), 3.4), sharey=True, squeeze=False
-            )
-            ax = ax[0]
-        ax = np.atleast_1d(np.asarray(ax, dtype=object))
+        ax = panel_axes(self, ax, len(panels), (5.5 * len(panels), 3.4))
         values = np.concatenate([scores for _, scores in panels])
         edges = np.linspace(values.min(), values.max(), self.n_bins + 1)
         if edges[0] == edges[-1]:
@@ -186,7 +154,4 @@ class ScoreDistributionDisplay:
             "share of the group's rows at or below" if self.kind == "cdf" else "density"
         )
         ax[-1].legend(title="group", fontsize="small")
-        self.ax_ = ax
-        self.figure_ = ax[0].figure
-        self.figure_.tight_layout()
-        return self
+        return drawn(self, ax, tight_layout=True)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._utils._compat import check_matplotlib_support
 from skfair._utils._groups import factorize_groups, group_text
 from skfair.metrics import aleatoric_uncertainty, epistemic_uncertainty, label_stability
+from skfair.plotting._display import documented, drawn, group_panel_axes, keep_arguments
 
 
+@documented
 class StabilityDisplay:
     """Per-group means of per-sample stability and uncertainty measures, with error bars.
 
@@ -50,26 +51,20 @@ class StabilityDisplay:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
     >>> from skfair.ensemble import BootstrapEnsemble
-    >>> from skfair.plotting import StabilityDisplay
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(300, 2))
-    >>> y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
-    >>> group = rng.choice(["a", "b"], 300)
     >>> ensemble = BootstrapEnsemble(LogisticRegression(), n_estimators=5, random_state=0)
+    >>> from skfair.datasets import make_bias_example
+    >>> credit = make_bias_example("M3", n_samples=300, random_state=0)
+    >>> X, y, group = credit.data, credit.target, credit.sensitive
+    >>> from skfair.plotting import StabilityDisplay
     >>> display = StabilityDisplay.from_ensemble(ensemble.fit(X, y), X, sensitive_features=group)
     >>> list(display.measures)
     ['label stability', 'epistemic', 'aleatoric']
     """
 
     def __init__(self, *, measures, groups, group_labels):
-        self.measures = measures
-        self.groups = groups
-        self.group_labels = group_labels
+        keep_arguments(self, locals())
 
     @classmethod
     def from_ensemble(cls, ensemble, X, *, sensitive_features, ax=None):
@@ -81,15 +76,11 @@ class StabilityDisplay:
             A fitted :class:`~skfair.ensemble.BootstrapEnsemble`.
         X : array-like of shape (n_samples, n_features)
             Samples on which the members predict.
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-            Sensitive attribute(s) of each sample; several attributes define intersectional groups.
+        {sensitive_features}
         ax : sequence of matplotlib Axes, default=None
             One per measure; a new figure with the panels side by side when None.
 
-        Returns
-        -------
-        display : StabilityDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         measures = {
             "label stability": label_stability(
@@ -113,26 +104,12 @@ class StabilityDisplay:
         ax : sequence of matplotlib Axes, default=None
             One per measure; a new figure with the panels side by side when None.
 
-        Returns
-        -------
-        self : StabilityDisplay
-            The display; its figure, axes and artists are stored as attributes.
+        {returns_self}
         """
-        check_matplotlib_support("StabilityDisplay.plot")
-        import matplotlib.pyplot as plt
+        n_groups = len(self.group_labels)
+        ax = group_panel_axes(self, ax, len(self.measures), n_groups)
         from matplotlib.ticker import MaxNLocator
 
-        n_panels, n_groups = len(self.measures), len(self.group_labels)
-        if ax is None:
-            _, ax = plt.subplots(
-                1,
-                n_panels,
-                figsize=(3.6 * n_panels + 1.5, 1.2 + 0.45 * n_groups),
-                sharey=True,
-                squeeze=False,
-            )
-            ax = ax[0]
-        ax = np.atleast_1d(np.asarray(ax, dtype=object))
         counts = np.bincount(self.groups, minlength=n_groups).astype(np.float64)
         positions = np.arange(n_groups)[::-1]
         self.errorbars_ = []
@@ -165,7 +142,4 @@ class StabilityDisplay:
             )
             panel.xaxis.set_major_locator(MaxNLocator(nbins=5))
             panel.grid(axis="x", alpha=0.3)
-        self.ax_ = ax
-        self.figure_ = ax[0].figure
-        self.figure_.tight_layout()
-        return self
+        return drawn(self, ax, tight_layout=True)

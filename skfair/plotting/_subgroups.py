@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._utils._compat import check_matplotlib_support
+from skfair.plotting._display import axes, documented, drawn
 from skfair.subgroups import find_subgroups
 
 
+@documented
 class SubgroupDisplay:
     """The gap of each of the top subgroups to the rest of the rows, with its interval.
 
@@ -47,8 +48,6 @@ class SubgroupDisplay:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from skfair.plotting import SubgroupDisplay
     >>> rng = np.random.default_rng(0)
@@ -77,13 +76,9 @@ class SubgroupDisplay:
             What :func:`~skfair.subgroups.find_subgroups` found.
         n_subgroups : int, default=10
             Number of subgroups shown.
-        ax : matplotlib Axes, default=None
-            Where to draw; a new figure when None.
+        {ax_where}
 
-        Returns
-        -------
-        display : SubgroupDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         return cls(report=report, n_subgroups=n_subgroups).plot(ax=ax)
 
@@ -101,16 +96,12 @@ class SubgroupDisplay:
             The columns that define the subgroups.
         n_subgroups : int, default=10
             Number of subgroups found and shown.
-        ax : matplotlib Axes, default=None
-            Where to draw; a new figure when None.
+        {ax_where}
         **kwargs
             Passed to :func:`~skfair.subgroups.find_subgroups` (``metric``, ``max_level``,
             ``min_support``, ...).
 
-        Returns
-        -------
-        display : SubgroupDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         kwargs.setdefault("k", n_subgroups)
         report = find_subgroups(y_true, y_pred, features=features, **kwargs)
@@ -119,22 +110,10 @@ class SubgroupDisplay:
     def plot(self, ax=None):
         """Draw the gaps and their intervals.
 
-        Parameters
-        ----------
-        ax : matplotlib Axes, default=None
-            Where to draw; a new figure when None.
-
-        Returns
-        -------
-        self : SubgroupDisplay
-            The display; its figure, axes and artists are stored as attributes.
+        {plot_ax_where}
         """
-        check_matplotlib_support("SubgroupDisplay.plot")
-        import matplotlib.pyplot as plt
-
         records = self.report.subgroups[: self.n_subgroups]
-        if ax is None:
-            _, ax = plt.subplots(figsize=(7.5, 1.0 + 0.45 * max(len(records), 1)))
+        ax = axes(self, ax, figsize=(7.5, 1.0 + 0.45 * max(len(records), 1)))
         positions = np.arange(len(records))[::-1]
         gap = np.array([r["gap"] for r in records], dtype=float)
         low = np.array([r["gap_low"] for r in records], dtype=float)
@@ -171,7 +150,4 @@ class SubgroupDisplay:
         )
         ax.grid(axis="x", alpha=0.3)
         ax.legend(loc="best", fontsize="small")
-        self.ax_ = ax
-        self.figure_ = ax.figure
-        self.figure_.tight_layout()
-        return self
+        return drawn(self, ax, tight_layout=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from skfair._stats._roc import score_blocks
-from skfair._utils._compat import check_matplotlib_support
 from skfair._utils._groups import factorize_groups, group_text
 from skfair._utils._validation import (
     binarize,
@@ -14,10 +13,12 @@ from skfair._utils._validation import (
     check_scores,
     check_weights,
 )
+from skfair.plotting._display import axes, documented, drawn, keep_arguments
 from skfair.plotting._given_scores import binary_rule
 from skfair.postprocessing._rules._roc_hull import roc_points, upper_hull
 
 
+@documented
 class GroupThresholdDisplay:
     """The groups' ROC curves, their upper convex hulls and the chosen operating points.
 
@@ -54,15 +55,10 @@ class GroupThresholdDisplay:
     --------
     skfair.postprocessing.GroupThresholdClassifier : Chooses the thresholds.
 
-    References
-    ----------
-    Hardt, M., Price, E. and Srebro, N. (2016). Equality of Opportunity in Supervised Learning.
-    Advances in Neural Information Processing Systems 29.
+    {references hardt}
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from skfair.plotting import GroupThresholdDisplay
     >>> rng = np.random.default_rng(0)
@@ -76,10 +72,7 @@ class GroupThresholdDisplay:
     """
 
     def __init__(self, *, roc_curves, hulls, operating_points, group_labels):
-        self.roc_curves = roc_curves
-        self.hulls = hulls
-        self.operating_points = operating_points
-        self.group_labels = group_labels
+        keep_arguments(self, locals())
 
     @classmethod
     def from_estimator(cls, estimator, X, y, *, sensitive_features=None, ax=None):
@@ -93,19 +86,13 @@ class GroupThresholdDisplay:
         ----------
         estimator : GroupThresholdClassifier
             Fitted.
-        X : array-like of shape (n_samples, n_features)
-            Samples (with the sensitive column(s) in ``sensitive_column`` mode).
+        {samples_of_estimator}
         y : array-like of shape (n_samples,)
             True labels.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when the estimator has no ``sensitive_column``.
-        ax : matplotlib Axes, default=None
-            A new figure when None.
+        {sensitive_features_of_estimator}
+        {ax}
 
-        Returns
-        -------
-        display : GroupThresholdDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         scores, codes, _ = estimator._scores_and_codes(X, sensitive_features)
         positive = np.asarray(y) == estimator.pos_label_
@@ -151,8 +138,7 @@ class GroupThresholdDisplay:
             Binary labels.
         y_score : array-like of shape (n_samples,)
             Scores, higher meaning more likely positive.
-        sensitive_features : array-like, dict or DataFrame
-            Sensitive attribute(s); 2-D input gives intersectional groups.
+        {sensitive_features_given}
         constraint : str, default="demographic_parity"
             What is made equal across groups, as in
             :class:`~skfair.postprocessing.GroupThresholdClassifier`.
@@ -162,20 +148,14 @@ class GroupThresholdDisplay:
         tolerance : float, default=0.0
             Largest allowed difference of the constrained rate(s) between any two groups
             (0 is exact parity).
-        cost : dict, default=None
-            With ``objective="cost"``, the price of an error:
-            ``{"false_positive": c_fp, "false_negative": c_fn}``.
+        {cost}
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights; None weighs every sample equally.
         pos_label : int, float, bool or str, default=None
             The positive class; inferred for labels in {0, 1}, {-1, 1} or {False, True}.
-        ax : matplotlib Axes, default=None
-            A new figure when None.
+        {ax}
 
-        Returns
-        -------
-        display : GroupThresholdDisplay
-            The display, plotted; its figure, axes and artists are stored as attributes.
+        {returns_display}
         """
         y_score = check_scores(y_score)
         check_lengths(y_true=y_true, y_score=y_score)
@@ -206,21 +186,11 @@ class GroupThresholdDisplay:
     def plot(self, ax=None):
         """Draw the curves, hulls and points.
 
-        Parameters
-        ----------
-        ax : matplotlib Axes, default=None
-            A new figure when None.
-
-        Returns
-        -------
-        self : GroupThresholdDisplay
-            The display; its figure, axes and artists are stored as attributes.
+        {plot_ax}
         """
-        check_matplotlib_support(f"{type(self).__name__}.plot")
+        ax = axes(self, ax, figsize=(5.5, 5))
         import matplotlib.pyplot as plt
 
-        if ax is None:
-            _, ax = plt.subplots(figsize=(5.5, 5))
         ax.plot([0, 1], [0, 1], color="0.7", linestyle=":", linewidth=1)
         self.curve_lines_, self.hull_lines_, self.point_markers_ = [], [], []
         colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -249,9 +219,7 @@ class GroupThresholdDisplay:
         ax.set_ylabel("true positive rate")
         ax.set_title("ROC curves, hulls (dashed) and chosen points")
         ax.legend(loc="lower right", fontsize="small", title="group")
-        self.ax_ = ax
-        self.figure_ = ax.figure
-        return self
+        return drawn(self, ax)
 
 
 def _curves_and_hulls(scores, positive, weights, codes, n_groups):

@@ -25,7 +25,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.metrics import r2_score
 from sklearn.model_selection import check_cv, cross_val_predict
 from sklearn.utils import get_tags
-from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
+from sklearn.utils.metadata_routing import MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
@@ -34,6 +34,7 @@ from skfair._base import (
     GroupAccuracyScoreMixin,
     _model_allows_nan,
     check_meta_input,
+    fit_routing,
     fit_takes_weights,
     lazy_method,
     refuse_dask_fit,
@@ -56,8 +57,10 @@ from skfair._utils._response import (
     get_response_values,
     response_from_output,
 )
+from skfair.postprocessing._docs import documented
 
 
+@documented
 class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
     """Fitting, routing and sensitive-feature plumbing shared by the two wrappers."""
 
@@ -177,11 +180,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         mapping = mapping.add(caller="predict", callee=method)
         if method != "predict":
             mapping = mapping.add(caller=method, callee=method)
-        return (
-            MetadataRouter(owner=self)
-            .add_self_request(self)
-            .add(estimator=self.estimator, method_mapping=mapping)
-        )
+        return fit_routing(self, mapping)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -191,6 +190,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         return tags
 
 
+@documented
 class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase):
     """A classifier whose scores are repaired towards group fairness.
 
@@ -236,10 +236,7 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
         The fitted repair of the model's responses (the response method exposed).
     classes_ : ndarray of shape (n_classes,)
         Class labels.
-    n_features_in_ : int
-        Number of columns of X, the sensitive column(s) included.
-    feature_names_in_ : ndarray of str
-        Column names of X, when it has string column names.
+    {columns_in}
 
     See Also
     --------
@@ -263,13 +260,7 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
     offset, exactly the in-memory output; ``score`` sums the right and wrong predictions over
     the partitions.
 
-    References
-    ----------
-    Chzhen, E., Denis, C., Hebiri, M., Oneto, L. and Pontil, M. (2020). Fair regression with
-    Wasserstein barycenters. Advances in Neural Information Processing Systems 33.
-
-    Le Gouic, T., Loubes, J.-M. and Rigollet, P. (2020). Projection to fairness in statistical
-    learning. arXiv:2005.11720.
+    {references_barycenter}
 
     Denis, C., Elie, R., Hebiri, M. and Hu, F. (2021). Fairness guarantee in multi-class
     classification. arXiv:2109.13642.
@@ -277,12 +268,12 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> from skfair.postprocessing import BarycenterRepair, RepairedClassifier
     >>> rng = np.random.default_rng(0)
     >>> group = rng.integers(0, 2, 400)
     >>> X = np.c_[rng.normal(size=400) + group, group]
     >>> y = (X[:, 0] + rng.normal(size=400) > 0.5).astype(int)
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from skfair.postprocessing import BarycenterRepair, RepairedClassifier
     >>> clf = RepairedClassifier(LogisticRegression(), BarycenterRepair(random_state=0),
     ...                          sensitive_column=1).fit(X, y)
     >>> rate = [clf.predict(X)[group == g].mean() for g in (0, 1)]
@@ -345,12 +336,7 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
     def predict(self, X, *, sensitive_features=None):
         """Class labels from the repaired responses.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
+        {parameters_X_groups}
 
         Returns
         -------
@@ -375,12 +361,7 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
     def predict_proba(self, X, *, sensitive_features=None):
         """Repaired class probabilities.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
+        {parameters_X_groups}
 
         Returns
         -------
@@ -406,12 +387,7 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
     def decision_function(self, X, *, sensitive_features=None):
         """Repaired decision function.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
+        {parameters_X_groups}
 
         Returns
         -------
@@ -434,6 +410,7 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
         return repaired[:, 0] if repaired.shape[1] == 1 else repaired
 
 
+@documented
 class RepairedRegressor(RegressorMixin, _RepairedBase):
     """A regressor whose predictions are repaired towards group fairness.
 
@@ -463,10 +440,7 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
         The fitted model.
     repair_ : transformer
         The fitted repair.
-    n_features_in_ : int
-        Number of columns of X, the sensitive column(s) included.
-    feature_names_in_ : ndarray of str
-        Column names of X, when it has string column names.
+    {columns_in}
 
     See Also
     --------
@@ -480,19 +454,13 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
     array: the model and its repair run block by block, each block's repair at its row
     offset, exactly the in-memory output.
 
-    References
-    ----------
-    Chzhen, E., Denis, C., Hebiri, M., Oneto, L. and Pontil, M. (2020). Fair regression with
-    Wasserstein barycenters. Advances in Neural Information Processing Systems 33.
-
-    Le Gouic, T., Loubes, J.-M. and Rigollet, P. (2020). Projection to fairness in statistical
-    learning. arXiv:2005.11720.
+    {references_barycenter}
 
     Examples
     --------
-    >>> import numpy as np
     >>> from sklearn.linear_model import LinearRegression
     >>> from skfair.postprocessing import BarycenterRepair, RepairedRegressor
+    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> group = rng.integers(0, 2, 400)
     >>> X = np.c_[rng.normal(size=400) + 2 * group, group]
@@ -520,12 +488,7 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
     def predict(self, X, *, sensitive_features=None):
         """Repaired predictions.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
+        {parameters_X_groups}
 
         Returns
         -------

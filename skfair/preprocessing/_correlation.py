@@ -201,15 +201,21 @@ class CorrelationRemover(_BaseRepair):
         return self
 
     def _apply_maps(self, X, codes, draws):
-        return X - (self.alpha * (self.group_means_ - self.mean_))[codes]
+        shift = self.alpha * (self.group_means_ - self.mean_)
+        if X.flags.f_contiguous and not X.flags.c_contiguous:
+            # columns contiguous (a DataFrame's layout): the offsets gathered column-major too
+            return (X.T - shift.T[:, codes]).T
+        return X - shift[codes]
 
 
 def _sum_by_group(codes, values):
-    """Sums of the rows of ``values`` (n, n_features) per group code."""
-    n_groups = int(codes.max()) + 1
-    return np.column_stack(
-        [np.bincount(codes, weights=column, minlength=n_groups) for column in values.T]
-    ).reshape(n_groups, values.shape[1])
+    """Sums of the rows of ``values`` (n, n_features) per group code: one bincount over the
+    (group, column) cells of every entry, which adds each cell's entries in row order, as a
+    bincount per column does."""
+    n_groups, n_features = int(codes.max()) + 1, values.shape[1]
+    cells = (codes.astype(np.intp) * n_features)[:, None] + np.arange(n_features)
+    sums = np.bincount(cells.ravel(), weights=values.ravel(), minlength=n_groups * n_features)
+    return sums.reshape(n_groups, n_features)
 
 
 def _sums_chunk(statistic, *parts, n_keys, n_features):

@@ -90,18 +90,7 @@ def find_on_dask(**arguments):
         None,
     )
     weighted = weights is not None and not _equal_weights(blocks, len(names))
-    search = make_search(
-        arguments["metric"],
-        arguments["objective"],
-        arguments["direction"],
-        arguments["max_level"],
-        min_support,
-        arguments["k"],
-        arguments["alpha"],
-        arguments["correction"],
-        arguments["sliceline_alpha"],
-        smallest if weighted else None,
-    )
+    search = make_search({**arguments, "min_support": min_support}, smallest if weighted else None)
     counter = DaskCounter(blocks, encoders, pos_label, weighted)
     found = search_tables(counter, counter.dims, search)
     settings = {
@@ -133,26 +122,23 @@ class DaskCounter:
         statistic = CombinationCounts(
             self.dims, 4 * HASH_BUCKETS, tuple(map(tuple, combinations)), self.weighted
         )
-        return reduce_blocks(
-            statistic,
-            self.blocks,
-            _count_chunk,
-            encoders=tuple(self.encoders),
-            pos_label=self.pos_label,
-            fingerprints=False,
-        )
+        return self._reduce(statistic, fingerprints=False)
 
     def fingerprints(self, combinations):
         statistic = CombinationCounts(
             self.dims, 1, tuple(map(tuple, combinations)), weighted=True, squares=False
         )
+        return self._reduce(statistic, fingerprints=True)
+
+    def _reduce(self, statistic, *, fingerprints):
+        """``statistic`` of every block of rows, merged."""
         return reduce_blocks(
             statistic,
             self.blocks,
             _count_chunk,
             encoders=tuple(self.encoders),
             pos_label=self.pos_label,
-            fingerprints=True,
+            fingerprints=fingerprints,
         )
 
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 
 from skfair._dask import uses_dask
 from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     HasMethods,
-    Integral,
     Interval,
-    Real,
     StrOptions,
     validate_params,
 )
@@ -279,12 +279,12 @@ def find_subgroups(
             positive,
             y_score,
             weights,
-            direction,
-            penalty,
-            n_restarts,
-            random_state,
-            min_support,
-            k,
+            direction=direction,
+            penalty=penalty,
+            n_restarts=n_restarts,
+            random_state=random_state,
+            min_support=min_support,
+            k=k,
         )
     else:
         y_pred = check_labels(y_pred, "y_pred")
@@ -295,18 +295,7 @@ def find_subgroups(
         smallest = None
         if weights is not None:
             smallest = np.partition(weights, min(min_support, n) - 1)[:min_support]
-        search = make_search(
-            metric,
-            objective,
-            direction,
-            max_level,
-            min_support,
-            k,
-            alpha,
-            correction,
-            sliceline_alpha,
-            smallest,
-        )
+        search = make_search(locals(), smallest)
         found = search_tables(counter, dims, search)
     settings = {
         "objective": objective,

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -577,31 +577,15 @@ def check_settings(objective, direction, max_level, n_columns, y_pred, y_score):
         raise ValueError(f"objective={objective!r} needs y_pred (the predicted labels).")
 
 
-def make_search(
-    metric,
-    objective,
-    direction,
-    max_level,
-    min_support,
-    k,
-    alpha,
-    correction,
-    sliceline_alpha,
-    smallest_weights,
-):
-    """The :class:`Search` of the settings; ``smallest_weights`` the ``min_support`` smallest
+def make_search(arguments, smallest_weights):
+    """The :class:`Search` of the settings in ``arguments`` (those of ``find_subgroups``:
+    ``metric``, ``objective``, ...); ``smallest_weights`` the ``min_support`` smallest
     weights (None without weights): their sum is the least weight a subgroup can have."""
+    min_support = arguments["min_support"]
     smallest = float(min_support if smallest_weights is None else np.sum(smallest_weights))
-    return Search(
-        metric=metric,
-        objective=objective,
-        direction=direction,
-        max_level=max_level,
-        min_support=min_support,
-        k=k,
-        alpha=alpha,
-        correction=correction,
-        sliceline_alpha=sliceline_alpha,
-        weighted=smallest_weights is not None,
-        smallest_size=smallest,
-    )
+    settings = {
+        setting.name: arguments[setting.name]
+        for setting in fields(Search)
+        if setting.name not in ("weighted", "smallest_size")
+    }
+    return Search(**settings, weighted=smallest_weights is not None, smallest_size=smallest)

@@ -287,8 +287,10 @@ def test_dedup_is_exact():
     np.testing.assert_allclose(games[0].values(masks), games[1].values(masks), atol=1e-12)
 
 
+@pytest.mark.slow
 def test_permutation_sampling_converges_at_root_n_rate(data):
-    # A fixed background, so that the seed only changes the permutations.
+    # A simulation: 30 sampled explanations against the exact one. A fixed background, so
+    # that the seed only changes the permutations.
     fixed = dict(method="marginal", background=data[0][:30], n_background=None)
     explainer = _explain(data, **fixed)
     exact = np.column_stack(
@@ -655,7 +657,7 @@ def test_explain_bias_parameter_errors_name_the_parameter(data, kwargs, match):
 
 def _dummy_explainer():
     model = DummyClassifier().fit(np.zeros((4, 2)), [0, 1, 0, 1])
-    return BiasExplainer(FrozenEstimator(model), n_background=5)
+    return BiasExplainer(FrozenEstimator(model), n_background=5, n_permutations=4)
 
 
 @parametrize_with_checks([_dummy_explainer()])

@@ -1,0 +1,35 @@
+"""Docstring parts that the post-processing estimators' methods share.
+
+A line ``{name}`` in a docstring of a class decorated with ``documented`` stands for
+``PARTS[name]`` (numpydoc text as rendered, without the docstring's indentation).
+"""
+
+from __future__ import annotations
+
+from skfair._utils._docstrings import with_parts
+
+PARTS = {
+    "references_barycenter": """\
+References
+----------
+Chzhen, E., Denis, C., Hebiri, M., Oneto, L. and Pontil, M. (2020). Fair regression with
+Wasserstein barycenters. Advances in Neural Information Processing Systems 33.
+
+Le Gouic, T., Loubes, J.-M. and Rigollet, P. (2020). Projection to fairness in statistical
+learning. arXiv:2005.11720.""",
+    "columns_in": """\
+n_features_in_ : int
+    Number of columns of X, the sensitive column(s) included.
+feature_names_in_ : ndarray of str
+    Column names of X, when it has string column names.""",
+    "parameters_X_groups": """\
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Samples.
+sensitive_features : array-like, dict or DataFrame, default=None
+    Sensitive attribute(s), when ``sensitive_column`` is not set.""",
+}
+
+
+documented = with_parts(PARTS)
