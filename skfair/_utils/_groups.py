@@ -161,8 +161,12 @@ class GroupEncoding:
         raise_unseen = handle_unknown == "error"
         attribute_codes = np.empty((columns[0].shape[0], len(columns)), dtype=np.intp)
         for j, (column, name) in enumerate(zip(columns, names)):
-            values, codes = factorize_column(column, name)
             fitted = self.attribute_labels[j]
+            known = _fitted_string_codes(column, fitted)
+            if known is not None:
+                attribute_codes[:, j] = known
+                continue
+            values, codes = factorize_column(column, name)
             positions = _match_labels(values, fitted, name, raise_unseen=raise_unseen)
             attribute_codes[:, j] = positions[codes]
         if self.n_attributes == 1:
@@ -361,14 +365,54 @@ def split_numeric_frame(X, sensitive_column, *, columns=None):
     numeric = all(type(a) is np.ndarray and a.ndim == 1 and a.dtype.kind in "biuf" for a in arrays)
     if not arrays or not numeric or X.shape[0] == 0:
         return None
-    floats = np.empty((X.shape[0], len(arrays)), order="F")  # a column at a time, as pandas
-    for j, array in enumerate(arrays):
-        floats[:, j] = array
+    floats = _block_view(arrays)
+    if floats is None:
+        floats = np.empty((X.shape[0], len(arrays)), order="F")  # a column at a time, as pandas
+        for j, array in enumerate(arrays):
+            floats[:, j] = array
     if not isinstance(sensitive_column, (list, tuple, np.ndarray)):
         values = column_array(positions[0])
         if type(values) is np.ndarray or _is_arrow_strings(values):  # the Series' values
             return NamedColumn(values, columns[positions[0]]), floats
     return _frame_columns(X, sensitive_column, positions, columns), floats
+
+
+def _block_view(arrays):
+    """The float64 columns ``arrays`` as a read-only (n, k) column-major view of the 2-D
+    block pandas holds them in, when they are its consecutive columns; else None.
+
+    A DataFrame built from one float array keeps its columns in one such block: reading them
+    without a copy saves a pass over the data. The view is read-only: the repairs never write
+    into their input, and the user's frame must not change if one did.
+    """
+    first = arrays[0]
+    block = first.base
+    n_rows = first.shape[0]
+    if (
+        not isinstance(block, np.ndarray)
+        or any(
+            array.base is not block or array.dtype != np.float64 or array.strides != (8,)
+            for array in arrays
+        )
+        or n_rows == 0
+    ):
+        return None
+    start = first.ctypes.data
+    column_bytes = 8 * n_rows
+    if any(array.ctypes.data != start + j * column_bytes for j, array in enumerate(arrays)):
+        return None
+    # the view must stay inside the block's memory (positive strides: it starts at its data)
+    low = block.ctypes.data
+    high = low + block.itemsize + sum((n - 1) * s for n, s in zip(block.shape, block.strides))
+    if (
+        min(block.strides, default=0) <= 0
+        or start < low
+        or start + len(arrays) * column_bytes > high
+    ):
+        return None
+    return np.lib.stride_tricks.as_strided(
+        first, shape=(n_rows, len(arrays)), strides=(8, column_bytes), writeable=False
+    )
 
 
 @dataclass(frozen=True)
@@ -671,6 +715,25 @@ def _factorize_arrow_strings(column):
     rank = np.empty_like(order)
     rank[order] = np.arange(order.shape[0])
     return values[order], rank[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+def _fitted_string_codes(column, fitted):
+    """Position in ``fitted`` (distinct strings) of each value of a pyarrow-backed pandas
+    string column, by one pyarrow lookup (no factorisation of the column); None when the
+    column is another kind, ``fitted`` holds anything but strings, or a value is missing or
+    not in ``fitted`` (the general path then reports it or codes it as unseen)."""
+    if not _is_arrow_strings(column) or not all(isinstance(label, str) for label in fitted):
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    strings = column.__arrow_array__()
+    if strings.null_count:
+        return None
+    positions = pc.index_in(strings, value_set=pa.array(fitted.tolist(), type=strings.type))
+    if positions.null_count:
+        return None
+    return positions.to_numpy(zero_copy_only=False)
 
 
 def _is_categorical(column):

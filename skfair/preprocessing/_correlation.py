@@ -213,7 +213,13 @@ def _sum_by_group(codes, values):
     (group, column) cells of every entry, which adds each cell's entries in row order, as a
     bincount per column does."""
     n_groups, n_features = int(codes.max()) + 1, values.shape[1]
-    cells = (codes.astype(np.intp) * n_features)[:, None] + np.arange(n_features)
+    starts = codes.astype(np.intp) * n_features
+    if values.flags.f_contiguous and not values.flags.c_contiguous:
+        # column by column (a DataFrame's layout), with no copy of the values: each cell's
+        # entries are still added in row order
+        cells, values = np.arange(n_features)[:, None] + starts, values.T
+    else:
+        cells = starts[:, None] + np.arange(n_features)
     sums = np.bincount(cells.ravel(), weights=values.ravel(), minlength=n_groups * n_features)
     return sums.reshape(n_groups, n_features)
 
