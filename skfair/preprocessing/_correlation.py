@@ -202,10 +202,15 @@ class CorrelationRemover(_BaseRepair):
 
     def _apply_maps(self, X, codes, draws):
         shift = self.alpha * (self.group_means_ - self.mean_)
+        # The offsets of the rows are gathered into a new array and subtracted in place: a
+        # second array of the size of X (fresh pages to fault in) would cost more than the
+        # subtraction itself.
         if X.flags.f_contiguous and not X.flags.c_contiguous:
             # columns contiguous (a DataFrame's layout): the offsets gathered column-major too
-            return (X.T - shift.T[:, codes]).T
-        return X - shift[codes]
+            out = shift.T[:, codes]
+            return np.subtract(X.T, out, out=out).T
+        out = shift[codes]
+        return np.subtract(X, out, out=out)
 
 
 def _sum_by_group(codes, values):
