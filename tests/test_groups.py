@@ -343,38 +343,6 @@ def test_repairs_read_a_frame_alike_with_and_without_pandas_column_arrays(monkey
     np.testing.assert_array_equal(fast, general)
 
 
-@pytest.mark.parametrize(
-    "keep", [["a", "b", "c"], ["b", "c"], ["a", "c"], ["c", "a"], ["a"]], ids=str
-)
-def test_split_numeric_frame_reads_a_float_block_without_a_copy(keep):
-    """Consecutive columns of one float block come as a read-only view of it, equal to the
-    copy of the general path; other selections are copied; the frame is never changed."""
-    from skfair._utils._groups import split_numeric_frame
-
-    rng = np.random.default_rng(0)
-    X = pd.DataFrame(rng.normal(size=(40, 3)), columns=["a", "b", "c"])
-    X["group"] = rng.choice(["x", "y"], 40)
-    X = X[[*keep, "group"]] if keep != ["a", "b", "c"] else X
-    before = X.copy()
-    _, floats = split_numeric_frame(X, "group")
-    np.testing.assert_array_equal(floats, X[keep].to_numpy(dtype=np.float64))
-    assert floats.flags.f_contiguous
-    if np.shares_memory(floats, X._get_column_array(0)):
-        assert not floats.flags.writeable
-        with pytest.raises(ValueError, match="read-only"):
-            floats[0, 0] = 1.0
-    pd.testing.assert_frame_equal(X, before)
-
-
-def test_split_numeric_frame_view_of_the_frame_built_from_one_array():
-    from skfair._utils._groups import split_numeric_frame
-
-    X = pd.DataFrame(np.arange(12.0).reshape(4, 3), columns=["a", "b", "c"])
-    X["group"] = ["x", "y", "x", "y"]
-    _, floats = split_numeric_frame(X, "group")
-    assert np.shares_memory(floats, X._get_column_array(0)) and not floats.flags.writeable
-
-
 @pytest.mark.parametrize("storage", ["pyarrow", "python"])
 def test_encode_of_strings_matches_the_fitted_values_alike(storage):
     """New strings are coded by the fitted values (a pyarrow lookup for pyarrow strings) as

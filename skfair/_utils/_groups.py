@@ -365,54 +365,14 @@ def split_numeric_frame(X, sensitive_column, *, columns=None):
     numeric = all(type(a) is np.ndarray and a.ndim == 1 and a.dtype.kind in "biuf" for a in arrays)
     if not arrays or not numeric or X.shape[0] == 0:
         return None
-    floats = _block_view(arrays)
-    if floats is None:
-        floats = np.empty((X.shape[0], len(arrays)), order="F")  # a column at a time, as pandas
-        for j, array in enumerate(arrays):
-            floats[:, j] = array
+    floats = np.empty((X.shape[0], len(arrays)), order="F")  # a column at a time, as pandas
+    for j, array in enumerate(arrays):
+        floats[:, j] = array
     if not isinstance(sensitive_column, (list, tuple, np.ndarray)):
         values = column_array(positions[0])
         if type(values) is np.ndarray or _is_arrow_strings(values):  # the Series' values
             return NamedColumn(values, columns[positions[0]]), floats
     return _frame_columns(X, sensitive_column, positions, columns), floats
-
-
-def _block_view(arrays):
-    """The float64 columns ``arrays`` as a read-only (n, k) column-major view of the 2-D
-    block pandas holds them in, when they are its consecutive columns; else None.
-
-    A DataFrame built from one float array keeps its columns in one such block: reading them
-    without a copy saves a pass over the data. The view is read-only: the repairs never write
-    into their input, and the user's frame must not change if one did.
-    """
-    first = arrays[0]
-    block = first.base
-    n_rows = first.shape[0]
-    if (
-        not isinstance(block, np.ndarray)
-        or any(
-            array.base is not block or array.dtype != np.float64 or array.strides != (8,)
-            for array in arrays
-        )
-        or n_rows == 0
-    ):
-        return None
-    start = first.ctypes.data
-    column_bytes = 8 * n_rows
-    if any(array.ctypes.data != start + j * column_bytes for j, array in enumerate(arrays)):
-        return None
-    # the view must stay inside the block's memory (positive strides: it starts at its data)
-    low = block.ctypes.data
-    high = low + block.itemsize + sum((n - 1) * s for n, s in zip(block.shape, block.strides))
-    if (
-        min(block.strides, default=0) <= 0
-        or start < low
-        or start + len(arrays) * column_bytes > high
-    ):
-        return None
-    return np.lib.stride_tricks.as_strided(
-        first, shape=(n_rows, len(arrays)), strides=(8, column_bytes), writeable=False
-    )
 
 
 @dataclass(frozen=True)
