@@ -338,7 +338,8 @@ def split_sensitive_column(X, sensitive_column):
     keep = [j for j in range(X.shape[1]) if j not in dropped]
     if is_frame:  # by position: X.drop would also drop other columns of the same name
         sensitive = _frame_columns(X, sensitive_column, positions, columns)
-        return sensitive, X.take(keep, axis=1)
+        # pandas' take is the cheaper selection; a dask DataFrame has only iloc[:, columns].
+        return sensitive, X.take(keep, axis=1) if hasattr(X, "take") else X.iloc[:, keep]
     sensitive = X[:, positions] if is_list else X[:, positions[0]]
     return sensitive, X[:, keep]
 
