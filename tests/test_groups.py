@@ -341,3 +341,25 @@ def test_repairs_read_a_frame_alike_with_and_without_pandas_column_arrays(monkey
     assert split_numeric_frame(X, "group") is None
     general = CorrelationRemover(sensitive_column="group").fit(X).transform(X)
     np.testing.assert_array_equal(fast, general)
+
+
+@pytest.mark.parametrize("storage", ["pyarrow", "python"])
+def test_encode_of_strings_matches_the_fitted_values_alike(storage):
+    """New strings are coded by the fitted values (a pyarrow lookup for pyarrow strings) as
+    the object path codes them; an unseen or missing value takes the general path: the same
+    error, or the code -1."""
+    fitted = factorize_groups(pd.Series(["b", "a", "cc", "a"], name="race"))
+    new = pd.Series(["cc", "a", "b", "b", "a"], dtype=pd.StringDtype(storage), name="race")
+    np.testing.assert_array_equal(fitted.encode(new), [2, 0, 1, 1, 0])
+    np.testing.assert_array_equal(fitted.encode(new), fitted.encode(new.astype(object)))
+    unseen = pd.Series(["cc", "zz"], dtype=pd.StringDtype(storage), name="race")
+    with pytest.raises(ValueError, match="Group 'zz' of sensitive feature 'race' was not seen"):
+        fitted.encode(unseen)
+    np.testing.assert_array_equal(fitted.encode(unseen, handle_unknown="ignore"), [2, -1])
+    missing = pd.Series(["cc", None], dtype=pd.StringDtype(storage), name="race")
+    with pytest.raises(ValueError, match="missing values"):
+        fitted.encode(missing)
+    # fitted numbers are not looked up among strings: the general path matches them by text
+    numbers = factorize_groups(pd.Series([1, 2, 1], name="race"))
+    text = pd.Series(["2", "1"], dtype=pd.StringDtype(storage), name="race")
+    np.testing.assert_array_equal(numbers.encode(text), numbers.encode(np.array(["2", "1"])))

@@ -161,8 +161,12 @@ class GroupEncoding:
         raise_unseen = handle_unknown == "error"
         attribute_codes = np.empty((columns[0].shape[0], len(columns)), dtype=np.intp)
         for j, (column, name) in enumerate(zip(columns, names)):
-            values, codes = factorize_column(column, name)
             fitted = self.attribute_labels[j]
+            known = _fitted_string_codes(column, fitted)
+            if known is not None:
+                attribute_codes[:, j] = known
+                continue
+            values, codes = factorize_column(column, name)
             positions = _match_labels(values, fitted, name, raise_unseen=raise_unseen)
             attribute_codes[:, j] = positions[codes]
         if self.n_attributes == 1:
@@ -672,6 +676,25 @@ def _factorize_arrow_strings(column):
     rank = np.empty_like(order)
     rank[order] = np.arange(order.shape[0])
     return values[order], rank[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+def _fitted_string_codes(column, fitted):
+    """Position in ``fitted`` (distinct strings) of each value of a pyarrow-backed pandas
+    string column, by one pyarrow lookup (no factorisation of the column); None when the
+    column is another kind, ``fitted`` holds anything but strings, or a value is missing or
+    not in ``fitted`` (the general path then reports it or codes it as unseen)."""
+    if not _is_arrow_strings(column) or not all(isinstance(label, str) for label in fitted):
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    strings = column.__arrow_array__()
+    if strings.null_count:
+        return None
+    positions = pc.index_in(strings, value_set=pa.array(fitted.tolist(), type=strings.type))
+    if positions.null_count:
+        return None
+    return positions.to_numpy(zero_copy_only=False)
 
 
 def _is_categorical(column):
