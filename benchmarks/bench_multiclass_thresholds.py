@@ -13,6 +13,12 @@ what a user could do instead:
    variables so that the matrix stays sparse), at increasing n until it takes more than
    ``--budget`` seconds.
 
+With ``--per-row`` only the comparison with ``linprog(method="highs")`` (HiGHS's own choice
+of solver, sparse matrices) runs, side by side, for both constraints from 10^3 to 10^6 rows
+(``--tolerance``, ``--repeats``, ``--budget``)::
+
+    PYTHONPATH=. nice -n 5 python benchmarks/bench_multiclass_thresholds.py --per-row
+
 Data: K = 5 classes, 10 groups; the "model" is the true class probabilities of a
 multinomial logit whose intercepts differ by group (so it is calibrated), labels drawn from
 it; it comes in through ``FrozenEstimator``. The main run fits at n = 10^6 and evaluates on
@@ -94,8 +100,11 @@ def fit_skfair(X, groups, constraint, tolerance):
     return clf, time.perf_counter() - start
 
 
-def per_row_program(proba, groups, constraint, tolerance):
-    """The per-row program, handed to a generic solver: (objective, seconds)."""
+def per_row_program(proba, groups, constraint, tolerance, method="highs-ipm", time_limit=None):
+    """The per-row program, handed to a generic solver: (objective, seconds, failure).
+
+    The seconds are those of the solver's call only (building the sparse matrices, which a
+    user would also pay, is not counted)."""
     n, K = proba.shape
     w = np.full(n, 1.0 / n)
     strata = np.ones((n, 1)) if constraint == "demographic_parity" else proba
@@ -140,7 +149,8 @@ def per_row_program(proba, groups, constraint, tolerance):
     start = time.perf_counter()
     result = linprog(
         cost, A_ub=A_ub, b_ub=np.full(r, tolerance), A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-        method="highs-ipm",
+        method=method,
+        options={} if time_limit is None else {"time_limit": time_limit},
     )
     elapsed = time.perf_counter() - start
     if result.status != 0:  # the program is feasible (a constant rule is): a solver failure
@@ -222,6 +232,45 @@ def front_run(n):
                refits=refits)
     print(row, flush=True)
     return row
+
+
+def per_row_comparison(sizes, constraints, tolerance, repeats, budget):
+    """skfair's fit against ``linprog(method="highs")`` on the per-row program, side by side.
+
+    Each size runs ``repeats`` interleaved pairs (skfair, then the generic solver) on the
+    same data and keeps the best time of each; a constraint stops growing n once one generic
+    solve takes more than ``budget`` seconds, and a generic solve is stopped (reported as
+    failed) after ``10 * budget`` seconds. Prints one Markdown row per size.
+    """
+    print(f"tolerance {tolerance:g}, load average {load_average()}", flush=True)
+    print("| n | constraint | skfair fit (s) | per-row LP, HiGHS (s) | ratio | skfair objective "
+          "| per-row LP objective | agree to 1e-6 |", flush=True)
+    print("|---:|---|---:|---:|---:|---:|---:|---|", flush=True)
+    rows = []
+    for constraint in constraints:
+        for n in sizes:
+            X, _, groups = synthetic(n, 2)
+            ours, theirs, failure = [], [], ""
+            for _ in range(repeats if n <= 10_000 else 1):
+                clf, seconds = fit_skfair(X, groups, constraint, tolerance)
+                ours.append(seconds)
+                value, generic, failure = per_row_program(
+                    X[:, :N_CLASSES], groups, constraint, tolerance, method="highs",
+                    time_limit=10 * budget,
+                )
+                theirs.append(generic)
+            row = dict(n=n, constraint=constraint, skfair=min(ours), generic=min(theirs),
+                       value=clf.objective_value_, generic_value=value, failure=failure)
+            rows.append(row)
+            agree = "n/a" if failure else str(abs(row["value"] - value) <= 1e-6)
+            generic_value = f"fails: {failure}" if failure else f"{value:.10f}"
+            ratio = "n/a" if failure else f"{row['generic'] / row['skfair']:.2f}x"
+            print(f"| {n:,} | {constraint} | {row['skfair']:.3f} | {row['generic']:.3f} | "
+                  f"{ratio} | {row['value']:.10f} | {generic_value} | {agree} |", flush=True)
+            if failure or row["generic"] > budget:
+                break
+    print(f"load average at the end {load_average()}", flush=True)
+    return rows
 
 
 def load_average():
@@ -322,7 +371,20 @@ def main():
     parser.add_argument(
         "--budget", type=float, default=600.0, help="stop growing n once the generic LP takes this"
     )
+    parser.add_argument(
+        "--per-row", action="store_true",
+        help="only the side-by-side comparison with linprog(method='highs') on the per-row "
+        "program, 10^3 to 10^6 rows, both constraints (printed, not written)",
+    )
+    parser.add_argument("--tolerance", type=float, default=0.0, help="with --per-row")
+    parser.add_argument("--repeats", type=int, default=3, help="with --per-row, n <= 10^4")
     args = parser.parse_args()
+    if args.per_row:
+        per_row_comparison(
+            [1_000, 10_000, 100_000, 1_000_000], ["demographic_parity", "equalized_odds"],
+            args.tolerance, args.repeats, args.budget,
+        )
+        return
     loads = {"start": load_average()}
     main_rows = main_run(args.n, [0.0, 0.02])
     for row in main_rows:

@@ -25,8 +25,9 @@ from dataclasses import replace
 from inspect import Parameter, signature
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.metrics import accuracy_score
-from sklearn.utils import Bunch, get_tags
+from sklearn.utils import Bunch, assert_all_finite, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.validation import check_is_fitted
 
@@ -42,13 +43,15 @@ from skfair._utils._groups import factorize_groups, rows_from, split_sensitive_c
 NO_GROUPS = ["all"]
 
 
-def _model_allows_nan(model):
-    """Whether X may hold NaN for the wrapped ``model``.
+def _model_allows_nan(model, tags=None):
+    """Whether X may hold NaN for the wrapped ``model`` (whose ``tags`` may be given).
 
     A Pipeline's own tag says nothing about its steps (an imputer or a column transformer may
     handle NaN), so a pipeline is trusted to check X itself.
     """
-    return hasattr(model, "steps") or get_tags(model).input_tags.allow_nan
+    if hasattr(model, "steps"):
+        return True
+    return (get_tags(model) if tags is None else tags).input_tags.allow_nan
 
 
 def check_meta_input(meta, X, model, *, reset):
@@ -78,14 +81,32 @@ def check_meta_input(meta, X, model, *, reset):
             )
         validate_data(meta, X, reset=reset, skip_check_array=True)
         return X
-    return validate_data(
+    # The tags are read only where they decide (a sparse X; values that are not finite): a
+    # frozen model's tags are a deep copy of its model's, which costs more than checking a
+    # small X.
+    sparse_ok = issparse(X) and get_tags(meta).input_tags.sparse
+    X = validate_data(
         meta,
         X,
         reset=reset,
-        accept_sparse=["csr", "csc"] if get_tags(meta).input_tags.sparse else False,
+        accept_sparse=["csr", "csc"] if sparse_ok else False,
         dtype=None,
-        ensure_all_finite=not _model_allows_nan(model),
+        ensure_all_finite=False,
     )
+    if not _surely_finite(X) and not _model_allows_nan(model):
+        assert_all_finite(X, estimator_name=type(meta).__name__, input_name="X")
+    return X
+
+
+def _surely_finite(X):
+    """Whether the values of a validated X are all finite numbers (False when unsure)."""
+    values = X.data if issparse(X) else X
+    if values.dtype.kind in "biu":
+        return True
+    if values.dtype.kind in "fc":
+        with np.errstate(over="ignore", invalid="ignore"):
+            return bool(np.isfinite(values.sum()))  # a NaN or an infinity makes the sum one
+    return False
 
 
 def resolve_sensitive(X, sensitive_features, sensitive_column, *, drop=True):

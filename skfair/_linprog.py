@@ -14,13 +14,27 @@ small linear programs whose answers are reported as exact (rates met to rounding
 
 A program that none of them solves raises :class:`UnsolvedProgram`; a caller for which
 infeasibility is an answer (no mixture meets the bound) catches it.
+
+The first attempt runs HiGHS through scipy's own binding of it
+(:func:`_highs_dual_simplex`) with the options and the model that
+``linprog(method="highs-ds")`` would hand it, skipping ``linprog``'s per-call checks of every
+option (a few milliseconds, more than HiGHS takes on the thresholds' programs): the same
+solver on the same input, so the same answer. Where scipy's binding is not importable, or
+HiGHS reports no optimum, ``linprog`` itself runs the policy.
 """
 
 from __future__ import annotations
 
 import warnings
 
-from scipy.optimize import OptimizeWarning, linprog
+import numpy as np
+from scipy import sparse
+from scipy.optimize import OptimizeResult, OptimizeWarning, linprog
+
+try:  # scipy's binding of HiGHS (private; scipy >= 1.15), what linprog calls
+    from scipy.optimize._highspy import _core as _highs
+except ImportError:  # pragma: no cover - other scipy versions: linprog's own path
+    _highs = None
 
 _TIGHT = {
     "primal_feasibility_tolerance": 1e-10,
@@ -57,6 +71,11 @@ def solve_lp(cost, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, Non
     UnsolvedProgram
         When no attempt does, with HiGHS's last message.
     """
+    result = _highs_dual_simplex(
+        cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, options=_TIGHT
+    )
+    if result is not None:
+        return result
     for method, options in _ATTEMPTS:
         with warnings.catch_warnings():
             # scipy passes the HiGHS options it does not know (small_matrix_value) verbatim,
@@ -71,3 +90,101 @@ def solve_lp(cost, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, Non
         if result.status == 0:
             return result
     raise UnsolvedProgram(f"{what} failed: {result.message}")
+
+
+def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
+    """``linprog(method="highs-ds", options=options)`` when HiGHS finds the optimum, else None.
+
+    The model and the options are those ``linprog`` builds (scipy 1.15-1.17,
+    ``scipy/optimize/_linprog_highs.py``): the constraint matrices as float COO stacked and
+    converted to CSC, infinite bounds as HiGHS's infinity, presolve on, dual simplex, logging
+    off; and the answer is accepted under ``linprog``'s own check of it (bounds, slacks and
+    residuals within ``10 * sqrt(1e-9)``). Returns an ``OptimizeResult`` with ``x``, ``fun``,
+    ``slack``, ``con``, ``ineqlin`` and ``eqlin`` (residuals and marginals) as ``linprog``
+    does; None where the binding is missing or HiGHS does not report an optimum, for
+    ``linprog`` to handle.
+    """
+    if _highs is None:  # pragma: no cover
+        return None
+    cost = np.array(cost, dtype=np.float64).reshape(-1)
+    n = cost.size
+    b_ub = np.zeros(0) if b_ub is None else np.array(b_ub, dtype=np.float64).reshape(-1)
+    b_eq = np.zeros(0) if b_eq is None else np.array(b_eq, dtype=np.float64).reshape(-1)
+    if sparse.issparse(A_ub) or sparse.issparse(A_eq):
+        blocks = [sparse.coo_array((0, n) if A is None else A, dtype=float, copy=True)
+                  for A in (A_ub, A_eq)]
+        stacked = sparse.csc_array(sparse.vstack(blocks))
+        shape, columns = stacked.shape, (stacked.indptr, stacked.indices, stacked.data)
+    else:
+        blocks = [np.zeros((0, n)) if A is None else np.array(A, dtype=float) for A in (A_ub, A_eq)]
+        stacked = np.vstack(blocks)
+        shape, columns = stacked.shape, _csc_of_dense(stacked)
+    if shape != (b_ub.size + b_eq.size, n):
+        return None  # linprog names the inconsistency
+    limits = np.array(np.broadcast_to(np.array(bounds, dtype=float).reshape(-1, 2), (n, 2)))
+    limits[np.isnan(limits[:, 0]), 0] = -np.inf  # None: no bound
+    limits[np.isnan(limits[:, 1]), 1] = np.inf
+    lower, upper = limits.T.copy()
+    lhs = np.r_[np.full(b_ub.size, -np.inf), b_eq]
+    rhs = np.r_[b_ub, b_eq]
+    for values in (lhs, rhs, lower, upper):
+        infinite = np.isinf(values)
+        values[infinite] = np.sign(values[infinite]) * _highs.kHighsInf
+
+    model = _highs.HighsLp()
+    model.num_col_, model.num_row_ = n, rhs.size
+    model.a_matrix_.num_col_, model.a_matrix_.num_row_ = n, rhs.size
+    model.a_matrix_.format_ = _highs.MatrixFormat.kColwise
+    model.col_cost_, model.col_lower_, model.col_upper_ = cost, lower, upper
+    model.row_lower_, model.row_upper_ = lhs, rhs
+    model.a_matrix_.start_, model.a_matrix_.index_, model.a_matrix_.value_ = columns
+    settings = _highs.HighsOptions()
+    settings.presolve = "on"
+    settings.solver = "simplex"
+    settings.highs_debug_level = _highs.HighsDebugLevel.kHighsDebugLevelNone
+    settings.log_to_console = False
+    settings.output_flag = False
+    settings.simplex_strategy = _highs.simplex_constants.SimplexStrategy.kSimplexStrategyDual
+    for key, value in options.items():
+        setattr(settings, key, value)
+    solver = _highs._Highs()
+    if (
+        solver.passOptions(settings) == _highs.HighsStatus.kError
+        or solver.passModel(model) == _highs.HighsStatus.kError
+        or solver.run() == _highs.HighsStatus.kError
+        or solver.getModelStatus() != _highs.HighsModelStatus.kOptimal
+    ):
+        return None
+    solution = solver.getSolution()
+    x = np.array(solution.col_value)
+    slack_all = rhs - solution.row_value
+    slack, con = np.array(slack_all[: b_ub.size]), np.array(slack_all[b_ub.size :])
+    duals = np.array(solution.row_dual)
+    fun = solver.getInfo().objective_function_value
+    tolerance = np.sqrt(1e-9) * 10  # linprog's check of HiGHS's answer (_check_result)
+    if (
+        np.isnan(x).any() or np.isnan(fun) or np.isnan(slack).any() or np.isnan(con).any()
+        or not np.all((x >= limits[:, 0] - tolerance) & (x <= limits[:, 1] + tolerance))
+        or (slack < -tolerance).any()
+        or (np.abs(con) > tolerance).any()
+    ):
+        return None
+    return OptimizeResult(
+        x=x,
+        fun=fun,
+        slack=slack,
+        con=con,
+        ineqlin=OptimizeResult(residual=slack, marginals=duals[: b_ub.size]),
+        eqlin=OptimizeResult(residual=con, marginals=duals[b_ub.size :]),
+        status=0,
+        success=True,
+    )
+
+
+def _csc_of_dense(dense):
+    """``(indptr, indices, data)`` of ``scipy.sparse.csc_array(dense)`` (nonzeros by column,
+    rows in order), built directly."""
+    column, row = np.nonzero(dense.T)
+    indptr = np.zeros(dense.shape[1] + 1, dtype=np.int32)
+    np.cumsum(np.bincount(column, minlength=dense.shape[1]), out=indptr[1:])
+    return indptr, row.astype(np.int32), dense.T[column, row]

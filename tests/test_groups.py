@@ -264,3 +264,102 @@ def test_mixed_types_raise_or_stay_apart_in_the_one_factoriser():
         factorize_column(column[:3], "c")
     values, codes = factorize_column(column, "c", missing="last", mixed="by_type")
     assert len(values) == 2 and codes[0] == codes[2] != codes[1] and codes[3] == 2
+
+
+@pytest.mark.parametrize("storage", ["pyarrow", "python"])
+def test_pandas_string_columns_give_the_codes_of_python_strings(storage):
+    """pyarrow's dictionary encoding of a pandas string column (several chunks, non-ASCII and
+    case-differing values) gives the values and codes of the same strings as objects, and
+    with a missing value the same error."""
+    import pyarrow as pa
+
+    values = ["b", "é", "B", "a", "b", "a", "Z", "é"]
+    column = pd.Series(values, dtype=pd.StringDtype(storage), name="race")
+    if storage == "pyarrow":  # several chunks, as a concatenation leaves them
+        column = pd.Series(
+            pd.arrays.ArrowStringArray(pa.chunked_array([values[:3], values[3:]])), name="race"
+        )
+    groups = factorize_groups(column)
+    expected = factorize_groups(pd.Series(np.array(values, dtype=object), name="race"))
+    codes, distinct = _oracle_codes([values])
+    np.testing.assert_array_equal(groups.codes, codes)
+    assert groups.labels == expected.labels == [row[0] for row in distinct]
+    assert all(type(label) is str for label in groups.labels)
+    np.testing.assert_array_equal(
+        groups.encode(column.iloc[::-1]), expected.encode(column.iloc[::-1])
+    )
+    with_missing = pd.Series(values + [None], dtype=pd.StringDtype(storage), name="race")
+    with pytest.raises(ValueError, match="'race' has missing values .* first at row 8"):
+        factorize_groups(with_missing)
+
+
+@pytest.mark.parametrize("sensitive_column", ["sex", 1, ["sex", "b"], ["c", 1]])
+def test_split_numeric_frame_is_the_split_then_floats(sensitive_column):
+    from skfair._utils._groups import split_numeric_frame
+
+    X = pd.DataFrame(
+        {
+            "a": [1.5, 2.0, 3.0],
+            "sex": ["M", "F", "M"],
+            "b": np.array([3, 4, 5], dtype=np.int32),
+            "c": [True, False, True],
+        }
+    )
+    sensitive, floats = split_numeric_frame(X, sensitive_column)
+    expected_sensitive, rest = split_sensitive_column(X, sensitive_column)
+    # the sensitive values read as those of the general path
+    groups, expected = factorize_groups(sensitive), factorize_groups(expected_sensitive)
+    np.testing.assert_array_equal(groups.codes, expected.codes)
+    assert groups.labels == expected.labels
+    assert (groups.names, groups.named, groups.one_dimensional) == (
+        expected.names,
+        expected.named,
+        expected.one_dimensional,
+    )
+    np.testing.assert_array_equal(groups.encode(sensitive), expected.encode(expected_sensitive))
+    assert floats.dtype == np.float64
+    np.testing.assert_array_equal(floats, rest.to_numpy(dtype=np.float64))
+    # other inputs take the general path
+    assert split_numeric_frame(X.to_numpy(), 1) is None
+    assert split_numeric_frame(X.astype({"a": object}), "sex") is None
+    assert split_numeric_frame(X[["sex"]], "sex") is None
+
+
+def test_repairs_read_a_frame_alike_with_and_without_pandas_column_arrays(monkeypatch):
+    """Without pandas' private per-column accessor the repairs take the general path (the
+    selected DataFrame converted to floats): the same output."""
+    from skfair.preprocessing import CorrelationRemover
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(50, 3)), columns=["a", "b", "c"])
+    X["group"] = rng.choice(["x", "y", "z"], 50)
+    X["n"] = rng.integers(0, 5, 50)
+    fast = CorrelationRemover(sensitive_column="group").fit(X).transform(X)
+    monkeypatch.delattr(pd.DataFrame, "_get_column_array")
+    from skfair._utils._groups import split_numeric_frame
+
+    assert split_numeric_frame(X, "group") is None
+    general = CorrelationRemover(sensitive_column="group").fit(X).transform(X)
+    np.testing.assert_array_equal(fast, general)
+
+
+@pytest.mark.parametrize("storage", ["pyarrow", "python"])
+def test_encode_of_strings_matches_the_fitted_values_alike(storage):
+    """New strings are coded by the fitted values (a pyarrow lookup for pyarrow strings) as
+    the object path codes them; an unseen or missing value takes the general path: the same
+    error, or the code -1."""
+    fitted = factorize_groups(pd.Series(["b", "a", "cc", "a"], name="race"))
+    new = pd.Series(["cc", "a", "b", "b", "a"], dtype=pd.StringDtype(storage), name="race")
+    np.testing.assert_array_equal(fitted.encode(new), [2, 0, 1, 1, 0])
+    np.testing.assert_array_equal(fitted.encode(new), fitted.encode(new.astype(object)))
+    unseen = pd.Series(["cc", "zz"], dtype=pd.StringDtype(storage), name="race")
+    with pytest.raises(ValueError, match="Group 'zz' of sensitive feature 'race' was not seen"):
+        fitted.encode(unseen)
+    np.testing.assert_array_equal(fitted.encode(unseen, handle_unknown="ignore"), [2, -1])
+    missing = pd.Series(["cc", None], dtype=pd.StringDtype(storage), name="race")
+    with pytest.raises(ValueError, match="missing values"):
+        fitted.encode(missing)
+    # fitted numbers are not looked up among strings: the general path matches them by text
+    numbers = factorize_groups(pd.Series([1, 2, 1], name="race"))
+    text = pd.Series(["2", "1"], dtype=pd.StringDtype(storage), name="race")
+    np.testing.assert_array_equal(numbers.encode(text), numbers.encode(np.array(["2", "1"])))

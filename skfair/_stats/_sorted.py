@@ -128,7 +128,9 @@ def rows_by_code(codes, n_codes):
     return np.split(code_order(codes, n_codes), code_bounds(codes, n_codes)[1:-1])
 
 
-def sort_by_code(values, codes, n_codes, *, ties="any", few_codes=FEW_CODES, code_rows=None):
+def sort_by_code(
+    values, codes, n_codes, *, ties="any", few_codes=FEW_CODES, code_rows=None, bounds=None
+):
     """Order of the rows by ``(code, value)``, and the bounds of each code's segment in it.
 
     ``ties`` orders rows of equal code and value: ``"any"`` leaves them in any order (the
@@ -136,9 +138,11 @@ def sort_by_code(values, codes, n_codes, *, ties="any", few_codes=FEW_CODES, cod
     orders them by key (then by row). With ``"any"``, up to ``few_codes`` codes are sorted
     one by one (``code_rows``: :func:`rows_by_code` of ``codes``, when the caller has it),
     more by one global sort; the order of tied rows (and so the rounding of sums over them)
-    depends on that choice. O(n log n) whatever the number of codes.
+    depends on that choice. O(n log n) whatever the number of codes. ``bounds`` are
+    :func:`code_bounds` of ``codes``, when the caller has them.
     """
-    bounds = code_bounds(codes, n_codes)
+    if bounds is None:
+        bounds = code_bounds(codes, n_codes)
     if not isinstance(ties, str):
         return np.lexsort((ties, values, codes)), bounds
     if ties == "rows":
@@ -156,7 +160,9 @@ def sort_by_code(values, codes, n_codes, *, ties="any", few_codes=FEW_CODES, cod
     return order[code_order(codes[order], n_codes)], bounds
 
 
-def sorted_segments(values, codes, n_codes, weights=None, *, few_codes=FEW_CODES, code_rows=None):
+def sorted_segments(
+    values, codes, n_codes, weights=None, *, few_codes=FEW_CODES, code_rows=None, bounds=None
+):
     """Values (and weights) sorted by ``(code, value)``: each code's values sorted, in one
     contiguous segment; ties in any order (see w1_parts and :func:`sort_by_code`).
 
@@ -167,14 +173,17 @@ def sorted_segments(values, codes, n_codes, weights=None, *, few_codes=FEW_CODES
     bounds : ndarray of shape (n_codes + 1,)
         Segment ``c`` is ``[bounds[c], bounds[c + 1])``.
     """
-    if weights is None and n_codes <= few_codes:  # sorting values beats sorting indices
+    if bounds is None:
         bounds = code_bounds(codes, n_codes)
+    if weights is None and n_codes <= few_codes:  # sorting values beats sorting indices
         if n_codes == 1:
             return np.sort(values), None, bounds
         if code_rows is None:
             code_rows = rows_by_code(codes, n_codes)
         return np.concatenate([np.sort(values[rows]) for rows in code_rows]), None, bounds
-    order, bounds = sort_by_code(values, codes, n_codes, few_codes=few_codes, code_rows=code_rows)
+    order, bounds = sort_by_code(
+        values, codes, n_codes, few_codes=few_codes, code_rows=code_rows, bounds=bounds
+    )
     return values[order], None if weights is None else weights[order], bounds
 
 

@@ -73,11 +73,15 @@ class _Barycenter:
             order, _, rank, _, self.grid = _rank_by_cell(values, cells, n_cells)
             self.values = values[order]
         elif keep_order or weights is not None:
-            order, _ = sort_by_code(values, cells.codes, n_cells, code_rows=cells.rows)
+            order, _ = sort_by_code(
+                values, cells.codes, n_cells, code_rows=cells.rows, bounds=cells.starts
+            )
             self.values = values[order]
         else:  # fit alone, unweighted: no row order needed
             order = None
-            self.values = sorted_segments(values, cells.codes, n_cells, code_rows=cells.rows)[0]
+            self.values = sorted_segments(
+                values, cells.codes, n_cells, code_rows=cells.rows, bounds=cells.starts
+            )[0]
         starts = self.starts = cells.starts
         if n_cells > FEW_CODES:
             self.width = 2 * self.grid.shape[0] + 1
@@ -136,24 +140,26 @@ class _Barycenter:
         their distinct values; a continuous column keeps every training value.
         """
         n, n_cells = self.values.shape[0], self.starts.shape[0] - 1
-        counts = np.diff(self.starts)
-        sorted_cells = np.repeat(np.arange(n_cells), counts)
         first = np.ones(n, dtype=bool)  # first of a run of equal values of a cell
         np.not_equal(self.values[1:], self.values[:-1], out=first[1:])
-        first[self.starts[:-1][counts > 0]] = True
-        steps = np.zeros(n + n_cells, dtype=bool)
-        steps[np.flatnonzero(first) + sorted_cells[first]] = True
-        steps[self.starts[1:] + np.arange(n_cells)] = True  # the end of each cell: level 1
-        self.values = self.values[first]
-        self.starts = np.concatenate(
-            [[0], np.cumsum(np.bincount(sorted_cells[first], minlength=n_cells))]
-        )
-        self.cumulative, self.fair = self.cumulative[steps], self.fair[steps]
-        if self.keys is not None:
-            self.keys = self.keys[first]
+        if not first.all():  # else every value is the first of its run: nothing to drop
+            counts = np.diff(self.starts)
+            sorted_cells = np.repeat(np.arange(n_cells), counts)
+            first[self.starts[:-1][counts > 0]] = True
+            steps = np.zeros(n + n_cells, dtype=bool)
+            steps[np.flatnonzero(first) + sorted_cells[first]] = True
+            steps[self.starts[1:] + np.arange(n_cells)] = True  # the end of each cell: level 1
+            self.values = self.values[first]
+            self.starts = np.concatenate(
+                [[0], np.cumsum(np.bincount(sorted_cells[first], minlength=n_cells))]
+            )
+            self.cumulative, self.fair = self.cumulative[steps], self.fair[steps]
+            if self.keys is not None:
+                self.keys = self.keys[first]
         changes = self.quantiles[1:] != self.quantiles[:-1]
-        self.levels = self.levels[changes]
-        self.quantiles = np.concatenate([self.quantiles[:1], self.quantiles[1:][changes]])
+        if not changes.all():
+            self.levels = self.levels[changes]
+            self.quantiles = np.concatenate([self.quantiles[:1], self.quantiles[1:][changes]])
 
     def barycenter_quantile(self, u):
         """Q̄(u) for levels ``u`` in [0, 1]."""
@@ -185,7 +191,9 @@ class _Barycenter:
         """
         query_cells = cells.sorted_cells  # the cell of each query sorted by (cell, value)
         if self.keys is None:
-            order, bounds = sort_by_code(values, cells.codes, cells.n_cells, code_rows=cells.rows)
+            order, bounds = sort_by_code(
+                values, cells.codes, cells.n_cells, code_rows=cells.rows, bounds=cells.starts
+            )
             slot, hit, upper = self._locate_per_cell(values[order], bounds)
         else:
             order, _, rank, on_grid, _ = _rank_by_cell(values, cells, cells.n_cells, self.grid)
@@ -213,20 +221,18 @@ class _Barycenter:
         ``values`` of the first value >= each query within its cell, whether the query equals
         a value of its cell, and for those hits the position of the first value > it."""
         below = np.empty(queries.shape[0], dtype=np.intp)
-        hit = np.empty(queries.shape[0], dtype=bool)
-        upper = []
+        above = np.empty(queries.shape[0], dtype=np.intp)
         for cell in range(bounds.shape[0] - 1):
             start, stop = self.starts[cell], self.starts[cell + 1]
             segment = slice(bounds[cell], bounds[cell + 1])
             cell_values, cell_queries = self.values[start:stop], queries[segment]
-            found = np.searchsorted(cell_values, cell_queries, side="left")
-            cell_hit = cell_values[np.minimum(found, stop - start - 1)] == cell_queries
-            hit[segment] = cell_hit
-            below[segment] = found + start
-            if cell_hit.any():
-                found = np.searchsorted(cell_values, cell_queries[cell_hit], side="right")
-                upper.append(found + start)
-        return below, hit, np.concatenate(upper) if upper else np.empty(0, np.intp)
+            below[segment] = np.searchsorted(cell_values, cell_queries, side="left")
+            above[segment] = np.searchsorted(cell_values, cell_queries, side="right")
+            below[segment] += start
+            above[segment] += start
+        # a query equals a value of its cell exactly when values lie between the two sides
+        hit = above > below
+        return below, hit, above[hit]
 
     def _locate_by_keys(self, query_cells, rank, on_grid):
         """The same as :meth:`_locate_per_cell` in one search over the integer keys, from each
@@ -248,10 +254,10 @@ class _Barycenter:
         sorted_weights = None if weights is None else weights[self.order]
         # the mean of values halved cannot overflow; doubled back it is the mean
         half = self.values / 2.0
-        center = 2.0 * np.average(half, weights=sorted_weights)
+        center = 2.0 * _mean(half, sorted_weights)
         deviation = half - center / 2.0
         scale = max(np.max(np.abs(deviation)), _TINY)
-        mean_square = np.average((deviation / scale) ** 2, weights=sorted_weights)
+        mean_square = _mean((deviation / scale) ** 2, sorted_weights)
         widths = np.diff(np.concatenate([[0.0], self.levels, [1.0]]))
         # elementwise products and numpy sums, not BLAS (threaded, slow on a loaded machine)
         barycenter_square = np.sum(widths * ((self.quantiles / 2.0 - center / 2.0) / scale) ** 2)
@@ -592,6 +598,12 @@ def _mix(original, fair, epsilon, mode, draws, stream):
     out = (1 - epsilon) * fair + epsilon * original
     # (1-ε)·fair + ε·y can overshoot [y, fair] by an ulp; a probability must stay <= 1.
     return np.clip(out, np.minimum(original, fair), np.maximum(original, fair), out=out)
+
+
+def _mean(values, weights):
+    """``np.average(values, weights=weights)``; without weights, the plain mean (the same
+    number, without np.average's checks, which cost more than a small column's mean)."""
+    return values.mean() if weights is None else np.average(values, weights=weights)
 
 
 def _median_quantiles(values, level, starts, levels):

@@ -51,6 +51,7 @@ from skfair._utils._frames import as_supported_frame
 from skfair._utils._groups import (
     factorize_groups,
     sensitive_column_positions,
+    split_numeric_frame,
     split_sensitive_column,
 )
 from skfair._utils._random import RowRandom, draw_seed
@@ -325,16 +326,23 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
         if self.sensitive_column is None:
             X = validate_floats(self, X, reset=reset)
         else:
-            validate_data(self, X, skip_check_array=True, reset=reset)
-            sensitive_features, rest = resolve_sensitive(
-                X, sensitive_features, self.sensitive_column
-            )
-            if rest.shape[1] == 0:
-                raise ValueError(
-                    f"sensitive_column={self.sensitive_column!r} leaves no column to repair; "
-                    "the input needs at least one output column besides the sensitive ones."
+            columns = check_columns(self, X, reset=reset)
+            split = None
+            if sensitive_features is None:  # else resolve_sensitive refuses both
+                split = split_numeric_frame(X, self.sensitive_column, columns=columns)
+            if split is not None:
+                sensitive_features, X = split
+            else:
+                sensitive_features, rest = resolve_sensitive(
+                    X, sensitive_features, self.sensitive_column
                 )
-            X = as_floats(rest)
+                if rest.shape[1] == 0:
+                    raise ValueError(
+                        f"sensitive_column={self.sensitive_column!r} leaves no column to "
+                        "repair; the input needs at least one output column besides the "
+                        "sensitive ones."
+                    )
+                X = as_floats(rest)
         _check_finite(X)
         return X, sensitive_features
 
@@ -390,6 +398,37 @@ def validate_floats(estimator, X, *, reset):
         _check_n_features(estimator, X, reset=reset)
         return X
     return validate_data(estimator, X, dtype=np.float64, reset=reset, ensure_all_finite=False)
+
+
+def check_columns(estimator, X, *, reset):
+    """``validate_data(estimator, X, skip_check_array=True, reset=reset)``, the checks of the
+    feature names and number of columns, without scikit-learn's search for a dataframe library
+    when ``X`` is a pandas DataFrame with string column names.
+
+    The names are read as scikit-learn reads them (``np.asarray(X.columns, dtype=object)``,
+    all ``str``); every other case, and any mismatch with the fitted names or number of
+    columns, goes through scikit-learn's check, which warns or raises as it always does.
+    Returns the column names as a list when they were read here (for the caller to reuse),
+    else None.
+    """
+    if type(X).__module__.partition(".")[0] == "pandas" and getattr(X, "ndim", 0) == 2:
+        names = np.asarray(X.columns, dtype=object)
+        columns = names.tolist()
+        if columns and all(type(name) is str for name in columns):
+            if reset:
+                estimator.feature_names_in_ = names
+                estimator.n_features_in_ = names.shape[0]
+                return columns
+            fitted = getattr(estimator, "feature_names_in_", None)
+            if (
+                fitted is not None
+                and fitted.shape == names.shape
+                and getattr(estimator, "n_features_in_", None) == names.shape[0]
+                and (fitted == names).all()
+            ):
+                return columns
+    validate_data(estimator, X, skip_check_array=True, reset=reset)
+    return None
 
 
 def as_floats(X):

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import sys
 
-# Top-level packages whose objects skfair reads natively.
-_NATIVE = {"numpy", "pandas", "builtins", "dask", "scipy"}
+# Top-level packages whose objects skfair reads natively (skfair's own included).
+_NATIVE = {"numpy", "pandas", "builtins", "dask", "scipy", "skfair"}
 
 
 def is_dask_collection(value):

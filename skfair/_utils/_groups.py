@@ -161,8 +161,12 @@ class GroupEncoding:
         raise_unseen = handle_unknown == "error"
         attribute_codes = np.empty((columns[0].shape[0], len(columns)), dtype=np.intp)
         for j, (column, name) in enumerate(zip(columns, names)):
-            values, codes = factorize_column(column, name)
             fitted = self.attribute_labels[j]
+            known = _fitted_string_codes(column, fitted)
+            if known is not None:
+                attribute_codes[:, j] = known
+                continue
+            values, codes = factorize_column(column, name)
             positions = _match_labels(values, fitted, name, raise_unseen=raise_unseen)
             attribute_codes[:, j] = positions[codes]
         if self.n_attributes == 1:
@@ -333,11 +337,61 @@ def split_sensitive_column(X, sensitive_column):
     dropped = set(positions)
     keep = [j for j in range(X.shape[1]) if j not in dropped]
     if is_frame:  # by position: X.drop would also drop other columns of the same name
-        sensitive = X.iloc[:, positions] if is_list else X.iloc[:, positions[0]]
-        contiguous = keep and keep[-1] - keep[0] == len(keep) - 1
-        return sensitive, X.iloc[:, slice(keep[0], keep[-1] + 1) if contiguous else keep]
+        sensitive = _frame_columns(X, sensitive_column, positions, columns)
+        # pandas' take is the cheaper selection; a dask DataFrame has only iloc[:, columns].
+        return sensitive, X.take(keep, axis=1) if hasattr(X, "take") else X.iloc[:, keep]
     sensitive = X[:, positions] if is_list else X[:, positions[0]]
     return sensitive, X[:, keep]
+
+
+def split_numeric_frame(X, sensitive_column, *, columns=None):
+    """``(sensitive values, the other columns as a float64 array)`` of a pandas DataFrame
+    whose other columns all hold numpy numbers, as :func:`split_sensitive_column` followed by
+    the conversion to floats; None for any other input (the caller then takes that path).
+
+    The other columns are read one by one as the arrays pandas holds: selecting them as a
+    DataFrame (a new column index, pyarrow-backed for string labels) costs more than the
+    small repairs that read them. pandas has no public accessor of a column's array that
+    does not build a Series, hence its ``_get_column_array``; without it, None. ``columns``
+    are ``X.columns`` as a list, when the caller has them.
+    """
+    column_array = getattr(X, "_get_column_array", None)
+    if column_array is None or not hasattr(X, "columns") or getattr(X, "ndim", 0) != 2:
+        return None
+    if columns is None:
+        columns = X.columns.tolist()
+    positions = sensitive_column_positions(sensitive_column, len(columns), columns)
+    dropped = set(positions)
+    arrays = [column_array(j) for j in range(len(columns)) if j not in dropped]
+    numeric = all(type(a) is np.ndarray and a.ndim == 1 and a.dtype.kind in "biuf" for a in arrays)
+    if not arrays or not numeric or X.shape[0] == 0:
+        return None
+    floats = np.empty((X.shape[0], len(arrays)), order="F")  # a column at a time, as pandas
+    for j, array in enumerate(arrays):
+        floats[:, j] = array
+    if not isinstance(sensitive_column, (list, tuple, np.ndarray)):
+        values = column_array(positions[0])
+        if type(values) is np.ndarray or _is_arrow_strings(values):  # the Series' values
+            return NamedColumn(values, columns[positions[0]]), floats
+    return _frame_columns(X, sensitive_column, positions, columns), floats
+
+
+@dataclass(frozen=True)
+class NamedColumn:
+    """One column of a DataFrame and its label, read without building a pandas Series:
+    :func:`factorize_groups` and :meth:`GroupEncoding.encode` read it as the Series."""
+
+    values: object
+    name: object
+
+
+def _frame_columns(X, sensitive_column, positions, columns):
+    """The sensitive column(s) of the DataFrame ``X``: a DataFrame for a list, else a Series."""
+    if isinstance(sensitive_column, (list, tuple, np.ndarray)):
+        return X.take(positions, axis=1)
+    if isinstance(sensitive_column, str) and columns.count(sensitive_column) == 1:
+        return X[sensitive_column]  # a column looked up by name, cheaper than by position
+    return X.iloc[:, positions[0]]
 
 
 def sensitive_column_positions(sensitive_column, n_columns, columns=None):
@@ -422,13 +476,15 @@ def _as_columns(sensitive_features, n_samples, argument="sensitive_features"):
             raise ValueError(f"{argument} is a DataFrame with no columns.")
         columns = [_column_values(sensitive_features.iloc[:, j]) for j in range(len(names))]
         one_dimensional, named = False, True
-    elif (
+    elif isinstance(sensitive_features, NamedColumn) or (
         hasattr(sensitive_features, "dtype")
         and hasattr(sensitive_features, "name")
         and (hasattr(sensitive_features, "iloc"))
     ):  # pandas Series
         name = sensitive_features.name
         names = [str(name) if name is not None else argument]
+        if isinstance(sensitive_features, NamedColumn):
+            sensitive_features = sensitive_features.values
         columns = [_column_values(sensitive_features)]
         one_dimensional, named = True, name is not None
     else:
@@ -473,6 +529,10 @@ def _column_values(column):
     dtype = getattr(column, "dtype", None)
     if dtype is not None and getattr(dtype, "name", None) == "category":
         return column  # handled by factorize_column through .cat
+    if _is_arrow_strings(column):
+        return column  # factorised by pyarrow (factorize_column)
+    if _is_arrow_strings(getattr(column, "array", None)):
+        return column.array
     if hasattr(column, "to_numpy"):
         # Nullable pandas dtypes come out as object arrays holding pd.NA, which
         # _factorize_objects reports as missing.
@@ -541,12 +601,27 @@ def factorize_column(column, name, what="sensitive feature", *, missing="raise",
     types that would be ambiguous (1 and "1"); ``mixed="by_type"`` keeps them apart and sorts
     them by type and text.
     """
+    if _is_arrow_strings(column):
+        factorized = _factorize_arrow_strings(column)
+        if factorized is not None:
+            return factorized
+        column = column.to_numpy()  # missing values: the general path below reports them
     if _is_categorical(column):
         absent = np.asarray(_categorical(column).codes) < 0
     else:
         column = np.asarray(column)
         if column.ndim != 1:
             raise ValueError(f"{what} '{name}' must be 1-D, got shape {column.shape}.")
+        if column.dtype.kind == "O":
+            # The hash table that finds the distinct values also finds pandas' missing ones
+            # (code -1): without those, only the distinct values need the elementwise test.
+            hashed = _hash_objects(column)
+            if (
+                hashed is not None
+                and not (hashed[0] < 0).any()
+                and not missing_mask(hashed[1]).any()
+            ):
+                return _factorize_objects(column, name, what, mixed, hashed=hashed)
         absent = missing_mask(column)
     if not absent.any():
         return _factorize_present(column, name, what, mixed)
@@ -570,6 +645,56 @@ def column_codes(column):
         column = np.asarray(column, dtype=object)
     values, codes = factorize_column(column, "column", "column", missing="last", mixed="by_type")
     return len(values) + int(codes.size > 0 and codes.max() == len(values)), codes
+
+
+def _is_arrow_strings(column):
+    """Whether ``column`` is a pandas string array stored by pyarrow (pandas' default string
+    dtype when pyarrow is installed)."""
+    dtype = getattr(column, "dtype", None)
+    return (
+        type(dtype).__name__ == "StringDtype"
+        and getattr(dtype, "storage", None) == "pyarrow"
+        and hasattr(column, "__arrow_array__")
+    )
+
+
+def _factorize_arrow_strings(column):
+    """:func:`factorize_column` of a pyarrow-backed pandas string array without missing
+    values, by pyarrow's dictionary encoding (no Python string per row): the values and
+    codes of the object path, which sorts the distinct strings the same way. None when the
+    column has missing values."""
+    import pyarrow as pa
+
+    strings = column.__arrow_array__()
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.chunk(0) if strings.num_chunks == 1 else strings.combine_chunks()
+    if strings.null_count:
+        return None
+    encoded = strings.dictionary_encode()
+    values = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+    order = np.argsort(values.astype(str), kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.shape[0])
+    return values[order], rank[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+def _fitted_string_codes(column, fitted):
+    """Position in ``fitted`` (distinct strings) of each value of a pyarrow-backed pandas
+    string column, by one pyarrow lookup (no factorisation of the column); None when the
+    column is another kind, ``fitted`` holds anything but strings, or a value is missing or
+    not in ``fitted`` (the general path then reports it or codes it as unseen)."""
+    if not _is_arrow_strings(column) or not all(isinstance(label, str) for label in fitted):
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    strings = column.__arrow_array__()
+    if strings.null_count:
+        return None
+    positions = pc.index_in(strings, value_set=pa.array(fitted.tolist(), type=strings.type))
+    if positions.null_count:
+        return None
+    return positions.to_numpy(zero_copy_only=False)
 
 
 def _is_categorical(column):
@@ -633,17 +758,25 @@ def _factorize_floats(array):
     return values[order], rank[codes]
 
 
-def _factorize_objects(array, name, what, mixed):
-    """Values equal under ``==`` are one value (1, 1.0 and True, as for pandas); a hash table
-    (pandas, when installed) finds them in linear time, a sort otherwise: the same values and
-    codes either way."""
+def _hash_objects(array):
+    """``(codes, distinct values)`` of an object array by pandas' hash table (missing values
+    coded -1), or None without pandas."""
     try:
         import pandas as pd
     except ImportError:  # pragma: no cover - exercised without pandas only
-        pd = None
-    if pd is not None:
-        codes, values = pd.factorize(array, sort=False, use_na_sentinel=True)
-        values = np.asarray(values, dtype=object)
+        return None
+    codes, values = pd.factorize(array, sort=False, use_na_sentinel=True)
+    return codes, np.asarray(values, dtype=object)
+
+
+def _factorize_objects(array, name, what, mixed, hashed=None):
+    """Values equal under ``==`` are one value (1, 1.0 and True, as for pandas); a hash table
+    (pandas, when installed) finds them in linear time, a sort otherwise: the same values and
+    codes either way. ``hashed`` is :func:`_hash_objects` of ``array`` when already made."""
+    if hashed is None:
+        hashed = _hash_objects(array)
+    if hashed is not None:
+        codes, values = hashed
     else:  # pragma: no cover - exercised without pandas only
         try:
             values, codes = np.unique(array, return_inverse=True)
@@ -704,8 +837,12 @@ def _match_labels(values, fitted, name, *, raise_unseen=True):
 
     With ``raise_unseen=False`` unseen values get the position -1 instead.
     """
-    fitted_keys = np.array([_label_key(v) for v in fitted.tolist()], dtype=object)
-    value_keys = np.array([_label_key(v) for v in values.tolist()], dtype=object)
+    fitted_keys = [_label_key(v) for v in fitted.tolist()]
+    value_keys = [_label_key(v) for v in values.tolist()]
+    if value_keys == fitted_keys and len(set(fitted_keys)) == len(fitted_keys):
+        return np.arange(len(fitted_keys))  # the values seen at fit, in the same order
+    fitted_keys = np.array(fitted_keys, dtype=object)
+    value_keys = np.array(value_keys, dtype=object)
     order = np.argsort(fitted_keys.astype(str), kind="stable")
     sorted_keys = fitted_keys[order].astype(str)
     position = np.searchsorted(sorted_keys, value_keys.astype(str))

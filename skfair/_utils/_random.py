@@ -137,10 +137,17 @@ class RowRandom:
         return self.rows.shape[0]
 
     def uniform(self, *stream):
-        start = np.random.SeedSequence([self.seed, *stream]).generate_state(1, np.uint64)
+        start = _stream_start(self.seed, stream)
         with np.errstate(over="ignore"):
             state = (self.rows.astype(np.uint64) + np.uint64(1)) * GOLDEN_GAMMA + start
         return to_unit_interval(splitmix64(state))
+
+
+@functools.lru_cache(maxsize=1024)
+def _stream_start(seed, stream):
+    """Where the counter of ``(seed, *stream)`` starts: a SeedSequence takes longer to make
+    than a few thousand draws, and a repair draws one stream per column at every call."""
+    return np.random.SeedSequence([seed, *stream]).generate_state(1, np.uint64)[0]
 
 
 # --------------------------------------------------------------------------------------------

@@ -201,15 +201,32 @@ class CorrelationRemover(_BaseRepair):
         return self
 
     def _apply_maps(self, X, codes, draws):
-        return X - (self.alpha * (self.group_means_ - self.mean_))[codes]
+        shift = self.alpha * (self.group_means_ - self.mean_)
+        # The offsets of the rows are gathered into a new array and subtracted in place: a
+        # second array of the size of X (fresh pages to fault in) would cost more than the
+        # subtraction itself.
+        if X.flags.f_contiguous and not X.flags.c_contiguous:
+            # columns contiguous (a DataFrame's layout): the offsets gathered column-major too
+            out = shift.T[:, codes]
+            return np.subtract(X.T, out, out=out).T
+        out = shift[codes]
+        return np.subtract(X, out, out=out)
 
 
 def _sum_by_group(codes, values):
-    """Sums of the rows of ``values`` (n, n_features) per group code."""
-    n_groups = int(codes.max()) + 1
-    return np.column_stack(
-        [np.bincount(codes, weights=column, minlength=n_groups) for column in values.T]
-    ).reshape(n_groups, values.shape[1])
+    """Sums of the rows of ``values`` (n, n_features) per group code: one bincount over the
+    (group, column) cells of every entry, which adds each cell's entries in row order, as a
+    bincount per column does."""
+    n_groups, n_features = int(codes.max()) + 1, values.shape[1]
+    starts = codes.astype(np.intp) * n_features
+    if values.flags.f_contiguous and not values.flags.c_contiguous:
+        # column by column (a DataFrame's layout), with no copy of the values: each cell's
+        # entries are still added in row order
+        cells, values = np.arange(n_features)[:, None] + starts, values.T
+    else:
+        cells = starts[:, None] + np.arange(n_features)
+    sums = np.bincount(cells.ravel(), weights=values.ravel(), minlength=n_groups * n_features)
+    return sums.reshape(n_groups, n_features)
 
 
 def _sums_chunk(statistic, *parts, n_keys, n_features):

@@ -54,11 +54,11 @@ from skfair.reductions._oracle import BestResponse
 _FEASIBLE = 1e-12
 # Seeds tried for the randomised decisions on the fitting rows (see _choose_draws).
 _SEED_CANDIDATES = 32
-# The hint of the TypeError raised by fit on dask input.
+# The hint of the TypeError raised by fit on dask input; {learner} names the base learner.
 FIT_ON_DASK = (
-    "Each best response refits the base learner on all rows. Fit on an in-memory sample "
-    "(e.g. ddf.sample(frac=...).compute()); predict and predict_proba then accept dask "
-    "collections and run block by block."
+    "Each best response refits the base learner ({learner}) on all rows, in memory. Fit on "
+    "an in-memory sample (e.g. ddf.sample(frac=...).compute()); predict and predict_proba "
+    "then accept dask collections and run block by block."
 )
 
 
@@ -140,7 +140,10 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
     def _problem(self, X, y, sample_weight, sensitive_features, fit_params):
         """Validate the input and build the moments, the hypotheses and the oracle."""
         name = f"{type(self).__name__}.fit"
-        check_in_memory(name, X, y, sensitive_features, sample_weight, hint=FIT_ON_DASK)
+        learner = type(self.estimator).__name__
+        check_in_memory(
+            name, X, y, sensitive_features, sample_weight, hint=FIT_ON_DASK.format(learner=learner)
+        )
         regression = is_regressor(self.estimator)
         self._check_constraint(regression)
         data = self._data(X, y, sample_weight, sensitive_features, reset=True)

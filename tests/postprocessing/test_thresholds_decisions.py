@@ -16,6 +16,7 @@ from test_thresholds import ScoreColumn, make_scores, on_scores
 import skfair
 from skfair._utils._compat import threadpool_limits
 from skfair.postprocessing import GroupThresholdClassifier
+from skfair.postprocessing._rules._threshold_lp import _vertex_pairs
 
 
 def repeated_rows(n_distinct=60, copies=25, seed=0):
@@ -355,3 +356,11 @@ def test_postprocessing_reads_private_scikit_learn_api_through_compat_only():
                 if private:
                     offenders.append(f"{path.name}: from {node.module} import {private}")
     assert not offenders, offenders
+
+
+@pytest.mark.parametrize("n_vertices", [0, 1, 2, 3, 7, 40])
+def test_vertex_pairs_are_numpys_upper_triangle(n_vertices):
+    """The least-spread search's pairs i < j, in numpy's order."""
+    expected = np.triu_indices(n_vertices, k=1)
+    for got, want in zip(_vertex_pairs(n_vertices), expected):
+        np.testing.assert_array_equal(got, want)

@@ -546,8 +546,15 @@ def test_dask_fit_raises_and_predict_runs_by_blocks(two_groups):
         LogisticRegression(), eps=0.02, predict_method="randomized", random_state=0
     ).fit(X[:, :2], y, sensitive_features=group)
     X_dask = da.from_array(X[:, :2], chunks=(400, 2))
-    with pytest.raises(TypeError, match="in-memory sample"):
-        ExponentiatedGradient(LogisticRegression()).fit(X_dask, y, sensitive_features=group)
+    # refused at once, naming the base learner that fits in memory, for both reductions and
+    # whichever argument is the dask collection
+    y_dask = da.from_array(y, chunks=400)
+    for reduction, arguments in [
+        (ExponentiatedGradient, (X_dask, y)),
+        (GridSearch, (X[:, :2], y_dask)),
+    ]:
+        with pytest.raises(TypeError, match=r"base learner \(LogisticRegression\).*in-memory"):
+            reduction(LogisticRegression()).fit(*arguments, sensitive_features=group)
     np.testing.assert_array_equal(model.predict(X_dask).compute(), model.predict(X[:, :2]))
     np.testing.assert_allclose(model.predict_proba(X_dask).compute(), model.predict_proba(X[:, :2]))
     # a dask DataFrame, partition by partition, the sensitive column dropped in each

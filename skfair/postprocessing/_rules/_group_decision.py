@@ -43,7 +43,7 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
         """Set ``estimator_`` and return the scores the rule is chosen on."""
         if isinstance(self.estimator, FrozenEstimator):
             self.estimator_ = self.estimator
-            return self._scores(self.estimator_, X)
+            return self._scores(_scored_model(self.estimator_), X)
         scores = self._out_of_fold_scores(X, y, routed)
         self.estimator_ = clone(self.estimator).fit(X, y, **routed.estimator.fit)
         return scores
@@ -84,7 +84,7 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
         sensitive, X_model = resolve_sensitive(
             X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
         )
-        scores = self._scores(self.estimator_, X_model)
+        scores = self._scores(_scored_model(self.estimator_), X_model)
         codes = encode_groups(self, self._encoding, sensitive, scores.shape[0])
         return scores, codes, X_model
 
@@ -120,9 +120,11 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        estimator_tags = get_tags(self.estimator)
+        # a frozen model's input tags are its model's (read without FrozenEstimator's copy)
+        model = _scored_model(self.estimator)
+        estimator_tags = get_tags(model)
         tags.input_tags.sparse = estimator_tags.input_tags.sparse
-        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
+        tags.input_tags.allow_nan = _model_allows_nan(model, estimator_tags)
         tags.input_tags.string = self.sensitive_column is not None
         return tags
 
@@ -147,6 +149,13 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
                 method_mapping=MethodMapping().add(caller="fit", callee="split"),
             )
         )
+
+
+def _scored_model(estimator):
+    """The model whose scores are read: a frozen model's own, which has the same methods,
+    without the deep copy of its tags that :class:`~sklearn.frozen.FrozenEstimator` makes at
+    each look-up (the scorer reads them to tell a classifier)."""
+    return estimator.estimator if isinstance(estimator, FrozenEstimator) else estimator
 
 
 def _fit_and_score(estimator, X, y, train, test, fit_params, score):

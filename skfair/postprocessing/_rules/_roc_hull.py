@@ -20,7 +20,8 @@ Fawcett, T. and Niculescu-Mizil, A. (2007). PAV and the ROC convex hull. Machine
 from __future__ import annotations
 
 import numpy as np
-from sklearn.isotonic import isotonic_regression
+
+from skfair._utils._compat import increasing_isotonic_fit
 
 
 def cut_points(scores):
@@ -37,7 +38,7 @@ def cut_points(scores):
     middle = upper / 2 + lower / 2  # halves first: no overflow near the float64 maximum
     # adjacent floats have no float strictly between them: keep the upper score itself
     middle = np.where((middle > lower) & (middle <= upper), middle, upper)
-    return np.r_[middle, -np.inf]
+    return np.append(middle, -np.inf)
 
 
 def roc_points(positive, negative):
@@ -72,13 +73,11 @@ def upper_hull(scores, positive, negative):
     total = positive + negative
     # Isotonic (increasing in the score) regression of the positive share: blocks pooled
     # together lie under one hull segment, and the segment's slope is their pooled share.
-    fitted = isotonic_regression(
-        (positive / total)[::-1], sample_weight=total[::-1], increasing=True
-    )[::-1]
-    ends = np.flatnonzero(np.r_[fitted[1:] != fitted[:-1], True])  # last block of each segment
+    fitted = increasing_isotonic_fit((positive / total)[::-1], total[::-1])[::-1]
+    ends = np.flatnonzero(np.append(fitted[1:] != fitted[:-1], True))  # each segment's last block
     fpr, tpr = roc_points(positive, negative)
-    vertices = np.r_[0, ends + 1]
-    return fpr[vertices], tpr[vertices], np.r_[np.inf, cut_points(scores)[ends]]
+    vertices = np.concatenate([[0], ends + 1])
+    return fpr[vertices], tpr[vertices], np.concatenate([[np.inf], cut_points(scores)[ends]])
 
 
 def point_on_hull(fpr, tpr, thresholds, x):

@@ -134,9 +134,8 @@ def solve_thresholds(geometries, constraint, objective, tolerance, *, cost=None)
     objective_cost = np.zeros(n_variables)  # minimised: minus the objective's linear part
     objective_cost[:n_mix] = beta * neg[group_of] * fpr - alpha * pos[group_of] * tpr
     mixing = np.arange(n_mix)
-    A_eq = csr_matrix(
-        (np.ones(n_mix), (group_of, mixing)), shape=(n_groups, n_variables)
-    )  # each group's weights sum to one
+    # each group's weights sum to one
+    A_eq = _matrix(np.ones(n_mix), group_of, mixing, (n_groups, n_variables))
 
     rows, cols, values, bounds = [], [], [], []
     n_rows = 0
@@ -161,9 +160,8 @@ def solve_thresholds(geometries, constraint, objective, tolerance, *, cost=None)
         values.append([1.0, -1.0])
         bounds.append([float(tolerance)])
         n_rows += 1
-    matrix = csr_matrix(
-        (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
-        shape=(n_rows, n_variables),
+    matrix = _matrix(
+        np.concatenate(values), np.concatenate(rows), np.concatenate(cols), (n_rows, n_variables)
     )
     result = solve_lp(
         objective_cost,
@@ -180,6 +178,20 @@ def solve_thresholds(geometries, constraint, objective, tolerance, *, cost=None)
         np.bincount(group_of, weights * fpr, minlength=n_groups) / total,
         np.bincount(group_of, weights * tpr, minlength=n_groups) / total,
     )
+
+
+# Constraint matrices of at most this many entries are built dense: scipy's sparse
+# constructors cost more than the small programs' HiGHS solve.
+_DENSE_ENTRIES = 1 << 16
+
+
+def _matrix(values, rows, cols, shape):
+    """The matrix with ``values`` at ``(rows, cols)`` (distinct), dense when small."""
+    if shape[0] * shape[1] > _DENSE_ENTRIES:
+        return csr_matrix((values, (rows, cols)), shape=shape)
+    matrix = np.zeros(shape)
+    matrix[rows, cols] = values
+    return matrix
 
 
 def _region_vertices(geometry):
@@ -253,7 +265,7 @@ def _least_spread_mixture(geometry, x, y):
     once from the vertices.
     """
     fpr, tpr, thresholds = geometry.hull
-    pairs = np.triu_indices(len(fpr), k=1)
+    pairs = _vertex_pairs(len(fpr))
     best, best_spread = None, np.inf
     # By blocks of pairs, so that memory stays bounded for hulls of thousands of vertices.
     for start in range(0, pairs[0].size, _PAIRS_PER_BLOCK):
@@ -264,61 +276,82 @@ def _least_spread_mixture(geometry, x, y):
     return best, best_spread
 
 
+def _vertex_pairs(n):
+    """``np.triu_indices(n, k=1)``: the pairs ``i < j`` in row order, without its n x n mask."""
+    counts = np.arange(n - 1, -1, -1)
+    first = np.repeat(np.arange(n), counts)
+    starts = np.cumsum(counts) - counts  # position of each row's first pair
+    second = np.arange(first.size) - starts[first] + first + 1
+    return first, second
+
+
 # Vertex pairs examined at once by _least_spread_mixture.
 _PAIRS_PER_BLOCK = 1 << 18
 
 
 def _least_spread_of(geometry, x, y, i, j):
-    """:func:`_least_spread_mixture` over the vertex pairs ``(i, j)``."""
+    """:func:`_least_spread_mixture` over the vertex pairs ``(i, j)``.
+
+    Both third points at once (row 0: "nobody" ``(0, 0)``, row 1: "everybody" ``(1, 1)``);
+    the first candidate of least spread wins, "nobody" before "everybody", pairs in order.
+    """
     fpr, tpr, thresholds = geometry.hull
-    best, best_spread = None, np.inf
-    for anchor in (0.0, 1.0):  # the third point: (0, 0) "nobody" or (1, 1) "everybody"
-        # (x, y) - anchor = a (V_i - anchor) + c (V_j - anchor), by Cramer's rule
-        xi, yi, xj, yj = fpr[i] - anchor, tpr[i] - anchor, fpr[j] - anchor, tpr[j] - anchor
-        det = xi * yj - xj * yi
-        with np.errstate(divide="ignore", invalid="ignore"):  # det 0: not a triangle
-            a = ((x - anchor) * yj - xj * (y - anchor)) / det
-            c = (xi * (y - anchor) - (x - anchor) * yi) / det
-            inside = (np.abs(det) > 1e-12) & (a >= -1e-12) & (c >= -1e-12) & (a + c <= 1 + 1e-12)
-        if not inside.any():
-            continue
-        a, c = np.clip(a[inside], 0, 1), np.clip(c[inside], 0, 1)
-        vi, vj = i[inside], j[inside]
-        # Scores above V_i's cut pass both vertex rules, those between the cuts V_j's only.
-        if anchor == 0.0:
-            levels = np.stack([a + c, c, np.zeros_like(a)])
-        else:
-            levels = np.stack([np.ones_like(a), 1 - a, np.clip(1 - a - c, 0, 1)])
-        spread = levels * (1 - levels)
-        spread = sum(
-            (
-                spread[0] * share[vi]
-                + spread[1] * (share[vj] - share[vi])
-                + spread[2] * (1 - share[vj])
-            )
-            / total
-            for share, total in ((tpr, geometry.positive), (fpr, geometry.negative))
+    anchor = np.array([[0.0], [1.0]])
+    # (x, y) - anchor = a (V_i - anchor) + c (V_j - anchor), by Cramer's rule
+    xi, yi, xj, yj = fpr[i] - anchor, tpr[i] - anchor, fpr[j] - anchor, tpr[j] - anchor
+    det = xi * yj - xj * yi
+    with np.errstate(divide="ignore", invalid="ignore"):  # det 0: not a triangle
+        a = ((x - anchor) * yj - xj * (y - anchor)) / det
+        c = (xi * (y - anchor) - (x - anchor) * yi) / det
+        inside = (np.abs(det) > 1e-12) & (a >= -1e-12) & (c >= -1e-12) & (a + c <= 1 + 1e-12)
+    everybody, pair = np.nonzero(inside)
+    if pair.size == 0:
+        return None, np.inf
+    a, c = np.clip(a[inside], 0, 1), np.clip(c[inside], 0, 1)
+    vi, vj = i[pair], j[pair]
+    # Scores above V_i's cut pass both vertex rules, those between the cuts V_j's only.
+    levels = np.where(
+        everybody == 0,
+        np.stack([a + c, c, np.zeros_like(a)]),
+        np.stack([np.ones_like(a), 1 - a, np.clip(1 - a - c, 0, 1)]),
+    )
+    variance = levels * (1 - levels)
+    spread = [
+        (
+            variance[0] * share[vi]
+            + variance[1] * (share[vj] - share[vi])
+            + variance[2] * (1 - share[vj])
         )
-        k = int(np.argmin(spread))
-        if spread[k] < best_spread:
-            best_spread = float(spread[k])
-            probabilities = tuple(_snap(float(level)) for level in levels[:, k])
-            best = _normal_rule(thresholds[vi[k]], thresholds[vj[k]], probabilities)
-    return best, best_spread
+        / total
+        for share, total in ((tpr, geometry.positive), (fpr, geometry.negative))
+    ]
+    spread = spread[0] + spread[1]
+    k = int(np.argmin(spread))
+    probabilities = tuple(_snap(float(level)) for level in levels[:, k])
+    return _normal_rule(thresholds[vi[k]], thresholds[vj[k]], probabilities), float(spread[k])
 
 
 def _spread(geometry, rule):
     """``Var(TPR) + Var(FPR)`` of the rule's independent decisions on the group's rows (rows
     of weight ``w`` counted as ``w`` rows)."""
-    scores, positive, negative = geometry.blocks
-    cuts = np.searchsorted(-scores, [-rule.upper, -rule.lower], side="right")
     levels = np.asarray(rule.probabilities)
+    variance = levels * (1 - levels)
     spread = 0.0
-    for weights, total in ((positive, geometry.positive), (negative, geometry.negative)):
-        cumulative = np.concatenate([[0.0], np.cumsum(weights)])
-        runs = np.diff(np.r_[0.0, cumulative[cuts], cumulative[-1]])
-        spread += float(levels * (1 - levels) @ (runs / total)) / total
+    for runs, total in zip(_level_runs(geometry, rule), (geometry.positive, geometry.negative)):
+        spread += float(variance @ (runs / total)) / total
     return spread
+
+
+def _level_runs(geometry, rule):
+    """The weight of positives and of negatives at each of the rule's three levels."""
+    scores, positive, negative = geometry.blocks
+    # Scores decrease: the rule's three levels cover three consecutive runs of blocks.
+    cuts = np.searchsorted(-scores, [-rule.upper, -rule.lower], side="right")
+    runs = []
+    for weights in (positive, negative):
+        cumulative = np.concatenate([[0.0], np.cumsum(weights)])
+        runs.append(np.diff(np.concatenate([[0.0], cumulative[cuts], cumulative[-1:]])))
+    return runs
 
 
 def _normal_rule(upper, lower, probabilities):
@@ -354,19 +387,13 @@ def _snap(probability):
 
 def rule_rates(geometry, rule):
     """Expected (FPR, TPR) of ``rule`` on a group's blocks (NaN where undefined)."""
-    scores, positive, negative = geometry.blocks
-    # Scores decrease: the rule's three levels cover three consecutive runs of blocks.
-    cuts = np.searchsorted(-scores, [-rule.upper, -rule.lower], side="right")
     levels = np.asarray(rule.probabilities)
+    positive_runs, negative_runs = _level_runs(geometry, rule)
 
-    def expected(weights, total):
-        if total <= 0:
-            return np.nan
-        cumulative = np.concatenate([[0.0], np.cumsum(weights)])
-        runs = np.diff(np.r_[0.0, cumulative[cuts], cumulative[-1]])
-        return float(levels @ runs / total)
+    def expected(runs, total):
+        return np.nan if total <= 0 else float(levels @ runs / total)
 
-    return expected(negative, geometry.negative), expected(positive, geometry.positive)
+    return expected(negative_runs, geometry.negative), expected(positive_runs, geometry.positive)
 
 
 def full_roc(geometry):
