@@ -43,18 +43,22 @@ def raw(filename):
     return pd.read_csv(DATA / filename, dtype=str, keep_default_na=False)
 
 
+SHAPES = [
+    (load_adult, {}, (32_561, 14), 7_841, 2),
+    (load_adult, {"split": "train"}, (32_561, 14), 7_841, 2),
+    (load_adult, {"split": "test"}, (16_281, 14), 3_846, 2),
+    (load_adult, {"split": "all"}, (48_842, 14), 7_841 + 3_846, 2),
+    (load_german_credit, {}, (1_000, 20), 700, 3),
+    (load_bank_marketing, {}, (45_203, 16), 5_287, 2),
+]
+
+
+# Every configuration as arrays; as frames, one per loader (the frame is built from the same
+# columns whatever the split: test_as_frame_dtypes_and_agreement_with_arrays compares them).
 @pytest.mark.parametrize(
-    ("loader", "kwargs", "shape", "n_positive", "n_sensitive"),
-    [
-        (load_adult, {}, (32_561, 14), 7_841, 2),
-        (load_adult, {"split": "train"}, (32_561, 14), 7_841, 2),
-        (load_adult, {"split": "test"}, (16_281, 14), 3_846, 2),
-        (load_adult, {"split": "all"}, (48_842, 14), 7_841 + 3_846, 2),
-        (load_german_credit, {}, (1_000, 20), 700, 3),
-        (load_bank_marketing, {}, (45_203, 16), 5_287, 2),
-    ],
+    ("loader", "kwargs", "shape", "n_positive", "n_sensitive", "as_frame"),
+    [(*case, False) for case in SHAPES] + [(*SHAPES[k], True) for k in (2, 4, 5)],
 )
-@pytest.mark.parametrize("as_frame", [False, True])
 def test_shapes_and_target_balance(loader, kwargs, shape, n_positive, n_sensitive, as_frame):
     bunch = read(loader, as_frame=as_frame, **kwargs)
     assert bunch.data.shape == shape

@@ -430,6 +430,7 @@ def test_samples_are_drawn_again_on_access_and_match_the_members():
     assert not hasattr(BootstrapEnsemble(LogisticRegression()), "estimators_samples_")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_jobs", [None, 2])
 def test_uncertainty_memory_does_not_grow_with_the_number_of_members(n_jobs):
     # Regression: uncertainty and predict_proba held every member's probabilities at once

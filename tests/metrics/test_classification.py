@@ -323,7 +323,7 @@ def test_float_01_predictions_accepted_and_bool_labels():
 # agreement with the independent oracle
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(binary_data(), st.booleans())
 def test_unsigned_metrics_match_oracle(data, weighted):
     y_true, y_pred, groups, weights = data
@@ -350,7 +350,7 @@ def test_unsigned_metrics_match_oracle(data, weighted):
     )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(binary_data(), st.booleans())
 def test_signed_metrics_match_oracle(data, weighted):
     y_true, y_pred, groups, weights = data
@@ -396,7 +396,7 @@ def multiclass_oracle(y_true, y_pred, groups, weights):
     return u_dp, u_eo
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(
     st.integers(8, 40).flatmap(
         lambda n: st.tuples(
@@ -422,7 +422,7 @@ def test_multiclass_match_oracle(data):
 # properties
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(binary_data(), st.randoms(use_true_random=False))
 def test_permutation_relabelling_duplication_invariance(data, random):
     y_true, y_pred, groups, weights = data
@@ -445,7 +445,7 @@ def test_permutation_relabelling_duplication_invariance(data, random):
             np.testing.assert_allclose(other, base, atol=1e-12)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(binary_data())
 def test_integer_weights_equal_repetition(data):
     y_true, y_pred, groups, weights = data
@@ -466,7 +466,7 @@ def test_integer_weights_equal_repetition(data):
         np.testing.assert_allclose(weighted, repeated, atol=1e-12)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(binary_data())
 def test_two_groups_swap_privileged_flips_sign(data):
     y_true, y_pred, groups, weights = data
@@ -483,7 +483,7 @@ def test_two_groups_swap_privileged_flips_sign(data):
         assert b == pytest.approx(1 / a)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(binary_data())
 def test_fnr_is_minus_tpr_and_worst_case_at_least_mean(data):
     y_true, y_pred, groups, _ = data
@@ -517,7 +517,7 @@ def test_constant_and_perfect_predictions(data, constant):
     assert quiet(equalized_odds_unfairness, y_true, y_true, **kw) == 0.0
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(binary_data())
 def test_two_group_u_dp_closed_form(data):
     _, y_pred, groups, weights = data
@@ -533,7 +533,7 @@ def test_two_group_u_dp_closed_form(data):
     assert 0.0 <= value <= 1.0
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(binary_data())
 def test_bounds(data):
     y_true, y_pred, groups, weights = data

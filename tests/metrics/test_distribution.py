@@ -464,7 +464,7 @@ def _many_groups(seed, n_groups, weighted):
     return scores, groups, weights
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("metric", [wasserstein_bias, ks_bias])
 def test_worst_pair_of_many_groups_equals_brute_force(seed, weighted, metric):

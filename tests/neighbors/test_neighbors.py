@@ -48,7 +48,7 @@ def random_case(rng, n, d, n_values=3, integer=False):
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(datasets())
 def test_exact_engines_equal_bruteforce_bitwise(data):
     X, S = data
@@ -332,7 +332,7 @@ def test_kd_tree_pilot_runs_spread_over_the_anchors():
     assert np.unique(_pilot_runs(300, 128)).size == _pilot_runs(300, 128).size
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(datasets())
 def test_kd_tree_in_principal_coordinates_equals_bruteforce_bitwise(data):
     # Near-ties after the rotation's rounding are resolved by the kernel, within its margin.
@@ -562,7 +562,7 @@ def test_approx_far_candidates_equal_naive_scan(m2):
     np.testing.assert_array_equal(covering[1], exact[1])
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(datasets(), st.integers(1, 5), st.integers(1, 3), st.integers(1, 3))
 def test_approx_is_upper_bound(data, m2, m1, n_e):
     X, S = data
