@@ -13,7 +13,7 @@ from inspect import signature
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils import get_tags
-from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, get_routing_for_object
+from sklearn.utils.metadata_routing import get_routing_for_object
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
@@ -22,6 +22,7 @@ from skfair._base import (
     AccuracyScoreMixin,
     _model_allows_nan,
     check_meta_input,
+    fit_routing,
     lazy_method,
     require_y,
     resolve_sensitive,
@@ -429,14 +430,7 @@ class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMix
             ``sensitive_features`` (and ``sample_weight``, combined with the reweighing
             factors) are consumed here; other fit metadata go to the model's ``fit``.
         """
-        return (
-            MetadataRouter(owner=self)
-            .add_self_request(self)
-            .add(
-                estimator=self.estimator,
-                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
-            )
-        )
+        return fit_routing(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

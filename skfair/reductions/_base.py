@@ -10,7 +10,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, is_regressor
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import Bunch, get_tags
-from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
@@ -20,6 +19,7 @@ from skfair._base import (
     _model_allows_nan,
     accuracy_on_dask,
     check_meta_input,
+    fit_routing,
     lazy_method,
     other_library_names,
     require_y,
@@ -616,14 +616,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
             weight the base learner themselves); other fit metadata go to the base
             learner's ``fit``.
         """
-        return (
-            MetadataRouter(owner=self)
-            .add_self_request(self)
-            .add(
-                estimator=self.estimator,
-                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
-            )
-        )
+        return fit_routing(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -18,7 +18,7 @@ from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import check_cv
 from sklearn.utils import get_tags
-from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
+from sklearn.utils.metadata_routing import MethodMapping
 from sklearn.utils.validation import check_is_fitted, indexable
 
 from skfair._base import (
@@ -27,6 +27,7 @@ from skfair._base import (
     check_meta_input,
     encode_groups,
     fit_groups,
+    fit_routing,
     resolve_sensitive,
 )
 from skfair._utils._compat import (
@@ -138,12 +139,7 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
             go to the wrapped model's ``fit``, split metadata (e.g. ``groups``) to ``cv``.
         """
         return (
-            MetadataRouter(owner=self)
-            .add_self_request(self)
-            .add(
-                estimator=self.estimator,
-                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
-            )
+            fit_routing(self)
             .add(
                 splitter=check_cv(self.cv, classifier=True),
                 method_mapping=MethodMapping().add(caller="fit", callee="split"),
