@@ -332,8 +332,8 @@ def _return_freed_arrays():
     the first large array is freed, arrays of a few MB come from the heap, and the heap keeps
     the memory they leave between the audit's sections (10 to 20 MB of the peak of an audit
     of 10^6 rows, and most of its run-to-run spread). Pages of their own cost time (each
-    array's pages are zeroed anew: the audit of the bundled data took 1.5 s more, and it
-    needs no more memory without), so the command asks for them only for a data file of
+    array's pages are zeroed anew: the audit of the bundled data took 1.7-2 s more system
+    CPU, and it needs no more memory without), so the command asks for them only for a data file of
     8 MiB or more. This process-wide setting is made by the command only, never by the
     library; elsewhere it does nothing.
     """

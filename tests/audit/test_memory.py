@@ -87,3 +87,22 @@ def test_the_cli_keeps_no_arrays_of_rendered_sections(
     assert [section.name for section in computed] == ["groups", "scores", "thresholds"]
     assert all(section.data == {} for section in computed)
     assert all(bool(section.figures) is html for section in computed)
+
+
+def test_freed_arrays_are_returned_to_the_system_only_for_large_files(
+    tmp_path, capsys, monkeypatch, loans_csv
+):
+    # The glibc setting costs time (pages zeroed anew), so the command makes it only for a
+    # data file of _LARGE_FILE_BYTES or more; here the threshold is moved around a small file.
+    import skfair.__main__ as command
+
+    calls = []
+    monkeypatch.setattr(command, "_return_freed_arrays", lambda: calls.append(True))
+    loans_csv(tmp_path / "loans.csv", n=300)
+    size = (tmp_path / "loans.csv").stat().st_size
+    monkeypatch.setattr(command, "_LARGE_FILE_BYTES", size + 1)
+    _audit_json(tmp_path / "loans.csv", capsys, "--sections", "groups")
+    assert calls == []
+    monkeypatch.setattr(command, "_LARGE_FILE_BYTES", size)
+    _audit_json(tmp_path / "loans.csv", capsys, "--sections", "groups")
+    assert calls == [True]
