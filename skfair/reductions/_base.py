@@ -97,6 +97,32 @@ class Problem:
     def is_regression(self):
         return not hasattr(self.moments, "measures")
 
+    def drawn_tables(self, reduction, seeds):
+        """The tables of the randomised decisions on the fitting rows, drawn with each of
+        ``seeds`` in turn, as :meth:`_BaseReduction.predict` draws them (one at a time: the
+        caller stops at the first that meets the bound)."""
+        members = np.flatnonzero(reduction.weights_ > 0)
+        outputs = np.asarray(self.hypotheses.outputs)[members]
+        if self.is_regression:
+            shares = np.broadcast_to(reduction.weights_[members], outputs.T.shape)
+            fallback = outputs[0].astype(np.float64)
+        else:
+            shares = np.zeros((outputs.shape[1], len(reduction.classes_)))
+            for weight, output in zip(reduction.weights_[members], outputs):
+                shares[np.arange(output.shape[0]), output] += weight
+            fallback = shares[:, 0]
+        keys = row_keys(self.oracle.X, fallback)
+        strata = np.zeros(keys.shape[0], dtype=np.intp)
+        for seed in seeds:
+            choice = draw_choices(shares, keys, strata, seed, sampling="row")
+            if self.is_regression:
+                choice = outputs[choice, np.arange(choice.shape[0])]
+            yield self.moments.table(self.codes, self.target, choice, self.sample_weight)
+
+    def n_decided_classes(self, index):
+        """How many classes hypothesis ``index`` predicts on the fitting rows."""
+        return np.unique(self.hypotheses.outputs[index]).size
+
     def default_nu(self, outputs):
         """Half the standard error of the mean loss of ``outputs`` (fairlearn's default): the
         statistical resolution of the objective.
@@ -383,25 +409,13 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         and the randomised rule's summary: the realised error and disparity on the fitting
         rows.
         """
-        hypotheses, moments = problem.hypotheses, problem.moments
-        members = np.flatnonzero(self.weights_ > 0)
-        outputs = np.asarray(hypotheses.outputs)[members]
-        if self._regression:
-            shares = np.broadcast_to(self.weights_[members], outputs.T.shape)
-            fallback = outputs[0].astype(np.float64)
-        else:
-            shares = np.zeros((outputs.shape[1], len(self.classes_)))
-            for weight, output in zip(self.weights_[members], outputs):
-                shares[np.arange(output.shape[0]), output] += weight
-            fallback = shares[:, 0]
-        keys = row_keys(problem.oracle.X, fallback)
-        strata = np.zeros(keys.shape[0], dtype=np.intp)
+        moments = problem.moments
+        seeds = [
+            self._seed if candidate == 0 else _derived_seed(self._seed, candidate)
+            for candidate in range(_SEED_CANDIDATES)
+        ]
         best = None
-        for candidate in range(_SEED_CANDIDATES):
-            seed = self._seed if candidate == 0 else _derived_seed(self._seed, candidate)
-            choice = draw_choices(shares, keys, strata, seed, sampling="row")
-            decisions = outputs[choice, np.arange(choice.shape[0])] if self._regression else choice
-            table = moments.table(problem.codes, problem.target, decisions, problem.sample_weight)
+        for seed, table in zip(seeds, problem.drawn_tables(self, seeds)):
             violation = float(np.max(moments.gamma(table), initial=0.0))
             if best is None or violation < best[0]:
                 best = (violation, seed, moments.error(table), moments.disparity(table))
@@ -577,8 +591,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
                 return
             what = "a mixture of constant predictors"
         else:
-            outputs = problem.hypotheses.outputs[self.best_index_]
-            if np.unique(outputs).size > 1:
+            if problem.n_decided_classes(self.best_index_) > 1:
                 return
             what = "a constant predict (the best single fit that meets the bound is constant)"
         warnings.warn(
