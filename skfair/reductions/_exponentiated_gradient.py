@@ -424,7 +424,7 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     zero = np.zeros(n_constraints)
     first = problem.respond(zero)
     if nu is None:
-        nu = problem.default_nu(problem.last_outputs)
+        nu = problem.default_nu()
     queried, answers, gaps = [zero], [first], []
     if n_constraints == 0 or (hypotheses.gammas[first] <= 0).all():
         # The unconstrained best response meets the bound: it is the solution.

@@ -196,10 +196,11 @@ class BestResponse:
         """Fit the base learner on ``problem``, warm-started from ``previous`` (the learner of
         an earlier response) when allowed."""
         X, labels, params = self._fit_data(problem)
+        previous_classes = getattr(previous, "classes_", None)
         if (
             self.warm_start_parameter is None
             or previous is None
-            or not np.array_equal(getattr(previous, "classes_", None), self._label_set(labels))
+            or not np.array_equal(previous_classes, self._label_set(problem, labels))
         ):
             learner = clone(self.learner)
         else:
@@ -243,8 +244,9 @@ class BestResponse:
             params = {**params, self.weight_parameter: weights}
         return X, labels, params
 
-    def _label_set(self, labels):
-        """The sorted labels a fit is given (to match a warm start's ``classes_``)."""
+    def _label_set(self, problem, labels):
+        """The sorted labels a fit of ``problem`` is given (to match a warm start's
+        ``classes_``)."""
         return np.unique(labels)
 
     def _training_outputs(self, learner):

@@ -10,16 +10,13 @@ says it does not accept dask collections and what to do instead. A name added to
 data for fails here, asking for a recipe.
 """
 
-import contextlib
 import functools
 import importlib
 import inspect
 import warnings
 from pathlib import Path
 
-import dask
 import dask.array as da
-import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
@@ -180,51 +177,6 @@ def _as_dask(arguments):
 
 # --------------------------------------------------------------------------------------------
 # nothing materialised on the client
-
-
-class _Guard:
-    """While on, materialising a dask collection on the client raises."""
-
-    def __init__(self):
-        self.on = True
-
-    @contextlib.contextmanager
-    def off(self):
-        self.on = False
-        try:
-            yield
-        finally:
-            self.on = True
-
-
-@pytest.fixture
-def no_materialisation(monkeypatch):
-    guard = _Guard()
-    collections = (da.Array, dd.DataFrame, dd.Series)
-
-    def guarded(original):
-        def method(*args, **kwargs):
-            if guard.on:
-                raise AssertionError("a dask collection was materialised on the client")
-            return original(*args, **kwargs)
-
-        return method
-
-    compute = dask.compute
-
-    def compute_small(*args, **kwargs):
-        if guard.on and any(isinstance(arg, collections) for arg in args):
-            raise AssertionError("dask.compute of a whole dask collection")
-        return compute(*args, **kwargs)
-
-    for name in ("__array__", "compute", "compute_chunk_sizes"):
-        monkeypatch.setattr(da.Array, name, guarded(getattr(da.Array, name)))
-    for collection in (dd.DataFrame, dd.Series):
-        for name in ("__array__", "compute"):
-            if hasattr(collection, name):
-                monkeypatch.setattr(collection, name, guarded(getattr(collection, name)))
-    monkeypatch.setattr(dask, "compute", compute_small)
-    return guard
 
 
 def _call(function, arguments):
