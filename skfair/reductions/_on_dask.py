@@ -164,12 +164,13 @@ def dask_data(reduction, X, y, sample_weight, sensitive_features):
 
 
 @dataclass(frozen=True)
-class LazyProblem:
-    """The labels and weights of one best-response fit, as lazy arrays; ``key`` identifies it
-    in the cache, ``label_set`` holds the labels it gives."""
+class CellProblem:
+    """One best-response fit: the label and the weight (per unit of sample weight) of the
+    rows of each (group, class) cell; ``key`` identifies it in the cache, ``label_set``
+    holds the labels it gives."""
 
-    labels: object
-    weights: object
+    cell_label: np.ndarray
+    cell_gain: np.ndarray
     key: tuple
     label_set: np.ndarray
 
@@ -218,22 +219,23 @@ class DaskBestResponse(BestResponse):
         positive = gain > 0
         cells = np.arange(gain.shape[0])
         label = np.where(positive.any(axis=1), np.argmax(positive, axis=1), cells % gain.shape[1])
-        inputs = [self.inputs.y, self.inputs.sensitive, self.inputs.sample_weight]
-        common = {"encoding": self.inputs.encoding, "classes": self.classes}
-        labels = map_row_blocks(
-            _cell_values, inputs, dtype=self.classes.dtype, values=self.classes[label], **common
-        )
-        weights = map_row_blocks(
-            _cell_values, inputs, values=gain[cells, label], weighted=True, **common
-        )
         label_set = self.classes[np.unique(label[self.cell_count > 0])]
-        return LazyProblem(labels, weights, key, label_set)
+        return CellProblem(self.classes[label], gain[cells, label], key, label_set)
 
     def constant(self, k):
         return Response(None, None, constant=k)
 
     def _fit_data(self, problem):
-        return self.X_learner, problem.labels, {**self.fit_params, "sample_weight": problem.weights}
+        """The dask X, and the rows' labels and weights as lazy arrays (their cell's)."""
+        inputs = [self.inputs.y, self.inputs.sensitive, self.inputs.sample_weight]
+        common = {"encoding": self.inputs.encoding, "classes": self.classes}
+        labels = map_row_blocks(
+            _cell_values, inputs, dtype=self.classes.dtype, values=problem.cell_label, **common
+        )
+        weights = map_row_blocks(
+            _cell_values, inputs, values=problem.cell_gain, weighted=True, **common
+        )
+        return self.X_learner, labels, {**self.fit_params, "sample_weight": weights}
 
     def _label_set(self, problem, labels):
         return problem.label_set
@@ -256,6 +258,7 @@ class DaskProblem:
     square_weight: float
     constants: dict = field(default_factory=dict)
     class_counts: dict = field(default_factory=dict)
+    indices: dict = field(default_factory=dict)  # hypothesis of each predictor read, by id
     last_index: int | None = None
     is_regression: bool = False
 
@@ -269,9 +272,14 @@ class DaskProblem:
         return self.last_index
 
     def add(self, predictor, outputs):
+        # A response from the oracle's cache is a predictor already read: no second pass.
+        known = self.indices.get(id(predictor))
+        if known is not None:
+            return known
         table, counts = self._pass(_member_chunk, predictor=predictor)
         index = self.hypotheses.add(predictor, table, None)
         self.class_counts.setdefault(index, counts)
+        self.indices[id(predictor)] = index
         return index
 
     def add_constant(self, predictor, k):
