@@ -119,12 +119,9 @@ class NewtonLogisticRegression(ClassifierMixin, BaseEstimator):
         weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
         if isinstance(X, da.Array):
             rows = y.chunks[0]
-            blocks = zip(
-                X.rechunk({0: rows, 1: -1}).to_delayed()[:, 0],
-                y.to_delayed(),
-                weights.rechunk(rows).to_delayed(),
-                strict=True,
-            )
+            # Kept on the workers for the iterations (as dask-ml's solvers persist theirs).
+            X, y, weights = dask.persist(X.rechunk({0: rows, 1: -1}), y, weights.rechunk(rows))
+            blocks = zip(X.to_delayed()[:, 0], y.to_delayed(), weights.to_delayed(), strict=True)
             blocks = list(blocks)
         else:
             blocks = [(X, y, weights)]
@@ -285,7 +282,11 @@ def interleaved(client, dask_data, numpy_data, n, count_only, only, repeat, resu
                     load=os.getloadavg()[0],
                 )
             )
-            print(f"  {where} n={n:.0e} {name}: {wall:.2f} s (median), CPU {cpu:.2f} s", flush=True)
+            print(
+                f"  {where} n={n:.0e} {name}: {wall:.2f} s (median), CPU {cpu:.2f} s, "
+                f"value {results[-1]['value']}",
+                flush=True,
+            )
 
 
 def best_of(call, repeat):

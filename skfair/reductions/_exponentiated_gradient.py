@@ -247,8 +247,9 @@ class ExponentiatedGradient(_BaseReduction):
     reads the data through small tables: one pass gives the weight of each (group, class)
     cell, each best response fits the learner on the dask collections with lazy labels and
     weights (those of the row's cell, block by block), one pass per fit gives its (group,
-    class, prediction) table, and a last pass draws the decisions of every candidate seed on
-    each partition, as :meth:`predict` draws them on a dask collection. Nothing of the length
+    class, prediction) table, and a last pass draws the decisions of the first candidate seed
+    on each partition, as :meth:`predict` draws them on a dask collection (one more pass for
+    the other seeds when they miss the bound). Nothing of the length
     of the data reaches the client; ``objective_`` and ``constraint_gap_`` equal the
     in-memory fit's up to the order of the sums (the drawn decisions too, when no row appears
     twice: the copies of a row share out their draws within a partition, not the whole data).

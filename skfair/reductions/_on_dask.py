@@ -13,9 +13,10 @@ cell_gains`). So on dask collections:
    labels and weights as lazy arrays (the cell's label and gain looked up block by block);
 3. one pass per fitted hypothesis reduces its predictions on each partition to its table
    (the members predict in memory, block by block, as the reduction's ``predict`` does);
-4. after the game, one pass draws the randomised decisions of every candidate seed on each
-   partition, exactly as ``predict`` draws them on a dask collection (each partition is a
-   batch), and reduces them to their tables.
+4. after the game, one pass draws the randomised decisions of the first candidate seed on
+   each partition, exactly as ``predict`` draws them on a dask collection (each partition is
+   a batch), and reduces them to their table; when they do not meet the bound, a second pass
+   does the same for the other candidate seeds together.
 
 Nothing of the length of the data reaches the client; the results equal the in-memory fit's
 up to the order of the sums (and, for the drawn decisions, as long as no row of the data
@@ -301,10 +302,13 @@ class DaskProblem:
         return int(np.count_nonzero(self.class_counts[index]))
 
     def drawn_tables(self, reduction, seeds):
-        """The tables of the randomised decisions drawn with each of ``seeds``, in one pass
-        (each partition drawn as ``predict`` draws it on a dask collection)."""
-        (tables,) = self._pass(_draws_chunk, seeds=tuple(seeds))
-        return list(tables)
+        """The tables of the randomised decisions drawn with each of ``seeds`` (each partition
+        drawn as ``predict`` draws it on a dask collection): the first seed's in one pass
+        (the caller usually stops there), the others' together in a second pass."""
+        for batch in (seeds[:1], seeds[1:]):
+            if batch:
+                (tables,) = self._pass(_draws_chunk, seeds=tuple(batch))
+                yield from tables
 
     def _pass(self, chunk, **kwargs):
         dask = import_dask()
