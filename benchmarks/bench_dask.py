@@ -123,13 +123,14 @@ class NewtonLogisticRegression(ClassifierMixin, BaseEstimator):
             X, y, weights = dask.persist(X.rechunk({0: rows, 1: -1}), y, weights.rechunk(rows))
             blocks = zip(X.to_delayed()[:, 0], y.to_delayed(), weights.to_delayed(), strict=True)
             blocks = list(blocks)
-        else:
-            blocks = [(X, y, weights)]
         coef = np.zeros(X.shape[1] + 1)
         penalty = np.append(np.full(X.shape[1], self.alpha), 0.0)
         for _ in range(self.max_iter):
-            terms = dask.compute(*[dask.delayed(_newton_terms)(*b, coef) for b in blocks])
-            total = sum(terms[1:], terms[0])
+            if isinstance(X, da.Array):
+                terms = dask.compute(*[dask.delayed(_newton_terms)(*b, coef) for b in blocks])
+                total = sum(terms[1:], terms[0])
+            else:  # in memory, in this process
+                total = _newton_terms(X, y, weights, coef)
             step = np.linalg.solve(total[:, 1:] + np.diag(penalty), total[:, 0] + penalty * coef)
             coef = coef - step
             if np.abs(step).max() < self.tol:

@@ -52,7 +52,7 @@ from skfair._dask import (
 )
 from skfair._dask._columns import as_numpy
 from skfair._stats._counts import ArraySums
-from skfair._utils._groups import factorize_groups, split_sensitive_column
+from skfair._utils._groups import factorize_groups
 from skfair._utils._random import draw_choices, row_keys
 from skfair.reductions._oracle import (
     BestResponse,
@@ -116,6 +116,10 @@ def dask_data(reduction, X, y, sample_weight, sensitive_features):
     y_table, sensitive_table, weights, table = labels_and_groups(
         reduction, X, y, sample_weight, sensitive_features, weight_squares=True
     )
+    if sample_weight is not None and _equal_weights(table):
+        # Equal positive weights are no weights, as in memory (check_weights): the learner
+        # then gets the cells' gains alone.
+        sample_weight, weights = None, table.count.astype(np.float64)
     y_table = column_or_1d(y_table, warn=True)
     check_classification_targets(y_table)
     reduction.classes_, target = np.unique(y_table, return_inverse=True)
@@ -127,17 +131,9 @@ def dask_data(reduction, X, y, sample_weight, sensitive_features):
     sensitive, X_model = resolve_sensitive(
         X, sensitive_features, reduction.sensitive_column, drop=reduction.drop_sensitive
     )
-    if reduction.sensitive_column is not None:
-        sensitive = split_sensitive_column(X, reduction.sensitive_column)[0]
     n_rows = y_table.shape[0]
-    if sensitive_table is None:
-        codes, group_labels, groups, encoding = (
-            np.zeros(n_rows, np.intp),
-            list(NO_GROUPS),
-            None,
-            None,
-        )
-    else:
+    codes, group_labels, groups, encoding = np.zeros(n_rows, np.intp), list(NO_GROUPS), None, None
+    if sensitive_table is not None:
         groups = factorize_groups(sensitive_table, n_samples=n_rows)
         codes, group_labels = groups.codes, groups.labels
         empty = np.empty((0, groups.n_attributes), dtype=np.intp)
@@ -161,6 +157,18 @@ def dask_data(reduction, X, y, sample_weight, sensitive_features):
         count=table.count,
         n_samples=int(table.count.sum()),
         square_weight=float(np.sum(squares)),
+    )
+
+
+def _equal_weights(table):
+    """Whether the weights summed in ``table`` (with their squares) are all one positive
+    value: every row's mean weight is the first row's, and its squares sum to mean times
+    weight (no spread within the row), to rounding."""
+    mean = table.weight / table.count
+    return bool(
+        mean[0] > 0
+        and np.allclose(mean, mean[0], rtol=1e-12, atol=0)
+        and np.allclose(table.sums[:, 0], mean[0] * table.weight, rtol=1e-12, atol=0)
     )
 
 
@@ -362,7 +370,8 @@ def _rows(X, y, sensitive, sample_weight, reduction, encoding):
     _, X_model = resolve_sensitive(
         X, None, reduction.sensitive_column, drop=reduction.drop_sensitive
     )
-    target = class_indices(reduction.estimator, y, reduction.classes_)
+    # every label is a class: the classes are the labels of these very partitions
+    target = np.searchsorted(reduction.classes_, y)
     return X_model, _codes(sensitive, encoding, y.shape[0]), target, weights
 
 

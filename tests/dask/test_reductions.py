@@ -109,6 +109,22 @@ def test_grid_search_on_dask_equals_in_memory(
         np.testing.assert_array_equal(got.predict(X), expected.predict(X))
 
 
+def test_equal_weights_are_no_weights_as_in_memory(dask_learner, no_materialisation):
+    # In memory equal positive weights are dropped (the learner gets the cells' gains
+    # alone, the default nu counts the rows); so they are on dask.
+    X, y, group, _ = _data(4)
+    weights = np.full(N, 3.0)
+    model = ExponentiatedGradient(dask_learner(alpha=1.0), eps=0.02, random_state=0)
+    with no_materialisation.off():
+        expected = _fit(model, X, y, weights, group)
+        unweighted = _fit(clone(model), X, y, None, group)
+    got = _fit(clone(model), *_on_dask(CHUNKINGS["regular"], X, y, weights, group))
+    assert expected.nu_ == unweighted.nu_
+    assert got.nu_ == pytest.approx(expected.nu_, rel=1e-9)
+    np.testing.assert_allclose(got.lambda_vecs_, expected.lambda_vecs_, atol=1e-6)
+    assert got.objective_ == pytest.approx(expected.objective_, abs=1e-6)
+
+
 def test_sensitive_column_of_a_dask_array(dask_learner, no_materialisation):
     X, y, group, weights = _data(2)
     codes = np.unique(group, return_inverse=True)[1].astype(np.float64)
@@ -123,6 +139,21 @@ def test_sensitive_column_of_a_dask_array(dask_learner, no_materialisation):
     assert got.n_features_in_ == 4
     with no_materialisation.off():
         np.testing.assert_array_equal(got.predict(X_columns), expected.predict(X_columns))
+
+
+def test_without_sensitive_features_the_unconstrained_fit(dask_learner, no_materialisation):
+    X, y, _, weights = _data(3)
+    model = ExponentiatedGradient(dask_learner(), random_state=0)
+    with no_materialisation.off(), pytest.warns(UserWarning, match="without sensitive"):
+        expected = model.fit(X, y, sample_weight=weights)
+    X_lazy, y_lazy, w_lazy = _on_dask(CHUNKINGS["regular"], X, y, weights)
+    with pytest.warns(UserWarning, match="without sensitive"):
+        got = clone(model).fit(X_lazy, y_lazy, sample_weight=w_lazy)
+    assert got.groups_ == expected.groups_
+    assert got.objective_ == pytest.approx(expected.objective_, abs=1e-9)
+    assert got.n_fits_ == expected.n_fits_ == 1
+    with no_materialisation.off():
+        np.testing.assert_array_equal(got.predict(X), expected.predict(X))
 
 
 def _exploding(shape, chunks):
