@@ -107,8 +107,7 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
     check of it (bounds, slacks and residuals within ``10 * sqrt(1e-9)``). Returns an
     ``OptimizeResult`` with ``x``, ``fun``, ``slack``, ``con``, ``ineqlin`` and ``eqlin``
     (residuals and marginals) as ``linprog`` does; None where the binding is missing or HiGHS
-    does not report an optimum, for
-    ``linprog`` to handle.
+    does not report an optimum, for ``linprog`` to handle.
     """
     if _highs is None:  # pragma: no cover
         return None
