@@ -378,10 +378,14 @@ def main():
     )
     parser.add_argument("--tolerance", type=float, default=0.0, help="with --per-row")
     parser.add_argument("--repeats", type=int, default=3, help="with --per-row, n <= 10^4")
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000, 1_000_000],
+        help="with --per-row, the numbers of rows",
+    )
     args = parser.parse_args()
     if args.per_row:
         per_row_comparison(
-            [1_000, 10_000, 100_000, 1_000_000], ["demographic_parity", "equalized_odds"],
+            args.sizes, ["demographic_parity", "equalized_odds"],
             args.tolerance, args.repeats, args.budget,
         )
         return

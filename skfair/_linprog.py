@@ -55,11 +55,15 @@ class UnsolvedProgram(RuntimeError):
     """No attempt of the solver policy reported an optimum."""
 
 
-def solve_lp(cost, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), what):
+def solve_lp(
+    cost, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), what, presolve=True
+):
     """Minimise ``cost @ x`` subject to ``A_ub @ x <= b_ub``, ``A_eq @ x == b_eq``, bounds.
 
     Parameters are those of :func:`scipy.optimize.linprog` (matrices dense or sparse);
-    ``what`` names the program in the error message.
+    ``what`` names the program in the error message. ``presolve=False`` runs the first
+    attempt without HiGHS's presolve, for programs on which it was measured to cost more
+    than it saves; the fallbacks are the same.
 
     Returns
     -------
@@ -71,8 +75,9 @@ def solve_lp(cost, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, Non
     UnsolvedProgram
         When no attempt does, with HiGHS's last message.
     """
+    first = _TIGHT if presolve else {**_TIGHT, "presolve": "off"}
     result = _highs_dual_simplex(
-        cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, options=_TIGHT
+        cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, options=first
     )
     if result is not None:
         return result
@@ -97,12 +102,12 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
 
     The model and the options are those ``linprog`` builds (scipy 1.15-1.17,
     ``scipy/optimize/_linprog_highs.py``): the constraint matrices as float COO stacked and
-    converted to CSC, infinite bounds as HiGHS's infinity, presolve on, dual simplex, logging
-    off; and the answer is accepted under ``linprog``'s own check of it (bounds, slacks and
-    residuals within ``10 * sqrt(1e-9)``). Returns an ``OptimizeResult`` with ``x``, ``fun``,
-    ``slack``, ``con``, ``ineqlin`` and ``eqlin`` (residuals and marginals) as ``linprog``
-    does; None where the binding is missing or HiGHS does not report an optimum, for
-    ``linprog`` to handle.
+    converted to CSC, infinite bounds as HiGHS's infinity, presolve on (unless ``options`` say
+    ``"off"``), dual simplex, logging off; and the answer is accepted under ``linprog``'s own
+    check of it (bounds, slacks and residuals within ``10 * sqrt(1e-9)``). Returns an
+    ``OptimizeResult`` with ``x``, ``fun``, ``slack``, ``con``, ``ineqlin`` and ``eqlin``
+    (residuals and marginals) as ``linprog`` does; None where the binding is missing or HiGHS
+    does not report an optimum, for ``linprog`` to handle.
     """
     if _highs is None:  # pragma: no cover
         return None

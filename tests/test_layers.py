@@ -19,6 +19,8 @@ as one at the top of a module; the import graph between modules has no circle.
 """
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -219,3 +221,14 @@ def _fake_read(target, text):
         return text if self == target else real(self, *args, **kwargs)
 
     return read_text
+
+
+def test_measuring_and_mitigating_load_neither_matplotlib_nor_dask():
+    # Both are imported lazily, where a figure is drawn or a dask collection is met: a user
+    # who only measures and mitigates in memory does not pay their import.
+    code = (
+        "import sys, skfair.metrics, skfair.postprocessing; "
+        "print(sorted({'matplotlib', 'dask'} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -240,7 +240,7 @@ def test_several_options_keep_each_rows_shares(sampling):
     codes = rng.integers(0, 3, n)
     shares = rng.dirichlet(np.ones(n_options), n)
     shares[:10] = [0.0, 0.0, 1.0, 0.0]  # a certain option
-    n_seeds = 2000
+    n_seeds = 800
     frequency = np.zeros((n, n_options))
     for seed in range(n_seeds):
         choices = draw_choices(shares, keys, codes, seed, sampling=sampling)

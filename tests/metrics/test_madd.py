@@ -472,17 +472,6 @@ def test_scorer_in_cross_validate_and_grid_search(simulation):
     assert np.isfinite(search.best_score_) and search.best_score_ < 0
 
 
-def test_import_does_not_load_matplotlib():
-    import subprocess
-    import sys
-
-    code = (
-        "import sys, skfair.metrics, skfair.postprocessing; "
-        "assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
-
-
 # --------------------------------------------------------------------------------------------
 # Parameters that would allocate huge tables are refused before allocating
 

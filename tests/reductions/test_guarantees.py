@@ -499,9 +499,12 @@ def test_mixture_as_accurate_as_fairlearns_with_four_groups(seed):
 
 
 # fairlearn 0.15's ExponentiatedGradient(LogisticRegression(), DemographicParity(
-# difference_bound=0.02)) on the data of the test below: the expected accuracy of its mixture
-# (_pmf_predict) on the fitting rows, at a demographic-parity gap of 0.0200.
-FAIRLEARN_FOUR_SYNTHETIC_GROUPS = 0.6763
+# difference_bound=0.01)) on the data of the test below (each group within 0.01 of the
+# population, which implies a pairwise gap within 0.02, the bound of the test): the expected
+# accuracy of its mixture (_pmf_predict) on the fitting rows, at a pairwise gap of 0.0198.
+# (At difference_bound=0.02 its mixture reaches 0.6763, at a pairwise gap of 0.040: a looser
+# constraint than the test's.)
+FAIRLEARN_FOUR_SYNTHETIC_GROUPS = 0.6406
 
 
 def test_the_game_moves_on_when_its_saddle_point_is_answered_with_a_known_fit():
@@ -525,5 +528,5 @@ def test_the_game_moves_on_when_its_saddle_point_is_answered_with_a_known_fit():
     accuracy = np.mean(probability * (y == 1) + (1 - probability) * (y == 0))
     assert gap <= 0.02 + 1e-9
     assert model.n_fits_ > 10
-    # Still short of fairlearn's here (0.6625 against 0.6763): a known gap, not a target met.
-    assert accuracy >= FAIRLEARN_FOUR_SYNTHETIC_GROUPS - 0.02
+    # 0.6625: ahead of fairlearn's mixture at the same pairwise bound
+    assert accuracy >= FAIRLEARN_FOUR_SYNTHETIC_GROUPS - 0.002
