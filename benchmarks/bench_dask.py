@@ -15,7 +15,10 @@ numpy passes read arrays already in memory (at the sizes where the data do not f
   three features (the score, a uniform and a normal column), ``GroupThresholdClassifier.fit``
   (equalized odds) of a frozen model whose score is the rounded score column;
 
-each the best of ``--repeat`` passes, and reads each worker's peak resident memory
+and with ``--reductions`` ``ExponentiatedGradient.fit`` (demographic parity, ``eps=0.02``) with
+a weighted logistic regression by Newton's method whose fit takes dask arrays
+(:class:`NewtonLogisticRegression`, each step a pass over the data); each the best of
+``--repeat`` passes, and reads each worker's peak resident memory
 (``getrusage`` in the worker process) and the client's (this process), which must not grow
 with ``n``. The in-memory numpy path runs the same calls on numpy arrays at the smallest size
 in the same run (best of ``--repeat`` too), on one process; the throughput per core compares
@@ -40,6 +43,8 @@ Run from the repository root (the machine is shared: nice)::
         --only madd --interleaved --repeat 7
     PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e7 --chunk 2.5e6 \
         --only GroupThreshold --interleaved --repeat 3
+    PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e6 --chunk 2.5e5 \
+        --reductions --only ExponentiatedGradient --interleaved --repeat 1
 
 Prints markdown tables for benchmarks/RESULTS.md.
 """
@@ -73,8 +78,11 @@ from skfair.metrics import (  # noqa: E402
 )
 from skfair.postprocessing import BarycenterRepair, GroupThresholdClassifier  # noqa: E402
 from skfair.preprocessing import CorrelationRemover  # noqa: E402
+from skfair.reductions import ExponentiatedGradient  # noqa: E402
 
 N_WORKERS = 2
+# Whether the steps include the reductions' fits (--reductions): set once, by main.
+WITH_REDUCTIONS = [False]
 COUNT_TABLE = (
     "statistical_parity_difference",
     "equalized_odds_difference",
@@ -91,6 +99,55 @@ class ScoreColumn(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         return X[:, 0]
+
+
+class NewtonLogisticRegression(ClassifierMixin, BaseEstimator):
+    """L2-penalised weighted logistic regression by Newton's method on numpy or dask arrays:
+    on dask arrays each step adds up the gradient and Hessian terms of the row blocks, each
+    computed on a worker (a (d + 1) x (d + 2) array per block). Its class says that its fit
+    takes dask collections (``__skfair_fits_dask__``); ``predict`` takes numpy blocks."""
+
+    __skfair_fits_dask__ = True
+
+    def __init__(self, alpha=1e-2, max_iter=50, tol=1e-10):
+        self.alpha = alpha
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, X, y, sample_weight=None):
+        self.classes_ = np.array([0, 1])
+        weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        if isinstance(X, da.Array):
+            rows = y.chunks[0]
+            # Kept on the workers for the iterations (as dask-ml's solvers persist theirs).
+            X, y, weights = dask.persist(X.rechunk({0: rows, 1: -1}), y, weights.rechunk(rows))
+            blocks = zip(X.to_delayed()[:, 0], y.to_delayed(), weights.to_delayed(), strict=True)
+            blocks = list(blocks)
+        coef = np.zeros(X.shape[1] + 1)
+        penalty = np.append(np.full(X.shape[1], self.alpha), 0.0)
+        for _ in range(self.max_iter):
+            if isinstance(X, da.Array):
+                terms = dask.compute(*[dask.delayed(_newton_terms)(*b, coef) for b in blocks])
+                total = sum(terms[1:], terms[0])
+            else:  # in memory, in this process
+                total = _newton_terms(X, y, weights, coef)
+            step = np.linalg.solve(total[:, 1:] + np.diag(penalty), total[:, 0] + penalty * coef)
+            coef = coef - step
+            if np.abs(step).max() < self.tol:
+                break
+        self.coef_, self.intercept_ = coef[:-1], coef[-1]
+        return self
+
+    def predict(self, X):
+        return (np.asarray(X) @ self.coef_ + self.intercept_ > 0).astype(np.int64)
+
+
+def _newton_terms(X, y, weights, coef):
+    """The gradient (first column) and the Hessian of the weighted log-loss on a block."""
+    X1 = np.column_stack([X, np.ones(X.shape[0])])
+    p = 1.0 / (1.0 + np.exp(-(X1 @ coef)))
+    residual, curvature = weights * (p - (y == 1)), weights * p * (1.0 - p)
+    return np.column_stack([X1.T @ residual, (X1 * curvature[:, None]).T @ X1])
 
 
 def lazy_data(n, chunk, seed=0):
@@ -161,6 +218,15 @@ def steps(data, count_only):
                 ).fit(data["rounded"], y_true, sensitive_features=group),
             ),
         ]
+    if WITH_REDUCTIONS[0]:
+        calls.append(
+            (
+                "ExponentiatedGradient.fit (demographic parity, Newton logistic regression)",
+                lambda: ExponentiatedGradient(
+                    NewtonLogisticRegression(), eps=0.02, random_state=0
+                ).fit(data["features"], y_true, sensitive_features=group),
+            )
+        )
     return calls
 
 
@@ -177,6 +243,8 @@ def summarise(value):
         value = [value.objective_value_, value.constraint_gap_]
     if isinstance(value, CorrelationRemover):
         value = value.group_means_
+    if isinstance(value, ExponentiatedGradient):
+        value = [value.objective_, value.constraint_gap_, value.n_fits_]
     return np.asarray(value, dtype=float).tolist()
 
 
@@ -215,7 +283,11 @@ def interleaved(client, dask_data, numpy_data, n, count_only, only, repeat, resu
                     load=os.getloadavg()[0],
                 )
             )
-            print(f"  {where} n={n:.0e} {name}: {wall:.2f} s (median), CPU {cpu:.2f} s", flush=True)
+            print(
+                f"  {where} n={n:.0e} {name}: {wall:.2f} s (median), CPU {cpu:.2f} s, "
+                f"value {results[-1]['value']}",
+                flush=True,
+            )
 
 
 def best_of(call, repeat):
@@ -242,7 +314,7 @@ def run_cluster(n, chunk, repeat, count_only, regenerate, results, only=(), nump
         client.run(
             lambda: [
                 __import__(f"skfair.{name}")
-                for name in ("metrics", "postprocessing", "preprocessing")
+                for name in ("metrics", "postprocessing", "preprocessing", "reductions")
             ]
         )
         data = lazy_data(n, chunk)
@@ -305,7 +377,11 @@ def main():
         help="alternate dask and numpy passes at the first size; medians and CPU seconds",
     )
     parser.add_argument("--only", nargs="+", default=(), help="steps whose name starts so")
+    parser.add_argument(
+        "--reductions", action="store_true", help="time ExponentiatedGradient.fit too"
+    )
     args = parser.parse_args()
+    WITH_REDUCTIONS[0] = args.reductions
     chunk = int(args.chunk)
     sizes = [int(n) for n in args.rows]
     results, peaks = [], {}

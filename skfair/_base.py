@@ -31,7 +31,14 @@ from sklearn.utils import Bunch, assert_all_finite, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.validation import check_is_fitted
 
-from skfair._dask import align, map_row_blocks, reduce_blocks, refuse, uses_dask
+from skfair._dask import (
+    align,
+    map_row_blocks,
+    reduce_arguments,
+    reduce_blocks,
+    refuse,
+    uses_dask,
+)
 from skfair._dask._columns import as_numpy
 from skfair._stats._table import DistinctRows
 from skfair._utils._compat import _routing_enabled, process_routing, validate_data
@@ -124,6 +131,32 @@ def resolve_sensitive(X, sensitive_features, sensitive_column, *, drop=True):
         )
     sensitive, rest = split_sensitive_column(X, sensitive_column)
     return sensitive, (rest if drop else X)
+
+
+def record_input_columns(owner, X):
+    """Set ``n_features_in_`` (and ``feature_names_in_``) from a dask collection's metadata."""
+    meta = X._meta if hasattr(X, "columns") else np.empty((0, X.shape[1]))
+    validate_data(owner, meta, skip_check_array=True, reset=True)
+
+
+def labels_and_groups(owner, X, y, sample_weight, sensitive_features, *, weight_squares=False):
+    """First pass of a fit on dask collections: the table of distinct (label, sensitive
+    values) rows with their weights.
+
+    Returns ``(y, sensitive, weights, table)``: the table's rows (in memory), on which the
+    in-memory checks of the target and the groups run, and the
+    :class:`~skfair._stats._table.FrequencyTable` itself (its ``sums`` hold each row's sum of
+    squared weights with ``weight_squares`` and weights).
+    """
+    if owner.sensitive_column is not None:
+        if sensitive_features is not None:
+            resolve_sensitive(X, sensitive_features, owner.sensitive_column)  # raises
+        sensitive_features, _ = split_sensitive_column(X, owner.sensitive_column)
+    arguments = {"y": y, "sensitive_features": sensitive_features, "sample_weight": sample_weight}
+    table = reduce_arguments(
+        arguments, ("y", "sensitive_features", "sample_weight"), weight_squares=weight_squares
+    )
+    return arguments["y"], arguments["sensitive_features"], arguments["sample_weight"], table
 
 
 def require_y(owner, y):

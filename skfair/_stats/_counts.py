@@ -185,3 +185,18 @@ class ValueCount:
 
     def formula(self, merged):
         return merged
+
+
+@dataclass(frozen=True)
+class ArraySums:
+    """Arrays of fixed shapes (count tables) that chunks add up, in two phases: ``chunk``
+    returns a chunk's arrays, ``merge`` adds them element by element."""
+
+    def chunk(self, *arrays):
+        return arrays
+
+    def merge(self, parts):
+        return tuple(sum(arrays[1:], arrays[0]) for arrays in zip(*parts, strict=True))
+
+    def formula(self, merged):
+        return merged

@@ -26,7 +26,7 @@ from skfair._base import (
     resolve_sensitive,
     route_fit_params,
 )
-from skfair._dask import check_in_memory, is_dask_collection, uses_dask
+from skfair._dask import is_dask_collection, uses_dask
 from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
@@ -48,18 +48,18 @@ from skfair.reductions._moments import (
     group_loss_moments,
     loss_values,
 )
+from skfair.reductions._on_dask import (
+    DaskBestResponse,
+    DaskProblem,
+    check_fit_on_dask,
+    dask_data,
+)
 from skfair.reductions._oracle import BestResponse
 
 # Constraint values up to this are met (the linear programs' round-off).
 _FEASIBLE = 1e-12
 # Seeds tried for the randomised decisions on the fitting rows (see _choose_draws).
 _SEED_CANDIDATES = 32
-# The hint of the TypeError raised by fit on dask input; {learner} names the base learner.
-FIT_ON_DASK = (
-    "Each best response refits the base learner ({learner}) on all rows, in memory. Fit on "
-    "an in-memory sample (e.g. ddf.sample(frac=...).compute()); predict and predict_proba "
-    "then accept dask collections and run block by block."
-)
 
 
 @dataclass
@@ -87,6 +87,12 @@ class Problem:
         table = self.moments.table(self.codes, self.target, outputs, self.sample_weight)
         return self.hypotheses.add(predictor, table, outputs)
 
+    def add_constant(self, predictor, k):
+        """Add the constant classifier ``predictor`` of class ``k`` (its table needs no
+        predictions)."""
+        outputs = np.full(len(self.target), k)
+        return self.hypotheses.add(predictor, self.moments.constant_table(k), outputs)
+
     def losses(self, outputs):
         """Per-sample losses of training outputs (0-1 loss, or the regression loss)."""
         if self.is_regression:
@@ -97,15 +103,41 @@ class Problem:
     def is_regression(self):
         return not hasattr(self.moments, "measures")
 
-    def default_nu(self, outputs):
-        """Half the standard error of the mean loss of ``outputs`` (fairlearn's default): the
-        statistical resolution of the objective.
+    def drawn_tables(self, reduction, seeds):
+        """The tables of the randomised decisions on the fitting rows, drawn with each of
+        ``seeds`` in turn, as :meth:`_BaseReduction.predict` draws them (one at a time: the
+        caller stops at the first that meets the bound)."""
+        members = np.flatnonzero(reduction.weights_ > 0)
+        outputs = np.asarray(self.hypotheses.outputs)[members]
+        if self.is_regression:
+            shares = np.broadcast_to(reduction.weights_[members], outputs.T.shape)
+            fallback = outputs[0].astype(np.float64)
+        else:
+            shares = np.zeros((outputs.shape[1], len(reduction.classes_)))
+            for weight, output in zip(reduction.weights_[members], outputs):
+                shares[np.arange(output.shape[0]), output] += weight
+            fallback = shares[:, 0]
+        keys = row_keys(self.oracle.X, fallback)
+        strata = np.zeros(keys.shape[0], dtype=np.intp)
+        for seed in seeds:
+            choice = draw_choices(shares, keys, strata, seed, sampling="row")
+            if self.is_regression:
+                choice = outputs[choice, np.arange(choice.shape[0])]
+            yield self.moments.table(self.codes, self.target, choice, self.sample_weight)
+
+    def n_decided_classes(self, index):
+        """How many classes hypothesis ``index`` predicts on the fitting rows."""
+        return np.unique(self.hypotheses.outputs[index]).size
+
+    def default_nu(self):
+        """Half the standard error of the mean loss of the last response's outputs (fairlearn's
+        default): the statistical resolution of the objective.
 
         The sample size is the total weight (weights count as repeated rows, as in
         scikit-learn), or the effective sample size when that is larger (weights scaled to
         sum to 1).
         """
-        losses = self.losses(outputs)
+        losses = self.losses(self.last_outputs)
         weights = np.ones_like(losses) if self.sample_weight is None else self.sample_weight
         mean = np.average(losses, weights=weights)
         spread = np.sqrt(np.average((losses - mean) ** 2, weights=weights))
@@ -139,14 +171,15 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
 
     def _problem(self, X, y, sample_weight, sensitive_features, fit_params):
         """Validate the input and build the moments, the hypotheses and the oracle."""
-        name = f"{type(self).__name__}.fit"
-        learner = type(self.estimator).__name__
-        check_in_memory(
-            name, X, y, sensitive_features, sample_weight, hint=FIT_ON_DASK.format(learner=learner)
-        )
         regression = is_regressor(self.estimator)
+        on_dask = uses_dask(X, y, sensitive_features, sample_weight)
+        if on_dask:
+            check_fit_on_dask(self, regression)
         self._check_constraint(regression)
-        data = self._data(X, y, sample_weight, sensitive_features, reset=True)
+        if on_dask:
+            data = dask_data(self, X, y, sample_weight, sensitive_features)
+        else:
+            data = self._data(X, y, sample_weight, sensitive_features, reset=True)
         if data.groups is None:
             warnings.warn(
                 f"{type(self).__name__} was fitted without sensitive features (neither "
@@ -167,33 +200,54 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         moments = self._moments(data)
         self.constraint_names_ = list(moments.names)
         classes = None if regression else self.classes_
-        oracle = BestResponse(
-            self.estimator,
-            data.X_model,
-            data.target,
-            data.codes,
-            data.sample_weight,
-            classes=classes,
-            fit_params=fit_params,
-            warm_start=self.warm_start,
-            seed=self._seed,
-        )
-        problem = Problem(
-            moments=moments,
-            hypotheses=Hypotheses(moments),
-            oracle=oracle,
-            codes=data.codes,
-            target=data.target,
-            sample_weight=data.sample_weight,
-            constants={},
-        )
+        if on_dask:
+            cell_count = np.bincount(
+                data.codes * len(classes) + data.target,
+                weights=data.count,
+                minlength=moments.cell_weight.size,
+            )
+            oracle = DaskBestResponse(
+                self.estimator,
+                data.X_model,
+                data.inputs,
+                moments.cell_weight,
+                cell_count,
+                fit_params=fit_params,
+                warm_start=self.warm_start,
+            )
+            problem = DaskProblem(
+                moments=moments,
+                hypotheses=Hypotheses(moments),
+                oracle=oracle,
+                inputs=data.inputs,
+                reduction=self,
+                n_samples=data.n_samples,
+                square_weight=data.square_weight,
+            )
+        else:
+            oracle = BestResponse(
+                self.estimator,
+                data.X_model,
+                data.target,
+                data.codes,
+                data.sample_weight,
+                classes=classes,
+                fit_params=fit_params,
+                warm_start=self.warm_start,
+                seed=self._seed,
+            )
+            problem = Problem(
+                moments=moments,
+                hypotheses=Hypotheses(moments),
+                oracle=oracle,
+                codes=data.codes,
+                target=data.target,
+                sample_weight=data.sample_weight,
+                constants={},
+            )
         if classes is not None:
             for k in range(len(classes)):
-                problem.constants[k] = problem.hypotheses.add(
-                    ConstantClassifier(classes, k),
-                    moments.constant_table(k),
-                    np.full(len(data.target), k),
-                )
+                problem.constants[k] = problem.add_constant(ConstantClassifier(classes, k), k)
         return problem
 
     def _data(self, X, y, sample_weight, sensitive_features, *, reset):
@@ -383,25 +437,13 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         and the randomised rule's summary: the realised error and disparity on the fitting
         rows.
         """
-        hypotheses, moments = problem.hypotheses, problem.moments
-        members = np.flatnonzero(self.weights_ > 0)
-        outputs = np.asarray(hypotheses.outputs)[members]
-        if self._regression:
-            shares = np.broadcast_to(self.weights_[members], outputs.T.shape)
-            fallback = outputs[0].astype(np.float64)
-        else:
-            shares = np.zeros((outputs.shape[1], len(self.classes_)))
-            for weight, output in zip(self.weights_[members], outputs):
-                shares[np.arange(output.shape[0]), output] += weight
-            fallback = shares[:, 0]
-        keys = row_keys(problem.oracle.X, fallback)
-        strata = np.zeros(keys.shape[0], dtype=np.intp)
+        moments = problem.moments
+        seeds = [
+            self._seed if candidate == 0 else _derived_seed(self._seed, candidate)
+            for candidate in range(_SEED_CANDIDATES)
+        ]
         best = None
-        for candidate in range(_SEED_CANDIDATES):
-            seed = self._seed if candidate == 0 else _derived_seed(self._seed, candidate)
-            choice = draw_choices(shares, keys, strata, seed, sampling="row")
-            decisions = outputs[choice, np.arange(choice.shape[0])] if self._regression else choice
-            table = moments.table(problem.codes, problem.target, decisions, problem.sample_weight)
+        for seed, table in zip(seeds, problem.drawn_tables(self, seeds)):
             violation = float(np.max(moments.gamma(table), initial=0.0))
             if best is None or violation < best[0]:
                 best = (violation, seed, moments.error(table), moments.disparity(table))
@@ -445,6 +487,11 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         if self._decision_rule() == "deterministic":
             best = self.predictors_[self.best_index_]
             return self._member_output(best, X_model, "predict_proba_of_decisions")
+        return self._mixture_probability(X_model)
+
+    def _mixture_probability(self, X_model):
+        """Probability of each class under the randomised rule: the weighted share of the
+        members that decide it."""
         probability = None
         for weight, output in self._member_outputs(X_model, "predict"):
             one_hot = (output[:, None] == self.classes_[None]) * weight
@@ -577,8 +624,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
                 return
             what = "a mixture of constant predictors"
         else:
-            outputs = problem.hypotheses.outputs[self.best_index_]
-            if np.unique(outputs).size > 1:
+            if problem.n_decided_classes(self.best_index_) > 1:
                 return
             what = "a constant predict (the best single fit that meets the bound is constant)"
         warnings.warn(

@@ -240,6 +240,21 @@ class ExponentiatedGradient(_BaseReduction):
     own probabilities, averaged, are :meth:`predict_member_proba` (scores, not decisions).
     Check the decisions on held-out data: the guarantee is for the training rows.
 
+    **Dask input.** ``fit`` takes dask collections (two classes) when the base learner says
+    that its ``fit`` takes them, with ``sample_weight``, through the class attribute
+    ``__skfair_fits_dask__ = True`` (its ``predict`` must take in-memory blocks); any other
+    learner is refused at once with a TypeError naming it, as are regressors. The game then
+    reads the data through small tables: one pass gives the weight of each (group, class)
+    cell, each best response fits the learner on the dask collections with lazy labels and
+    weights (those of the row's cell, block by block), one pass per fit gives its (group,
+    class, prediction) table, and a last pass draws the decisions of the first candidate seed
+    on each partition, as :meth:`predict` draws them on a dask collection (one more pass for
+    the other seeds when they miss the bound). Nothing of the length
+    of the data reaches the client; ``objective_`` and ``constraint_gap_`` equal the
+    in-memory fit's up to the order of the sums (the drawn decisions too, when no row appears
+    twice: the copies of a row share out their draws within a partition, not the whole data).
+    ``predict`` and ``predict_proba`` of dask collections run block by block.
+
     References
     ----------
     Agarwal, A., Beygelzimer, A., Dudík, M., Langford, J. and Wallach, H. (2018). A Reductions
@@ -424,7 +439,7 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     zero = np.zeros(n_constraints)
     first = problem.respond(zero)
     if nu is None:
-        nu = problem.default_nu(problem.last_outputs)
+        nu = problem.default_nu()
     queried, answers, gaps = [zero], [first], []
     if n_constraints == 0 or (hypotheses.gammas[first] <= 0).all():
         # The unconstrained best response meets the bound: it is the solution.

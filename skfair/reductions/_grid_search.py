@@ -144,6 +144,14 @@ class GridSearch(_BaseReduction):
     fits its 10 points (``benchmarks/RESULTS.md``). The points are fitted one after the
     other: each one depends on the previous ones.
 
+    **Dask input.** As :class:`ExponentiatedGradient`: ``fit`` takes dask collections (two
+    classes) when the base learner's class sets ``__skfair_fits_dask__ = True`` (its ``fit``
+    takes dask collections and ``sample_weight``, its ``predict`` in-memory blocks); each grid
+    point fits it on the dask collections with lazy labels and weights, and one pass reduces
+    the fit to its (group, class, prediction) table. Any other learner is refused at once
+    with a TypeError naming it. The result equals the in-memory fit's up to the order of the
+    sums.
+
     References
     ----------
     Agarwal, A., Beygelzimer, A., Dudík, M., Langford, J. and Wallach, H. (2018). A Reductions

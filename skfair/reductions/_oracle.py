@@ -195,6 +195,36 @@ class BestResponse:
     def fit(self, problem, previous=None):
         """Fit the base learner on ``problem``, warm-started from ``previous`` (the learner of
         an earlier response) when allowed."""
+        X, labels, params = self._fit_data(problem)
+        previous_classes = getattr(previous, "classes_", None)
+        if (
+            self.warm_start_parameter is None
+            or previous is None
+            or not np.array_equal(previous_classes, self._label_set(problem, labels))
+        ):
+            learner = clone(self.learner)
+        else:
+            learner = copy.deepcopy(previous)
+            learner.set_params(**{self.warm_start_parameter: True})
+            if self.growth is not None:
+                # Stages added on top of the previous response's (refitting the same number
+                # would fit nothing: the previous model would answer every problem).
+                parameter, fitted, extra = self.growth
+                learner.set_params(**{parameter: getattr(_final(learner), fitted) + extra})
+        learner.fit(X, labels, **params)
+        if self.warm_start_parameter is not None:
+            original = self.learner.get_params()[self.warm_start_parameter]
+            learner.set_params(**{self.warm_start_parameter: original})
+        self.n_fits += 1
+        outputs = self._training_outputs(learner)
+        if self.prefix is None:
+            return Response(learner, outputs, learner=learner)
+        member = clone(self.estimator)
+        member.steps = [*self.prefix.steps, (self.estimator.steps[-1][0], learner)]
+        return Response(member, outputs, learner=learner)
+
+    def _fit_data(self, problem):
+        """``(X, labels, fit parameters)`` of the base learner's fit on ``problem``."""
         rows, labels, weights = problem.rows, problem.labels, problem.weights
         every_row = rows.shape[0] == self.n_samples
         X = self.X_learner if every_row else _safe_indexing(self.X_learner, rows)
@@ -212,53 +242,26 @@ class BestResponse:
             params = _check_method_params(X, params=params, indices=drawn)
         else:
             params = {**params, self.weight_parameter: weights}
-        if (
-            self.warm_start_parameter is None
-            or previous is None
-            or not np.array_equal(getattr(previous, "classes_", None), np.unique(labels))
-        ):
-            learner = clone(self.learner)
-        else:
-            learner = copy.deepcopy(previous)
-            learner.set_params(**{self.warm_start_parameter: True})
-            if self.growth is not None:
-                # Stages added on top of the previous response's (refitting the same number
-                # would fit nothing: the previous model would answer every problem).
-                parameter, fitted, extra = self.growth
-                learner.set_params(**{parameter: getattr(_final(learner), fitted) + extra})
-        learner.fit(X, labels, **params)
-        if self.warm_start_parameter is not None:
-            original = self.learner.get_params()[self.warm_start_parameter]
-            learner.set_params(**{self.warm_start_parameter: original})
-        self.n_fits += 1
-        outputs = self._as_outputs(learner, learner.predict(self.X_learner))
-        if self.prefix is None:
-            return Response(learner, outputs, learner=learner)
-        member = clone(self.estimator)
-        member.steps = [*self.prefix.steps, (self.estimator.steps[-1][0], learner)]
-        return Response(member, outputs, learner=learner)
+        return X, labels, params
+
+    def _label_set(self, problem, labels):
+        """The sorted labels a fit of ``problem`` is given (to match a warm start's
+        ``classes_``)."""
+        return np.unique(labels)
+
+    def _training_outputs(self, learner):
+        """The fitted learner's outputs on the training rows (class indices, or values)."""
+        return self._as_outputs(learner, learner.predict(self.X_learner))
 
     # ----------------------------------------------------------------------------------------
 
     def _classification_problem(self, cost):
-        n_groups, n_classes, _ = cost.shape
-        cell_cost = cost.reshape(n_groups * n_classes, n_classes)
-        gain = cell_cost.max(axis=1, keepdims=True) - cell_cost
-        cells = self.codes * n_classes + self.target
-        cell_weight = np.bincount(cells, weights=self.sample_weight, minlength=n_groups * n_classes)
-        gain[cell_weight <= 0] = 0.0
-        # fsum: exactly rounded, so the same in any order of the groups
-        total = math.fsum(cell_weight * gain.sum(axis=1))
-        active = np.flatnonzero((cell_weight[:, None] * gain > 0).any(axis=0))
-        if total <= 0 or active.size == 1:
-            # One class is (weakly) best for every sample: a constant, no fit needed.
-            if active.size == 1:
-                return int(active[0])
-            return int(np.argmin(cell_weight @ cell_cost))
-        # Scaled so that the weights of a fit sum to the data's total weight, as without
-        # constraint (integer sample weights then act as repeated rows).
-        gain = gain * (math.fsum(cell_weight) / total)
-        key = ("classification", np.round(gain, _KEY_DECIMALS).tobytes())
+        cells = self.codes * cost.shape[1] + self.target
+        cell_weight = np.bincount(cells, weights=self.sample_weight, minlength=cost[..., 0].size)
+        reduced = cell_gains(cost, cell_weight)
+        if isinstance(reduced, int):
+            return reduced
+        gain, key = reduced
         row_gain = gain[cells]  # (n_samples, n_classes): small classes count, one column each
         positive = row_gain > 0
         # Every row is given at least once (weight 0 when no class is cheaper for it), so that
@@ -286,15 +289,48 @@ class BestResponse:
         outputs = np.asarray(outputs)
         if self.classes is None:
             return outputs.astype(np.float64, copy=False).reshape(self.n_samples)
-        index = np.searchsorted(self.classes, outputs)
-        index = np.minimum(index, len(self.classes) - 1)
-        unknown = self.classes[index] != outputs
-        if unknown.any():
-            raise ValueError(
-                f"{type(estimator).__name__} predicted the label {outputs[unknown][0]!r}, which "
-                f"is not one of the classes {self.classes.tolist()} of y."
-            )
-        return index
+        return class_indices(estimator, outputs, self.classes)
+
+
+def cell_gains(cost, cell_weight):
+    """The per-cell part of a best response to a cost table of classification.
+
+    ``cell_weight`` holds the total weight of each (group, true class) cell, flattened. Returns
+    the index of the class that is (weakly) best for every sample, when a constant answers
+    (no fit needed); else ``(gain, key)``: ``gain[c, k]``, how much cheaper class ``k`` is than
+    the costliest class for the samples of cell ``c`` (scaled so that the weights of a fit
+    sum to the data's total weight), and the cache key of the weighted problem.
+    """
+    n_groups, n_classes, _ = cost.shape
+    cell_cost = cost.reshape(n_groups * n_classes, n_classes)
+    gain = cell_cost.max(axis=1, keepdims=True) - cell_cost
+    gain[cell_weight <= 0] = 0.0
+    # fsum: exactly rounded, so the same in any order of the groups
+    total = math.fsum(cell_weight * gain.sum(axis=1))
+    active = np.flatnonzero((cell_weight[:, None] * gain > 0).any(axis=0))
+    if total <= 0 or active.size == 1:
+        # One class is (weakly) best for every sample: a constant, no fit needed.
+        if active.size == 1:
+            return int(active[0])
+        return int(np.argmin(cell_weight @ cell_cost))
+    # Scaled so that the weights of a fit sum to the data's total weight, as without
+    # constraint (integer sample weights then act as repeated rows).
+    gain = gain * (math.fsum(cell_weight) / total)
+    return gain, ("classification", np.round(gain, _KEY_DECIMALS).tobytes())
+
+
+def class_indices(estimator, outputs, classes):
+    """Positions in ``classes`` of the labels ``estimator`` predicted; a label that is not one
+    of them raises."""
+    outputs = np.asarray(outputs)
+    index = np.minimum(np.searchsorted(classes, outputs), len(classes) - 1)
+    unknown = classes[index] != outputs
+    if unknown.any():
+        raise ValueError(
+            f"{type(estimator).__name__} predicted the label {outputs[unknown][0]!r}, which "
+            f"is not one of the classes {classes.tolist()} of y."
+        )
+    return index
 
 
 def fitted_preprocessing(estimator, X, fit_params):

@@ -19,8 +19,10 @@ from sklearn.utils.validation import (
 from skfair._base import (
     FIT_IN_MEMORY,
     check_meta_input,
+    labels_and_groups,
     lazy_method,
     other_library_names,
+    record_input_columns,
     require_y,
     resolve_sensitive,
     route_fit_params,
@@ -48,11 +50,7 @@ from skfair.postprocessing._rules._threshold_lp import (
     rule_rates,
     solve_thresholds,
 )
-from skfair.postprocessing._rules._thresholds_on_dask import (
-    labels_and_groups,
-    record_input_columns,
-    score_tables,
-)
+from skfair.postprocessing._rules._thresholds_on_dask import score_tables
 
 _COST_KEYS = ("false_positive", "false_negative")
 
@@ -446,7 +444,7 @@ class GroupThresholdClassifier(
             X = check_meta_input(self, X, self.estimator, reset=True)
         if y is None:
             self._check_binary_target(y)  # the message that y is required
-        y_table, sensitive, weights = labels_and_groups(
+        y_table, sensitive, weights, _ = labels_and_groups(
             self, X, y, sample_weight, sensitive_features
         )
         self._check_binary_target(y_table)

@@ -25,41 +25,17 @@ from skfair._dask import (
     check_block,
     check_block_lengths,
     import_dask,
-    reduce_arguments,
     reduce_row_blocks,
     round_to_grid,
 )
 from skfair._dask._columns import as_numpy
 from skfair._stats._roc import ScoreLabelTable
-from skfair._utils._compat import validate_data
-from skfair._utils._groups import split_sensitive_column
 
 _TABLE_HINT = (
     "Pass resolution= to the GroupThresholdClassifier (e.g. resolution=1e-4): the scores are "
     "then counted on that grid, and the fit is exactly the in-memory fit with the same "
     "resolution."
 )
-
-
-def record_input_columns(classifier, X):
-    """Set ``n_features_in_`` (and ``feature_names_in_``) from a dask collection's metadata."""
-    meta = X._meta if hasattr(X, "columns") else np.empty((0, X.shape[1]))
-    validate_data(classifier, meta, skip_check_array=True, reset=True)
-
-
-def labels_and_groups(classifier, X, y, sample_weight, sensitive_features):
-    """First pass: the table of distinct (label, sensitive values) rows with their weights.
-
-    Returns ``(y, sensitive, weights)`` of the table's rows (in memory), on which the
-    in-memory checks of the target and the groups run.
-    """
-    if classifier.sensitive_column is not None:
-        if sensitive_features is not None:
-            resolve_sensitive(X, sensitive_features, classifier.sensitive_column)  # raises
-        sensitive_features, _ = split_sensitive_column(X, classifier.sensitive_column)
-    arguments = {"y": y, "sensitive_features": sensitive_features, "sample_weight": sample_weight}
-    reduce_arguments(arguments, ("y", "sensitive_features", "sample_weight"))
-    return arguments["y"], arguments["sensitive_features"], arguments["sample_weight"]
 
 
 def score_tables(classifier, X, y, sample_weight, sensitive_features, n_groups):
