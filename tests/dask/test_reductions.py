@@ -59,9 +59,31 @@ def test_the_learner_fits_the_same_model_on_dask_and_numpy(dask_learner):
     np.testing.assert_allclose(on_dask.intercept_, in_memory.intercept_, rtol=1e-10)
 
 
-@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-@pytest.mark.parametrize("chunking", sorted(CHUNKINGS))
-@pytest.mark.parametrize("constraint", sorted(GAPS))
+# Each fit on dask takes a few seconds (about 30 best responses of a few passes each): the
+# fast run covers every pair of the three choices (4 cases), the slow run all 8.
+_PAIRWISE = {
+    ("demographic_parity", "regular", False),
+    ("demographic_parity", "uneven", True),
+    ("equalized_odds", "regular", True),
+    ("equalized_odds", "uneven", False),
+}
+
+
+@pytest.mark.parametrize(
+    ("constraint", "chunking", "weighted"),
+    [
+        pytest.param(
+            constraint,
+            chunking,
+            weighted,
+            id=f"{constraint}-{chunking}-{'weighted' if weighted else 'unweighted'}",
+            marks=() if (constraint, chunking, weighted) in _PAIRWISE else pytest.mark.slow,
+        )
+        for constraint in sorted(GAPS)
+        for chunking in sorted(CHUNKINGS)
+        for weighted in (False, True)
+    ],
+)
 def test_exponentiated_gradient_on_dask_equals_in_memory(
     dask_learner, constraint, chunking, weighted, no_materialisation
 ):
@@ -114,7 +136,7 @@ def test_equal_weights_are_no_weights_as_in_memory(dask_learner, no_materialisat
     # alone, the default nu counts the rows); so they are on dask.
     X, y, group, _ = _data(4)
     weights = np.full(N, 3.0)
-    model = ExponentiatedGradient(dask_learner(alpha=1.0), eps=0.02, random_state=0)
+    model = ExponentiatedGradient(dask_learner(alpha=1.0), eps=0.02, max_iter=10, random_state=0)
     with no_materialisation.off():
         expected = _fit(model, X, y, weights, group)
         unweighted = _fit(clone(model), X, y, None, group)
@@ -129,7 +151,9 @@ def test_sensitive_column_of_a_dask_array(dask_learner, no_materialisation):
     X, y, group, weights = _data(2)
     codes = np.unique(group, return_inverse=True)[1].astype(np.float64)
     X_columns = np.column_stack([X, codes])
-    model = ExponentiatedGradient(dask_learner(), eps=0.02, sensitive_column=3, random_state=1)
+    model = ExponentiatedGradient(
+        dask_learner(), eps=0.02, max_iter=10, sensitive_column=3, random_state=1
+    )
     with no_materialisation.off():
         expected = model.fit(X_columns, y, sample_weight=weights)
     X_lazy, y_lazy, w_lazy = _on_dask(CHUNKINGS["uneven"], X_columns, y, weights)
