@@ -302,6 +302,20 @@ def check_block_lengths(arrays):
         )
 
 
+def check_fit_block(X, y, sample_weight):
+    """The labels and weights of one partition of a fit, checked as the in-memory fit checks
+    them (row numbers count from the partition's first row), with the partition's length of
+    ``X``: ``(y, weights)``, ``weights`` None without ``sample_weight``."""
+    y = as_numpy(y).reshape(-1)
+    check_block(y, "y", "y")
+    weights = None
+    if sample_weight is not None:
+        weights = check_block(as_numpy(sample_weight), "weight", "sample_weight")
+        check_block_lengths([y, weights])
+    check_block_lengths([y, np.empty(X.shape[0])])
+    return y, weights
+
+
 def round_to_grid(y_score, resolution):
     """``floor(y_score / resolution + 0.5) * resolution``, elementwise (in memory)."""
     check_resolution(resolution)

@@ -43,8 +43,7 @@ from skfair._base import (
     resolve_sensitive,
 )
 from skfair._dask import (
-    check_block,
-    check_block_lengths,
+    check_fit_block,
     import_dask,
     map_row_blocks,
     reduce_row_blocks,
@@ -357,13 +356,7 @@ def _cell_values(
 def _rows(X, y, sensitive, sample_weight, reduction, encoding):
     """``(X_model, codes, target, weights)`` of one partition, checked as in memory; None for
     an empty partition."""
-    y = as_numpy(y).reshape(-1)
-    check_block(y, "y", "y")
-    weights = None
-    if sample_weight is not None:
-        weights = check_block(as_numpy(sample_weight), "weight", "sample_weight")
-        check_block_lengths([y, weights])
-    check_block_lengths([y, np.empty(X.shape[0])])
+    y, weights = check_fit_block(X, y, sample_weight)
     if y.shape[0] == 0:
         return None
     X = check_meta_input(reduction, X, reduction.estimator, reset=False)

@@ -22,13 +22,11 @@ import numpy as np
 from skfair._base import check_meta_input, resolve_sensitive
 from skfair._dask import (
     MAX_TABLE_ROWS,
-    check_block,
-    check_block_lengths,
+    check_fit_block,
     import_dask,
     reduce_row_blocks,
     round_to_grid,
 )
-from skfair._dask._columns import as_numpy
 from skfair._stats._roc import ScoreLabelTable
 
 _TABLE_HINT = (
@@ -52,13 +50,7 @@ def score_tables(classifier, X, y, sample_weight, sensitive_features, n_groups):
 
 def _score_chunk(statistic, X, y, sensitive_features, sample_weight, *, classifier):
     """The ROC tables of one partition (its rows checked as the in-memory fit checks them)."""
-    y = as_numpy(y)
-    check_block(y, "y", "y")
-    weights = None
-    if sample_weight is not None:
-        weights = check_block(as_numpy(sample_weight), "weight", "sample_weight")
-        check_block_lengths([y, weights])
-    check_block_lengths([y, np.empty(X.shape[0])])
+    y, weights = check_fit_block(X, y, sample_weight)
     if y.shape[0] == 0:  # an empty partition (the in-memory check of X needs a row)
         return statistic.chunk(np.zeros(0), np.zeros(0, dtype=bool), None, np.zeros(0, int))
     X = check_meta_input(classifier, X, classifier.estimator, reset=False)
