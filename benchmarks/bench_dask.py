@@ -3,9 +3,13 @@
 For each size ``n`` the data are generated from a seeded ``dask.array.random.default_rng`` in
 chunks of ``--chunk`` rows (a group in 4 values, a score in [0, 1] that depends on the group,
 ``y_true ~ Bernoulli(score)`` and ``y_pred = score > 0.5``) and *persisted* on the workers
-before anything is timed: the timed passes read data already in the workers' memory, as the
-numpy passes read arrays already in memory (at the sizes where the data do not fit, pass
-``--regenerate`` to generate them inside every pass instead, and say so). On a fresh
+before anything is timed (the seconds this takes are reported apart): the timed passes read
+data already in the workers' memory, as the numpy passes read arrays already in memory. Only
+the columns the selected steps read are generated and persisted (``--only GroupThreshold``
+holds the group, the label and the rounded score: 10 bytes a row, 10 GB at 10^9 rows); at the
+sizes where they do not fit, pass ``--regenerate`` to generate them inside every pass
+instead, and say so. ``--worker-memory`` sets each worker's memory limit and turns off the
+workers' spilling to disk, so that persisted data stay in memory. On a fresh
 ``LocalCluster(n_workers=2, threads_per_worker=1, processes=True)`` the run times
 
 - the count-table metrics: ``statistical_parity_difference``, ``equalized_odds_difference``,
@@ -17,7 +21,8 @@ numpy passes read arrays already in memory (at the sizes where the data do not f
 
 and with ``--reductions`` ``ExponentiatedGradient.fit`` (demographic parity, ``eps=0.02``) with
 a weighted logistic regression by Newton's method whose fit takes dask arrays
-(:class:`NewtonLogisticRegression`, each step a pass over the data); each the best of
+(:class:`NewtonLogisticRegression`, each step a pass over the data), which prints a line
+per best response (its number, Newton steps and seconds, the seconds elapsed); each the best of
 ``--repeat`` passes, and reads each worker's peak resident memory
 (``getrusage`` in the worker process) and the client's (this process), which must not grow
 with ``n``. The in-memory numpy path runs the same calls on numpy arrays at the smallest size
@@ -39,6 +44,8 @@ Run from the repository root (the machine is shared: nice)::
     PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e7 1e8
     PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e9 --count-only \
         --no-numpy
+    PYTHONPATH=. python benchmarks/bench_dask.py --rows 1e7 1e9 --chunk 1e7 \
+        --only GroupThreshold --repeat 1 --worker-memory 10GB
     PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e7 --chunk 5e6 \
         --only madd --interleaved --repeat 7
     PYTHONPATH=. nice -n 10 python benchmarks/bench_dask.py --rows 1e7 --chunk 2.5e6 \
@@ -90,6 +97,35 @@ COUNT_TABLE = (
 )
 
 
+class FitProgress:
+    """A line per best response of the reduction (the learner's fits), so that a long run
+    shows where it is: the fit's number, its Newton steps and seconds, the seconds since the
+    previous line (the fit plus the reduction's pass for the previous fit's table) and the
+    seconds since the step started."""
+
+    def __init__(self):
+        self.start()
+
+    def start(self):
+        self.started = self.previous = time.perf_counter()
+        self.count = 0
+
+    def report(self, on_dask, newton_steps, fit_seconds):
+        now = time.perf_counter()
+        self.count += 1
+        print(
+            f"    {'dask' if on_dask else 'numpy'} best response {self.count}: "
+            f"{newton_steps} Newton steps in {fit_seconds:.1f} s, "
+            f"{now - self.previous:.1f} s since the previous line, "
+            f"{now - self.started:.1f} s elapsed",
+            flush=True,
+        )
+        self.previous = now
+
+
+PROGRESS = FitProgress()
+
+
 class ScoreColumn(ClassifierMixin, BaseEstimator):
     """A fitted model whose score is X's first column (numpy or dask alike)."""
 
@@ -115,6 +151,7 @@ class NewtonLogisticRegression(ClassifierMixin, BaseEstimator):
         self.tol = tol
 
     def fit(self, X, y, sample_weight=None):
+        start = time.perf_counter()
         self.classes_ = np.array([0, 1])
         weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
         if isinstance(X, da.Array):
@@ -125,7 +162,9 @@ class NewtonLogisticRegression(ClassifierMixin, BaseEstimator):
             blocks = list(blocks)
         coef = np.zeros(X.shape[1] + 1)
         penalty = np.append(np.full(X.shape[1], self.alpha), 0.0)
+        self.n_iter_ = 0
         for _ in range(self.max_iter):
+            self.n_iter_ += 1
             if isinstance(X, da.Array):
                 terms = dask.compute(*[dask.delayed(_newton_terms)(*b, coef) for b in blocks])
                 total = sum(terms[1:], terms[0])
@@ -136,6 +175,10 @@ class NewtonLogisticRegression(ClassifierMixin, BaseEstimator):
             if np.abs(step).max() < self.tol:
                 break
         self.coef_, self.intercept_ = coef[:-1], coef[-1]
+        # The script's own PROGRESS: the learners after the first may belong to a copy of this
+        # class (cloudpickle copies the classes of __main__ by value, their globals with them).
+        progress = getattr(sys.modules["__main__"], "PROGRESS", PROGRESS)
+        progress.report(isinstance(X, da.Array), self.n_iter_, time.perf_counter() - start)
         return self
 
     def predict(self, X):
@@ -171,21 +214,33 @@ def lazy_data(n, chunk, seed=0):
 
 
 def steps(data, count_only):
-    """The timed calls, as (name, callable) pairs, identical for dask and numpy inputs."""
-    group, y_true, y_pred, score = data["group"], data["y_true"], data["y_pred"], data.get("score")
+    """The timed calls, as (name, columns read, callable) triples, identical for dask and numpy
+    inputs; ``data`` may hold only the columns of the steps that will run."""
+    get = data.get
     calls = [
         (
             "statistical_parity_difference",
-            lambda: statistical_parity_difference(y_true, y_pred, sensitive_features=group),
+            ("group", "y_true", "y_pred"),
+            lambda: statistical_parity_difference(
+                get("y_true"), get("y_pred"), sensitive_features=get("group")
+            ),
         ),
         (
             "equalized_odds_difference",
-            lambda: equalized_odds_difference(y_true, y_pred, sensitive_features=group),
+            ("group", "y_true", "y_pred"),
+            lambda: equalized_odds_difference(
+                get("y_true"), get("y_pred"), sensitive_features=get("group")
+            ),
         ),
         (
             "group_summary(n_boot=1000)",
+            ("group", "y_true", "y_pred"),
             lambda: group_summary(
-                y_true, y_pred, sensitive_features=group, n_boot=1000, random_state=0
+                get("y_true"),
+                get("y_pred"),
+                sensitive_features=get("group"),
+                n_boot=1000,
+                random_state=0,
             ),
         ),
     ]
@@ -193,41 +248,63 @@ def steps(data, count_only):
         calls += [
             (
                 "wasserstein_bias(resolution=1e-4)",
-                lambda: wasserstein_bias(None, score, sensitive_features=group, resolution=1e-4),
+                ("group", "score"),
+                lambda: wasserstein_bias(
+                    None, get("score"), sensitive_features=get("group"), resolution=1e-4
+                ),
             ),
             (
                 "madd_bandwidth_search",
-                lambda: madd_bandwidth_search(None, score, sensitive_features=group),
+                ("group", "score"),
+                lambda: madd_bandwidth_search(None, get("score"), sensitive_features=get("group")),
             ),
             (
                 "BarycenterRepair.fit (4 decimals)",
+                ("group", "rounded"),
                 lambda: BarycenterRepair(random_state=0).fit(
-                    data["rounded"], sensitive_features=group
+                    get("rounded"), sensitive_features=get("group")
                 ),
             ),
             (
                 "CorrelationRemover.fit",
-                lambda: CorrelationRemover().fit(data["features"], sensitive_features=group),
+                ("group", "features"),
+                lambda: CorrelationRemover().fit(get("features"), sensitive_features=get("group")),
             ),
             (
                 "GroupThresholdClassifier.fit (equalized odds, frozen model, 4 decimals)",
+                ("group", "y_true", "rounded"),
                 lambda: GroupThresholdClassifier(
                     FrozenEstimator(ScoreColumn().fit(None, None)),
                     constraint="equalized_odds",
                     random_state=0,
-                ).fit(data["rounded"], y_true, sensitive_features=group),
+                ).fit(get("rounded"), get("y_true"), sensitive_features=get("group")),
             ),
         ]
     if WITH_REDUCTIONS[0]:
+
+        def fit_reduction():
+            PROGRESS.start()
+            reduction = ExponentiatedGradient(NewtonLogisticRegression(), eps=0.02, random_state=0)
+            return reduction.fit(get("features"), get("y_true"), sensitive_features=get("group"))
+
         calls.append(
             (
                 "ExponentiatedGradient.fit (demographic parity, Newton logistic regression)",
-                lambda: ExponentiatedGradient(
-                    NewtonLogisticRegression(), eps=0.02, random_state=0
-                ).fit(data["features"], y_true, sensitive_features=group),
+                ("group", "y_true", "features"),
+                fit_reduction,
             )
         )
     return calls
+
+
+def selected(calls, only):
+    """The steps whose name starts with one of the words of ``only`` (every step without)."""
+    return [c for c in calls if not only or c[0].startswith(tuple(only))]
+
+
+def columns_read(count_only, only):
+    """The columns the selected steps read: the only ones generated and persisted."""
+    return {c for _, columns, _ in selected(steps({}, count_only), only) for c in columns}
 
 
 def _peak_rss_mb():
@@ -257,10 +334,8 @@ def _cpu_seconds(client):
 def interleaved(client, dask_data, numpy_data, n, count_only, only, repeat, results):
     """Each step on dask then on numpy, alternately, ``repeat`` times; medians of the wall
     clock and of the CPU seconds (client and workers for dask, this process for numpy)."""
-    dask_steps = dict(steps(dask_data, count_only))
-    for name, numpy_call in steps(numpy_data, count_only):
-        if only and not name.startswith(tuple(only)):
-            continue
+    dask_steps = {name: call for name, _, call in steps(dask_data, count_only)}
+    for name, _, numpy_call in selected(steps(numpy_data, count_only), only):
         passes = {"dask": [], "numpy": []}
         for _ in range(repeat):
             for where, call in (("dask", dask_steps[name]), ("numpy", numpy_call)):
@@ -299,14 +374,30 @@ def best_of(call, repeat):
     return min(times), value
 
 
-def run_cluster(n, chunk, repeat, count_only, regenerate, results, only=(), numpy_data=None):
+def cluster_memory_config(worker_memory):
+    """The workers' memory settings: the default (a share of the machine, spilling to disk
+    from 60 % of it) or ``worker_memory`` per worker with no spilling to disk (the workers
+    still pause at 80 % and restart at 95 %)."""
+    if worker_memory is None:
+        return {}, {}
+    no_spill = {"distributed.worker.memory.target": False, "distributed.worker.memory.spill": False}
+    return {"memory_limit": worker_memory}, no_spill
+
+
+def run_cluster(n, args, results, numpy_data=None):
+    """The steps on dask at ``n`` rows; returns the workers' and the client's peak resident
+    memory (MB) and the seconds spent generating and persisting the data (None if
+    regenerated in every pass)."""
+    cluster_options, config = cluster_memory_config(args.worker_memory)
     with (
+        dask.config.set(config),
         LocalCluster(
             n_workers=N_WORKERS,
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
             dashboard_address=":0",  # a free port: 8787 may be taken on a shared machine
+            **cluster_options,
         ) as cluster,
         Client(cluster) as client,
     ):
@@ -317,44 +408,49 @@ def run_cluster(n, chunk, repeat, count_only, regenerate, results, only=(), nump
                 for name in ("metrics", "postprocessing", "preprocessing", "reductions")
             ]
         )
-        data = lazy_data(n, chunk)
-        if count_only:
-            data = {k: v for k, v in data.items() if k in ("group", "y_true", "y_pred")}
-        if not regenerate:
+        columns = columns_read(args.count_only, args.only)
+        data = {k: v for k, v in lazy_data(n, int(args.chunk)).items() if k in columns}
+        generation = None
+        if not args.regenerate:
+            # Only the columns the selected steps read, generated together (the score, drawn
+            # once, feeds the label and the rounded score) and held on the workers.
             start = time.perf_counter()
             persisted = client.persist(list(data.values()))
             wait(persisted)
             data = dict(zip(data, persisted, strict=True))
-            print(f"  n={n:.0e} generated and persisted in {time.perf_counter() - start:.1f} s")
-        if numpy_data is not None:
-            interleaved(client, data, numpy_data, n, count_only, only, repeat, results)
-            peaks = client.run(_peak_rss_mb)
-            return [peaks[w] for w in sorted(peaks)], _peak_rss_mb()
-        for name, call in steps(data, count_only):
-            if only and not name.startswith(tuple(only)):
-                continue
-            seconds, value = best_of(call, repeat)
-            results.append(
-                dict(n=n, where="dask", step=name, seconds=seconds, value=summarise(value))
+            generation = time.perf_counter() - start
+            held = sum(v.nbytes for v in data.values()) / 1e9
+            print(
+                f"  n={n:.0e} {', '.join(data)} ({held:.1f} GB) generated and persisted in "
+                f"{generation:.1f} s",
+                flush=True,
             )
-            print(f"  n={n:.0e} {name}: {seconds:.2f} s", flush=True)
+        if numpy_data is not None:
+            interleaved(
+                client, data, numpy_data, n, args.count_only, args.only, args.repeat, results
+            )
+        else:
+            for name, _, call in selected(steps(data, args.count_only), args.only):
+                seconds, value = best_of(call, args.repeat)
+                results.append(
+                    dict(n=n, where="dask", step=name, seconds=seconds, value=summarise(value))
+                )
+                print(f"  n={n:.0e} {name}: {seconds:.2f} s", flush=True)
         peaks = client.run(_peak_rss_mb)
-    return [peaks[w] for w in sorted(peaks)], _peak_rss_mb()
+    return [peaks[w] for w in sorted(peaks)], _peak_rss_mb(), generation
 
 
-def memory_data(n, chunk):
-    """The columns of :func:`lazy_data` as numpy arrays in this process."""
+def memory_data(n, chunk, columns):
+    """The ``columns`` of :func:`lazy_data` as numpy arrays in this process."""
     with dask.config.set(scheduler="synchronous"):
-        data = lazy_data(n, chunk)
+        data = {k: v for k, v in lazy_data(n, chunk).items() if k in columns}
         return dict(zip(data, dask.compute(*data.values()), strict=True))
 
 
-def run_memory(n, chunk, repeat, count_only, results, only=()):
-    data = memory_data(n, chunk)
-    for name, call in steps(data, count_only):
-        if only and not name.startswith(tuple(only)):
-            continue
-        seconds, value = best_of(call, repeat)
+def run_memory(n, args, results):
+    data = memory_data(n, int(args.chunk), columns_read(args.count_only, args.only))
+    for name, _, call in selected(steps(data, args.count_only), args.only):
+        seconds, value = best_of(call, args.repeat)
         results.append(dict(n=n, where="numpy", step=name, seconds=seconds, value=summarise(value)))
         print(f"  numpy n={n:.0e} {name}: {seconds:.2f} s", flush=True)
 
@@ -380,20 +476,25 @@ def main():
     parser.add_argument(
         "--reductions", action="store_true", help="time ExponentiatedGradient.fit too"
     )
+    parser.add_argument(
+        "--worker-memory",
+        default=None,
+        help="memory limit per worker (e.g. 9GB), with spilling to disk turned off",
+    )
     args = parser.parse_args()
     WITH_REDUCTIONS[0] = args.reductions
     chunk = int(args.chunk)
     sizes = [int(n) for n in args.rows]
+    columns = columns_read(args.count_only, args.only)
     results, peaks = [], {}
     for n in sizes:
         print(f"dask, n = {n:.0e}", flush=True)
-        numpy_data = memory_data(n, chunk) if args.interleaved and n == sizes[0] else None
-        peaks[n] = run_cluster(
-            n, chunk, args.repeat, args.count_only, args.regenerate, results, args.only, numpy_data
-        )
+        first = args.interleaved and n == sizes[0]
+        numpy_data = memory_data(n, chunk, columns) if first else None
+        peaks[n] = run_cluster(n, args, results, numpy_data)
         print(f"  peak RSS per worker {peaks[n][0]}, client {peaks[n][1]:.0f} MB", flush=True)
     if not args.no_numpy and not args.interleaved:
-        run_memory(sizes[0], chunk, args.repeat, args.count_only, results, args.only)
+        run_memory(sizes[0], args, results)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\nMachine: {os.cpu_count()} cores, load average {load}, chunk = {chunk:,} rows")
     print(f"Data {'regenerated in every pass' if args.regenerate else 'persisted on the workers'}")
@@ -416,27 +517,36 @@ def main():
                 f"| {m['cpu']:.2f} | {m['cpu'] / r['cpu']:.2f} |"
             )
         return
-    print(f"best of {args.repeat} passes\n")
+    print(
+        f"best of {args.repeat} passes; ratio: dask rows/s per core / numpy's at {sizes[0]:.0e}\n"
+    )
     print("| rows | step | dask, 2 workers (s) | rows/s/core | numpy (s) | rows/s/core | ratio |")
     print("|---:|---|---:|---:|---:|---:|---:|")
     for r in results:
         if r["where"] != "dask":
             continue
         per_core = r["n"] / r["seconds"] / N_WORKERS
-        m = numpy.get(r["step"]) if r["n"] == sizes[0] else None
-        if m is not None:
-            numpy_rate = m["n"] / m["seconds"]
-            assert np.allclose(r["value"], m["value"], rtol=0, atol=1e-9), (r, m)
-            print(
-                f"| {r['n']:.0e} | {r['step']} | {r['seconds']:.2f} | {per_core:,.0f} "
-                f"| {m['seconds']:.2f} | {numpy_rate:,.0f} | {per_core / numpy_rate:.2f} |"
-            )
-        else:
+        m = numpy.get(r["step"])
+        if m is None:
             print(f"| {r['n']:.0e} | {r['step']} | {r['seconds']:.2f} | {per_core:,.0f} | | | |")
-    print("\n| rows | peak RSS per worker (MB) | peak RSS of the client (MB) |\n|---:|---|---:|")
+            continue
+        numpy_rate = m["n"] / m["seconds"]
+        if r["n"] == m["n"]:
+            assert np.allclose(r["value"], m["value"], rtol=0, atol=1e-9), (r, m)
+        print(
+            f"| {r['n']:.0e} | {r['step']} | {r['seconds']:.2f} | {per_core:,.0f} "
+            f"| {m['seconds']:.2f} | {numpy_rate:,.0f} | {per_core / numpy_rate:.2f} |"
+        )
+    print(
+        "\n| rows | data generated and persisted (s) | peak RSS per worker (MB) "
+        "| peak RSS of the client (MB) |\n|---:|---:|---|---:|"
+    )
     for n in sizes:
-        workers, client = peaks[n]
-        print(f"| {n:.0e} | {', '.join(f'{p:.0f}' for p in workers)} | {client:.0f} |")
+        workers, client, generation = peaks[n]
+        generated = "in every pass" if generation is None else f"{generation:.1f}"
+        print(
+            f"| {n:.0e} | {generated} | {', '.join(f'{p:.0f}' for p in workers)} | {client:.0f} |"
+        )
 
 
 if __name__ == "__main__":
