@@ -365,13 +365,16 @@ def interleaved(client, dask_data, numpy_data, n, count_only, only, repeat, resu
             )
 
 
-def best_of(call, repeat):
-    times, value = [], None
+def best_of(call, repeat, cpu_clock):
+    """The fastest of ``repeat`` passes: its wall-clock and CPU seconds (``cpu_clock`` read
+    before and after) and the last value."""
+    passes, value = [], None
     for _ in range(repeat):
+        cpu = cpu_clock()
         start = time.perf_counter()
         value = call()
-        times.append(time.perf_counter() - start)
-    return min(times), value
+        passes.append((time.perf_counter() - start, cpu_clock() - cpu))
+    return *min(passes), value
 
 
 def cluster_memory_config(worker_memory):
@@ -431,11 +434,18 @@ def run_cluster(n, args, results, numpy_data=None):
             )
         else:
             for name, _, call in selected(steps(data, args.count_only), args.only):
-                seconds, value = best_of(call, args.repeat)
+                seconds, cpu, value = best_of(call, args.repeat, lambda: _cpu_seconds(client))
                 results.append(
-                    dict(n=n, where="dask", step=name, seconds=seconds, value=summarise(value))
+                    dict(
+                        n=n,
+                        where="dask",
+                        step=name,
+                        seconds=seconds,
+                        cpu=cpu,
+                        value=summarise(value),
+                    )
                 )
-                print(f"  n={n:.0e} {name}: {seconds:.2f} s", flush=True)
+                print(f"  n={n:.0e} {name}: {seconds:.2f} s, CPU {cpu:.2f} s", flush=True)
         peaks = client.run(_peak_rss_mb)
     return [peaks[w] for w in sorted(peaks)], _peak_rss_mb(), generation
 
@@ -450,9 +460,11 @@ def memory_data(n, chunk, columns):
 def run_memory(n, args, results):
     data = memory_data(n, int(args.chunk), columns_read(args.count_only, args.only))
     for name, _, call in selected(steps(data, args.count_only), args.only):
-        seconds, value = best_of(call, args.repeat)
-        results.append(dict(n=n, where="numpy", step=name, seconds=seconds, value=summarise(value)))
-        print(f"  numpy n={n:.0e} {name}: {seconds:.2f} s", flush=True)
+        seconds, cpu, value = best_of(call, args.repeat, time.process_time)
+        results.append(
+            dict(n=n, where="numpy", step=name, seconds=seconds, cpu=cpu, value=summarise(value))
+        )
+        print(f"  numpy n={n:.0e} {name}: {seconds:.2f} s, CPU {cpu:.2f} s", flush=True)
 
 
 def main():
@@ -520,22 +532,30 @@ def main():
     print(
         f"best of {args.repeat} passes; ratio: dask rows/s per core / numpy's at {sizes[0]:.0e}\n"
     )
-    print("| rows | step | dask, 2 workers (s) | rows/s/core | numpy (s) | rows/s/core | ratio |")
-    print("|---:|---|---:|---:|---:|---:|---:|")
+    print(
+        "| rows | step | dask, 2 workers (s) | rows/s/core | numpy (s) | rows/s/core | ratio "
+        "| dask CPU (s), client + workers | numpy CPU (s) | CPU ratio per row |"
+    )
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         if r["where"] != "dask":
             continue
         per_core = r["n"] / r["seconds"] / N_WORKERS
         m = numpy.get(r["step"])
         if m is None:
-            print(f"| {r['n']:.0e} | {r['step']} | {r['seconds']:.2f} | {per_core:,.0f} | | | |")
+            print(
+                f"| {r['n']:.0e} | {r['step']} | {r['seconds']:.2f} | {per_core:,.0f} | | | "
+                f"| {r['cpu']:.2f} | | |"
+            )
             continue
         numpy_rate = m["n"] / m["seconds"]
         if r["n"] == m["n"]:
             assert np.allclose(r["value"], m["value"], rtol=0, atol=1e-9), (r, m)
+        cpu_ratio = (m["cpu"] / m["n"]) / (r["cpu"] / r["n"])
         print(
             f"| {r['n']:.0e} | {r['step']} | {r['seconds']:.2f} | {per_core:,.0f} "
-            f"| {m['seconds']:.2f} | {numpy_rate:,.0f} | {per_core / numpy_rate:.2f} |"
+            f"| {m['seconds']:.2f} | {numpy_rate:,.0f} | {per_core / numpy_rate:.2f} "
+            f"| {r['cpu']:.2f} | {m['cpu']:.2f} | {cpu_ratio:.2f} |"
         )
     print(
         "\n| rows | data generated and persisted (s) | peak RSS per worker (MB) "
