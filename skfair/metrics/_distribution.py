@@ -303,6 +303,14 @@ def _side_table(comparison, function, points):
     return table
 
 
+def _aggregate_gaps(per_pair, comparison, agg):
+    """Signed gaps of the compared pairs (shape (n_pairs, n_points)) aggregated over the
+    pairs, in absolute value when the comparison is unsigned."""
+    if not comparison.signed:
+        per_pair = np.abs(per_pair)
+    return aggregate(per_pair, agg, sizes=comparison.sizes, signed=comparison.signed)
+
+
 def _scalar_or_array(result, like):
     """A float for a scalar ``p`` / ``threshold``, the 1-D array otherwise."""
     return float(result[0]) if np.ndim(like) == 0 else result
@@ -608,9 +616,7 @@ def quantile_bias(
         return _scalar_or_array(np.zeros_like(levels), p)
     quantiles = _side_table(comparison, _positive_weight_quantiles, levels)
     per_pair = sign * (quantiles[comparison.first] - quantiles[comparison.second])
-    if not comparison.signed:
-        per_pair = np.abs(per_pair)
-    result = aggregate(per_pair, agg, sizes=comparison.sizes, signed=comparison.signed)
+    result = _aggregate_gaps(per_pair, comparison, agg)
     return _scalar_or_array(unscale(result, comparison.scale, "quantile gap"), p)
 
 
@@ -705,10 +711,7 @@ def classifier_bias(
     # The scores were multiplied by a power of two; so are the thresholds (exactly).
     cdf = _side_table(comparison, cdf_at, thresholds * comparison.scale)
     per_pair = sign * (cdf[comparison.second] - cdf[comparison.first])
-    if not comparison.signed:
-        per_pair = np.abs(per_pair)
-    result = aggregate(per_pair, agg, sizes=comparison.sizes, signed=comparison.signed)
-    return _scalar_or_array(result, threshold)
+    return _scalar_or_array(_aggregate_gaps(per_pair, comparison, agg), threshold)
 
 
 def _check_levels(p):
