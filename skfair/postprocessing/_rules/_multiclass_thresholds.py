@@ -31,6 +31,7 @@ from skfair._utils._random import SAMPLINGS, draw_seed
 from skfair._utils._response import get_response_values
 from skfair._utils._validation import check_weights
 from skfair.metrics._multiclass import _max_gap_to_population
+from skfair.postprocessing._docs import documented
 from skfair.postprocessing._rules._group_decision import GroupDecisionMixin
 from skfair.postprocessing._rules._multiclass_lp import CONSTRAINTS, OBJECTIVES, FairArgmaxProgram
 
@@ -39,6 +40,7 @@ from skfair.postprocessing._rules._multiclass_lp import CONSTRAINTS, OBJECTIVES,
 _KEY_WEIGHTS = np.sqrt([2.0, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53])
 
 
+@documented
 class MulticlassGroupThresholdClassifier(
     GroupDecisionMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
 ):
@@ -127,10 +129,7 @@ class MulticlassGroupThresholdClassifier(
     optimality_gap_ : float
         The linear program's certificate: how far its Lagrangian bound lies above
         ``objective_value_`` (below 1e-12 when solved to optimality).
-    n_features_in_ : int
-        Number of columns of X, the sensitive column(s) included.
-    feature_names_in_ : ndarray of str
-        Column names of X, when it has string column names.
+    {columns_in}
 
     See Also
     --------
@@ -390,12 +389,7 @@ class MulticlassGroupThresholdClassifier(
 
         These are the randomised rule's probabilities, not estimates of ``P(y | X)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
+        {parameters_X_groups}
 
         Returns
         -------
@@ -417,12 +411,7 @@ class MulticlassGroupThresholdClassifier(
     def predict(self, X, *, sensitive_features=None):
         """Randomised fair decisions.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
+        {parameters_X_groups}
 
         Returns
         -------
