@@ -1,8 +1,9 @@
 """The plumbing shared by skfair's meta-estimators, written once.
 
 - the fit preamble: :func:`check_meta_input` (X), :func:`resolve_sensitive` (the two modes of
-  sensitive features), :func:`require_y`, :func:`fit_groups` / :func:`encode_groups` (group
-  codes, and "no sensitive features" as one group named ``"all"``);
+  sensitive features), :func:`require_y`, :func:`group_codes` / :func:`fit_groups` /
+  :func:`encode_groups` (group codes, and "no sensitive features" as one group named
+  ``"all"``);
 - metadata: :func:`route_fit_params`, the fit parameters of the wrapped model and of ``cv``
   with and without metadata routing, and :func:`fit_routing`, the router that sends them;
 - dask: :data:`FIT_IN_MEMORY` (the refusal of a fit that trains a model on all rows),
@@ -167,6 +168,28 @@ def require_y(owner, y):
         )
 
 
+def group_codes(sensitive, n_samples):
+    """``(codes, labels, groups)`` of the fitting rows: the group code of each row, the group
+    labels and the :class:`~skfair._utils._groups.GroupEncoding`.
+
+    Without sensitive values every row is in one group, labelled ``"all"``, and ``groups`` is
+    None.
+    """
+    if sensitive is None:
+        return np.zeros(n_samples, dtype=np.intp), list(NO_GROUPS), None
+    groups = factorize_groups(sensitive, n_samples=n_samples)
+    return groups.codes, groups.labels, groups
+
+
+def new_row_encoding(groups):
+    """What :func:`encode_groups` needs of ``groups`` to encode new rows: the encoding
+    without the fitting rows' codes (None for None, one group)."""
+    if groups is None:
+        return None
+    empty = np.empty((0, groups.n_attributes), dtype=np.intp)
+    return replace(groups, codes=empty[:, 0], attribute_codes=empty)
+
+
 def fit_groups(sensitive, n_samples):
     """``(codes, labels, encoding)`` of the fitting rows' groups.
 
@@ -174,12 +197,8 @@ def fit_groups(sensitive, n_samples):
     is None. Otherwise the encoding keeps only what :func:`encode_groups` needs to encode new
     rows (not the fitting rows' codes).
     """
-    if sensitive is None:
-        return np.zeros(n_samples, dtype=np.intp), list(NO_GROUPS), None
-    groups = factorize_groups(sensitive, n_samples=n_samples)
-    empty = np.empty((0, groups.n_attributes), dtype=np.intp)
-    encoding = replace(groups, codes=empty[:, 0], attribute_codes=empty)
-    return groups.codes, groups.labels, encoding
+    codes, labels, groups = group_codes(sensitive, n_samples)
+    return codes, labels, new_row_encoding(groups)
 
 
 def encode_groups(owner, encoding, sensitive, n_samples, *, method="predict"):

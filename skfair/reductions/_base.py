@@ -20,6 +20,7 @@ from skfair._base import (
     accuracy_on_dask,
     check_meta_input,
     fit_routing,
+    group_codes,
     lazy_method,
     other_library_names,
     require_y,
@@ -36,7 +37,6 @@ from skfair._utils._compat import (
     StrOptions,
     _num_samples,
 )
-from skfair._utils._groups import factorize_groups
 from skfair._utils._random import draw_choices, draw_seed, row_keys
 from skfair._utils._validation import check_weights
 from skfair.reductions._game import Hypotheses
@@ -282,11 +282,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
                     f"y holds the label {y[unknown][0]!r}, not one of the classes "
                     f"{self.classes_.tolist()} seen at fit."
                 )
-        if sensitive is None:
-            codes, group_labels, groups = np.zeros(n_samples, np.intp), list(NO_GROUPS), None
-        else:
-            groups = factorize_groups(sensitive, n_samples=n_samples)
-            codes, group_labels = groups.codes, groups.labels
+        codes, group_labels, groups = group_codes(sensitive, n_samples)
         return Bunch(
             X_model=X_model,
             target=target,
