@@ -62,6 +62,17 @@ def _model_allows_nan(model, tags=None):
     return (get_tags(model) if tags is None else tags).input_tags.allow_nan
 
 
+def meta_input_tags(tags, model, sensitive_column):
+    """``tags`` of a meta-estimator that passes X on to ``model``, with the input tags set:
+    sparse X and NaN as ``model`` takes them, strings when the sensitive attributes are
+    columns of X (``sensitive_column``)."""
+    model_tags = get_tags(model)
+    tags.input_tags.sparse = model_tags.input_tags.sparse
+    tags.input_tags.allow_nan = _model_allows_nan(model, model_tags)
+    tags.input_tags.string = sensitive_column is not None
+    return tags
+
+
 def check_meta_input(meta, X, model, *, reset):
     """Validate X for a meta-estimator ``meta`` that passes it on to a wrapped ``model``.
 

@@ -24,7 +24,6 @@ from sklearn.base import (
 from sklearn.frozen import FrozenEstimator
 from sklearn.metrics import r2_score
 from sklearn.model_selection import check_cv, cross_val_predict
-from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -32,11 +31,11 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import (
     GroupAccuracyScoreMixin,
-    _model_allows_nan,
     check_meta_input,
     fit_routing,
     fit_takes_weights,
     lazy_method,
+    meta_input_tags,
     refuse_dask_fit,
     require_y,
     resolve_sensitive,
@@ -183,11 +182,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         return fit_routing(self, mapping)
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
-        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
-        tags.input_tags.string = self.sensitive_column is not None
-        return tags
+        return meta_input_tags(super().__sklearn_tags__(), self.estimator, self.sensitive_column)
 
 
 @documented

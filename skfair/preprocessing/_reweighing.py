@@ -12,7 +12,6 @@ from inspect import signature
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import get_routing_for_object
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -20,10 +19,10 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import (
     AccuracyScoreMixin,
-    _model_allows_nan,
     check_meta_input,
     fit_routing,
     lazy_method,
+    meta_input_tags,
     require_y,
     resolve_sensitive,
     route_fit_params,
@@ -433,11 +432,7 @@ class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMix
         return fit_routing(self)
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
-        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
-        tags.input_tags.string = self.sensitive_column is not None
-        return tags
+        return meta_input_tags(super().__sklearn_tags__(), self.estimator, self.sensitive_column)
 
 
 # --------------------------------------------------------------------------------------------

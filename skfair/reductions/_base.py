@@ -16,12 +16,12 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import (
     NO_GROUPS,
-    _model_allows_nan,
     accuracy_on_dask,
     check_meta_input,
     fit_routing,
     group_codes,
     lazy_method,
+    meta_input_tags,
     other_library_names,
     require_y,
     resolve_sensitive,
@@ -667,10 +667,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         tags.classifier_tags = inner.classifier_tags
         tags.regressor_tags = inner.regressor_tags
         tags.target_tags.required = True
-        tags.input_tags.sparse = inner.input_tags.sparse
-        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
-        tags.input_tags.string = self.sensitive_column is not None
-        return tags
+        return meta_input_tags(tags, self.estimator, self.sensitive_column)
 
 
 class ConstantClassifier(ClassifierMixin, BaseEstimator):
