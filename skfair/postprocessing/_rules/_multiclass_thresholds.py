@@ -88,12 +88,7 @@ class MulticlassGroupThresholdClassifier(
         batch's realised rates stay closer to the fitted ones; a row's class then depends
         on the batch it comes with. ``"batch"`` is refused on dask collections (a sort of
         all their rows).
-    sensitive_column : str, int or list of them, default=None
-        Column(s) of X holding the sensitive features, removed before the model sees X
-        (unless ``drop_sensitive=False``). This mode works inside ``GridSearchCV`` and with
-        scikit-learn's scorers, which cannot pass metadata to ``predict``.
-    drop_sensitive : bool, default=True
-        Whether to remove ``sensitive_column`` from X before the model.
+    {sensitive_column_rule}
     random_state : int, RandomState instance, Generator or None, default=None
         Seeds the randomised decisions (see ``sampling``); None draws a seed at fit.
     n_jobs : int, default=None

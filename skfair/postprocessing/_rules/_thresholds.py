@@ -155,12 +155,7 @@ class GroupThresholdClassifier(
         continuous scores needs (see Notes); in memory and on dask alike, the rules are then
         exactly those of the rounded scores. Thresholds fall midway between grid points, so
         a new score is decided as its rounded value would be.
-    sensitive_column : str, int or list of them, default=None
-        Column(s) of X holding the sensitive features, removed before the model sees X
-        (unless ``drop_sensitive=False``). This mode works inside ``GridSearchCV`` and with
-        scikit-learn's scorers, which cannot pass metadata to ``predict``.
-    drop_sensitive : bool, default=True
-        Whether to remove ``sensitive_column`` from X before the model.
+    {sensitive_column_rule}
     random_state : int, RandomState instance, Generator or None, default=None
         Seeds the randomised decisions; None draws a seed at fit. The decisions of a fitted
         classifier are a function of this seed and of the rows, never of a generator's state:
