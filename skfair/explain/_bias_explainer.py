@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
 from skfair._dask import refuse, uses_dask
 from skfair._stats._sorted import FAVORABLE_SIGN as _FAVORABLE_SIGN
+from skfair._stats._sorted import w1_named_parts
 from skfair._stats._sorted import w1_parts as _w1_parts
 from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
@@ -736,7 +737,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
                 bias_game[chunk] = np.column_stack([positive, negative])
         self.shapley_method_, self.n_permutations_ = "exact", None
         self.bias_game_ = Bunch(
-            coalitions=np.arange(n_coalitions), **_parts_arrays(bias_game[:, 0], bias_game[:, 1])
+            coalitions=np.arange(n_coalitions), **w1_named_parts(bias_game[:, 0], bias_game[:, 1])
         )
         shapley = bias_game.T @ weights  # (2, n_players): phi[v^{bias+}], phi[v^{bias-}]
         return self._finish(attributions, pair, shapley)
@@ -791,9 +792,9 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     def _finish(self, attributions, pair, shapley):
         self.attributions_ = attributions
         positive, negative = pair.parts(attributions)
-        explanations = _parts_arrays(positive, negative)
+        explanations = w1_named_parts(positive, negative)
         if shapley is not None:
-            for part, values in _parts_arrays(shapley[0], shapley[1]).items():
+            for part, values in w1_named_parts(shapley[0], shapley[1]).items():
                 explanations[f"shapley_{part}"] = values
         return explanations
 
@@ -888,18 +889,9 @@ def _fixed_chunks(items, size):
     return [items[start : start + size] for start in range(0, len(items), size)]
 
 
-def _parts_arrays(positive, negative):
-    return {
-        "total": positive + negative,
-        "positive": positive,
-        "negative": negative,
-        "net": positive - negative,
-    }
-
-
 def _parts_bunch(positive, negative):
     return Bunch(
-        **{part: float(value) for part, value in _parts_arrays(positive, negative).items()}
+        **{part: float(value) for part, value in w1_named_parts(positive, negative).items()}
     )
 
 

@@ -50,6 +50,7 @@ from skfair._stats._sorted import (
     quantile_at,
     sorted_segments,
     unscale,
+    w1_named_parts,
     w1_parts_sorted,
     w1_upper_bounds,
 )
@@ -428,13 +429,7 @@ def wasserstein_bias(
         return 0.0
 
     def evaluate(i):
-        positive, negative = w1_parts_sorted(*comparison.pair(i), sign)
-        return {
-            "total": positive + negative,
-            "positive": positive,
-            "negative": negative,
-            "net": positive - negative,
-        }[part]
+        return w1_named_parts(*w1_parts_sorted(*comparison.pair(i), sign))[part]
 
     per_pair = _pair_values(comparison, evaluate, _w1_upper_bounds(comparison), agg)
     result = aggregate(
