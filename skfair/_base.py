@@ -145,6 +145,14 @@ def resolve_sensitive(X, sensitive_features, sensitive_column, *, drop=True):
     return sensitive, (rest if drop else X)
 
 
+def meta_model_input(meta, X, sensitive_features, *, reset):
+    """``(sensitive_features, X_for_the_model)`` of a meta-estimator's X: X checked by
+    :func:`check_meta_input` (against ``meta.estimator``), then split by
+    :func:`resolve_sensitive` in ``meta``'s ``sensitive_column`` mode."""
+    X = check_meta_input(meta, X, meta.estimator, reset=reset)
+    return resolve_sensitive(X, sensitive_features, meta.sensitive_column, drop=meta.drop_sensitive)
+
+
 def record_input_columns(owner, X):
     """Set ``n_features_in_`` (and ``feature_names_in_``) from a dask collection's metadata."""
     meta = X._meta if hasattr(X, "columns") else np.empty((0, X.shape[1]))

@@ -23,7 +23,7 @@ from sklearn.exceptions import NotFittedError, UndefinedMetricWarning
 from sklearn.utils import Bunch, check_array
 from sklearn.utils.validation import check_is_fitted
 
-from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
+from skfair._base import _model_allows_nan, meta_model_input
 from skfair._dask import refuse, uses_dask
 from skfair._stats._sorted import FAVORABLE_SIGN as _FAVORABLE_SIGN
 from skfair._stats._sorted import w1_named_parts
@@ -385,11 +385,8 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
         if uses_dask(X, y, sensitive_features, sample_weight):
             raise _IN_MEMORY.error(f"{type(self).__name__}.fit")
         self._check_estimator_fitted()
-        X = check_meta_input(self, X, self.estimator, reset=True)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
-        n_samples = X.shape[0]
+        sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=True)
+        n_samples = X_model.shape[0]
         # Equal weights come back as None: the unweighted result, whatever their scale.
         weights = check_weights(sample_weight, n_samples)
         weights = np.ones(n_samples) if weights is None else weights

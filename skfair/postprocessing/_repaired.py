@@ -31,14 +31,13 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import (
     GroupAccuracyScoreMixin,
-    check_meta_input,
     fit_routing,
     fit_takes_weights,
     lazy_method,
     meta_input_tags,
+    meta_model_input,
     refuse_dask_fit,
     require_y,
-    resolve_sensitive,
     route_fit_params,
     warn_no_sensitive_features,
 )
@@ -99,10 +98,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
             Fitted estimator.
         """
         refuse_dask_fit(self, X, y, sample_weight, sensitive_features)
-        X = check_meta_input(self, X, self.estimator, reset=True)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
+        sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=True)
         require_y(self, y)
         y = self._check_targets(y)
         estimator_params = route_fit_params(
@@ -158,10 +154,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
     def _repaired(self, X, sensitive_features):
         """Repaired responses, shape (n_samples, n_columns)."""
         check_is_fitted(self)
-        X = check_meta_input(self, X, self.estimator, reset=False)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
+        sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=False)
         response = _response(self.estimator_, self._response_method(), X_model)
         return self.repair_.transform(response, sensitive_features=sensitive)
 

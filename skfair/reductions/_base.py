@@ -17,14 +17,13 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from skfair._base import (
     NO_GROUPS,
     accuracy_on_dask,
-    check_meta_input,
     fit_routing,
     group_codes,
     lazy_method,
     meta_input_tags,
+    meta_model_input,
     other_library_names,
     require_y,
-    resolve_sensitive,
     route_fit_params,
 )
 from skfair._dask import is_dask_collection, uses_dask
@@ -256,10 +255,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         ``reset`` at fit (the classes are found); afterwards the labels must be classes seen
         at fit.
         """
-        X = check_meta_input(self, X, self.estimator, reset=reset)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
+        sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=reset)
         require_y(self, y)
         y = column_or_1d(y, warn=True)
         if y.shape[0] != X_model.shape[0]:
@@ -453,8 +449,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
 
     def _model_input(self, X):
         check_is_fitted(self, "weights_")
-        X = check_meta_input(self, X, self.estimator, reset=False)
-        return resolve_sensitive(X, None, self.sensitive_column, drop=self.drop_sensitive)[1]
+        return meta_model_input(self, X, None, reset=False)[1]
 
     def _member_outputs(self, X_model, method):
         """``(weight, output)`` of every member with positive weight."""

@@ -22,12 +22,11 @@ from sklearn.utils.validation import check_is_fitted, indexable
 
 from skfair._base import (
     GroupAccuracyScoreMixin,
-    check_meta_input,
     encode_groups,
     fit_groups,
     fit_routing,
     meta_input_tags,
-    resolve_sensitive,
+    meta_model_input,
 )
 from skfair._utils._compat import (
     _check_method_params,
@@ -80,10 +79,7 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
     def _scores_and_codes(self, X, sensitive_features):
         """The model's scores of new rows, their group codes and X as the model sees it."""
         check_is_fitted(self)
-        X = check_meta_input(self, X, self.estimator, reset=False)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
+        sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=False)
         scores = self._scores(_scored_model(self.estimator_), X_model)
         codes = encode_groups(self, self._encoding, sensitive, scores.shape[0])
         return scores, codes, X_model

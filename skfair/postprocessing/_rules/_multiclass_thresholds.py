@@ -13,10 +13,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from skfair._base import (
-    check_meta_input,
     lazy_method,
+    meta_model_input,
     refuse_dask_fit,
-    resolve_sensitive,
     route_fit_params,
 )
 from skfair._dask import uses_dask
@@ -278,14 +277,11 @@ class MulticlassGroupThresholdClassifier(
             Fitted classifier.
         """
         refuse_dask_fit(self, X, y, sample_weight, sensitive_features)
-        X = check_meta_input(self, X, self.estimator, reset=True)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
+        sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=True)
         y = self._check_target(y)
         if y is not None:
-            check_consistent_length(X, y)
-        n_samples = X.shape[0]
+            check_consistent_length(X_model, y)
+        n_samples = X_model.shape[0]
         weights = check_weights(sample_weight, n_samples)
         weights = np.ones(n_samples) if weights is None else weights
         codes, n_groups = self._fit_groups(sensitive, n_samples)
