@@ -1,9 +1,10 @@
 """The plumbing shared by skfair's meta-estimators, written once.
 
 - the fit preamble: :func:`check_meta_input` (X), :func:`resolve_sensitive` (the two modes of
-  sensitive features), :func:`require_y`, :func:`group_codes` / :func:`fit_groups` /
-  :func:`encode_groups` (group codes, and "no sensitive features" as one group named
-  ``"all"``);
+  sensitive features), :func:`meta_model_input` (the two in turn), :func:`require_y`,
+  :func:`group_codes` / :func:`fit_groups` / :func:`encode_groups` (group codes, and "no
+  sensitive features" as one group named ``"all"``), :func:`meta_input_tags` (the input tags
+  that follow the wrapped model's);
 - metadata: :func:`route_fit_params`, the fit parameters of the wrapped model and of ``cv``
   with and without metadata routing, and :func:`fit_routing`, the router that sends them;
 - dask: :data:`FIT_IN_MEMORY` (the refusal of a fit that trains a model on all rows),
