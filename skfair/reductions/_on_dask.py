@@ -207,10 +207,7 @@ class DaskBestResponse(BestResponse):
         self.fit_params = fit_params
         self.weight_parameter = "sample_weight"
         self.warm_start_parameter, self.growth = warm_start_mode(estimator, warm_start)
-        self._cache = {}
-        self._previous = None
-        self.n_calls = 0
-        self.n_fits = 0
+        self._start_calls()
 
     def problem(self, cost):
         reduced = cell_gains(cost, self.cell_weight)
