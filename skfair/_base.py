@@ -1,8 +1,10 @@
 """The plumbing shared by skfair's meta-estimators, written once.
 
 - the fit preamble: :func:`check_meta_input` (X), :func:`resolve_sensitive` (the two modes of
-  sensitive features), :func:`require_y`, :func:`fit_groups` / :func:`encode_groups` (group
-  codes, and "no sensitive features" as one group named ``"all"``);
+  sensitive features), :func:`meta_model_input` (the two in turn), :func:`require_y`,
+  :func:`group_codes` / :func:`fit_groups` / :func:`encode_groups` (group codes, and "no
+  sensitive features" as one group named ``"all"``), :func:`meta_input_tags` (the input tags
+  that follow the wrapped model's);
 - metadata: :func:`route_fit_params`, the fit parameters of the wrapped model and of ``cv``
   with and without metadata routing, and :func:`fit_routing`, the router that sends them;
 - dask: :data:`FIT_IN_MEMORY` (the refusal of a fit that trains a model on all rows),
@@ -59,6 +61,17 @@ def _model_allows_nan(model, tags=None):
     if hasattr(model, "steps"):
         return True
     return (get_tags(model) if tags is None else tags).input_tags.allow_nan
+
+
+def meta_input_tags(tags, model, sensitive_column):
+    """``tags`` of a meta-estimator that passes X on to ``model``, with the input tags set:
+    sparse X and NaN as ``model`` takes them, strings when the sensitive attributes are
+    columns of X (``sensitive_column``)."""
+    model_tags = get_tags(model)
+    tags.input_tags.sparse = model_tags.input_tags.sparse
+    tags.input_tags.allow_nan = _model_allows_nan(model, model_tags)
+    tags.input_tags.string = sensitive_column is not None
+    return tags
 
 
 def check_meta_input(meta, X, model, *, reset):
@@ -133,6 +146,14 @@ def resolve_sensitive(X, sensitive_features, sensitive_column, *, drop=True):
     return sensitive, (rest if drop else X)
 
 
+def meta_model_input(meta, X, sensitive_features, *, reset):
+    """``(sensitive_features, X_for_the_model)`` of a meta-estimator's X: X checked by
+    :func:`check_meta_input` (against ``meta.estimator``), then split by
+    :func:`resolve_sensitive` in ``meta``'s ``sensitive_column`` mode."""
+    X = check_meta_input(meta, X, meta.estimator, reset=reset)
+    return resolve_sensitive(X, sensitive_features, meta.sensitive_column, drop=meta.drop_sensitive)
+
+
 def record_input_columns(owner, X):
     """Set ``n_features_in_`` (and ``feature_names_in_``) from a dask collection's metadata."""
     meta = X._meta if hasattr(X, "columns") else np.empty((0, X.shape[1]))
@@ -167,6 +188,28 @@ def require_y(owner, y):
         )
 
 
+def group_codes(sensitive, n_samples):
+    """``(codes, labels, groups)`` of the fitting rows: the group code of each row, the group
+    labels and the :class:`~skfair._utils._groups.GroupEncoding`.
+
+    Without sensitive values every row is in one group, labelled ``"all"``, and ``groups`` is
+    None.
+    """
+    if sensitive is None:
+        return np.zeros(n_samples, dtype=np.intp), list(NO_GROUPS), None
+    groups = factorize_groups(sensitive, n_samples=n_samples)
+    return groups.codes, groups.labels, groups
+
+
+def new_row_encoding(groups):
+    """What :func:`encode_groups` needs of ``groups`` to encode new rows: the encoding
+    without the fitting rows' codes (None for None, one group)."""
+    if groups is None:
+        return None
+    empty = np.empty((0, groups.n_attributes), dtype=np.intp)
+    return replace(groups, codes=empty[:, 0], attribute_codes=empty)
+
+
 def fit_groups(sensitive, n_samples):
     """``(codes, labels, encoding)`` of the fitting rows' groups.
 
@@ -174,12 +217,8 @@ def fit_groups(sensitive, n_samples):
     is None. Otherwise the encoding keeps only what :func:`encode_groups` needs to encode new
     rows (not the fitting rows' codes).
     """
-    if sensitive is None:
-        return np.zeros(n_samples, dtype=np.intp), list(NO_GROUPS), None
-    groups = factorize_groups(sensitive, n_samples=n_samples)
-    empty = np.empty((0, groups.n_attributes), dtype=np.intp)
-    encoding = replace(groups, codes=empty[:, 0], attribute_codes=empty)
-    return groups.codes, groups.labels, encoding
+    codes, labels, groups = group_codes(sensitive, n_samples)
+    return codes, labels, new_row_encoding(groups)
 
 
 def encode_groups(owner, encoding, sensitive, n_samples, *, method="predict"):

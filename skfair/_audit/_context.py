@@ -193,14 +193,10 @@ def adult_context(
         _check_classes(model, 1)
         names = test.feature_names.tolist()
         X_test = _model_input(model, {name: test.data[:, j] for j, name in enumerate(names)}, names)
-    y_pred, y_score, no_scores = _predict(model, X_test, positive_label=1)
-    _describe_scores(description, no_scores)
-    return AuditContext(
-        model=model,
-        X_test=X_test,
+    return _evaluated(
+        model,
+        X_test,
         y_test=test.target,
-        y_pred=y_pred,
-        y_score=y_score,
         sensitive=sensitive,
         privileged=privileged,
         positive_label=1,
@@ -331,14 +327,10 @@ def csv_context(
                 f"{_model_name(model)} from --model, evaluated on the {rows.size:,} rows named "
                 f"by --eval-rows ({_describe_eval_rows(eval_rows)})"
             )
-        y_pred, y_score, no_scores = _predict(model, X, positive_label=positive_label)
-        _describe_scores(description, no_scores)
-        return AuditContext(
-            model=model,
-            X_test=X,
+        return _evaluated(
+            model,
+            X,
             y_test=y[rows],
-            y_pred=y_pred,
-            y_score=y_score,
             sensitive={name: column_rows(values, rows) for name, values in attributes.items()},
             privileged=privileged,
             positive_label=positive_label,
@@ -388,14 +380,10 @@ def csv_context(
         description["training sample"] = describe_subsample(
             train_rows.size, n_train, test_rows.size, max_train_rows, random_state
         )
-    y_pred, y_score, no_scores = _predict(model, X_test, positive_label=1)
-    _describe_scores(description, no_scores)
-    return AuditContext(
-        model=model,
-        X_test=X_test,
+    return _evaluated(
+        model,
+        X_test,
         y_test=y[test_rows],
-        y_pred=y_pred,
-        y_score=y_score,
         sensitive={name: column_rows(values, test_rows) for name, values in attributes.items()},
         privileged=privileged,
         positive_label=positive_label,
@@ -679,9 +667,26 @@ def in_row_blocks(method, X):
     return np.concatenate([np.asarray(block) for block in blocks])
 
 
-def _describe_scores(description, no_scores):
+def _evaluated(model, X_test, *, positive_label, description, model_positive_label=None, **fields):
+    """The context of ``model`` evaluated on ``X_test``: its predictions and scores of the
+    favourable class, the reason for no scores in ``description``, and the other ``fields``."""
+    y_pred, y_score, no_scores = _predict(
+        model,
+        X_test,
+        positive_label=positive_label if model_positive_label is None else model_positive_label,
+    )
     if no_scores is not None:
         description["scores"] = f"none: {no_scores}"
+    return AuditContext(
+        model=model,
+        X_test=X_test,
+        y_pred=y_pred,
+        y_score=y_score,
+        positive_label=positive_label,
+        description=description,
+        model_positive_label=model_positive_label,
+        **fields,
+    )
 
 
 def score_reader(model, positive_label):

@@ -47,6 +47,17 @@ def w1_parts_sorted(sorted_values, weights0, weights1, sign):
     return positive, negative
 
 
+def w1_named_parts(positive, negative):
+    """The four parts of the W1 bias by name from its positive and negative parts:
+    ``total = positive + negative`` and ``net = positive - negative`` (Def. 3.2)."""
+    return {
+        "total": positive + negative,
+        "positive": positive,
+        "negative": negative,
+        "net": positive - negative,
+    }
+
+
 def w1_parts(values, in1, weights, sign):
     """Positive and negative W1 parts of every column of ``values`` (Def. 3.2).
 

@@ -23,9 +23,10 @@ from sklearn.exceptions import NotFittedError, UndefinedMetricWarning
 from sklearn.utils import Bunch, check_array
 from sklearn.utils.validation import check_is_fitted
 
-from skfair._base import _model_allows_nan, check_meta_input, resolve_sensitive
+from skfair._base import _model_allows_nan, meta_model_input
 from skfair._dask import refuse, uses_dask
 from skfair._stats._sorted import FAVORABLE_SIGN as _FAVORABLE_SIGN
+from skfair._stats._sorted import w1_named_parts
 from skfair._stats._sorted import w1_parts as _w1_parts
 from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
@@ -384,11 +385,8 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
         if uses_dask(X, y, sensitive_features, sample_weight):
             raise _IN_MEMORY.error(f"{type(self).__name__}.fit")
         self._check_estimator_fitted()
-        X = check_meta_input(self, X, self.estimator, reset=True)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
-        n_samples = X.shape[0]
+        sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=True)
+        n_samples = X_model.shape[0]
         # Equal weights come back as None: the unweighted result, whatever their scale.
         weights = check_weights(sample_weight, n_samples)
         weights = np.ones(n_samples) if weights is None else weights
@@ -736,7 +734,7 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
                 bias_game[chunk] = np.column_stack([positive, negative])
         self.shapley_method_, self.n_permutations_ = "exact", None
         self.bias_game_ = Bunch(
-            coalitions=np.arange(n_coalitions), **_parts_arrays(bias_game[:, 0], bias_game[:, 1])
+            coalitions=np.arange(n_coalitions), **w1_named_parts(bias_game[:, 0], bias_game[:, 1])
         )
         shapley = bias_game.T @ weights  # (2, n_players): phi[v^{bias+}], phi[v^{bias-}]
         return self._finish(attributions, pair, shapley)
@@ -791,9 +789,9 @@ class BiasExplainer(MetaEstimatorMixin, BaseEstimator):
     def _finish(self, attributions, pair, shapley):
         self.attributions_ = attributions
         positive, negative = pair.parts(attributions)
-        explanations = _parts_arrays(positive, negative)
+        explanations = w1_named_parts(positive, negative)
         if shapley is not None:
-            for part, values in _parts_arrays(shapley[0], shapley[1]).items():
+            for part, values in w1_named_parts(shapley[0], shapley[1]).items():
                 explanations[f"shapley_{part}"] = values
         return explanations
 
@@ -888,18 +886,9 @@ def _fixed_chunks(items, size):
     return [items[start : start + size] for start in range(0, len(items), size)]
 
 
-def _parts_arrays(positive, negative):
-    return {
-        "total": positive + negative,
-        "positive": positive,
-        "negative": negative,
-        "net": positive - negative,
-    }
-
-
 def _parts_bunch(positive, negative):
     return Bunch(
-        **{part: float(value) for part, value in _parts_arrays(positive, negative).items()}
+        **{part: float(value) for part, value in w1_named_parts(positive, negative).items()}
     )
 
 

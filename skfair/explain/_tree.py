@@ -148,12 +148,19 @@ def _adapter(estimator):
     return None
 
 
-def _hist_gradient_boosting(estimator, method, column):
+def _boosting_explains(estimator, method):
+    """Whether a boosted model's raw score gives ``method``: ``predict`` of a regressor,
+    ``decision_function`` or ``predict_proba`` of a binary classifier."""
     classifier = is_classifier(estimator)
     if classifier and len(estimator.classes_) != 2:
+        return False
+    return method in (("decision_function", "predict_proba") if classifier else ("predict",))
+
+
+def _hist_gradient_boosting(estimator, method, column):
+    if not _boosting_explains(estimator, method):
         return None
-    if method not in (("decision_function", "predict_proba") if classifier else ("predict",)):
-        return None
+    classifier = is_classifier(estimator)
     trees = _hist_trees(estimator)
     baseline = adapters.hist_baseline(estimator)
     inputs = _hist_inputs(estimator)
@@ -166,12 +173,9 @@ def _hist_gradient_boosting(estimator, method, column):
 
 
 def _gradient_boosting(estimator, method, column):
-    classifier = is_classifier(estimator)
     if not (estimator.init is None or estimator.init == "zero"):
         return None  # an init estimator makes the baseline depend on x
-    if classifier and len(estimator.classes_) != 2:
-        return None
-    if method not in (("decision_function", "predict_proba") if classifier else ("predict",)):
+    if not _boosting_explains(estimator, method):
         return None
     trees = [
         _sklearn_tree(tree.tree_, None, estimator.learning_rate)

@@ -50,6 +50,7 @@ from skfair._stats._sorted import (
     quantile_at,
     sorted_segments,
     unscale,
+    w1_named_parts,
     w1_parts_sorted,
     w1_upper_bounds,
 )
@@ -303,6 +304,14 @@ def _side_table(comparison, function, points):
     return table
 
 
+def _aggregate_gaps(per_pair, comparison, agg):
+    """Signed gaps of the compared pairs (shape (n_pairs, n_points)) aggregated over the
+    pairs, in absolute value when the comparison is unsigned."""
+    if not comparison.signed:
+        per_pair = np.abs(per_pair)
+    return aggregate(per_pair, agg, sizes=comparison.sizes, signed=comparison.signed)
+
+
 def _scalar_or_array(result, like):
     """A float for a scalar ``p`` / ``threshold``, the 1-D array otherwise."""
     return float(result[0]) if np.ndim(like) == 0 else result
@@ -420,13 +429,7 @@ def wasserstein_bias(
         return 0.0
 
     def evaluate(i):
-        positive, negative = w1_parts_sorted(*comparison.pair(i), sign)
-        return {
-            "total": positive + negative,
-            "positive": positive,
-            "negative": negative,
-            "net": positive - negative,
-        }[part]
+        return w1_named_parts(*w1_parts_sorted(*comparison.pair(i), sign))[part]
 
     per_pair = _pair_values(comparison, evaluate, _w1_upper_bounds(comparison), agg)
     result = aggregate(
@@ -608,9 +611,7 @@ def quantile_bias(
         return _scalar_or_array(np.zeros_like(levels), p)
     quantiles = _side_table(comparison, _positive_weight_quantiles, levels)
     per_pair = sign * (quantiles[comparison.first] - quantiles[comparison.second])
-    if not comparison.signed:
-        per_pair = np.abs(per_pair)
-    result = aggregate(per_pair, agg, sizes=comparison.sizes, signed=comparison.signed)
+    result = _aggregate_gaps(per_pair, comparison, agg)
     return _scalar_or_array(unscale(result, comparison.scale, "quantile gap"), p)
 
 
@@ -705,10 +706,7 @@ def classifier_bias(
     # The scores were multiplied by a power of two; so are the thresholds (exactly).
     cdf = _side_table(comparison, cdf_at, thresholds * comparison.scale)
     per_pair = sign * (cdf[comparison.second] - cdf[comparison.first])
-    if not comparison.signed:
-        per_pair = np.abs(per_pair)
-    result = aggregate(per_pair, agg, sizes=comparison.sizes, signed=comparison.signed)
-    return _scalar_or_array(result, threshold)
+    return _scalar_or_array(_aggregate_gaps(per_pair, comparison, agg), threshold)
 
 
 def _check_levels(p):

@@ -16,15 +16,7 @@ def paired_sqdist(ZT, rows_a, rows_b):
     contiguous row. ``rows_a`` and ``rows_b`` broadcast against each other. Coordinates are
     accumulated left to right with a separate multiply and add, never reordered.
     """
-    acc = None
-    for column in ZT:
-        diff = column[rows_a] - column[rows_b]
-        np.multiply(diff, diff, out=diff)
-        if acc is None:
-            acc = diff
-        else:
-            acc += diff
-    return acc
+    return _sum_of_squares(column[rows_a] - column[rows_b] for column in ZT)
 
 
 def block_sqdist(ZT_anchor, ZT_candidate):
@@ -33,9 +25,18 @@ def block_sqdist(ZT_anchor, ZT_candidate):
     ``ZT_anchor`` is (n_features, n_a) and ``ZT_candidate`` (n_features, n_c); the order of
     operations is that of :func:`paired_sqdist`, so each entry is bit-identical to it.
     """
+    return _sum_of_squares(
+        anchor[:, None] - candidate[None, :]
+        for anchor, candidate in zip(ZT_anchor, ZT_candidate, strict=True)
+    )
+
+
+def _sum_of_squares(differences):
+    """Sum of the squares of the coordinate ``differences`` (fresh arrays, squared in place),
+    accumulated left to right with a separate multiply and add: the kernel's order of
+    operations."""
     acc = None
-    for anchor, candidate in zip(ZT_anchor, ZT_candidate, strict=True):
-        diff = anchor[:, None] - candidate[None, :]
+    for diff in differences:
         np.multiply(diff, diff, out=diff)
         if acc is None:
             acc = diff

@@ -13,6 +13,7 @@ from skfair._utils._compat import (
     StrOptions,
     validate_params,
 )
+from skfair._utils._docstrings import with_parts
 from skfair._utils._groups import factorize_groups
 from skfair.neighbors._approx import approx_other_group
 from skfair.neighbors._block_tree import BlockTreeSearch
@@ -58,11 +59,44 @@ _IN_MEMORY = refuse(
 )
 
 
+# The parameters that the two public searches document alike.
+_documented = with_parts(
+    {
+        "points": """\
+X : array-like of shape (n_samples, n_features)
+    The point vectors, used as given (no scaling, no label column added).
+sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
+    Group of each point; 2-D input is handled one attribute at a time.""",
+        "search_parameters": """\
+m1 : int, default=25
+    Number of projection repetitions (``method="approx"``).
+m2 : int, default=None
+    Other-group candidates per side and projection; None means ``ceil(2 * log10(n))``.
+n_e : int, default=2
+    Orthonormal directions per repetition, clamped to ``n_features``.
+projections : array-like of shape (m1, n_e, n_features), default=None
+    Projection directions to use instead of drawing them (rows are normalised); overrides
+    ``m1``, ``n_e`` and ``random_state``.
+random_state : int, RandomState instance or None, default=None
+    Seed of the projections.
+chunk_size : int, default=None
+    Anchors per tile of ``method="bruteforce"`` (tiles hold 4096 candidates); None means
+    32, which keeps a tile in a 2 MiB cache.
+n_jobs : int, default=None
+    Threads for the KD-tree queries, the block tree and the projections.
+verbose : int, default=0
+    With a value above 0, print the engine used (and, for ``algorithm="auto"`` on large
+    data, the pilot's cost estimates) and the time taken.""",
+    }
+)
+
+
 @dask_dispatch(_IN_MEMORY)
 @validate_params(
     {**_SEARCH_CONSTRAINTS, "return_index": ["boolean"]},
     prefer_skip_nested_validation=True,
 )
+@_documented
 def nearest_other_group(
     X,
     *,
@@ -88,10 +122,7 @@ def nearest_other_group(
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The point vectors, used as given (no scaling, no label column added).
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Group of each point; 2-D input is handled one attribute at a time.
+    {points}
     method : {"exact", "approx", "bruteforce"}, default="exact"
         ``"exact"`` gives distances bit-identical to ``"bruteforce"``; its cost approaches
         brute force for data of high intrinsic dimension, where ``"approx"`` stays
@@ -107,25 +138,7 @@ def nearest_other_group(
         exact kernel (``"block_tree"``, for many features); or a projection sort that stops
         each scan with the projection-gap bound. ``"auto"`` takes the engine a short pilot
         measures as cheapest (see Notes).
-    m1 : int, default=25
-        Number of projection repetitions (``method="approx"``).
-    m2 : int, default=None
-        Other-group candidates per side and projection; None means ``ceil(2 * log10(n))``.
-    n_e : int, default=2
-        Orthonormal directions per repetition, clamped to ``n_features``.
-    projections : array-like of shape (m1, n_e, n_features), default=None
-        Projection directions to use instead of drawing them (rows are normalised); overrides
-        ``m1``, ``n_e`` and ``random_state``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the projections.
-    chunk_size : int, default=None
-        Anchors per tile of ``method="bruteforce"`` (tiles hold 4096 candidates); None means
-        32, which keeps a tile in a 2 MiB cache.
-    n_jobs : int, default=None
-        Threads for the KD-tree queries, the block tree and the projections.
-    verbose : int, default=0
-        With a value above 0, print the engine used (and, for ``algorithm="auto"`` on large
-        data, the pilot's cost estimates) and the time taken.
+    {search_parameters}
     return_index : bool, default=False
         Also return the row of the neighbour (the smallest row among exact ties; -1 if none).
 
@@ -190,6 +203,7 @@ def nearest_other_group(
 
 @dask_dispatch(_IN_MEMORY)
 @validate_params(_SEARCH_CONSTRAINTS, prefer_skip_nested_validation=True)
+@_documented
 def other_group_distance(
     X,
     *,
@@ -215,10 +229,7 @@ def other_group_distance(
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The point vectors, used as given (no scaling, no label column added).
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
-        Group of each point; 2-D input is handled one attribute at a time.
+    {points}
     method : {"exact", "approx", "bruteforce"}, default="exact"
         ``"exact"`` gives the values of ``"bruteforce"`` bit for bit; ``"approx"`` is the
         paper's ApproxDist (Algorithm 2, see above), never below the exact values;
@@ -231,25 +242,7 @@ def other_group_distance(
         exact kernel (``"block_tree"``, for many features); or a projection sort that stops
         each scan with the projection-gap bound. ``"auto"`` takes the engine a short pilot
         measures as cheapest (see the Notes of :func:`nearest_other_group`).
-    m1 : int, default=25
-        Number of projection repetitions (``method="approx"``).
-    m2 : int, default=None
-        Other-group candidates per side and projection; None means ``ceil(2 * log10(n))``.
-    n_e : int, default=2
-        Orthonormal directions per repetition, clamped to ``n_features``.
-    projections : array-like of shape (m1, n_e, n_features), default=None
-        Projection directions to use instead of drawing them (rows are normalised); overrides
-        ``m1``, ``n_e`` and ``random_state``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the projections.
-    chunk_size : int, default=None
-        Anchors per tile of ``method="bruteforce"`` (tiles hold 4096 candidates); None means
-        32, which keeps a tile in a 2 MiB cache.
-    n_jobs : int, default=None
-        Threads for the KD-tree queries, the block tree and the projections.
-    verbose : int, default=0
-        With a value above 0, print the engine used (and, for ``algorithm="auto"`` on large
-        data, the pilot's cost estimates) and the time taken.
+    {search_parameters}
 
     Returns
     -------

@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.frozen import FrozenEstimator
 
+from skfair._utils._validation import binarize, check_labels, check_lengths, check_scores
 from skfair.postprocessing import GroupThresholdClassifier, MulticlassGroupThresholdClassifier
 
 
@@ -46,6 +47,14 @@ def check_option(estimator_class, name, value):
         raise ValueError(
             f"{name}={value!r} is not one of {options} (those of {estimator_class.__name__})."
         )
+
+
+def binary_scores(y_true, y_score, pos_label):
+    """The checked scores and the labels as booleans (``pos_label`` the positive class), for
+    :func:`binary_rule`."""
+    y_score = check_scores(y_score)
+    check_lengths(y_true=y_true, y_score=y_score)
+    return y_score, binarize(check_labels(y_true, "y_true"), None, pos_label)[0]
 
 
 def binary_rule(positive, y_score, sensitive_features, sample_weight, **params):

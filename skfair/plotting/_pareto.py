@@ -5,14 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from skfair._utils._compat import check_matplotlib_support
-from skfair._utils._validation import (
-    binarize,
-    check_labels,
-    check_lengths,
-    check_scores,
-)
 from skfair.plotting._display import axes, documented, drawn, keep_arguments
-from skfair.plotting._given_scores import binary_rule, multiclass_rule
+from skfair.plotting._given_scores import binary_rule, binary_scores, multiclass_rule
 from skfair.postprocessing import threshold_pareto_front
 
 _GAP_LABELS = {
@@ -190,9 +184,7 @@ class ParetoFrontDisplay:
             )
             labels = None
         else:
-            y_score = check_scores(y_score)
-            check_lengths(y_true=y_true, y_score=y_score)
-            labels = binarize(check_labels(y_true, "y_true"), None, pos_label)[0]
+            y_score, labels = binary_scores(y_true, y_score, pos_label)
             rule = binary_rule(
                 labels,
                 y_score,

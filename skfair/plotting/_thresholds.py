@@ -7,14 +7,10 @@ import numpy as np
 from skfair._stats._roc import score_blocks
 from skfair._utils._groups import factorize_groups, group_text
 from skfair._utils._validation import (
-    binarize,
-    check_labels,
-    check_lengths,
-    check_scores,
     check_weights,
 )
 from skfair.plotting._display import axes, documented, drawn, keep_arguments
-from skfair.plotting._given_scores import binary_rule
+from skfair.plotting._given_scores import binary_rule, binary_scores
 from skfair.postprocessing._rules._roc_hull import roc_points, upper_hull
 
 
@@ -157,9 +153,7 @@ class GroupThresholdDisplay:
 
         {returns_display}
         """
-        y_score = check_scores(y_score)
-        check_lengths(y_true=y_true, y_score=y_score)
-        positive = binarize(check_labels(y_true, "y_true"), None, pos_label)[0]
+        y_score, positive = binary_scores(y_true, y_score, pos_label)
         rule = binary_rule(
             positive,
             y_score,

@@ -22,6 +22,13 @@ n_features_in_ : int
     Number of columns of X, the sensitive column(s) included.
 feature_names_in_ : ndarray of str
     Column names of X, when it has string column names.""",
+    "sensitive_column_rule": """\
+sensitive_column : str, int or list of them, default=None
+    Column(s) of X holding the sensitive features, removed before the model sees X
+    (unless ``drop_sensitive=False``). This mode works inside ``GridSearchCV`` and with
+    scikit-learn's scorers, which cannot pass metadata to ``predict``.
+drop_sensitive : bool, default=True
+    Whether to remove ``sensitive_column`` from X before the model.""",
     "parameters_X_groups": """\
 Parameters
 ----------

@@ -24,7 +24,6 @@ from sklearn.base import (
 from sklearn.frozen import FrozenEstimator
 from sklearn.metrics import r2_score
 from sklearn.model_selection import check_cv, cross_val_predict
-from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -32,14 +31,13 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import (
     GroupAccuracyScoreMixin,
-    _model_allows_nan,
-    check_meta_input,
     fit_routing,
     fit_takes_weights,
     lazy_method,
+    meta_input_tags,
+    meta_model_input,
     refuse_dask_fit,
     require_y,
-    resolve_sensitive,
     route_fit_params,
     warn_no_sensitive_features,
 )
@@ -100,10 +98,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
             Fitted estimator.
         """
         refuse_dask_fit(self, X, y, sample_weight, sensitive_features)
-        X = check_meta_input(self, X, self.estimator, reset=True)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
+        sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=True)
         require_y(self, y)
         y = self._check_targets(y)
         estimator_params = route_fit_params(
@@ -159,10 +154,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
     def _repaired(self, X, sensitive_features):
         """Repaired responses, shape (n_samples, n_columns)."""
         check_is_fitted(self)
-        X = check_meta_input(self, X, self.estimator, reset=False)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
+        sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=False)
         response = _response(self.estimator_, self._response_method(), X_model)
         return self.repair_.transform(response, sensitive_features=sensitive)
 
@@ -183,11 +175,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
         return fit_routing(self, mapping)
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
-        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
-        tags.input_tags.string = self.sensitive_column is not None
-        return tags
+        return meta_input_tags(super().__sklearn_tags__(), self.estimator, self.sensitive_column)
 
 
 @documented

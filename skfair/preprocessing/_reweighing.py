@@ -12,7 +12,6 @@ from inspect import signature
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import get_routing_for_object
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -20,12 +19,11 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import (
     AccuracyScoreMixin,
-    _model_allows_nan,
-    check_meta_input,
     fit_routing,
     lazy_method,
+    meta_input_tags,
+    meta_model_input,
     require_y,
-    resolve_sensitive,
     route_fit_params,
 )
 from skfair._dask import check_in_memory, is_dask_collection, uses_dask
@@ -265,10 +263,7 @@ class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMix
             "the partitions' count tables) and pass them to a model that trains on dask "
             "collections (e.g. dask-ml's), or fit on an in-memory sample.",
         )
-        X = check_meta_input(self, X, self.estimator, reset=True)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
+        sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=True)
         require_y(self, y)
         check_classification_targets(y)
         y = column_or_1d(y, warn=True)
@@ -318,8 +313,7 @@ class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMix
 
     def _model_input(self, X):
         check_is_fitted(self)
-        X = check_meta_input(self, X, self.estimator, reset=False)
-        return resolve_sensitive(X, None, self.sensitive_column, drop=self.drop_sensitive)[1]
+        return meta_model_input(self, X, None, reset=False)[1]
 
     @property
     def classes_(self):
@@ -433,11 +427,7 @@ class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMix
         return fit_routing(self)
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
-        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
-        tags.input_tags.string = self.sensitive_column is not None
-        return tags
+        return meta_input_tags(super().__sklearn_tags__(), self.estimator, self.sensitive_column)
 
 
 # --------------------------------------------------------------------------------------------

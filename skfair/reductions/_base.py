@@ -16,14 +16,14 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skfair._base import (
     NO_GROUPS,
-    _model_allows_nan,
     accuracy_on_dask,
-    check_meta_input,
     fit_routing,
+    group_codes,
     lazy_method,
+    meta_input_tags,
+    meta_model_input,
     other_library_names,
     require_y,
-    resolve_sensitive,
     route_fit_params,
 )
 from skfair._dask import is_dask_collection, uses_dask
@@ -36,7 +36,6 @@ from skfair._utils._compat import (
     StrOptions,
     _num_samples,
 )
-from skfair._utils._groups import factorize_groups
 from skfair._utils._random import draw_choices, draw_seed, row_keys
 from skfair._utils._validation import check_weights
 from skfair.reductions._game import Hypotheses
@@ -256,10 +255,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         ``reset`` at fit (the classes are found); afterwards the labels must be classes seen
         at fit.
         """
-        X = check_meta_input(self, X, self.estimator, reset=reset)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
+        sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=reset)
         require_y(self, y)
         y = column_or_1d(y, warn=True)
         if y.shape[0] != X_model.shape[0]:
@@ -282,11 +278,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
                     f"y holds the label {y[unknown][0]!r}, not one of the classes "
                     f"{self.classes_.tolist()} seen at fit."
                 )
-        if sensitive is None:
-            codes, group_labels, groups = np.zeros(n_samples, np.intp), list(NO_GROUPS), None
-        else:
-            groups = factorize_groups(sensitive, n_samples=n_samples)
-            codes, group_labels = groups.codes, groups.labels
+        codes, group_labels, groups = group_codes(sensitive, n_samples)
         return Bunch(
             X_model=X_model,
             target=target,
@@ -457,8 +449,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
 
     def _model_input(self, X):
         check_is_fitted(self, "weights_")
-        X = check_meta_input(self, X, self.estimator, reset=False)
-        return resolve_sensitive(X, None, self.sensitive_column, drop=self.drop_sensitive)[1]
+        return meta_model_input(self, X, None, reset=False)[1]
 
     def _member_outputs(self, X_model, method):
         """``(weight, output)`` of every member with positive weight."""
@@ -671,10 +662,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         tags.classifier_tags = inner.classifier_tags
         tags.regressor_tags = inner.regressor_tags
         tags.target_tags.required = True
-        tags.input_tags.sparse = inner.input_tags.sparse
-        tags.input_tags.allow_nan = _model_allows_nan(self.estimator)
-        tags.input_tags.string = self.sensitive_column is not None
-        return tags
+        return meta_input_tags(tags, self.estimator, self.sensitive_column)
 
 
 class ConstantClassifier(ClassifierMixin, BaseEstimator):

@@ -26,7 +26,7 @@ partition, in memory within the whole data).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from inspect import signature
 
 import numpy as np
@@ -35,9 +35,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from skfair._base import (
-    NO_GROUPS,
     check_meta_input,
+    group_codes,
     labels_and_groups,
+    new_row_encoding,
     record_input_columns,
     require_y,
     resolve_sensitive,
@@ -51,7 +52,6 @@ from skfair._dask import (
 )
 from skfair._dask._columns import as_numpy
 from skfair._stats._counts import ArraySums
-from skfair._utils._groups import factorize_groups
 from skfair._utils._random import draw_choices, row_keys
 from skfair.reductions._oracle import (
     BestResponse,
@@ -131,12 +131,7 @@ def dask_data(reduction, X, y, sample_weight, sensitive_features):
         X, sensitive_features, reduction.sensitive_column, drop=reduction.drop_sensitive
     )
     n_rows = y_table.shape[0]
-    codes, group_labels, groups, encoding = np.zeros(n_rows, np.intp), list(NO_GROUPS), None, None
-    if sensitive_table is not None:
-        groups = factorize_groups(sensitive_table, n_samples=n_rows)
-        codes, group_labels = groups.codes, groups.labels
-        empty = np.empty((0, groups.n_attributes), dtype=np.intp)
-        encoding = replace(groups, codes=empty[:, 0], attribute_codes=empty)
+    codes, group_labels, groups = group_codes(sensitive_table, n_rows)
     squares = table.count if sample_weight is None else table.sums.sum(axis=1)
     return Bunch(
         X_model=X_model,
@@ -150,7 +145,7 @@ def dask_data(reduction, X, y, sample_weight, sensitive_features):
             y=y,
             sensitive=sensitive,
             sample_weight=sample_weight,
-            encoding=encoding,
+            encoding=new_row_encoding(groups),
             classes=reduction.classes_,
         ),
         count=table.count,
@@ -212,10 +207,7 @@ class DaskBestResponse(BestResponse):
         self.fit_params = fit_params
         self.weight_parameter = "sample_weight"
         self.warm_start_parameter, self.growth = warm_start_mode(estimator, warm_start)
-        self._cache = {}
-        self._previous = None
-        self.n_calls = 0
-        self.n_fits = 0
+        self._start_calls()
 
     def problem(self, cost):
         reduced = cell_gains(cost, self.cell_weight)

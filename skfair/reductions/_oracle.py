@@ -163,6 +163,10 @@ class BestResponse:
             self.learner, self.X_learner = estimator.steps[-1][1], self.prefix.transform(X)
         self.weight_parameter = weight_parameter(self.learner)
         self.warm_start_parameter, self.growth = warm_start_mode(self.learner, warm_start)
+        self._start_calls()
+
+    def _start_calls(self):
+        """No response cached or counted yet (the state of :meth:`__call__`)."""
         self._cache = {}
         self._previous = None
         self.n_calls = 0

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from skfair._dask import align, reduce_blocks, refuse
+from skfair._dask import align, check_block, reduce_blocks, refuse
 from skfair._dask._columns import as_numpy, split_argument
 from skfair._stats._combinations import CombinationCounts
 from skfair._stats._sorted import RankSelection, linear_quantiles
 from skfair._stats._values import DistinctValues
-from skfair._utils._groups import data_row
 from skfair._utils._validation import (
     binarize,
     check_label_pair,
@@ -148,7 +147,7 @@ def _summary_chunk(statistic, *parts, n_labels, weighted):
         parts[j] = as_numpy(parts[j])
         check_label_values(parts[j], name)
     if weighted:
-        parts[-1] = _checked_weights(as_numpy(parts[-1]))
+        parts[-1] = check_block(as_numpy(parts[-1]), "weight", "sample_weight")
     lengths = {len(part) if hasattr(part, "iloc") else np.shape(part)[0] for part in parts}
     if len(lengths) > 1:
         raise ValueError(
@@ -156,17 +155,6 @@ def _summary_chunk(statistic, *parts, n_labels, weighted):
             "value per sample to each input, partitioned alike."
         )
     return statistic.chunk(*parts)
-
-
-def _checked_weights(values):
-    values = values.astype(np.float64)
-    bad = ~np.isfinite(values) | (values < 0)
-    if bad.any():
-        raise ValueError(
-            "sample_weight has negative or non-finite values (first at row "
-            f"{data_row(np.argmax(bad))})."
-        )
-    return values
 
 
 def _count_chunk(statistic, y_true, y_pred, *rest, encoders, pos_label, fingerprints):
@@ -177,7 +165,9 @@ def _count_chunk(statistic, y_true, y_pred, *rest, encoders, pos_label, fingerpr
     classes, row_prints = row_classes(true_positive, pred_positive, codes)
     if fingerprints:
         return statistic.chunk(codes, None, row_prints)
-    weights = _checked_weights(as_numpy(rest[-1])) if statistic.weighted else None
+    weights = (
+        check_block(as_numpy(rest[-1]), "weight", "sample_weight") if statistic.weighted else None
+    )
     return statistic.chunk(codes, classes, weights)
 
 

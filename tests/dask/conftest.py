@@ -122,6 +122,9 @@ class WeightedLogisticRegression(ClassifierMixin, BaseEstimator):
             X = X.rechunk({0: rows, 1: -1})
             weights = da.ones(X.shape[0], chunks=rows) if sample_weight is None else sample_weight
             weights = weights if weights.chunks[0] == rows else weights.rechunk(rows)
+            # As a learner on a cluster would: the blocks stay on the workers between Newton
+            # steps, instead of every step recomputing the reduction's lazy labels and weights.
+            X, y, weights = dask.persist(X, y, weights)
             blocks = list(
                 zip(X.to_delayed()[:, 0], y.to_delayed(), weights.to_delayed(), strict=True)
             )

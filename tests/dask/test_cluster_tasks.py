@@ -1,13 +1,19 @@
-"""BootstrapEnsemble and BiasExplainer on a dask cluster through joblib's dask backend.
+"""Work on a dask cluster: metrics on dask collections, and BootstrapEnsemble and
+BiasExplainer through joblib's dask backend.
 
 Results do not depend on where the tasks run: the cluster gives what one local process gives.
+(The tests that need the cluster live in this one module, so that a parallel test run starts
+one cluster, not one per test process.)
 """
 
+import dask.array as da
 import joblib
 import numpy as np
+import pytest
 from distributed import get_task_stream
 from sklearn.linear_model import LogisticRegression
 
+from skfair import metrics
 from skfair.ensemble import BootstrapEnsemble
 from skfair.explain import BiasExplainer
 
@@ -44,3 +50,27 @@ def test_bias_explainer_on_the_cluster(cluster_client):
         remote.explanations_.shapley_total, local.explanations_.shapley_total, rtol=0, atol=1e-12
     )
     assert remote.bias_.total == local.bias_.total
+
+
+def _on_dask(array, chunks):
+    return da.from_array(array, chunks=(chunks,))
+
+
+def test_metrics_on_the_cluster(cluster_client):
+    rng = np.random.default_rng(9)
+    n = 20_000
+    y_pred, groups, scores = rng.integers(0, 2, n), rng.choice(["a", "b"], n), rng.random(n)
+    chunks = (5000,) * 4
+    got = metrics.statistical_parity_difference(
+        None, _on_dask(y_pred, chunks), sensitive_features=_on_dask(groups, chunks)
+    )
+    assert got == pytest.approx(
+        metrics.statistical_parity_difference(None, y_pred, sensitive_features=groups), abs=1e-12
+    )
+    got = metrics.wasserstein_bias(
+        None, _on_dask(scores, chunks), sensitive_features=_on_dask(groups, chunks), resolution=1e-4
+    )
+    assert got == pytest.approx(
+        metrics.wasserstein_bias(None, scores, sensitive_features=groups, resolution=1e-4),
+        abs=1e-12,
+    )

@@ -500,26 +500,6 @@ def test_tables_merge_by_value_not_by_partition_codes():
     assert rows == {("a", 1): 1, ("b", 1): 1, ("b", 0): 2, ("c", 0): 1}
 
 
-def test_metrics_on_the_cluster(cluster_client):
-    rng = np.random.default_rng(9)
-    n = 20_000
-    y_pred, groups, scores = rng.integers(0, 2, n), rng.choice(["a", "b"], n), rng.random(n)
-    chunks = (5000,) * 4
-    got = metrics.statistical_parity_difference(
-        None, _dask(y_pred, chunks), sensitive_features=_dask(groups, chunks)
-    )
-    assert got == pytest.approx(
-        metrics.statistical_parity_difference(None, y_pred, sensitive_features=groups), abs=1e-12
-    )
-    got = metrics.wasserstein_bias(
-        None, _dask(scores, chunks), sensitive_features=_dask(groups, chunks), resolution=1e-4
-    )
-    assert got == pytest.approx(
-        metrics.wasserstein_bias(None, scores, sensitive_features=groups, resolution=1e-4),
-        abs=1e-12,
-    )
-
-
 def test_hfm_rejects_dask_input_and_points_to_a_sample():
     X = da.from_array(np.random.default_rng(0).random((20, 2)), chunks=10)
     y = np.arange(20) % 2

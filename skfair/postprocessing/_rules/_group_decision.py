@@ -17,18 +17,16 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import check_cv
-from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import MethodMapping
 from sklearn.utils.validation import check_is_fitted, indexable
 
 from skfair._base import (
     GroupAccuracyScoreMixin,
-    _model_allows_nan,
-    check_meta_input,
     encode_groups,
     fit_groups,
     fit_routing,
-    resolve_sensitive,
+    meta_input_tags,
+    meta_model_input,
 )
 from skfair._utils._compat import (
     _check_method_params,
@@ -81,10 +79,7 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
     def _scores_and_codes(self, X, sensitive_features):
         """The model's scores of new rows, their group codes and X as the model sees it."""
         check_is_fitted(self)
-        X = check_meta_input(self, X, self.estimator, reset=False)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
+        sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=False)
         scores = self._scores(_scored_model(self.estimator_), X_model)
         codes = encode_groups(self, self._encoding, sensitive, scores.shape[0])
         return scores, codes, X_model
@@ -120,14 +115,9 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
             )
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
         # a frozen model's input tags are its model's (read without FrozenEstimator's copy)
         model = _scored_model(self.estimator)
-        estimator_tags = get_tags(model)
-        tags.input_tags.sparse = estimator_tags.input_tags.sparse
-        tags.input_tags.allow_nan = _model_allows_nan(model, estimator_tags)
-        tags.input_tags.string = self.sensitive_column is not None
-        return tags
+        return meta_input_tags(super().__sklearn_tags__(), model, self.sensitive_column)
 
     def get_metadata_routing(self):
         """Get metadata routing of this object.

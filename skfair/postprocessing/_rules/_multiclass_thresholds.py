@@ -13,10 +13,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from skfair._base import (
-    check_meta_input,
     lazy_method,
+    meta_model_input,
     refuse_dask_fit,
-    resolve_sensitive,
     route_fit_params,
 )
 from skfair._dask import uses_dask
@@ -31,6 +30,7 @@ from skfair._utils._random import SAMPLINGS, draw_seed
 from skfair._utils._response import get_response_values
 from skfair._utils._validation import check_weights
 from skfair.metrics._multiclass import _max_gap_to_population
+from skfair.postprocessing._docs import documented
 from skfair.postprocessing._rules._group_decision import GroupDecisionMixin
 from skfair.postprocessing._rules._multiclass_lp import CONSTRAINTS, OBJECTIVES, FairArgmaxProgram
 
@@ -39,6 +39,7 @@ from skfair.postprocessing._rules._multiclass_lp import CONSTRAINTS, OBJECTIVES,
 _KEY_WEIGHTS = np.sqrt([2.0, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53])
 
 
+@documented
 class MulticlassGroupThresholdClassifier(
     GroupDecisionMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
 ):
@@ -86,12 +87,7 @@ class MulticlassGroupThresholdClassifier(
         batch's realised rates stay closer to the fitted ones; a row's class then depends
         on the batch it comes with. ``"batch"`` is refused on dask collections (a sort of
         all their rows).
-    sensitive_column : str, int or list of them, default=None
-        Column(s) of X holding the sensitive features, removed before the model sees X
-        (unless ``drop_sensitive=False``). This mode works inside ``GridSearchCV`` and with
-        scikit-learn's scorers, which cannot pass metadata to ``predict``.
-    drop_sensitive : bool, default=True
-        Whether to remove ``sensitive_column`` from X before the model.
+    {sensitive_column_rule}
     random_state : int, RandomState instance, Generator or None, default=None
         Seeds the randomised decisions (see ``sampling``); None draws a seed at fit.
     n_jobs : int, default=None
@@ -127,10 +123,7 @@ class MulticlassGroupThresholdClassifier(
     optimality_gap_ : float
         The linear program's certificate: how far its Lagrangian bound lies above
         ``objective_value_`` (below 1e-12 when solved to optimality).
-    n_features_in_ : int
-        Number of columns of X, the sensitive column(s) included.
-    feature_names_in_ : ndarray of str
-        Column names of X, when it has string column names.
+    {columns_in}
 
     See Also
     --------
@@ -284,14 +277,11 @@ class MulticlassGroupThresholdClassifier(
             Fitted classifier.
         """
         refuse_dask_fit(self, X, y, sample_weight, sensitive_features)
-        X = check_meta_input(self, X, self.estimator, reset=True)
-        sensitive, X_model = resolve_sensitive(
-            X, sensitive_features, self.sensitive_column, drop=self.drop_sensitive
-        )
+        sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=True)
         y = self._check_target(y)
         if y is not None:
-            check_consistent_length(X, y)
-        n_samples = X.shape[0]
+            check_consistent_length(X_model, y)
+        n_samples = X_model.shape[0]
         weights = check_weights(sample_weight, n_samples)
         weights = np.ones(n_samples) if weights is None else weights
         codes, n_groups = self._fit_groups(sensitive, n_samples)
@@ -390,12 +380,7 @@ class MulticlassGroupThresholdClassifier(
 
         These are the randomised rule's probabilities, not estimates of ``P(y | X)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
+        {parameters_X_groups}
 
         Returns
         -------
@@ -417,12 +402,7 @@ class MulticlassGroupThresholdClassifier(
     def predict(self, X, *, sensitive_features=None):
         """Randomised fair decisions.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
+        {parameters_X_groups}
 
         Returns
         -------

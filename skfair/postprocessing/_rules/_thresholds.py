@@ -40,6 +40,7 @@ from skfair._utils._compat import (
 from skfair._utils._random import SAMPLINGS, draw_seed
 from skfair._utils._response import get_response_values
 from skfair._utils._validation import check_weights
+from skfair.postprocessing._docs import documented
 from skfair.postprocessing._rules._group_decision import GroupDecisionMixin
 from skfair.postprocessing._rules._threshold_lp import (
     CONSTRAINTS,
@@ -84,6 +85,7 @@ _COST_KEYS = ("false_positive", "false_negative")
         "decision_probability(X, sensitive_features=...) (fairlearn's _pmf_predict).",
     },
 )
+@documented
 class GroupThresholdClassifier(
     GroupDecisionMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
 ):
@@ -153,12 +155,7 @@ class GroupThresholdClassifier(
         continuous scores needs (see Notes); in memory and on dask alike, the rules are then
         exactly those of the rounded scores. Thresholds fall midway between grid points, so
         a new score is decided as its rounded value would be.
-    sensitive_column : str, int or list of them, default=None
-        Column(s) of X holding the sensitive features, removed before the model sees X
-        (unless ``drop_sensitive=False``). This mode works inside ``GridSearchCV`` and with
-        scikit-learn's scorers, which cannot pass metadata to ``predict``.
-    drop_sensitive : bool, default=True
-        Whether to remove ``sensitive_column`` from X before the model.
+    {sensitive_column_rule}
     random_state : int, RandomState instance, Generator or None, default=None
         Seeds the randomised decisions; None draws a seed at fit. The decisions of a fitted
         classifier are a function of this seed and of the rows, never of a generator's state:
@@ -199,10 +196,7 @@ class GroupThresholdClassifier(
     hulls_ : list of tuple of ndarray
         Per group, the vertices ``(fpr, tpr, thresholds)`` of the upper ROC hull (None for a
         group with a single class).
-    n_features_in_ : int
-        Number of columns of X, the sensitive column(s) included.
-    feature_names_in_ : ndarray of str
-        Column names of X, when it has string column names.
+    {columns_in}
 
     See Also
     --------
@@ -564,12 +558,7 @@ class GroupThresholdClassifier(
 
         This is the randomised rule's probability, not an estimate of ``P(y = 1 | X)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
+        {parameters_X_groups}
 
         Returns
         -------
@@ -594,12 +583,7 @@ class GroupThresholdClassifier(
     def predict(self, X, *, sensitive_features=None):
         """Randomised group-specific threshold decisions.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s), when ``sensitive_column`` is not set.
+        {parameters_X_groups}
 
         Returns
         -------
