@@ -59,37 +59,11 @@ def test_the_learner_fits_the_same_model_on_dask_and_numpy(dask_learner):
     np.testing.assert_allclose(on_dask.intercept_, in_memory.intercept_, rtol=1e-10)
 
 
-# Each fit on dask takes a few seconds (about 30 best responses of a few passes each): the
-# fast run covers every pair of the three choices (4 cases), the slow run all 8.
-_PAIRWISE = {
-    ("demographic_parity", "regular", False),
-    ("demographic_parity", "uneven", True),
-    ("equalized_odds", "regular", True),
-    ("equalized_odds", "uneven", False),
-}
-
-
-@pytest.mark.parametrize(
-    ("constraint", "chunking", "weighted"),
-    [
-        pytest.param(
-            constraint,
-            chunking,
-            weighted,
-            id=f"{constraint}-{chunking}-{'weighted' if weighted else 'unweighted'}",
-            marks=() if (constraint, chunking, weighted) in _PAIRWISE else pytest.mark.slow,
-        )
-        for constraint in sorted(GAPS)
-        for chunking in sorted(CHUNKINGS)
-        for weighted in (False, True)
-    ],
-)
-def test_exponentiated_gradient_on_dask_equals_in_memory(
-    dask_learner, constraint, chunking, weighted, no_materialisation
-):
+def _assert_the_same_game(model, constraint, chunking, weighted, no_materialisation):
+    """``model`` fitted on dask collections plays the game it plays in memory: the same
+    reported values, fits, iterations, weights and multipliers, and the same decisions."""
     X, y, group, weights = _data()
     weights = weights if weighted else None
-    model = ExponentiatedGradient(dask_learner(), constraint=constraint, eps=0.02, random_state=0)
     with no_materialisation.off():
         expected = _fit(model, X, y, weights, group)
     lazy = _on_dask(CHUNKINGS[chunking], X, y, weights, group)
@@ -108,7 +82,53 @@ def test_exponentiated_gradient_on_dask_equals_in_memory(
         np.testing.assert_array_equal(got.predict(lazy[0]).compute(), decisions)
         gap = GAPS[constraint](y, decisions, sensitive_features=group, sample_weight=weights)
     assert got.constraint_gap_ == pytest.approx(abs(gap), abs=1e-9)
+    return got
+
+
+_CASES = [
+    pytest.param(
+        constraint,
+        chunking,
+        weighted,
+        id=f"{constraint}-{chunking}-{'weighted' if weighted else 'unweighted'}",
+    )
+    for constraint in sorted(GAPS)
+    for chunking in sorted(CHUNKINGS)
+    for weighted in (False, True)
+]
+# Every pair of the three choices (constraint, chunking, weights): 4 of the 8 cases.
+_PAIRWISE = {
+    ("demographic_parity", "regular", False),
+    ("demographic_parity", "uneven", True),
+    ("equalized_odds", "regular", True),
+    ("equalized_odds", "uneven", False),
+}
+
+
+# A whole game on dask takes a few seconds (about 30 best responses of a few passes each):
+# the slow run plays it in all 8 cases, the fast run 10 rounds of the 4 pairwise cases.
+@pytest.mark.slow
+@pytest.mark.parametrize(("constraint", "chunking", "weighted"), _CASES)
+def test_exponentiated_gradient_on_dask_equals_in_memory(
+    dask_learner, constraint, chunking, weighted, no_materialisation
+):
+    model = ExponentiatedGradient(dask_learner(), constraint=constraint, eps=0.02, random_state=0)
+    got = _assert_the_same_game(model, constraint, chunking, weighted, no_materialisation)
     assert got.mixture_gap_ <= 0.02 + 1e-12  # the bound holds for the mixture
+
+
+@pytest.mark.parametrize(
+    ("constraint", "chunking", "weighted"),
+    [case for case in _CASES if tuple(case.values) in _PAIRWISE],
+)
+def test_ten_rounds_on_dask_equal_ten_rounds_in_memory(
+    dask_learner, constraint, chunking, weighted, no_materialisation
+):
+    model = ExponentiatedGradient(
+        dask_learner(), constraint=constraint, eps=0.02, max_iter=10, random_state=0
+    )
+    # The game is cut short: what is compared is its first rounds and the mixture they give.
+    _assert_the_same_game(model, constraint, chunking, weighted, no_materialisation)
 
 
 @pytest.mark.parametrize("chunking", sorted(CHUNKINGS))
