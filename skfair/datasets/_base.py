@@ -8,6 +8,7 @@ extra, needed for ``as_frame=True`` alone.
 
 from __future__ import annotations
 
+import functools
 import gzip
 from importlib import resources
 
@@ -31,11 +32,20 @@ files."""
 def read_csv_columns(filename):
     """Read a bundled ``.csv.gz`` file into ``(names, columns)`` (see :mod:`skfair.datasets._csv`).
 
+    The file is parsed once per process (the bundled files do not change); every call returns
+    its own copy of the columns, which the caller may modify.
+
     Parameters
     ----------
     filename : str
         File name inside ``skfair/datasets/data/``.
     """
+    names, columns = _parsed_columns(filename)
+    return list(names), {name: values.copy() for name, values in columns.items()}
+
+
+@functools.cache
+def _parsed_columns(filename):
     resource = resources.files(DATA_MODULE).joinpath(DATA_FOLDER, filename)
     with resource.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8", newline="") as text:
         table = read_csv_table(text, source=filename)

@@ -19,6 +19,7 @@ import pytest
 
 import skfair
 from skfair.datasets import load_adult, load_bank_marketing, load_german_credit
+from skfair.datasets._base import _parsed_columns
 
 LOADERS = [load_adult, load_german_credit, load_bank_marketing]
 DATA = resources.files("skfair.datasets") / "data"
@@ -263,7 +264,22 @@ def test_no_network(loader, monkeypatch):
     monkeypatch.setattr(socket, "socket", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    _parsed_columns.cache_clear()  # the files are read again, not taken from this process
     assert loader().data.shape[0] > 0
+
+
+def test_a_changed_bunch_does_not_change_the_next_load():
+    # The files are parsed once per process; each load gets its own arrays.
+    reference = load_german_credit()
+    changed = load_german_credit()
+    changed.data[:] = changed.data[::-1]
+    changed.target[:] = 1 - changed.target
+    changed.sensitive_features[:] = "x"
+    again = load_german_credit()
+    np.testing.assert_array_equal(again.data, reference.data)
+    np.testing.assert_array_equal(again.target, reference.target)
+    np.testing.assert_array_equal(again.sensitive_features, reference.sensitive_features)
+    assert not np.array_equal(changed.target, again.target)
 
 
 @pytest.mark.slow
@@ -275,6 +291,7 @@ def test_files_are_read_from_the_package_only(tmp_path):
         opened = []
         sys.addaudithook(lambda event, args: opened.append(args[0]) if event == "open" else None)
         from skfair.datasets import load_adult, load_bank_marketing, load_german_credit
+from skfair.datasets._base import _parsed_columns
         del opened[:]
         load_adult(split="all"); load_german_credit(); load_bank_marketing()
         print("\\n".join(str(p) for p in opened if isinstance(p, str) and "csv" in p))
