@@ -70,6 +70,9 @@ window.addEventListener("load", () => setTimeout(() => {
 </script>"""
 
 
+# Building the site takes a few seconds, the browser a few more: the checks of the built site
+# run with the slow tests (`pytest -m slow`, which CI runs, as it builds and checks the full
+# documentation).
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     folder = tmp_path_factory.mktemp("docs")
@@ -89,6 +92,7 @@ def site(tmp_path_factory):
     return folder / "html"
 
 
+@pytest.mark.slow
 def test_the_site_loads_nothing_from_the_network(site):
     assert check.remote_resources(site) == []
     assert check.local_mathjax(site, "index.html")
@@ -103,6 +107,7 @@ def test_the_checker_finds_remote_resources(tmp_path):
     assert len(check.remote_resources(tmp_path)) == 3  # not the link to the paper
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is installed by .ci/run (apt-get)")
 def test_formulas_are_typeset_without_the_network(site):
     page = site / "index.html"

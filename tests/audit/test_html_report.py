@@ -87,6 +87,8 @@ def chromium(*args, size=(1280, 900)):
         )
 
 
+# The full report (every section, 17 figures) takes about 10 s to make and the browser a few
+# more: these checks of it run with the slow tests (`pytest -m slow`, which CI runs).
 @pytest.fixture(scope="module")
 def report(tmp_path_factory, loans_csv):
     folder = tmp_path_factory.mktemp("html")
@@ -99,6 +101,7 @@ def report(tmp_path_factory, loans_csv):
     return folder / "report.html"
 
 
+@pytest.mark.slow
 def test_the_page_is_self_contained(report):
     page = report.read_text(encoding="utf-8")
     assert "<script" not in page.lower()
@@ -118,6 +121,7 @@ def probe(report, tmp_path, size):
     return json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is installed by .ci/run (apt-get)")
 def test_chromium_renders_every_section_and_figure_within_1280_px(report, tmp_path):
     measured = probe(report, tmp_path, (1280, 900))
@@ -140,6 +144,7 @@ def test_chromium_renders_every_section_and_figure_within_1280_px(report, tmp_pa
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is installed by .ci/run (apt-get)")
 def test_printed_report_hides_no_column(report, tmp_path):
     # A printed A4 or Letter page is about 720 CSS pixels wide; at this width the page uses its
