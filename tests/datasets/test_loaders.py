@@ -291,7 +291,6 @@ def test_files_are_read_from_the_package_only(tmp_path):
         opened = []
         sys.addaudithook(lambda event, args: opened.append(args[0]) if event == "open" else None)
         from skfair.datasets import load_adult, load_bank_marketing, load_german_credit
-from skfair.datasets._base import _parsed_columns
         del opened[:]
         load_adult(split="all"); load_german_credit(); load_bank_marketing()
         print("\\n".join(str(p) for p in opened if isinstance(p, str) and "csv" in p))
