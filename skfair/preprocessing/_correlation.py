@@ -24,8 +24,10 @@ from skfair._transport._repair import _BaseRepair, _check_finite
 from skfair._utils._compat import Interval, validate_data
 from skfair._utils._groups import factorize_groups
 from skfair._utils._validation import check_group_weights
+from skfair.preprocessing._docs import documented
 
 
+@documented
 class CorrelationRemover(_BaseRepair):
     """Remove the linear dependence of the features on the sensitive groups.
 
@@ -43,16 +45,11 @@ class CorrelationRemover(_BaseRepair):
     handle_unknown : {"error", "identity"}, default="error"
         A group not seen at fit raises a ValueError naming it, or with ``"identity"`` its
         rows are returned unchanged with a warning.
-    sensitive_column : str, int or list, default=None
-        Column(s) of ``X`` holding the sensitive attribute(s) instead of passing
-        ``sensitive_features=``; they are removed from the output.
+    {sensitive_column_removed}
 
     Attributes
     ----------
-    n_features_in_ : int
-        Number of columns of ``X``, the sensitive column(s) included.
-    feature_names_in_ : ndarray of str
-        Column names of ``X``, when it has string column names.
+    {columns_in}
     groups_ : list
         Label of each group (a tuple of values for several attributes).
     categories_ : list of ndarray

@@ -26,6 +26,7 @@ from skfair._utils._compat import (
     validate_data,
 )
 from skfair._utils._frames import as_supported_frame
+from skfair.preprocessing._docs import documented
 
 _ON_DASK = (
     "Fit it on an in-memory sample of the rows (e.g. ddf.sample(frac=...).compute()): the maps "
@@ -33,6 +34,7 @@ _ON_DASK = (
 )
 
 
+@documented
 class FeatureRepair(BarycenterMaps):
     """Repair input features so that each has the same distribution in every group.
 
@@ -65,16 +67,11 @@ class FeatureRepair(BarycenterMaps):
         Seeds the order of tied training values and the level drawn for a value equal to a
         training value of its group. Every random number is keyed on the fitted seed and the
         row's position, so repeated ``transform`` calls give identical output.
-    sensitive_column : str, int or list, default=None
-        Column(s) of ``X`` holding the sensitive attribute(s) instead of passing
-        ``sensitive_features=``; they are removed from the output.
+    {sensitive_column_removed}
 
     Attributes
     ----------
-    n_features_in_ : int
-        Number of columns of ``X``, the sensitive column(s) included.
-    feature_names_in_ : ndarray of str
-        Column names of ``X``, when it has string column names.
+    {columns_in}
     categorical_features_ : ndarray of bool of shape (n_features_out,)
         Which output columns are categorical (not numeric) and passed through unchanged.
     groups_ : list
