@@ -124,6 +124,11 @@ def reweighing_weights(y, *, sensitive_features, sample_weight=None):
 # the meta-estimator
 
 
+def _model_has(method):
+    """``available_if`` check: the fitted model (before fit, the model to fit) has ``method``."""
+    return lambda self: hasattr(getattr(self, "estimator_", self.estimator), method)
+
+
 class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """A classifier trained on reweighed data: every group gets the same label distribution.
 
@@ -315,6 +320,18 @@ class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMix
         check_is_fitted(self)
         return meta_model_input(self, X, None, reset=False)[1]
 
+    def _model_scores(self, method, X, *, binary_one_column=False):
+        """The fitted model's ``method`` (probabilities or decision values) on X; on a dask
+        collection, a lazy dask array computed block by block, with a column per class (one
+        column for two classes when ``binary_one_column``)."""
+        if uses_dask(X):
+            check_is_fitted(self)
+            n_classes = len(self.classes_)
+            shape = () if binary_one_column and n_classes == 2 else (n_classes,)
+            return lazy_method(self, method, X, None, trailing_shape=shape, dtype=float)
+        X_model = self._model_input(X)
+        return getattr(self.estimator_, method)(X_model)
+
     @property
     def classes_(self):
         """Class labels of the fitted model."""
@@ -339,9 +356,7 @@ class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMix
         X_model = self._model_input(X)
         return self.estimator_.predict(X_model)
 
-    @available_if(
-        lambda self: hasattr(getattr(self, "estimator_", self.estimator), "predict_proba")
-    )
+    @available_if(_model_has("predict_proba"))
     def predict_proba(self, X):
         """Class probabilities of the model.
 
@@ -355,16 +370,9 @@ class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMix
         proba : ndarray of shape (n_samples, n_classes)
             On a dask collection, a lazy dask array computed block by block.
         """
-        if uses_dask(X):
-            return lazy_method(
-                self, "predict_proba", X, None, trailing_shape=(len(self.classes_),), dtype=float
-            )
-        X_model = self._model_input(X)
-        return self.estimator_.predict_proba(X_model)
+        return self._model_scores("predict_proba", X)
 
-    @available_if(
-        lambda self: hasattr(getattr(self, "estimator_", self.estimator), "predict_log_proba")
-    )
+    @available_if(_model_has("predict_log_proba"))
     def predict_log_proba(self, X):
         """Log class probabilities of the model.
 
@@ -378,21 +386,9 @@ class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMix
         log_proba : ndarray of shape (n_samples, n_classes)
             On a dask collection, a lazy dask array computed block by block.
         """
-        if uses_dask(X):
-            return lazy_method(
-                self,
-                "predict_log_proba",
-                X,
-                None,
-                trailing_shape=(len(self.classes_),),
-                dtype=float,
-            )
-        X_model = self._model_input(X)
-        return self.estimator_.predict_log_proba(X_model)
+        return self._model_scores("predict_log_proba", X)
 
-    @available_if(
-        lambda self: hasattr(getattr(self, "estimator_", self.estimator), "decision_function")
-    )
+    @available_if(_model_has("decision_function"))
     def decision_function(self, X):
         """Decision function of the model.
 
@@ -406,14 +402,7 @@ class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMix
         decision : ndarray of shape (n_samples,) or (n_samples, n_classes)
             On a dask collection, a lazy dask array computed block by block.
         """
-        if uses_dask(X):
-            check_is_fitted(self)
-            shape = () if len(self.classes_) == 2 else (len(self.classes_),)
-            return lazy_method(
-                self, "decision_function", X, None, trailing_shape=shape, dtype=float
-            )
-        X_model = self._model_input(X)
-        return self.estimator_.decision_function(X_model)
+        return self._model_scores("decision_function", X, binary_one_column=True)
 
     def get_metadata_routing(self):
         """Get metadata routing of this object.
