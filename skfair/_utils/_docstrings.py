@@ -10,6 +10,16 @@ from __future__ import annotations
 
 import re
 
+# Parts that docstrings of several subpackages share (numpydoc text as rendered, without the
+# docstring's indentation); a subpackage's own parts add to them.
+PARTS = {
+    "parameters_X_fit": """\
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Training data; with ``sensitive_column`` it holds the sensitive column(s) too.""",
+}
+
 _PLACEHOLDER = re.compile(r"^( *)\{(\w+)((?: \w+)*)\}$", re.MULTILINE)
 
 

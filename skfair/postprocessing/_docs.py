@@ -6,9 +6,11 @@ A line ``{name}`` in a docstring of a class decorated with ``documented`` stands
 
 from __future__ import annotations
 
+from skfair._utils._docstrings import PARTS as SHARED_PARTS
 from skfair._utils._docstrings import with_parts
 
 PARTS = {
+    **SHARED_PARTS,
     "references_barycenter": """\
 References
 ----------

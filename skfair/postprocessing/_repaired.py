@@ -78,10 +78,7 @@ class _RepairedBase(MetaEstimatorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None, *, sensitive_features=None, **fit_params):
         """Fit the model, then the repair on the model's responses.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; with ``sensitive_column`` it holds the sensitive column(s) too.
+        {parameters_X_fit}
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Targets.
         sample_weight : array-like of shape (n_samples,), default=None

@@ -45,6 +45,7 @@ from skfair._utils._validation import (
     finite_sum_weights,
     scale_free_weights,
 )
+from skfair.preprocessing._docs import documented
 from skfair.preprocessing._weights import reweighing_factors, reweighing_weights_on_dask
 
 
@@ -129,6 +130,7 @@ def _model_has(method):
     return lambda self: hasattr(getattr(self, "estimator_", self.estimator), method)
 
 
+@documented
 class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """A classifier trained on reweighed data: every group gets the same label distribution.
 
@@ -240,10 +242,7 @@ class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMix
     def fit(self, X, y, sample_weight=None, *, sensitive_features=None, **fit_params):
         """Fit the model on the reweighed data.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; with ``sensitive_column`` it holds the sensitive column(s) too.
+        {parameters_X_fit}
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None

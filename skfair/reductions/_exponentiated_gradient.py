@@ -9,11 +9,13 @@ from scipy.special import logsumexp
 from sklearn.utils import Bunch
 
 from skfair._utils._compat import Interval, StrOptions, _fit_context
+from skfair._utils._docstrings import PARTS, with_parts
 from skfair.reductions._base import _BaseReduction, fairlearn_names
 from skfair.reductions._game import certified_gap, constrained_mixture, restricted_game
 
 
 @fairlearn_names
+@with_parts(PARTS)
 class ExponentiatedGradient(_BaseReduction):
     """Train any estimator under a fairness constraint: a randomised mixture of its fits.
 
@@ -341,10 +343,7 @@ class ExponentiatedGradient(_BaseReduction):
     def fit(self, X, y, sample_weight=None, *, sensitive_features=None, **fit_params):
         """Play the game and keep the most accurate mixture that meets the constraint.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; with ``sensitive_column`` it holds the sensitive column(s) too.
+        {parameters_X_fit}
         y : array-like of shape (n_samples,)
             Class labels, or targets for bounded group loss.
         sample_weight : array-like of shape (n_samples,), default=None

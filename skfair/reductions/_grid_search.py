@@ -8,10 +8,12 @@ from numbers import Integral, Real
 import numpy as np
 
 from skfair._utils._compat import Interval, _fit_context
+from skfair._utils._docstrings import PARTS, with_parts
 from skfair.reductions._base import _BaseReduction, fairlearn_names
 
 
 @fairlearn_names
+@with_parts(PARTS)
 class GridSearch(_BaseReduction):
     """Train any estimator under a fairness constraint: the best fit of a grid of multipliers.
 
@@ -216,10 +218,7 @@ class GridSearch(_BaseReduction):
     def fit(self, X, y, sample_weight=None, *, sensitive_features=None, **fit_params):
         """Search the grid of multipliers for fits that meet the bound, and choose one.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; with ``sensitive_column`` it holds the sensitive column(s) too.
+        {parameters_X_fit}
         y : array-like of shape (n_samples,)
             Class labels, or targets for bounded group loss.
         sample_weight : array-like of shape (n_samples,), default=None

@@ -254,10 +254,7 @@ class MulticlassGroupThresholdClassifier(
     def fit(self, X, y=None, sample_weight=None, *, sensitive_features=None, **fit_params):
         """Fit the model and choose the rule.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; with ``sensitive_column`` it holds the sensitive column(s) too.
+        {parameters_X_fit}
         y : array-like of shape (n_samples,), default=None
             Class labels; needed to fit the model, optional for a
             :class:`~sklearn.frozen.FrozenEstimator` (the rule needs none).

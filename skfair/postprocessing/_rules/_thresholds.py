@@ -386,10 +386,7 @@ class GroupThresholdClassifier(
     def fit(self, X, y, sample_weight=None, *, sensitive_features=None, **fit_params):
         """Fit the model and choose the thresholds.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; with ``sensitive_column`` it holds the sensitive column(s) too.
+        {parameters_X_fit}
         y : array-like of shape (n_samples,)
             Binary targets.
         sample_weight : array-like of shape (n_samples,), default=None
