@@ -52,10 +52,9 @@ class KDTreeSearch:
 
     Parameters
     ----------
-    Z : ndarray of shape (n_samples, n_features)
-    ZT : ndarray of shape (n_features, n_samples), the kernel's layout of ``Z``
-    attribute_codes : ndarray of shape (n_samples, n_attributes)
-    n_groups : sequence of int, one per attribute
+    Z, ZT, attribute_codes, n_groups
+        The rows, their groups and the number of groups of each attribute, as in
+        :func:`~skfair.neighbors._block_tree.block_tree_other_group`.
     frame : PrincipalFrame or None
         Build the trees in its principal coordinates.
     order : ndarray of int, default=None
