@@ -4,7 +4,8 @@ A Display's ``plot`` gets its axes from :func:`axes` (or :func:`panel_axes` for 
 by side) and ends with :func:`drawn`. Its docstrings name a shared part by a line holding only
 ``{name}``, which :func:`documented` replaces with :data:`PARTS` ``[name]`` at that
 indentation (``{cls}`` within a part is the Display's class name); ``{plot_name}`` gives the
-sections of ``plot(ax)`` and ``{references key ...}`` a References section.
+sections of ``plot(ax)`` (``{plot_panels what}``: one Axes per ``what``) and
+``{references key ...}`` a References section.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ ax : matplotlib Axes, default=None
     "ax_where": "ax : matplotlib Axes, default=None\n    Where to draw; a new figure when None.",
     "two_axes": "ax : sequence of two matplotlib Axes, default=None\n"
     "    A new figure with two panels when None.",
+    "panels": "ax : sequence of matplotlib Axes, default=None\n"
+    "    One per {0}; a new figure with the panels side by side when None.",
     "sensitive_features": "sensitive_features : array-like of shape (n_samples,) or "
     "(n_samples, n_attributes)\n"
     "    Sensitive attribute(s) of each sample; several attributes define intersectional groups.",
@@ -74,7 +77,8 @@ def _part(name, arguments):
     if name == "references":  # {references key ...}: the section, citing PARTS[key] ...
         return "References\n----------\n" + "\n\n".join(PARTS[key] for key in arguments)
     if name.startswith("plot_"):  # {plot_ax}: the sections of plot(ax) with PARTS["ax"]
-        return f"Parameters\n----------\n{PARTS[name[5:]]}\n\n{PARTS['returns_self']}"
+        ax = PARTS[name[5:]].format(*arguments)  # {plot_panels rate}: "One per rate"
+        return f"Parameters\n----------\n{ax}\n\n{PARTS['returns_self']}"
     return PARTS[name]
 
 

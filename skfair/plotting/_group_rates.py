@@ -128,12 +128,7 @@ class GroupRatesDisplay:
     def plot(self, ax=None):
         """Draw one panel per rate.
 
-        Parameters
-        ----------
-        ax : sequence of matplotlib Axes, default=None
-            One per rate; a new figure with the panels side by side when None.
-
-        {returns_self}
+        {plot_panels rate}
         """
         ax = group_panel_axes(self, ax, len(self.summaries), len(self.summaries[0].groups))
         from matplotlib.ticker import MaxNLocator

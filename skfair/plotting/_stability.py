@@ -99,12 +99,7 @@ class StabilityDisplay:
     def plot(self, ax=None):
         """Draw one panel per measure.
 
-        Parameters
-        ----------
-        ax : sequence of matplotlib Axes, default=None
-            One per measure; a new figure with the panels side by side when None.
-
-        {returns_self}
+        {plot_panels measure}
         """
         n_groups = len(self.group_labels)
         ax = group_panel_axes(self, ax, len(self.measures), n_groups)
