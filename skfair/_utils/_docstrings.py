@@ -18,6 +18,11 @@ Parameters
 ----------
 X : array-like of shape (n_samples, n_features)
     Training data; with ``sensitive_column`` it holds the sensitive column(s) too.""",
+    "columns_in": """\
+n_features_in_ : int
+    Number of columns of X, the sensitive column(s) included.
+feature_names_in_ : ndarray of str
+    Column names of X, when it has string column names.""",
 }
 
 _PLACEHOLDER = re.compile(r"^( *)\{(\w+)((?: \w+)*)\}$", re.MULTILINE)

@@ -19,11 +19,6 @@ Wasserstein barycenters. Advances in Neural Information Processing Systems 33.
 
 Le Gouic, T., Loubes, J.-M. and Rigollet, P. (2020). Projection to fairness in statistical
 learning. arXiv:2005.11720.""",
-    "columns_in": """\
-n_features_in_ : int
-    Number of columns of X, the sensitive column(s) included.
-feature_names_in_ : ndarray of str
-    Column names of X, when it has string column names.""",
     "sensitive_column_rule": """\
 sensitive_column : str, int or list of them, default=None
     Column(s) of X holding the sensitive features, removed before the model sees X

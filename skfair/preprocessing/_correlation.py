@@ -49,7 +49,7 @@ class CorrelationRemover(_BaseRepair):
 
     Attributes
     ----------
-    {columns_in}
+    {repair_columns_in}
     groups_ : list
         Label of each group (a tuple of values for several attributes).
     categories_ : list of ndarray

@@ -15,7 +15,7 @@ PARTS = {
 sensitive_column : str, int or list, default=None
     Column(s) of ``X`` holding the sensitive attribute(s) instead of passing
     ``sensitive_features=``; they are removed from the output.""",
-    "columns_in": """\
+    "repair_columns_in": """\
 n_features_in_ : int
     Number of columns of ``X``, the sensitive column(s) included.
 feature_names_in_ : ndarray of str

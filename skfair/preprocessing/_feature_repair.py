@@ -71,7 +71,7 @@ class FeatureRepair(BarycenterMaps):
 
     Attributes
     ----------
-    {columns_in}
+    {repair_columns_in}
     categorical_features_ : ndarray of bool of shape (n_features_out,)
         Which output columns are categorical (not numeric) and passed through unchanged.
     groups_ : list

@@ -169,10 +169,7 @@ class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMix
         The reweighing factor ``P(a) P(y) / P(a, y)`` of each group and class.
     resampled_ : bool
         Whether the model was fitted on a resample (rather than with ``sample_weight``).
-    n_features_in_ : int
-        Number of columns of X, the sensitive column(s) included.
-    feature_names_in_ : ndarray of str
-        Column names of X, when it has string column names.
+    {columns_in}
 
     See Also
     --------

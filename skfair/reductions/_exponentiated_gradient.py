@@ -156,10 +156,7 @@ class ExponentiatedGradient(_BaseReduction):
         Class labels (classifiers).
     groups_ : list
         Group labels of the training data.
-    n_features_in_ : int
-        Number of columns of X, the sensitive column(s) included.
-    feature_names_in_ : ndarray of str
-        Column names of X, when it has string column names.
+    {columns_in}
 
     See Also
     --------
