@@ -298,3 +298,18 @@ def test_dask_input_is_refused_at_once_naming_the_alternative():
         ReweighingClassifier(LogisticRegression()).fit(
             da.from_array(X), y, sensitive_features=group
         )
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_model_outputs_on_dask_are_the_in_memory_ones(n_classes):
+    import dask.array as da
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 3))
+    y, group = rng.integers(0, n_classes, 300), rng.integers(0, 2, 300)
+    model = ReweighingClassifier(LogisticRegression()).fit(X, y, sensitive_features=group)
+    lazy_X = da.from_array(X, chunks=100)
+    for method in ("predict", "predict_proba", "predict_log_proba", "decision_function"):
+        expected = getattr(model, method)(X)
+        lazy = getattr(model, method)(lazy_X)
+        assert isinstance(lazy, da.Array) and lazy.shape == expected.shape
+        np.testing.assert_array_equal(lazy.compute(), expected)
