@@ -37,8 +37,14 @@ from skfair.metrics._hfm_features import (
 from skfair.neighbors._other_group import OtherGroupSearch, check_points, other_group_codes
 from skfair.neighbors._projections import draw_projections
 
-# The parameters that hfm and hfm_details describe alike (numpydoc text, as rendered).
+# What the docstrings of hfm and hfm_details share: parameters and the reference (numpydoc
+# text, as rendered).
 _PARTS = {
+    "references_bian": """\
+References
+----------
+Y. Bian, Y. Luo and P. Xu, "Approximating Discrimination Within Models When Faced With
+Several Non-Binary Sensitive Attributes", arXiv:2408.06099, 2024.""",
     "data_parameters": """\
 X : array-like or DataFrame of shape (n_samples, n_features)
     The **non-sensitive** features. A warning is raised when a column equals a sensitive
@@ -190,10 +196,7 @@ def hfm(
     with a warning (NaN in the details' ``by_attribute``), which gives the same HFM as the
     authors' exact code; if no attribute has two groups, a ValueError is raised.
 
-    References
-    ----------
-    Y. Bian, Y. Luo and P. Xu, "Approximating Discrimination Within Models When Faced With
-    Several Non-Binary Sensitive Attributes", arXiv:2408.06099, 2024.
+    {references_bian}
 
     Examples
     --------
@@ -271,10 +274,7 @@ def hfm_details(
     --------
     hfm : The one number.
 
-    References
-    ----------
-    Y. Bian, Y. Luo and P. Xu, "Approximating Discrimination Within Models When Faced With
-    Several Non-Binary Sensitive Attributes", arXiv:2408.06099, 2024.
+    {references_bian}
 
     Examples
     --------
