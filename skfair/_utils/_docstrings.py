@@ -3,7 +3,8 @@
 A subpackage keeps the parts its public docstrings share (a parameter described alike in
 several functions, a reference) in one place and writes ``{name}`` where one goes; the
 rendered docstring, in ``help()``, the API reference and numpydoc's validation, is the
-complete text.
+complete text. Parts that several subpackages share (the meta-estimators' ``X`` at fit and
+their input-column attributes) are :data:`PARTS` here.
 """
 
 from __future__ import annotations
