@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import logsumexp
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import Bunch
 
 from skfair._utils._compat import Interval, StrOptions, _fit_context
@@ -60,7 +62,9 @@ class ExponentiatedGradient(_BaseReduction):
         Largest number of iterations (best responses).
     nu : float, default=None
         The duality gap at which the game stops. None: half the standard error of the mean
-        loss of the unconstrained fit (the statistical resolution of the objective).
+        loss of the unconstrained fit (the statistical resolution of the objective). When
+        the default moves stop at ``max_iter`` with a larger gap, a ``ConvergenceWarning``
+        says so.
     eta0 : float, default=2.0
         With ``multiplier_update="exponentiated_gradient"``, the learning rate of the
         multipliers is ``eta0 / multiplier_bound`` (as in fairlearn).
@@ -387,6 +391,19 @@ class ExponentiatedGradient(_BaseReduction):
                 "the saddle point of the game (error plus the penalty of the violation)",
             )
         self._warn_if_collapsed(problem)
+        # The advice concerns the default moves; exponentiated-gradient moves answered by an
+        # inexact learner rarely close the certificate, and their mixture is what they advise.
+        if not result.converged and self.multiplier_update == "linprog":
+            warnings.warn(
+                f"The game stopped after max_iter={self.max_iter} iterations with a duality "
+                f"gap of {result.gap:.3g}, above nu={result.nu:.3g}: what the mixture reports "
+                "is exact, but a more accurate mixture may exist. With many constraints "
+                "(several groups, equalized odds) and a learner that does not minimise the "
+                "weighted error exactly, multiplier_update='exponentiated_gradient' with a "
+                "smaller step (eta0=0.5) may find it, at the cost of more fits.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
         return self
 
     def predict(self, X):
@@ -446,7 +463,13 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
         weights = np.zeros(len(hypotheses))
         weights[first] = 1.0
         return Bunch(
-            weights=weights, gaps=np.zeros(0), lambdas=np.asarray(queried), nu=nu, gap=0.0, met=True
+            weights=weights,
+            gaps=np.zeros(0),
+            lambdas=np.asarray(queried),
+            nu=nu,
+            gap=0.0,
+            met=True,
+            converged=True,
         )
     theta = np.zeros(n_constraints)
     eta = eta0 / multiplier_bound
@@ -514,7 +537,13 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     if not met:
         weights = restricted_game(hypotheses.errors, hypotheses.gammas, multiplier_bound)[0]
     return Bunch(
-        weights=weights, gaps=np.asarray(gaps), lambdas=np.asarray(queried), nu=nu, gap=gap, met=met
+        weights=weights,
+        gaps=np.asarray(gaps),
+        lambdas=np.asarray(queried),
+        nu=nu,
+        gap=gap,
+        met=met,
+        converged=gap <= nu,
     )
 
 
