@@ -234,10 +234,11 @@ class ExponentiatedGradient(_BaseReduction):
     a ``random_state``); the realised disparity of a draw differs from the expected one by
     the chance of the draws, of the order of ``sqrt(share of mixed rows / group size)``. So
     at fit the decisions are drawn on the training rows, exactly as ``predict`` draws them,
-    with up to 32 seeds derived from ``random_state``, and the first seed whose decisions
-    meet the bound is kept (randomised rounding with retries, Raghavan & Thompson 1987):
-    ``constraint_gap_`` is then the realised training gap of ``predict``, within ``eps``
-    whenever one of the seeds meets it. New rows get draws of the same law. The
+    with up to 32 seeds derived from ``random_state`` (up to 4,096 on small data: at most
+    2^21 row draws in all), and the first seed whose decisions meet the bound is kept
+    (randomised rounding with retries, Raghavan & Thompson 1987): ``constraint_gap_`` is
+    then the realised training gap of ``predict``, within ``eps`` whenever one of the seeds
+    meets it. New rows get draws of the same law. The
     deterministic rule keeps the bound exactly, with one fit: usually a little less
     accurate than the mixture. Thresholding the mixture's probabilities would give neither
     guarantee (its disparity can be many times ``eps``), so it is not offered; the members'
