@@ -36,7 +36,7 @@ from skfair._utils._compat import (
     StrOptions,
     _num_samples,
 )
-from skfair._utils._random import draw_choices, draw_seed, row_keys
+from skfair._utils._random import draw_choices, draw_choices_by_seed, draw_seed, row_keys
 from skfair._utils._validation import check_weights
 from skfair.reductions._game import Hypotheses
 from skfair.reductions._moments import (
@@ -126,9 +126,7 @@ class Problem:
                 shares[np.arange(output.shape[0]), output] += weight
             fallback = shares[:, 0]
         keys = row_keys(self.oracle.X, fallback)
-        strata = np.zeros(keys.shape[0], dtype=np.intp)
-        for seed in seeds:
-            choice = draw_choices(shares, keys, strata, seed, sampling="row")
+        for choice in draw_choices_by_seed(shares, keys, seeds):
             if self.is_regression:
                 choice = outputs[choice, np.arange(choice.shape[0])]
             yield self.moments.table(self.codes, self.target, choice, self.sample_weight)
