@@ -12,6 +12,7 @@ from skfair._utils._random import (
     RowRandom,
     batch_offset,
     draw_choices,
+    draw_choices_by_seed,
     draw_seed,
     occurrence_index,
     row_decisions,
@@ -268,3 +269,27 @@ def test_batch_choices_count_each_option_within_a_row_per_step():
             # the last option within one row; option r within n_options - r rows
             assert (np.abs(counts - expected) < n_options - np.arange(n_options) + 1e-9).all()
             assert abs(counts[-1] - expected[-1]) < 1
+
+
+@pytest.mark.parametrize("n_options", [2, 3])
+def test_draws_for_many_seeds_equal_one_seed_at_a_time(n_options, monkeypatch):
+    """draw_choices_by_seed (several seeds at once with two options) equals draw_choices
+    called seed by seed, with repeated rows, probabilities 0 and 1, and blocks of seeds that
+    do not divide their number."""
+    import skfair._utils._random as random_module
+
+    monkeypatch.setattr(random_module, "_BLOCK_DRAWS", 5 * 40)  # blocks of 5 seeds
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(40, 2)).astype(float)  # many identical rows
+    shares = rng.dirichlet(np.ones(n_options), size=40)
+    shares[:5] = np.eye(n_options)[rng.integers(0, n_options, 5)]  # certain rows
+    keys = row_keys(X, shares[:, 0])
+    seeds = [draw_seed(seed) for seed in range(23)]
+    strata = np.zeros(40, dtype=np.intp)
+    got = list(draw_choices_by_seed(shares, keys, seeds))
+    assert len(got) == len(seeds)
+    for seed, choice in zip(seeds, got):
+        np.testing.assert_array_equal(
+            choice, draw_choices(shares, keys, strata, seed, sampling="row")
+        )
+

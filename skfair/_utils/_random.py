@@ -484,6 +484,45 @@ def draw_choices(shares, keys, strata, seed, *, sampling, order=()):
     return choices
 
 
+def draw_choices_by_seed(shares, keys, seeds):
+    """:func:`draw_choices` of rows of one stratum with ``sampling="row"``, for each of
+    ``seeds`` in turn: a generator of the rows' options, the ``s``-th equal to
+    ``draw_choices(shares, keys, zeros, seeds[s], sampling="row")``.
+
+    With two options every seed's draw is one :func:`row_decisions`, computed for a block of
+    seeds at once: the rows' occurrences among identical rows are the same for every seed
+    (mixing the keys with one constant and a bijective hash keeps equal keys equal and
+    distinct ones distinct), so they are counted once. The first seed is drawn alone (a
+    caller that stops at the first draw pays for one).
+    """
+    shares = np.asarray(shares, dtype=np.float64)
+    n_rows, n_options = shares.shape
+    seeds = list(seeds)
+    if n_options != 2:
+        for seed in seeds:
+            yield draw_choices(shares, keys, np.zeros(n_rows, dtype=np.intp), seed, sampling="row")
+        return
+    # draw_choices' probability of option 1, the remaining mass being 1
+    probability = np.clip(shares[:, 1] / 1.0, 0.0, 1.0)
+    occurrence = occurrence_index(keys).astype(np.float64)
+    block = max(1, _BLOCK_DRAWS // max(n_rows, 1))
+    start = 0
+    while start < len(seeds):
+        stop = start + (1 if start == 0 else block)
+        seed_keys = mix64(np.asarray(seeds[start:stop], dtype=np.uint64))
+        keyed = mix64(keys[None, :] ^ mix64(np.uint64(0) ^ seed_keys)[:, None])
+        uniform = to_unit_interval(mix64(keyed))
+        taken = np.floor(uniform + (occurrence + 1) * probability) > np.floor(
+            uniform + occurrence * probability
+        )
+        yield from taken.astype(np.intp)
+        start = stop
+
+
+# Row draws made at once by draw_choices_by_seed (a block of seeds of 8 MB per array).
+_BLOCK_DRAWS = 1 << 20
+
+
 def _step_seed(seed, step):
     """A seed for step ``step`` of a draw, independent of ``seed``'s own draws."""
     return int(mix64(np.array([seed], dtype=np.uint64) ^ mix64(np.uint64(step)))[0] >> 1)

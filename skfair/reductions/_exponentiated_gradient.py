@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import logsumexp
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import Bunch
 
 from skfair._utils._compat import Interval, StrOptions, _fit_context
@@ -62,7 +64,9 @@ class ExponentiatedGradient(_BaseReduction):
         Largest number of iterations (best responses).
     nu : float, default=None
         The duality gap at which the game stops. None: half the standard error of the mean
-        loss of the unconstrained fit (the statistical resolution of the objective).
+        loss of the unconstrained fit (the statistical resolution of the objective). When
+        the default moves stop at ``max_iter`` with a larger gap, a ``ConvergenceWarning``
+        says so.
     eta0 : float, default=2.0
         With ``multiplier_update="exponentiated_gradient"``, the learning rate of the
         multipliers is ``eta0 / multiplier_bound`` (as in fairlearn).
@@ -229,10 +233,11 @@ class ExponentiatedGradient(_BaseReduction):
     a ``random_state``); the realised disparity of a draw differs from the expected one by
     the chance of the draws, of the order of ``sqrt(share of mixed rows / group size)``. So
     at fit the decisions are drawn on the training rows, exactly as ``predict`` draws them,
-    with up to 32 seeds derived from ``random_state``, and the first seed whose decisions
-    meet the bound is kept (randomised rounding with retries, Raghavan & Thompson 1987):
-    ``constraint_gap_`` is then the realised training gap of ``predict``, within ``eps``
-    whenever one of the seeds meets it. New rows get draws of the same law. The
+    with up to 32 seeds derived from ``random_state`` (up to 4,096 on small data: at most
+    2^21 row draws in all), and the first seed whose decisions meet the bound is kept
+    (randomised rounding with retries, Raghavan & Thompson 1987): ``constraint_gap_`` is
+    then the realised training gap of ``predict``, within ``eps`` whenever one of the seeds
+    meets it. New rows get draws of the same law. The
     deterministic rule keeps the bound exactly, with one fit: usually a little less
     accurate than the mixture. Thresholding the mixture's probabilities would give neither
     guarantee (its disparity can be many times ``eps``), so it is not offered; the members'
@@ -383,6 +388,19 @@ class ExponentiatedGradient(_BaseReduction):
                 "the saddle point of the game (error plus the penalty of the violation)",
             )
         self._warn_if_collapsed(problem)
+        # The advice concerns the default moves; exponentiated-gradient moves answered by an
+        # inexact learner rarely close the certificate, and their mixture is what they advise.
+        if not result.converged and self.multiplier_update == "linprog":
+            warnings.warn(
+                f"The game stopped after max_iter={self.max_iter} iterations with a duality "
+                f"gap of {result.gap:.3g}, above nu={result.nu:.3g}: what the mixture reports "
+                "is exact, but a more accurate mixture may exist. With many constraints "
+                "(several groups, equalized odds) and a learner that does not minimise the "
+                "weighted error exactly, multiplier_update='exponentiated_gradient' with a "
+                "smaller step (eta0=0.5) may find it, at the cost of more fits.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
         return self
 
     def predict(self, X):
@@ -442,7 +460,13 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
         weights = np.zeros(len(hypotheses))
         weights[first] = 1.0
         return Bunch(
-            weights=weights, gaps=np.zeros(0), lambdas=np.asarray(queried), nu=nu, gap=0.0, met=True
+            weights=weights,
+            gaps=np.zeros(0),
+            lambdas=np.asarray(queried),
+            nu=nu,
+            gap=0.0,
+            met=True,
+            converged=True,
         )
     theta = np.zeros(n_constraints)
     eta = eta0 / multiplier_bound
@@ -510,7 +534,13 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     if not met:
         weights = restricted_game(hypotheses.errors, hypotheses.gammas, multiplier_bound)[0]
     return Bunch(
-        weights=weights, gaps=np.asarray(gaps), lambdas=np.asarray(queried), nu=nu, gap=gap, met=met
+        weights=weights,
+        gaps=np.asarray(gaps),
+        lambdas=np.asarray(queried),
+        nu=nu,
+        gap=gap,
+        met=met,
+        converged=gap <= nu,
     )
 
 

@@ -52,7 +52,7 @@ from skfair._dask import (
 )
 from skfair._dask._columns import as_numpy
 from skfair._stats._counts import ArraySums
-from skfair._utils._random import draw_choices, row_keys
+from skfair._utils._random import draw_choices_by_seed, row_keys
 from skfair.reductions._oracle import (
     BestResponse,
     Response,
@@ -386,11 +386,8 @@ def _draws_chunk(statistic, X, y, sensitive, sample_weight, *, reduction, moment
     X_model, codes, target, weights = rows
     probability = reduction._mixture_probability(X_model)
     keys = row_keys(X_model, probability[:, 0])
-    strata = np.zeros(keys.shape[0], dtype=np.intp)
     tables = [
-        moments.table(
-            codes, target, draw_choices(probability, keys, strata, seed, sampling="row"), weights
-        )
-        for seed in seeds
+        moments.table(codes, target, choice, weights)
+        for choice in draw_choices_by_seed(probability, keys, seeds)
     ]
     return statistic.chunk(np.stack(tables))
