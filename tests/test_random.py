@@ -286,8 +286,8 @@ def test_draws_for_many_seeds_equal_one_seed_at_a_time(n_options, monkeypatch):
     keys = row_keys(X, shares[:, 0])
     seeds = [draw_seed(seed) for seed in range(23)]
     strata = np.zeros(40, dtype=np.intp)
-    got = list(draw_choices_by_seed(shares, keys, seeds))
-    assert len(got) == len(seeds)
+    got = np.concatenate(list(draw_choices_by_seed(shares, keys, seeds)))
+    assert got.shape == (len(seeds), 40)
     for seed, choice in zip(seeds, got):
         np.testing.assert_array_equal(
             choice, draw_choices(shares, keys, strata, seed, sampling="row")

@@ -486,8 +486,9 @@ def draw_choices(shares, keys, strata, seed, *, sampling, order=()):
 
 def draw_choices_by_seed(shares, keys, seeds):
     """:func:`draw_choices` of rows of one stratum with ``sampling="row"``, for each of
-    ``seeds`` in turn: a generator of the rows' options, the ``s``-th equal to
-    ``draw_choices(shares, keys, zeros, seeds[s], sampling="row")``.
+    ``seeds`` in turn: a generator of blocks of shape (n_seeds_in_block, n_rows), whose rows
+    are ``draw_choices(shares, keys, zeros, seed, sampling="row")`` for the block's seeds in
+    order.
 
     With two options every seed's draw is one :func:`row_decisions`, computed for a block of
     seeds at once: the rows' occurrences among identical rows are the same for every seed
@@ -499,8 +500,9 @@ def draw_choices_by_seed(shares, keys, seeds):
     n_rows, n_options = shares.shape
     seeds = list(seeds)
     if n_options != 2:
+        strata = np.zeros(n_rows, dtype=np.intp)
         for seed in seeds:
-            yield draw_choices(shares, keys, np.zeros(n_rows, dtype=np.intp), seed, sampling="row")
+            yield draw_choices(shares, keys, strata, seed, sampling="row")[None]
         return
     # draw_choices' probability of option 1, the remaining mass being 1
     probability = np.clip(shares[:, 1] / 1.0, 0.0, 1.0)
@@ -515,7 +517,7 @@ def draw_choices_by_seed(shares, keys, seeds):
         taken = np.floor(uniform + (occurrence + 1) * probability) > np.floor(
             uniform + occurrence * probability
         )
-        yield from taken.astype(np.intp)
+        yield taken.astype(np.intp)
         start = stop
 
 

@@ -113,8 +113,9 @@ class Problem:
 
     def drawn_tables(self, reduction, seeds):
         """The tables of the randomised decisions on the fitting rows, drawn with each of
-        ``seeds`` in turn, as :meth:`_BaseReduction.predict` draws them (one at a time: the
-        caller stops at the first that meets the bound)."""
+        ``seeds`` in turn, as :meth:`_BaseReduction.predict` draws them: stacks of tables
+        for consecutive blocks of the seeds (the first seed's alone: the caller stops at the
+        first that meets the bound)."""
         members = np.flatnonzero(reduction.weights_ > 0)
         outputs = np.asarray(self.hypotheses.outputs)[members]
         if self.is_regression:
@@ -126,10 +127,21 @@ class Problem:
                 shares[np.arange(output.shape[0]), output] += weight
             fallback = shares[:, 0]
         keys = row_keys(self.oracle.X, fallback)
-        for choice in draw_choices_by_seed(shares, keys, seeds):
+        for choices in draw_choices_by_seed(shares, keys, seeds):
             if self.is_regression:
-                choice = outputs[choice, np.arange(choice.shape[0])]
-            yield self.moments.table(self.codes, self.target, choice, self.sample_weight)
+                yield np.stack(
+                    [
+                        self.moments.table(
+                            self.codes,
+                            self.target,
+                            outputs[choice, np.arange(choice.shape[0])],
+                            self.sample_weight,
+                        )
+                        for choice in choices
+                    ]
+                )
+            else:
+                yield self.moments.table(self.codes, self.target, choices, self.sample_weight)
 
     def n_decided_classes(self, index):
         """How many classes hypothesis ``index`` predicts on the fitting rows."""
@@ -442,16 +454,24 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
             self._seed if candidate == 0 else _derived_seed(self._seed, candidate)
             for candidate in range(n_candidates)
         ]
-        best = None
-        for seed, table in zip(seeds, problem.drawn_tables(self, seeds)):
-            violation = float(np.max(moments.gamma(table), initial=0.0))
-            # Smaller by more than round-off: draws whose violations tie (counts of rows) keep
-            # the first seed, whatever the order in which the weights were summed (dask).
-            if best is None or violation < best[0] - _FEASIBLE:
-                best = (violation, seed, moments.error(table), moments.disparity(table))
-            if violation <= _FEASIBLE:
-                break
-        _, self._draw_seed, error, disparity = best
+        best = None  # (violation, seed, table)
+        start = 0
+        for tables in problem.drawn_tables(self, seeds):
+            gammas = moments.gamma(tables).reshape(tables.shape[0], -1)
+            violations = np.max(gammas, axis=1, initial=0.0)
+            for offset, violation in enumerate(violations.tolist()):
+                # Smaller by more than round-off: draws whose violations tie (counts of rows)
+                # keep the first seed, whatever the order of the weights' sums (dask).
+                if best is None or violation < best[0] - _FEASIBLE:
+                    best = (violation, seeds[start + offset], tables[offset])
+                if violation <= _FEASIBLE:
+                    break
+            else:
+                start += tables.shape[0]
+                continue
+            break
+        _, self._draw_seed, table = best
+        error, disparity = moments.error(table), moments.disparity(table)
         self._summaries["randomized"] = (float(error), float(disparity))
 
     # ----------------------------------------------------------------------------------------

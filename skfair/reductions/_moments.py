@@ -104,9 +104,23 @@ class ClassificationMoments:
 
     def table(self, codes, y_class, pred_class, sample_weight):
         """The ``(group, y, prediction)`` table of predictions ``pred_class``: the group x class
-        counts of the joint class ``y * K + prediction``."""
+        counts of the joint class ``y * K + prediction``. With ``pred_class`` of shape
+        (n_draws, n_samples), the tables of every draw, of shape (n_draws, G, K, K), from one
+        bincount (each equal to the table of that draw alone)."""
         n_classes = self.n_classes
         joint = y_class * n_classes + pred_class
+        if joint.ndim == 2:  # draw d's rows counted in groups d * G + g
+            n_draws = joint.shape[0]
+            codes = codes + self.n_groups * np.arange(n_draws)[:, None]
+            if sample_weight is not None:
+                sample_weight = np.broadcast_to(sample_weight, joint.shape).ravel()
+            counts = class_table(
+                _Codes(codes.ravel(), n_draws * self.n_groups),
+                joint.ravel(),
+                n_classes**2,
+                sample_weight,
+            )
+            return counts.reshape(n_draws, self.n_groups, n_classes, n_classes)
         counts = class_table(_Codes(codes, self.n_groups), joint, n_classes**2, sample_weight)
         return counts.reshape(self.n_groups, n_classes, n_classes)
 
@@ -117,8 +131,9 @@ class ClassificationMoments:
         return table
 
     def rates(self, table):
-        """Rate of each side in each measure, shape (n_sides, n_measures)."""
-        per_group = np.einsum("gyk,myk->gm", table, self.measures)
+        """Rate of each side in each measure, shape (n_sides, n_measures) (with leading axes
+        for a stack of tables)."""
+        per_group = np.einsum("...gyk,myk->...gm", table, self.measures)
         with np.errstate(invalid="ignore", divide="ignore"):
             return (self.membership @ per_group) / self.denominators
 
@@ -132,8 +147,8 @@ class ClassificationMoments:
         """``gamma_j`` of every constraint; the constraint holds when it is <= 0."""
         rates = self.rates(table)
         return (
-            self.rho * rates[self.upper, self.measure]
-            - rates[self.lower, self.measure]
+            self.rho * rates[..., self.upper, self.measure]
+            - rates[..., self.lower, self.measure]
             - self.bound
         )
 
@@ -222,7 +237,7 @@ class GroupLossMoments:
 
     def gamma(self, table):
         """Per group, in the order of the constraints: mean loss minus ``eps``."""
-        return (table / self.group_weight)[self.order] - self.eps
+        return (table / self.group_weight)[..., self.order] - self.eps
 
     def disparity(self, table):
         """The largest group mean loss (the constraints hold when it is at most ``eps``)."""

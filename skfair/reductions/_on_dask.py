@@ -302,12 +302,12 @@ class DaskProblem:
 
     def drawn_tables(self, reduction, seeds):
         """The tables of the randomised decisions drawn with each of ``seeds`` (each partition
-        drawn as ``predict`` draws it on a dask collection): the first seed's in one pass
-        (the caller usually stops there), the others' together in a second pass."""
+        drawn as ``predict`` draws it on a dask collection), as stacks: the first seed's in
+        one pass (the caller usually stops there), the others' together in a second pass."""
         for batch in (seeds[:1], seeds[1:]):
             if batch:
                 (tables,) = self._pass(_draws_chunk, seeds=tuple(batch))
-                yield from tables
+                yield tables
 
     def _pass(self, chunk, **kwargs):
         dask = import_dask()
@@ -387,7 +387,7 @@ def _draws_chunk(statistic, X, y, sensitive, sample_weight, *, reduction, moment
     probability = reduction._mixture_probability(X_model)
     keys = row_keys(X_model, probability[:, 0])
     tables = [
-        moments.table(codes, target, choice, weights)
-        for choice in draw_choices_by_seed(probability, keys, seeds)
+        moments.table(codes, target, choices, weights)
+        for choices in draw_choices_by_seed(probability, keys, seeds)
     ]
-    return statistic.chunk(np.stack(tables))
+    return statistic.chunk(np.concatenate(tables))
