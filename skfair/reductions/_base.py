@@ -36,7 +36,13 @@ from skfair._utils._compat import (
     StrOptions,
     _num_samples,
 )
-from skfair._utils._random import draw_choices, draw_choices_by_seed, draw_seed, row_keys
+from skfair._utils._random import (
+    draw_choices,
+    draw_choices_by_seed,
+    draw_seed,
+    mix64,
+    row_keys,
+)
 from skfair._utils._validation import check_weights
 from skfair.reductions._game import Hypotheses
 from skfair.reductions._moments import (
@@ -452,8 +458,8 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         n_candidates = int(np.clip(_DRAW_BUDGET // max(problem.n_samples, 1), *_SEED_CANDIDATES))
         seeds = [
             self._seed if candidate == 0 else _derived_seed(self._seed, candidate)
-            for candidate in range(n_candidates)
-        ]
+            for candidate in range(min(n_candidates, _SEED_CANDIDATES[0]))
+        ] + _hashed_seeds(self._seed, range(_SEED_CANDIDATES[0], n_candidates))
         best = None  # (violation, seed, table)
         start = 0
         for tables in problem.drawn_tables(self, seeds):
@@ -750,6 +756,17 @@ def _draw(X_model, shares, fallback_scores, seed):
 def _derived_seed(seed, index):
     """The ``index``-th seed derived from ``seed`` (a 63-bit integer)."""
     return int(np.random.SeedSequence([seed, index]).generate_state(1, np.uint64)[0] >> 1)
+
+
+def _hashed_seeds(seed, indices):
+    """Seeds derived from ``seed`` for many ``indices`` at once, by the row draws' hash (a
+    :class:`numpy.random.SeedSequence` per index costs about 16 us; the first
+    ``_SEED_CANDIDATES[0]`` candidates keep that derivation)."""
+    indices = np.asarray(indices, dtype=np.uint64)
+    if indices.size == 0:
+        return []
+    mixed = mix64(mix64(np.array([seed], dtype=np.uint64)) ^ mix64(indices)) >> np.uint64(1)
+    return [int(value) for value in mixed]
 
 
 def best_single(errors, gammas):
