@@ -315,9 +315,11 @@ def occurrence_index(keys):
 
 
 def _keyed(keys, codes, seed):
-    """Row keys mixed with the group code and the seed."""
-    seed_key = mix64(np.array([seed], dtype=np.uint64))
-    return mix64(keys ^ mix64(np.asarray(codes, dtype=np.uint64) ^ seed_key))
+    """Row keys mixed with the group code and the seed; with a sequence of seeds, one row of
+    shape (n_rows,) per seed."""
+    seed_key = mix64(np.asarray(seed, dtype=np.uint64).reshape(-1, 1))
+    keyed = mix64(keys ^ mix64(np.asarray(codes, dtype=np.uint64) ^ seed_key))
+    return keyed if np.ndim(seed) else keyed[0]
 
 
 def row_uniforms(keys, codes, seed):
@@ -346,8 +348,13 @@ def row_decisions(keys, codes, probability, seed):
     distinct row, do not depend on the order of the rows.
     """
     keyed = _keyed(keys, codes, seed)
-    uniform = to_unit_interval(mix64(keyed))
-    occurrence = occurrence_index(keyed).astype(np.float64)
+    return _copy_decisions(to_unit_interval(mix64(keyed)), occurrence_index(keyed), probability)
+
+
+def _copy_decisions(uniform, occurrence, probability):
+    """:func:`row_decisions`' rule: the ``k``-th copy of a row of number ``u`` is positive
+    when ``floor(u + (k + 1) p) > floor(u + k p)``."""
+    occurrence = occurrence.astype(np.float64)
     return np.floor(uniform + (occurrence + 1) * probability) > np.floor(
         uniform + occurrence * probability
     )
@@ -505,24 +512,27 @@ def draw_choices_by_seed(shares, keys, seeds):
             yield draw_choices(shares, keys, strata, seed, sampling="row")[None]
         return
     # draw_choices' probability of option 1, the remaining mass being 1
-    probability = np.clip(shares[:, 1] / 1.0, 0.0, 1.0)
-    occurrence = occurrence_index(keys).astype(np.float64)
+    probability = np.clip(shares[:, 1], 0.0, 1.0)
+    occurrence = occurrence_index(keys)
     block = max(1, _BLOCK_DRAWS // max(n_rows, 1))
     start = 0
     while start < len(seeds):
         stop = start + (1 if start == 0 else block)
-        seed_keys = mix64(np.asarray(seeds[start:stop], dtype=np.uint64))
-        keyed = mix64(keys[None, :] ^ mix64(np.uint64(0) ^ seed_keys)[:, None])
-        uniform = to_unit_interval(mix64(keyed))
-        taken = np.floor(uniform + (occurrence + 1) * probability) > np.floor(
-            uniform + occurrence * probability
-        )
-        yield taken.astype(np.intp)
+        uniform = to_unit_interval(mix64(_keyed(keys, 0, seeds[start:stop])))
+        yield _copy_decisions(uniform, occurrence, probability).astype(np.intp)
         start = stop
 
 
 # Row draws made at once by draw_choices_by_seed (a block of seeds of 8 MB per array).
 _BLOCK_DRAWS = 1 << 20
+
+
+def derived_seeds(seed, indices):
+    """Seeds (63-bit integers) derived from ``seed`` for many ``indices`` at once, by the
+    draws' hash (a :class:`numpy.random.SeedSequence` per index costs about 16 us)."""
+    indices = np.asarray(indices, dtype=np.uint64)
+    mixed = mix64(mix64(np.array([seed], dtype=np.uint64)) ^ mix64(indices)) >> np.uint64(1)
+    return [int(value) for value in mixed]
 
 
 def _step_seed(seed, step):

@@ -37,10 +37,10 @@ from skfair._utils._compat import (
     _num_samples,
 )
 from skfair._utils._random import (
+    derived_seeds,
     draw_choices,
     draw_choices_by_seed,
     draw_seed,
-    mix64,
     row_keys,
 )
 from skfair._utils._validation import check_weights
@@ -66,8 +66,8 @@ _FEASIBLE = 1e-12
 # Seeds tried for the randomised decisions on the fitting rows (see _choose_draws): as many
 # as _DRAW_BUDGET row draws allow, within _SEED_CANDIDATES. With a few hundred rows per
 # group, equalized odds over four groups compares eight rates of cells of 20-40 rows: the
-# best of 32 draws missed the bound by 0.02-0.05 on German credit, the best of 3,000 by
-# 0.00-0.01 (benchmarks/RESULTS.md).
+# best of 32 draws missed the bound by up to 0.06 on German credit, the best of 3,000 by
+# up to 0.007 (benchmarks/RESULTS.md).
 _DRAW_BUDGET = 1 << 21
 _SEED_CANDIDATES = (32, 4096)
 
@@ -456,26 +456,25 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         """
         moments = problem.moments
         n_candidates = int(np.clip(_DRAW_BUDGET // max(problem.n_samples, 1), *_SEED_CANDIDATES))
+        # The first 32 candidates as before the search grew; the others by one hash.
         seeds = [
             self._seed if candidate == 0 else _derived_seed(self._seed, candidate)
             for candidate in range(min(n_candidates, _SEED_CANDIDATES[0]))
-        ] + _hashed_seeds(self._seed, range(_SEED_CANDIDATES[0], n_candidates))
+        ] + derived_seeds(self._seed, range(_SEED_CANDIDATES[0], n_candidates))
         best = None  # (violation, seed, table)
         start = 0
         for tables in problem.drawn_tables(self, seeds):
             gammas = moments.gamma(tables).reshape(tables.shape[0], -1)
-            violations = np.max(gammas, axis=1, initial=0.0)
-            for offset, violation in enumerate(violations.tolist()):
+            for offset, violation in enumerate(np.max(gammas, axis=1, initial=0.0).tolist()):
                 # Smaller by more than round-off: draws whose violations tie (counts of rows)
                 # keep the first seed, whatever the order of the weights' sums (dask).
                 if best is None or violation < best[0] - _FEASIBLE:
                     best = (violation, seeds[start + offset], tables[offset])
                 if violation <= _FEASIBLE:
                     break
-            else:
-                start += tables.shape[0]
-                continue
-            break
+            if violation <= _FEASIBLE:
+                break
+            start += tables.shape[0]
         _, self._draw_seed, table = best
         error, disparity = moments.error(table), moments.disparity(table)
         self._summaries["randomized"] = (float(error), float(disparity))
@@ -756,17 +755,6 @@ def _draw(X_model, shares, fallback_scores, seed):
 def _derived_seed(seed, index):
     """The ``index``-th seed derived from ``seed`` (a 63-bit integer)."""
     return int(np.random.SeedSequence([seed, index]).generate_state(1, np.uint64)[0] >> 1)
-
-
-def _hashed_seeds(seed, indices):
-    """Seeds derived from ``seed`` for many ``indices`` at once, by the row draws' hash (a
-    :class:`numpy.random.SeedSequence` per index costs about 16 us; the first
-    ``_SEED_CANDIDATES[0]`` candidates keep that derivation)."""
-    indices = np.asarray(indices, dtype=np.uint64)
-    if indices.size == 0:
-        return []
-    mixed = mix64(mix64(np.array([seed], dtype=np.uint64)) ^ mix64(indices)) >> np.uint64(1)
-    return [int(value) for value in mixed]
 
 
 def best_single(errors, gammas):

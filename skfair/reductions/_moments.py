@@ -108,21 +108,19 @@ class ClassificationMoments:
         (n_draws, n_samples), the tables of every draw, of shape (n_draws, G, K, K), from one
         bincount (each equal to the table of that draw alone)."""
         n_classes = self.n_classes
-        joint = y_class * n_classes + pred_class
-        if joint.ndim == 2:  # draw d's rows counted in groups d * G + g
-            n_draws = joint.shape[0]
-            codes = codes + self.n_groups * np.arange(n_draws)[:, None]
-            if sample_weight is not None:
-                sample_weight = np.broadcast_to(sample_weight, joint.shape).ravel()
-            counts = class_table(
-                _Codes(codes.ravel(), n_draws * self.n_groups),
-                joint.ravel(),
-                n_classes**2,
-                sample_weight,
-            )
-            return counts.reshape(n_draws, self.n_groups, n_classes, n_classes)
-        counts = class_table(_Codes(codes, self.n_groups), joint, n_classes**2, sample_weight)
-        return counts.reshape(self.n_groups, n_classes, n_classes)
+        joint = np.atleast_2d(y_class * n_classes + pred_class)
+        n_draws = joint.shape[0]
+        # draw d's rows are counted in the groups d * G + g
+        codes = codes + self.n_groups * np.arange(n_draws)[:, None]
+        if sample_weight is not None:
+            sample_weight = np.broadcast_to(sample_weight, joint.shape).ravel()
+        counts = class_table(
+            _Codes(codes.ravel(), n_draws * self.n_groups),
+            joint.ravel(),
+            n_classes**2,
+            sample_weight,
+        ).reshape(n_draws, self.n_groups, n_classes, n_classes)
+        return counts if np.ndim(pred_class) == 2 else counts[0]
 
     def constant_table(self, k):
         """The table of the classifier that predicts class ``k`` for everyone."""
