@@ -60,6 +60,12 @@ from skfair.reductions._on_dask import (
     dask_data,
 )
 from skfair.reductions._oracle import BestResponse
+from skfair.reductions._response_threshold import (
+    best_cut,
+    cell_histogram,
+    constant_class,
+    thresholded,
+)
 
 # Constraint values up to this are met (the linear programs' round-off).
 _FEASIBLE = 1e-12
@@ -91,11 +97,28 @@ class Problem:
 
     def respond(self, multipliers):
         """Index among the hypotheses of the best response to ``multipliers``."""
-        response = self.oracle(self.moments.cost(multipliers))
-        self.last_outputs = response.outputs
+        cost = self.moments.cost(multipliers)
+        return self.add_response(self.oracle(cost), cost)
+
+    def add_response(self, response, cost):
+        """Index among the hypotheses of ``response`` to the cost table ``cost``; a score is
+        cut where the cost is least (:func:`~skfair.reductions._response_threshold.best_cut`)."""
+        outputs = response.outputs
         if response.constant is not None:
+            self.last_outputs = outputs
             return self.constants[response.constant]
-        return self.add(response.predictor, response.outputs)
+        if response.bins is None:
+            self.last_outputs = outputs
+            return self.add(response.predictor, outputs)
+        n_cells = self.moments.n_groups * 2
+        cells = self.codes * 2 + self.target
+        histogram = cell_histogram(cells, response.bins, self.sample_weight, n_cells)
+        cut = best_cut(histogram, cost)
+        self.last_outputs = (response.bins >= cut).astype(np.intp)
+        if constant_class(cut) is not None:
+            return self.constants[constant_class(cut)]
+        predictor = thresholded(response.predictor, response.method, cut, self.oracle.classes)
+        return self.add(predictor, self.last_outputs)
 
     def add(self, predictor, outputs):
         table = self.moments.table(self.codes, self.target, outputs, self.sample_weight)

@@ -315,7 +315,8 @@ class _Search:
     def fit(self, point):
         """Index among the hypotheses of the best response at ``point``."""
         multipliers = _multipliers(self.axes, point, self.moments.n_constraints)
-        reduced = self.oracle.problem(self.moments.cost(multipliers))
+        cost = self.moments.cost(multipliers)
+        reduced = self.oracle.problem(cost)
         if isinstance(reduced, int):
             index = self.problem.constants[reduced]
         else:
@@ -326,7 +327,7 @@ class _Search:
             if self.warm is None and not self.points:
                 # every later fit warm-starts from the centre's (when warm starts apply)
                 self.warm = response.learner
-            index = self.problem.add(response.predictor, response.outputs)
+            index = self.problem.add_response(response, cost)
         self.points.append(np.asarray(point, dtype=np.float64))
         self.multipliers.append(multipliers)
         self.indices.append(index)

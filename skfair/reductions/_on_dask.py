@@ -60,6 +60,15 @@ from skfair.reductions._oracle import (
     class_indices,
     warm_start_mode,
 )
+from skfair.reductions._response_threshold import (
+    best_cut,
+    cell_histogram,
+    constant_class,
+    cut_table,
+    interval_counts,
+    score_bins,
+    thresholded,
+)
 
 # The attribute by which a base learner says that its ``fit`` takes dask collections (X, y
 # and sample_weight, partitioned alike) and that its ``predict`` takes in-memory blocks.
@@ -243,6 +252,9 @@ class DaskBestResponse(BestResponse):
     def _training_outputs(self, learner):
         return None  # the hypothesis's table comes from a pass over the partitions
 
+    def _training_bins(self, learner, method):
+        return None  # counted by a pass over the partitions
+
 
 @dataclass
 class DaskProblem:
@@ -259,17 +271,38 @@ class DaskProblem:
     constants: dict = field(default_factory=dict)
     class_counts: dict = field(default_factory=dict)
     indices: dict = field(default_factory=dict)  # hypothesis of each predictor read, by id
+    histograms: dict = field(default_factory=dict)  # score histograms read, by predictor id
     last_index: int | None = None
     is_regression: bool = False
 
     def respond(self, multipliers):
         """Index among the hypotheses of the best response to ``multipliers``."""
-        response = self.oracle(self.moments.cost(multipliers))
-        if response.constant is not None:
-            self.last_index = self.constants[response.constant]
-        else:
-            self.last_index = self.add(response.predictor, response.outputs)
+        cost = self.moments.cost(multipliers)
+        self.last_index = self.add_response(self.oracle(cost), cost)
         return self.last_index
+
+    def add_response(self, response, cost):
+        """:meth:`Problem.add_response` with one pass over the partitions per fit: its table,
+        or the weight of each cell in each interval of the grid of thresholds of its score."""
+        if response.constant is not None:
+            return self.constants[response.constant]
+        if response.method is None:
+            return self.add(response.predictor, None)
+        # A response from the oracle's cache is a predictor already read: no second pass.
+        read = self.histograms.get(id(response.predictor))
+        if read is None:
+            read = self._pass(_score_chunk, predictor=response.predictor, method=response.method)
+            self.histograms[id(response.predictor)] = read
+        histogram, counts = read
+        cut = best_cut(histogram, cost)
+        if constant_class(cut) is not None:
+            return self.constants[constant_class(cut)]
+        predictor = thresholded(response.predictor, response.method, cut, self.oracle.classes)
+        table = cut_table(histogram, cut, self.moments.constant_table(0).shape)
+        index = self.hypotheses.add(predictor, table, None)
+        positive = counts[cut:].sum()
+        self.class_counts.setdefault(index, np.array([counts.sum() - positive, positive]))
+        return index
 
     def add(self, predictor, outputs):
         # A response from the oracle's cache is a predictor already read: no second pass.
@@ -375,6 +408,25 @@ def _member_chunk(
     outputs = class_indices(predictor, predictor.predict(X_model), reduction.classes_)
     table = moments.table(codes, target, outputs, weights)
     return statistic.chunk(table, np.bincount(outputs, minlength=n_classes).astype(np.float64))
+
+
+def _score_chunk(
+    statistic, X, y, sensitive, sample_weight, *, reduction, moments, encoding, predictor, method
+):
+    """The weight of each (group, class) cell in each interval of the grid of thresholds of a
+    fit's score on one partition, and the number of rows in each interval."""
+    rows = _rows(X, y, sensitive, sample_weight, reduction, encoding)
+    n_cells = moments.n_groups * moments.n_classes
+    if rows is None:
+        cells = bins = np.zeros(0, dtype=np.intp)
+        weights = None
+    else:
+        X_model, codes, target, weights = rows
+        cells = codes * moments.n_classes + target
+        bins = score_bins(predictor, X_model, method)
+    return statistic.chunk(
+        cell_histogram(cells, bins, weights, n_cells), interval_counts(bins).astype(np.float64)
+    )
 
 
 def _draws_chunk(statistic, X, y, sensitive, sample_weight, *, reduction, moments, encoding, seeds):

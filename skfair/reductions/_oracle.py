@@ -40,6 +40,7 @@ from sklearn.utils.metadata_routing import get_routing_for_object
 
 from skfair._utils._compat import _check_method_params, _routing_enabled
 from skfair._utils._random import check_generator
+from skfair.reductions._response_threshold import score_bins, score_method
 
 # Linear models whose warm start is an initial point of a convex solver: the solution does
 # not depend on it (up to the solver's tolerance). Ensembles grow with warm_start instead.
@@ -102,12 +103,21 @@ class WeightedProblem:
 @dataclass
 class Response:
     """A best response: a fitted predictor (None for a constant), its training outputs, and
-    the fitted learner (the predictor, or its final step when the preprocessing is shared)."""
+    the fitted learner (the predictor, or its final step when the preprocessing is shared).
+
+    A classifier of two classes with a score is kept with the score instead of its outputs:
+    ``method`` names the score, and ``bins`` holds the interval of the grid of thresholds of
+    each training row's (:mod:`skfair.reductions._response_threshold`; None on dask, where
+    a pass over the partitions counts them); the problem then cuts the score where the
+    cost is least.
+    """
 
     predictor: object
-    outputs: np.ndarray
+    outputs: np.ndarray | None
     constant: int | None = None
     learner: object = None
+    method: str | None = None
+    bins: np.ndarray | None = None
 
 
 class BestResponse:
@@ -220,12 +230,18 @@ class BestResponse:
             original = self.learner.get_params()[self.warm_start_parameter]
             learner.set_params(**{self.warm_start_parameter: original})
         self.n_fits += 1
-        outputs = self._training_outputs(learner)
+        binary = self.classes is not None and len(self.classes) == 2
+        method = score_method(learner) if binary else None
+        if method is None:
+            outputs, bins = self._training_outputs(learner), None
+        else:
+            outputs, bins = None, self._training_bins(learner, method)
         if self.prefix is None:
-            return Response(learner, outputs, learner=learner)
-        member = clone(self.estimator)
-        member.steps = [*self.prefix.steps, (self.estimator.steps[-1][0], learner)]
-        return Response(member, outputs, learner=learner)
+            member = learner
+        else:
+            member = clone(self.estimator)
+            member.steps = [*self.prefix.steps, (self.estimator.steps[-1][0], learner)]
+        return Response(member, outputs, learner=learner, method=method, bins=bins)
 
     def _fit_data(self, problem):
         """``(X, labels, fit parameters)`` of the base learner's fit on ``problem``."""
@@ -256,6 +272,10 @@ class BestResponse:
     def _training_outputs(self, learner):
         """The fitted learner's outputs on the training rows (class indices, or values)."""
         return self._as_outputs(learner, learner.predict(self.X_learner))
+
+    def _training_bins(self, learner, method):
+        """The interval of the grid of thresholds of each training row's score."""
+        return score_bins(learner, self.X_learner, method)
 
     # ----------------------------------------------------------------------------------------
 
