@@ -95,19 +95,26 @@ class Problem:
     def n_samples(self):
         return self.target.shape[0]
 
-    def respond(self, multipliers):
+    def respond(self, multipliers, *, own_threshold=False):
         """Index among the hypotheses of the best response to ``multipliers``."""
         cost = self.moments.cost(multipliers)
-        return self.add_response(self.oracle(cost), cost)
+        return self.add_response(self.oracle(cost), cost, own_threshold=own_threshold)
 
-    def add_response(self, response, cost):
-        """Index among the hypotheses of ``response`` to the cost table ``cost``; a score is
-        cut where the cost is least (:func:`~skfair.reductions._response_threshold.best_cut`)."""
-        outputs = response.outputs
+    def add_response(self, response, cost, *, own_threshold=False):
+        """Index among the hypotheses of ``response`` to the cost table ``cost``.
+
+        A score is cut where the cost is least
+        (:func:`~skfair.reductions._response_threshold.best_cut`), unless ``own_threshold``:
+        the learner's own decisions (the unconstrained fit, returned alone when it meets the
+        bound, is the base learner as it is).
+        """
         if response.constant is not None:
-            self.last_outputs = outputs
+            self.last_outputs = response.outputs
             return self.constants[response.constant]
-        if response.bins is None:
+        if response.bins is None or own_threshold:
+            outputs = response.outputs
+            if outputs is None:
+                outputs = self.oracle.training_outputs(response.learner)
             self.last_outputs = outputs
             return self.add(response.predictor, outputs)
         n_cells = self.moments.n_groups * 2

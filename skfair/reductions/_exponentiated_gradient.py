@@ -186,6 +186,22 @@ class ExponentiatedGradient(_BaseReduction):
     (K - 1 copies per sample at most). Responses are cached on the normalised cell weights, so
     the base learner is never refitted on weights it has already seen.
 
+    **The threshold of a best response.** A learner that minimises a surrogate (the log-loss
+    of a logistic regression, boosting's) decides at its own threshold (a probability of
+    1/2), which is rarely the one of least weighted error: its answer is then not the best
+    response of its own class. So with two classes, when the fit has ``predict_proba`` (or
+    ``decision_function``), its score is cut where the Lagrangian's cost on the training
+    rows is least, exactly, among the thresholds ``j / 1024`` of the probability (their
+    logits for a decision function), the one nearest 1/2 on ties: the member is the fit in
+    a scikit-learn ``FixedThresholdClassifier`` (around a ``FrozenEstimator``), and
+    ``member.estimator.estimator`` is the fit itself. The unconstrained fit is also kept as
+    it is, and is the result alone when it meets the bound. On German credit with a
+    logistic regression (both constraints, three attributes, ``eps`` 0.01 to 0.05, 3 splits)
+    the mixture's expected training accuracy then reached fairlearn's minus 0.002 in 53 of
+    54 runs (40 before), with 18 % fewer fits. The choice needs the weight of each (group,
+    class) cell in each interval of the thresholds, which adds up over partitions: a fit on
+    dask collections chooses the same thresholds.
+
     **The multiplier player.** Algorithm 1 moves the multipliers by exponentiated gradient and
     averages the plays; fairlearn adds the linear program over the fits found at every
     iteration, and up to four further fits to evaluate its gap. Here the certified gap below
@@ -196,27 +212,26 @@ class ExponentiatedGradient(_BaseReduction):
     (``eps`` 0.01 to 0.05) this takes 12 to 22 fits by sex (18 to 25 with five race groups)
     where fairlearn takes 20 to 26 (35 to 47), candidates before stopping included.
 
-    **Stopping.** Each best response ``h_s`` to ``lambda_s`` bounds the game's value from
-    below by ``L(h_s, lambda_s)`` (the paper's oracle assumption: the fit stands in for the
-    best of the class), unless a hypothesis found later does better at ``lambda_s``, which
-    proves that ``h_s`` was no best response: such multipliers give no bound. The linear
-    program over the mixtures of the hypotheses found (their saddle point,
-    Section 3.3) bounds it from above. Their difference, ``best_gap_``, costs no fit
-    (fairlearn refits the base learner up to four more times per iteration for its gap).
-    With an exact weighted-error minimiser as base learner (the paper's oracle) it is a
-    certificate: the restricted saddle point is then a ``best_gap_``-approximate saddle
-    point, so by Theorem 1 its error is within ``2 * best_gap_`` of the best mixture's.
-    Logistic regression, boosting and most learners minimise a surrogate instead, and an
-    answer that does not improve the game proves nothing about the learner's class. So the
-    game stops only when the gap is at most ``nu``, the last best response improved the
-    returned mixture's error by at most ``nu / 10``, *and* candidates the multiplier player
-    did not ask for do not improve it either: half and a quarter of its last move, the
-    average of the later half of its moves (the restricted games' saddle points sit at
-    vertices of the multipliers' set, where fairlearn's averaged exponentiated-gradient
-    plays lie between them) and half of it, then a bisection between its last two moves. A
-    surrogate learner may answer these smaller, mixed pulls with fits the saddle points
-    miss. As long as new fits make the mixture more accurate, the game keeps asking for
-    them (or until ``max_iter``).
+    **Stopping.** Each queried ``lambda_s`` bounds the game's value from below by
+    ``min_h L(h, lambda_s)`` over the hypotheses found (the paper's oracle assumption: the
+    best of the learner's answer and the fits found before stands in for the best of the
+    class, as in fairlearn's ``best_h``). The linear program over the mixtures of the
+    hypotheses found (their saddle point, Section 3.3) bounds it from above. Their
+    difference, ``best_gap_``, costs no fit (fairlearn refits the base learner up to four
+    more times per iteration for its gap). With an exact weighted-error minimiser as base
+    learner (the paper's oracle) it is a certificate: the restricted saddle point is then a
+    ``best_gap_``-approximate saddle point, so by Theorem 1 its error is within
+    ``2 * best_gap_`` of the best mixture's. Logistic regression, boosting and most learners
+    minimise a surrogate instead, and an answer that does not improve the game proves
+    nothing about the learner's class. So the game stops only when the gap is at most
+    ``nu``, the last best response improved the returned mixture's error by at most
+    ``nu / 10``, *and* candidates the multiplier player did not ask for do not improve it
+    either: half and a quarter of its last move, the average of the later half of its moves
+    (the restricted games' saddle points sit at vertices of the multipliers' set, where
+    fairlearn's averaged exponentiated-gradient plays lie between them) and half of it, then
+    a bisection between its last two moves. A surrogate learner may answer these smaller,
+    mixed pulls with fits the saddle points miss. As long as new fits make the mixture more
+    accurate, the game keeps asking for them (or until ``max_iter``).
 
     **The returned mixture.** The most accurate mixture of the hypotheses found that meets
     every constraint exactly on the training data (a second small linear program). The
@@ -394,10 +409,9 @@ class ExponentiatedGradient(_BaseReduction):
             warnings.warn(
                 f"The game stopped after max_iter={self.max_iter} iterations with a duality "
                 f"gap of {result.gap:.3g}, above nu={result.nu:.3g}: what the mixture reports "
-                "is exact, but a more accurate mixture may exist. With many constraints "
-                "(several groups, equalized odds) and a learner that does not minimise the "
-                "weighted error exactly, multiplier_update='exponentiated_gradient' with a "
-                "smaller step (eta0=0.5) may find it, at the cost of more fits.",
+                "is exact, but a more accurate mixture may exist. A larger max_iter, or "
+                "multiplier_update='exponentiated_gradient' with a smaller step (eta0=0.5), "
+                "may find it, at the cost of more fits.",
                 ConvergenceWarning,
                 stacklevel=3,
             )
@@ -451,12 +465,14 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     hypotheses, moments = problem.hypotheses, problem.moments
     n_constraints = moments.n_constraints
     zero = np.zeros(n_constraints)
-    first = problem.respond(zero)
+    cost = moments.cost(zero)
+    response = problem.oracle(cost)
+    first = problem.add_response(response, cost, own_threshold=True)
     if nu is None:
         nu = problem.default_nu()
     queried, answers, gaps = [zero], [first], []
     if n_constraints == 0 or (hypotheses.gammas[first] <= 0).all():
-        # The unconstrained best response meets the bound: it is the solution.
+        # The unconstrained fit meets the bound: it is the solution, the learner as it is.
         weights = np.zeros(len(hypotheses))
         weights[first] = 1.0
         return Bunch(
@@ -468,6 +484,8 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
             met=True,
             converged=True,
         )
+    # The best response to lambda = 0: the same fit, its score cut where the error is least.
+    answers[0] = problem.add_response(response, cost)
     theta = np.zeros(n_constraints)
     eta = eta0 / multiplier_bound
     gap = np.inf
@@ -496,7 +514,7 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
         answers.append(answer)
         queried.append(multipliers)
         value = restricted_game(hypotheses.errors, hypotheses.gammas, multiplier_bound)[1]
-        gap = certified_gap(hypotheses, queried, answers, value)
+        gap = certified_gap(hypotheses, queried, value)
         gaps.append(gap)
         previous, objective = objective, _returned_objective(hypotheses, multiplier_bound)
         settled = gap <= nu and min(gap, previous - objective) <= nu * _IMPROVEMENT

@@ -327,7 +327,8 @@ class _Search:
             if self.warm is None and not self.points:
                 # every later fit warm-starts from the centre's (when warm starts apply)
                 self.warm = response.learner
-            index = self.problem.add_response(response, cost)
+            # the centre is the learner as it is (returned alone when it meets the bound)
+            index = self.problem.add_response(response, cost, own_threshold=not self.points)
         self.points.append(np.asarray(point, dtype=np.float64))
         self.multipliers.append(multipliers)
         self.indices.append(index)

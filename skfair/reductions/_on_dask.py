@@ -249,7 +249,7 @@ class DaskBestResponse(BestResponse):
     def _label_set(self, problem, labels):
         return problem.label_set
 
-    def _training_outputs(self, learner):
+    def training_outputs(self, learner):
         return None  # the hypothesis's table comes from a pass over the partitions
 
     def _training_bins(self, learner, method):
@@ -275,18 +275,21 @@ class DaskProblem:
     last_index: int | None = None
     is_regression: bool = False
 
-    def respond(self, multipliers):
+    def respond(self, multipliers, *, own_threshold=False):
         """Index among the hypotheses of the best response to ``multipliers``."""
         cost = self.moments.cost(multipliers)
-        self.last_index = self.add_response(self.oracle(cost), cost)
-        return self.last_index
+        return self.add_response(self.oracle(cost), cost, own_threshold=own_threshold)
 
-    def add_response(self, response, cost):
+    def add_response(self, response, cost, *, own_threshold=False):
         """:meth:`Problem.add_response` with one pass over the partitions per fit: its table,
         or the weight of each cell in each interval of the grid of thresholds of its score."""
+        self.last_index = self._add_response(response, cost, own_threshold)
+        return self.last_index
+
+    def _add_response(self, response, cost, own_threshold):
         if response.constant is not None:
             return self.constants[response.constant]
-        if response.method is None:
+        if response.method is None or own_threshold:
             return self.add(response.predictor, None)
         # A response from the oracle's cache is a predictor already read: no second pass.
         read = self.histograms.get(id(response.predictor))

@@ -233,7 +233,7 @@ class BestResponse:
         binary = self.classes is not None and len(self.classes) == 2
         method = score_method(learner) if binary else None
         if method is None:
-            outputs, bins = self._training_outputs(learner), None
+            outputs, bins = self.training_outputs(learner), None
         else:
             outputs, bins = None, self._training_bins(learner, method)
         if self.prefix is None:
@@ -269,7 +269,7 @@ class BestResponse:
         ``classes_``)."""
         return np.unique(labels)
 
-    def _training_outputs(self, learner):
+    def training_outputs(self, learner):
         """The fitted learner's outputs on the training rows (class indices, or values)."""
         return self._as_outputs(learner, learner.predict(self.X_learner))
 
