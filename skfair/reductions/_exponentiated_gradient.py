@@ -117,7 +117,9 @@ class ExponentiatedGradient(_BaseReduction):
     ----------
     predictors_ : list of estimators
         The hypotheses found: one constant classifier per class first (free, never
-        fitted), then the distinct best responses.
+        fitted), then the distinct best responses: with two classes, a fit whose score the
+        game cut at its threshold of least cost is a ``FixedThresholdClassifier`` around a
+        ``FrozenEstimator`` of it (see Notes); the unconstrained fit comes as it is.
     weights_ : ndarray of shape (n_predictors,)
         Mixture weight of each predictor (sum 1).
     lambda_vecs_ : ndarray of shape (n_queries, n_constraints)

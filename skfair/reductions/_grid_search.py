@@ -74,7 +74,10 @@ class GridSearch(_BaseReduction):
     ----------
     predictors_ : list of estimators
         The best response at each grid point, in the order fitted (a constant classifier
-        where every sample is better off with one class: no fit is needed there).
+        where every sample is better off with one class: no fit is needed there). With two
+        classes, a fit away from the centre has its score cut at its threshold of least
+        cost: a ``FixedThresholdClassifier`` around a ``FrozenEstimator`` of it (see
+        :class:`ExponentiatedGradient`'s Notes).
     grid_ : ndarray of shape (n_points, n_coordinates)
         The grid points, in coordinates of ``lambda`` (see Notes); the first is the centre.
     lambda_vecs_ : ndarray of shape (n_points, n_constraints)

@@ -1,0 +1,96 @@
+"""The threshold of least cost of a best response's score, against brute force."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model import LogisticRegression
+
+from skfair.reductions import ExponentiatedGradient
+from skfair.reductions._response_threshold import (
+    best_cut,
+    cell_histogram,
+    cut_table,
+    score_bins,
+    thresholded,
+)
+
+
+class Scores(ClassifierMixin, BaseEstimator):
+    """A fitted 'model' whose probability of class 1 is the first column of X."""
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def predict_proba(self, X):
+        p = np.asarray(X, dtype=np.float64)[:, 0]
+        return np.c_[1 - p, p]
+
+
+def decisions_at(score, cut):
+    """Brute force: the rows decided positive at cut ``k``: every row at 0, none at 1024,
+    else the rows whose probability is at least ``k / 1024``."""
+    if cut in (0, 1024):
+        return np.full(score.shape[0], cut == 0)
+    return score >= cut / 1024
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 300),
+    n_groups=st.integers(1, 4),
+    coarse=st.booleans(),
+)
+def test_the_cut_is_the_least_costly_threshold_and_the_member_decides_as_its_table(
+    seed, n, n_groups, coarse
+):
+    rng = np.random.default_rng(seed)
+    score = rng.random(n)
+    if coarse:  # ties, and scores exactly on thresholds
+        score = np.round(score * 16) / 16
+    group, y = rng.integers(0, n_groups, n), rng.integers(0, 2, n)
+    weight = rng.exponential(size=n)
+    cost = rng.normal(size=(n_groups, 2, 2))
+    cells = group * 2 + y
+    model = Scores().fit(None, None)
+    bins = score_bins(model, score[:, None], "predict_proba")
+    histogram = cell_histogram(cells, bins, weight, n_groups * 2)
+    cut = best_cut(histogram, cost)
+
+    def total(positive):
+        return np.sum(weight * np.where(positive, cost[group, y, 1], cost[group, y, 0]))
+
+    brute = [total(decisions_at(score, k)) for k in range(1025)]
+    assert total(decisions_at(score, cut)) <= min(brute) + 1e-9 * np.sum(np.abs(cost)) * n
+    # the table of the cut is the groupby of its decisions
+    positive = decisions_at(score, cut)
+    table = np.zeros((n_groups, 2, 2))
+    np.add.at(table, (group, y, positive.astype(int)), weight)
+    np.testing.assert_allclose(cut_table(histogram, cut, table.shape), table, atol=1e-9)
+    if 0 < cut < 1024:
+        member = thresholded(model, "predict_proba", cut, np.array([0, 1]))
+        np.testing.assert_array_equal(member.predict(score[:, None]), positive.astype(int))
+
+
+def test_ties_keep_the_learners_own_threshold():
+    """With no cost to choose between thresholds, the cut is the learner's own (1/2)."""
+    model = Scores().fit(None, None)
+    score = np.array([0.1, 0.3, 0.7, 0.9])
+    bins = score_bins(model, score[:, None], "predict_proba")
+    histogram = cell_histogram(np.zeros(4, np.intp), bins, None, 2)
+    assert best_cut(histogram, np.zeros((1, 2, 2))) == 512
+
+
+def test_members_decide_as_the_reported_tables_say(two_groups):
+    """Each member's decisions on the fitting rows (a groupby, independent of the game's
+    tables) give the error the fit reports, and the cut members beat the learner's own
+    threshold somewhere: the mixture is more accurate than with fits cut at 1/2."""
+    X, y, group = two_groups
+    model = ExponentiatedGradient(LogisticRegression(), eps=0.02, random_state=0)
+    model.fit(X, y, sensitive_features=group)
+    errors = [np.mean(member.predict(X) != y) for member in model.predictors_]
+    np.testing.assert_allclose(errors, model.objectives_, atol=1e-12)
+    cut = [m for m in model.predictors_ if hasattr(m, "threshold")]
+    assert cut and any(m.threshold != 0.5 for m in cut)
