@@ -59,7 +59,7 @@ from skfair.reductions._on_dask import (
     check_fit_on_dask,
     dask_data,
 )
-from skfair.reductions._oracle import BestResponse
+from skfair.reductions._oracle import BestResponse, class_dtype
 from skfair.reductions._response_threshold import (
     best_cut,
     cell_histogram,
@@ -121,7 +121,7 @@ class Problem:
         cells = self.codes * 2 + self.target
         histogram = cell_histogram(cells, response.bins, self.sample_weight, n_cells)
         cut = best_cut(histogram, cost)
-        self.last_outputs = (response.bins >= cut).astype(np.intp)
+        self.last_outputs = (response.bins >= cut).astype(np.uint8)
         if constant_class(cut) is not None:
             return self.constants[constant_class(cut)]
         predictor = thresholded(response.predictor, response.method, cut, self.oracle.classes)
@@ -134,7 +134,7 @@ class Problem:
     def add_constant(self, predictor, k):
         """Add the constant classifier ``predictor`` of class ``k`` (its table needs no
         predictions)."""
-        outputs = np.full(len(self.target), k)
+        outputs = np.full(len(self.target), k, dtype=class_dtype(self.oracle.classes))
         return self.hypotheses.add(predictor, self.moments.constant_table(k), outputs)
 
     def losses(self, outputs):

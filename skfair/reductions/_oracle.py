@@ -204,7 +204,8 @@ class BestResponse:
 
     def constant(self, k):
         """The answer "always class ``k``", which needs no fit."""
-        return Response(None, np.full(self.n_samples, k), constant=k)
+        outputs = np.full(self.n_samples, k, dtype=class_dtype(self.classes))
+        return Response(None, outputs, constant=k)
 
     def fit(self, problem, previous=None):
         """Fit the base learner on ``problem``, warm-started from ``previous`` (the learner of
@@ -313,7 +314,7 @@ class BestResponse:
         outputs = np.asarray(outputs)
         if self.classes is None:
             return outputs.astype(np.float64, copy=False).reshape(self.n_samples)
-        return class_indices(estimator, outputs, self.classes)
+        return class_indices(estimator, outputs, self.classes).astype(class_dtype(self.classes))
 
 
 def cell_gains(cost, cell_weight):
@@ -341,6 +342,12 @@ def cell_gains(cost, cell_weight):
     # constraint (integer sample weights then act as repeated rows).
     gain = gain * (math.fsum(cell_weight) / total)
     return gain, ("classification", np.round(gain, _KEY_DECIMALS).tobytes())
+
+
+def class_dtype(classes):
+    """The smallest integer type that holds the index of every class: a hypothesis keeps
+    one per training row (8 times less memory than ``intp`` with up to 256 classes)."""
+    return np.min_scalar_type(len(classes) - 1)
 
 
 def class_indices(estimator, outputs, classes):

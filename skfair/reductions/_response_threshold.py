@@ -45,7 +45,8 @@ def score_bins(learner, X, method):
     score = np.asarray(getattr(learner, method)(X), dtype=np.float64)
     if score.ndim == 2:
         score = score[:, 1]
-    return np.searchsorted(_THRESHOLDS[method], score, side="right")
+    # uint16: the 1,024 intervals, a quarter of the memory of intp per kept response
+    return np.searchsorted(_THRESHOLDS[method], score, side="right").astype(np.uint16)
 
 
 def cell_histogram(cells, bins, sample_weight, n_cells):
