@@ -64,6 +64,7 @@ from skfair.reductions._response_threshold import (
     best_cut,
     cell_histogram,
     constant_class,
+    cut_table,
     thresholded,
 )
 
@@ -95,10 +96,10 @@ class Problem:
     def n_samples(self):
         return self.target.shape[0]
 
-    def respond(self, multipliers, *, own_threshold=False):
+    def respond(self, multipliers):
         """Index among the hypotheses of the best response to ``multipliers``."""
         cost = self.moments.cost(multipliers)
-        return self.add_response(self.oracle(cost), cost, own_threshold=own_threshold)
+        return self.add_response(self.oracle(cost), cost)
 
     def add_response(self, response, cost, *, own_threshold=False):
         """Index among the hypotheses of ``response`` to the cost table ``cost``.
@@ -117,15 +118,19 @@ class Problem:
                 outputs = self.oracle.training_outputs(response.learner)
             self.last_outputs = outputs
             return self.add(response.predictor, outputs)
-        n_cells = self.moments.n_groups * 2
-        cells = self.codes * 2 + self.target
-        histogram = cell_histogram(cells, response.bins, self.sample_weight, n_cells)
+        n_classes = self.moments.n_classes
+        cells = self.codes * n_classes + self.target
+        histogram = cell_histogram(
+            cells, response.bins, self.sample_weight, self.moments.n_groups * n_classes
+        )
         cut = best_cut(histogram, cost)
         self.last_outputs = (response.bins >= cut).astype(np.uint8)
         if constant_class(cut) is not None:
             return self.constants[constant_class(cut)]
         predictor = thresholded(response.predictor, response.method, cut, self.oracle.classes)
-        return self.add(predictor, self.last_outputs)
+        # the decisions' table read off the histogram, as on dask (no second count)
+        table = cut_table(histogram, cut, self.moments.constant_table(0).shape)
+        return self.hypotheses.add(predictor, table, self.last_outputs)
 
     def add(self, predictor, outputs):
         table = self.moments.table(self.codes, self.target, outputs, self.sample_weight)

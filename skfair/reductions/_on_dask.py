@@ -275,10 +275,10 @@ class DaskProblem:
     last_index: int | None = None
     is_regression: bool = False
 
-    def respond(self, multipliers, *, own_threshold=False):
+    def respond(self, multipliers):
         """Index among the hypotheses of the best response to ``multipliers``."""
         cost = self.moments.cost(multipliers)
-        return self.add_response(self.oracle(cost), cost, own_threshold=own_threshold)
+        return self.add_response(self.oracle(cost), cost)
 
     def add_response(self, response, cost, *, own_threshold=False):
         """:meth:`Problem.add_response` with one pass over the partitions per fit: its table,

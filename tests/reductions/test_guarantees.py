@@ -461,10 +461,7 @@ def german_four_groups(seed):
     """German credit by sex x age group (4 groups): the training split (stratified 70 %,
     random_state=seed) and the one-hot + scaled logistic regression of
     benchmarks/bench_reductions.py."""
-    from sklearn.compose import make_column_transformer
     from sklearn.model_selection import train_test_split
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
     from skfair.datasets import load_german_credit
 
@@ -482,15 +479,23 @@ def german_four_groups(seed):
     X, _, y, _, s, _ = train_test_split(
         data, bunch.target, group, test_size=0.3, stratify=bunch.target, random_state=seed
     )
-    categorical = [c for c in bunch.categorical_features if c in data.columns]
-    numeric = [c for c in data.columns if c not in categorical]
-    learner = make_pipeline(
+    return X, np.asarray(y), s, benchmark_logistic(bunch, data.columns)
+
+
+def benchmark_logistic(bunch, columns):
+    """The one-hot + scaled logistic regression of benchmarks/bench_reductions.py."""
+    from sklearn.compose import make_column_transformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    categorical = [c for c in bunch.categorical_features if c in columns]
+    numeric = [c for c in columns if c not in categorical]
+    return make_pipeline(
         make_column_transformer(
             (OneHotEncoder(handle_unknown="ignore"), categorical), (StandardScaler(), numeric)
         ),
         LogisticRegression(max_iter=1000),
     )
-    return X, np.asarray(y), s, learner
 
 
 def expected_accuracy_and_gap(model, X, y, groups, constraint):
@@ -543,10 +548,7 @@ def benchmark_training_rows(dataset, attribute):
     """The training rows of benchmarks/bench_reductions.py (seed 0): Adult's train split, or
     Bank marketing without the call's duration, stratified 70 %; the attribute's groups and
     the one-hot + scaled logistic regression."""
-    from sklearn.compose import make_column_transformer
     from sklearn.model_selection import train_test_split
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
     from skfair.datasets import load_adult, load_bank_marketing
 
@@ -563,15 +565,7 @@ def benchmark_training_rows(dataset, attribute):
             stratify=bunch.target,
             random_state=0,
         )
-    categorical = [c for c in bunch.categorical_features if c in X.columns]
-    numeric = [c for c in X.columns if c not in categorical]
-    learner = make_pipeline(
-        make_column_transformer(
-            (OneHotEncoder(handle_unknown="ignore"), categorical), (StandardScaler(), numeric)
-        ),
-        LogisticRegression(max_iter=1000),
-    )
-    return X, np.asarray(y), np.asarray(s).astype(str), learner
+    return X, np.asarray(y), np.asarray(s).astype(str), benchmark_logistic(bunch, X.columns)
 
 
 # fairlearn 0.15's ExponentiatedGradient on the same rows and learner, at the bound that

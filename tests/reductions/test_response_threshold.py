@@ -1,12 +1,15 @@
 """The threshold of least cost of a best response's score, against brute force."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import FixedThresholdClassifier
+from sklearn.svm import LinearSVC
 
-from skfair.reductions import ExponentiatedGradient
+from skfair.reductions import ExponentiatedGradient, GridSearch
 from skfair.reductions._response_threshold import (
     best_cut,
     cell_histogram,
@@ -83,14 +86,27 @@ def test_ties_keep_the_learners_own_threshold():
     assert best_cut(histogram, np.zeros((1, 2, 2))) == 512
 
 
-def test_members_decide_as_the_reported_tables_say(two_groups):
+@pytest.mark.parametrize(
+    ("reduction", "method"),
+    [
+        (ExponentiatedGradient(LogisticRegression(), eps=0.02, random_state=0), "predict_proba"),
+        (ExponentiatedGradient(LinearSVC(), eps=0.02, random_state=0), "decision_function"),
+        (GridSearch(LogisticRegression(), eps=0.02), "predict_proba"),
+    ],
+    ids=["EG-probability", "EG-decision", "GridSearch"],
+)
+def test_members_decide_as_the_reported_tables_say(two_groups, reduction, method):
     """Each member's decisions on the fitting rows (a groupby, independent of the game's
-    tables) give the error the fit reports, and the cut members beat the learner's own
-    threshold somewhere: the mixture is more accurate than with fits cut at 1/2."""
+    tables) give the error the fit reports; the fits are cut on their probability (else
+    their decision function), some away from the learner's own threshold, and the
+    unconstrained fit is the learner as it is."""
     X, y, group = two_groups
-    model = ExponentiatedGradient(LogisticRegression(), eps=0.02, random_state=0)
-    model.fit(X, y, sensitive_features=group)
+    model = reduction.fit(X, y, sensitive_features=group)
     errors = [np.mean(member.predict(X) != y) for member in model.predictors_]
     np.testing.assert_allclose(errors, model.objectives_, atol=1e-12)
-    cut = [m for m in model.predictors_ if hasattr(m, "threshold")]
-    assert cut and any(m.threshold != 0.5 for m in cut)
+    cut = [m for m in model.predictors_ if isinstance(m, FixedThresholdClassifier)]
+    assert cut and all(m.response_method == method for m in cut)
+    own = 0.5 if method == "predict_proba" else 0.0
+    assert any(m.threshold != own for m in cut)
+    learner = type(reduction.estimator)
+    assert any(type(m) is learner for m in model.predictors_)  # the unconstrained fit
