@@ -16,6 +16,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skfair.metrics import demographic_parity_unfairness, equalized_odds_unfairness
 from skfair.postprocessing import MulticlassGroupThresholdClassifier
+from skfair.postprocessing._rules._multiclass_lp import FairArgmaxProgram
 
 CONSTRAINTS = ["demographic_parity", "equalized_odds"]
 OBJECTIVES = ["accuracy", "balanced_accuracy"]
@@ -150,6 +151,48 @@ def test_matches_a_brute_force_per_row_program(constraint, objective, tolerance,
         expected_unfairness(constraint, P, Q, w, groups), abs=1e-12
     )
     assert clf.optimality_gap_ <= 1e-10
+
+
+@pytest.mark.parametrize("constraint", CONSTRAINTS)
+@pytest.mark.parametrize("tolerance", [0.0, 0.02])
+def test_first_partition_from_smoothed_multipliers_reaches_the_optimum(constraint, tolerance):
+    # 600 rows: the program starts from blocks (settled rows merged per group and class), not
+    # from the per-row program, and must still end at the per-row program's optimum.
+    P, groups = make_probabilities(600, 4, 3, 7)
+    w = np.ones(len(P))
+    program = FairArgmaxProgram(P, w, groups, 3, constraint, "accuracy")
+    first = program._start_partition(tolerance)
+    if constraint == "demographic_parity" or tolerance > 0:
+        assert first.max() + 1 < len(P) / 2
+    clf, X = on_probabilities(P, groups, constraint=constraint, tolerance=tolerance)
+    optimum = brute_force(P, w, groups, constraint, "accuracy", tolerance)
+    assert clf.objective_value_ == pytest.approx(optimum, abs=1e-9)
+    assert clf.optimality_gap_ <= 1e-10
+    Q = clf.decision_probability(X, sensitive_features=groups)
+    assert expected_unfairness(constraint, P, Q, w, groups) <= tolerance + 1e-9
+
+
+def test_a_stalled_refinement_falls_back_to_the_per_row_program():
+    # Near-certain probabilities, equalized odds at tolerance 0 (a case hypothesis found): the
+    # first partition's refinement stops without a certificate (0.0996 below the bound); the
+    # per-row program certifies the optimum.
+    tiny = [6.6e-19, 6.4e-31, 1.3e-22, 2.6e-15, 9.6e-39, 3.1e-35, 5.8e-04, 9.4e-26, 4.3e-34]
+    P = np.array(
+        [[1.0, t, 1e-30] for t in tiny]
+        + [[1.0, 3.2e-15, 1.8e-47], [1.0, 2.1e-26, 6.8e-55], [3.5e-19, 5.5e-24, 1.0]]
+        + [[1.0, 7.7e-12, 2.3e-22], [9.1e-12, 1.0, 3.3e-41], [1.0, 5.5e-10, 6.8e-10]]
+        + [[0.9056, 0.0934, 0.0010], [1.0, 1.2e-41, 1.8e-38], [1.0, 1.7e-15, 1.6e-64]]
+        + [[1.0, 2.3e-11, 1.4e-49], [1.0, 5.5e-33, 3.4e-39]]
+    )
+    P /= P.sum(axis=1, keepdims=True)
+    groups = np.array([0, 1, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 1])
+    w = np.ones(len(P))
+    clf, X = on_probabilities(P, groups, constraint="equalized_odds", tolerance=0.0)
+    optimum = brute_force(P, w, groups, "equalized_odds", "accuracy", 0.0)
+    assert clf.objective_value_ == pytest.approx(optimum, abs=1e-9)
+    assert clf.optimality_gap_ <= 1e-10
+    Q = clf.decision_probability(X, sensitive_features=groups)
+    assert expected_unfairness("equalized_odds", P, Q, w, groups) <= 1e-9
 
 
 @pytest.mark.parametrize("constraint", CONSTRAINTS)

@@ -207,18 +207,18 @@ class FairArgmaxProgram:
     Notes
     -----
     The rows are partitioned into blocks, each given one class distribution (a restriction
-    of the per-row program, so its value is a lower bound), starting from one block per group
-    and unconstrained argmax class. After each solve the multipliers score every row; a block
-    whose rows do not all prefer the classes it was given is split by the set of classes its
-    rows prefer, and blocks whose rows all prefer their one class are merged per group and
-    class. Either keeps the previous solution feasible, so the value never decreases; the
-    refinement stops when the per-row optimality conditions hold, that is when the Lagrangian
-    bound at the multipliers equals the value. The partition is kept between tolerances. The
-    restricted program has one variable per block and class, one row per block and
-    ``2 n_groups D K + D K`` coupling rows (``D = 1`` for demographic parity, ``K`` for
-    equalized odds). A small program (at most ``10^5`` nonzeros, about
-    ``n_samples K (3 D + 1)``; ``2 x 10^4`` for demographic parity) starts from one block per
-    row, so that one solve is optimal.
+    of the per-row program, so its value is a lower bound). The first partition comes from
+    the multipliers of the smoothed Lagrangian bound (see ``_start_partition``). After each
+    solve the multipliers score every row; a block whose rows do not all prefer the classes
+    it was given is split by the set of classes its rows prefer, and blocks whose rows all
+    prefer their one class are merged per group and class. Either keeps the previous
+    solution feasible, so the value never decreases; the refinement stops when the per-row
+    optimality conditions hold, that is when the Lagrangian bound at the multipliers equals
+    the value. The partition is kept between tolerances. The restricted program has one
+    variable per block and class, one row per block and ``2 n_groups D K + D K`` coupling
+    rows (``D = 1`` for demographic parity, ``K`` for equalized odds). A small program (at
+    most ``10^5`` nonzeros, about ``n_samples K (3 D + 1)``; ``2 x 10^4`` for demographic
+    parity) whose refinement stalls without a certificate is solved per row.
     """
 
     def __init__(self, probabilities, weights, codes, n_groups, constraint, objective):
@@ -231,7 +231,7 @@ class FairArgmaxProgram:
         self.weights = weights / weights.sum()
         self.codes = np.asarray(codes)[order].astype(np.intp)
         self.n_groups = n_groups
-        self.n_classes = K = self.probabilities.shape[1]
+        self.n_classes = self.probabilities.shape[1]
         self.constraint = constraint
         self.starts = np.searchsorted(self.codes, np.arange(n_groups + 1))
         weighted = self.weights[:, None] * self.probabilities  # w_i p_ik
@@ -306,7 +306,7 @@ class FairArgmaxProgram:
             self.blocks, previous = blocks, value
         value, prices, mixture, gap = best
         uncertified = gap > 1e-9 * max(1.0, abs(value))
-        if uncertified and B < n_rows and self._per_row_is_small():
+        if uncertified and n_rows > B and self._per_row_is_small():
             # the refinement stalled (degenerate multipliers): the per-row program is exact
             self.blocks = np.arange(n_rows)
             return self.solve(tolerance)
@@ -585,9 +585,9 @@ class FairArgmaxProgram:
         probabilities = self.probabilities[rows]
 
         def vertex(coef, intercept):
-            chosen = np.where(tied, linear_scores(probabilities, coef, intercept), -np.inf).argmax(
-                axis=1
-            )
+            # a rule without coefficients scores every row by its intercept alone
+            scores = linear_scores(probabilities, coef, intercept) if coef.any() else intercept
+            chosen = np.where(tied, scores, -np.inf).argmax(axis=1)
             stats = np.stack([np.bincount(chosen, strata[:, d], minlength=K) for d in range(D)])
             return (stats / scale[:, None]).ravel() - target, (coef, intercept)
 
@@ -638,12 +638,16 @@ def min_norm_mixture(oracle, starts, tolerance, max_iter=10_000):
             break
         points.append(point)
         payloads.append(payload)
-        weights = np.r_[weights, 0.0]
+        weights = np.append(weights, 0.0)
         while True:  # minor cycle: the nearest point of the affine hull, kept convex
             M = np.asarray(points)
             m = len(points)
-            system = np.block([[M @ M.T, np.ones((m, 1))], [np.ones((1, m)), np.zeros((1, 1))]])
-            affine = np.linalg.lstsq(system, np.r_[np.zeros(m), 1.0], rcond=None)[0][:m]
+            system = np.ones((m + 1, m + 1))  # [[M M^T, 1], [1^T, 0]]
+            system[:m, :m] = M @ M.T
+            system[m, m] = 0.0
+            unit = np.zeros(m + 1)
+            unit[m] = 1.0
+            affine = np.linalg.lstsq(system, unit, rcond=None)[0][:m]
             if (affine > 1e-15).all():
                 weights = affine
                 break

@@ -144,12 +144,15 @@ class MulticlassGroupThresholdClassifier(
     ``o_k p_ik - lambda_{a,k}`` (demographic parity: per-group, per-class shifts, the form of
     Denis et al.'s optimal fair classifier) or of ``o_k p_ik - sum_j p_ij mu_{a,j,k}``
     (equalized odds), randomised where classes tie. The per-row program (``n_samples *
-    n_classes`` variables) is never built: it is solved on blocks of rows, each given one
-    class distribution, split until the per-row optimality conditions hold (the optimum is
-    then certified by the Lagrangian bound, ``optimality_gap_``). Each solve has one
-    variable per block and class and ``n_blocks + (2 n_groups + 1) D n_classes`` rows
-    (``D = 1`` for demographic parity, ``n_classes`` for equalized odds); blocks are few
-    because the rows clearly inside one class's region are merged.
+    n_classes`` variables) is solved on blocks of rows, each given one class distribution,
+    split until the per-row optimality conditions hold (the optimum is then certified by the
+    Lagrangian bound, ``optimality_gap_``). Each solve has one variable per block and class
+    and ``n_blocks + (2 n_groups + 1) D n_classes`` rows (``D = 1`` for demographic parity,
+    ``n_classes`` for equalized odds); blocks are few because the rows clearly inside one
+    class's region are merged. The first blocks come from the multipliers that minimise the
+    Lagrangian bound with each row's maximum smoothed (a log-sum-exp, by L-BFGS-B): rows
+    whose best class leads there start merged, the others alone, and one solve is then
+    usually optimal.
 
     **Ties.** Where the multipliers tie classes, the optimum may split the tied rows between
     them depending on the row: with equalized odds a group's classes can tie for all its
