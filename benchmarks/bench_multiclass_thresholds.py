@@ -374,9 +374,13 @@ def main():
     parser.add_argument(
         "--per-row", action="store_true",
         help="only the side-by-side comparison with linprog(method='highs') on the per-row "
-        "program, 10^3 to 10^6 rows, both constraints (printed, not written)",
+        "program, 10^3 to 10^6 rows (printed, not written)",
     )
     parser.add_argument("--tolerance", type=float, default=0.0, help="with --per-row")
+    parser.add_argument(
+        "--constraints", nargs="+", default=["demographic_parity", "equalized_odds"],
+        choices=["demographic_parity", "equalized_odds"], help="with --per-row",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="with --per-row, n <= 10^4")
     parser.add_argument(
         "--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000, 1_000_000],
@@ -385,8 +389,7 @@ def main():
     args = parser.parse_args()
     if args.per_row:
         per_row_comparison(
-            args.sizes, ["demographic_parity", "equalized_odds"],
-            args.tolerance, args.repeats, args.budget,
+            args.sizes, args.constraints, args.tolerance, args.repeats, args.budget,
         )
         return
     loads = {"start": load_average()}
