@@ -60,13 +60,7 @@ from skfair.reductions._on_dask import (
     dask_data,
 )
 from skfair.reductions._oracle import BestResponse, class_dtype
-from skfair.reductions._response_threshold import (
-    best_cut,
-    cell_histogram,
-    constant_class,
-    cut_table,
-    thresholded,
-)
+from skfair.reductions._response_threshold import cell_histogram, cut_response
 
 # Constraint values up to this are met (the linear programs' round-off).
 _FEASIBLE = 1e-12
@@ -105,7 +99,7 @@ class Problem:
         """Index among the hypotheses of ``response`` to the cost table ``cost``.
 
         A score is cut where the cost is least
-        (:func:`~skfair.reductions._response_threshold.best_cut`), unless ``own_threshold``:
+        (:func:`~skfair.reductions._response_threshold.cut_response`), unless ``own_threshold``:
         the learner's own decisions (the unconstrained fit, returned alone when it meets the
         bound, is the base learner as it is).
         """
@@ -123,13 +117,13 @@ class Problem:
         histogram = cell_histogram(
             cells, response.bins, self.sample_weight, self.moments.n_groups * n_classes
         )
-        cut = best_cut(histogram, cost)
-        self.last_outputs = (response.bins >= cut).astype(np.uint8)
-        if constant_class(cut) is not None:
-            return self.constants[constant_class(cut)]
-        predictor = thresholded(response.predictor, response.method, cut, self.oracle.classes)
         # the decisions' table read off the histogram, as on dask (no second count)
-        table = cut_table(histogram, cut, self.moments.constant_table(0).shape)
+        cut, k, predictor, table = cut_response(
+            response, histogram, cost, self.oracle.classes, self.moments.constant_table(0).shape
+        )
+        self.last_outputs = (response.bins >= cut).astype(np.uint8)
+        if k is not None:
+            return self.constants[k]
         return self.hypotheses.add(predictor, table, self.last_outputs)
 
     def add(self, predictor, outputs):

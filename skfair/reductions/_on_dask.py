@@ -61,13 +61,10 @@ from skfair.reductions._oracle import (
     warm_start_mode,
 )
 from skfair.reductions._response_threshold import (
-    best_cut,
     cell_histogram,
-    constant_class,
-    cut_table,
+    cut_response,
     interval_counts,
     score_bins,
-    thresholded,
 )
 
 # The attribute by which a base learner says that its ``fit`` takes dask collections (X, y
@@ -297,11 +294,11 @@ class DaskProblem:
             read = self._pass(_score_chunk, predictor=response.predictor, method=response.method)
             self.histograms[id(response.predictor)] = read
         histogram, counts = read
-        cut = best_cut(histogram, cost)
-        if constant_class(cut) is not None:
-            return self.constants[constant_class(cut)]
-        predictor = thresholded(response.predictor, response.method, cut, self.oracle.classes)
-        table = cut_table(histogram, cut, self.moments.constant_table(0).shape)
+        cut, k, predictor, table = cut_response(
+            response, histogram, cost, self.oracle.classes, self.moments.constant_table(0).shape
+        )
+        if k is not None:
+            return self.constants[k]
         index = self.hypotheses.add(predictor, table, None)
         positive = counts[cut:].sum()
         self.class_counts.setdefault(index, np.array([counts.sum() - positive, positive]))

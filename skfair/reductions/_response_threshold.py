@@ -76,6 +76,21 @@ def best_cut(histogram, cost):
     return int(ties[np.argmin(np.abs(ties - _OWN_CUT))])
 
 
+def cut_response(response, histogram, cost, classes, shape):
+    """The fit of ``response`` cut where ``cost`` is least: ``(cut, k, member, table)``.
+
+    ``k`` is the class every row then gets (:func:`constant_class`; ``member`` and ``table``
+    are then None), else None, with ``member`` the thresholded fit and ``table`` its
+    (group, class, decision) table of shape ``shape``, read off ``histogram``.
+    """
+    cut = best_cut(histogram, cost)
+    k = constant_class(cut)
+    if k is not None:
+        return cut, k, None, None
+    member = thresholded(response.predictor, response.method, cut, classes)
+    return cut, None, member, cut_table(histogram, cut, shape)
+
+
 def constant_class(cut):
     """The class index every row gets at ``cut`` (1 at cut 0, 0 at the last), or None when
     the cut separates the rows."""

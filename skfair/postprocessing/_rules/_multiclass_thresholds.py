@@ -151,8 +151,8 @@ class MulticlassGroupThresholdClassifier(
     ``n_classes`` for equalized odds); blocks are few because the rows clearly inside one
     class's region are merged. The first blocks come from the multipliers that minimise the
     Lagrangian bound with each row's maximum smoothed (a log-sum-exp, by L-BFGS-B): rows
-    whose best class leads there start merged, the others alone, and one solve is then
-    usually optimal.
+    whose best class leads there start merged, the others alone, which often leaves one
+    solve to make.
 
     **Ties.** Where the multipliers tie classes, the optimum may split the tied rows between
     them depending on the row: with equalized odds a group's classes can tie for all its
