@@ -7,10 +7,18 @@ small linear programs whose answers are reported as exact (rates met to rounding
 - HiGHS's dual simplex at tight feasibility tolerances (1e-10), which ends at a vertex: the
   rule it describes mixes as few thresholds as possible; matrix entries down to 1e-12 are
   kept (HiGHS drops those up to 1e-9 by default, which breaks programs whose rows are shares
-  of many small parts: a constant rule of the multi-class program was "infeasible");
+  of many small parts: a constant rule of the multi-class program was "infeasible"); a
+  caller may run this first attempt without presolve or without scaling where that was
+  measured faster, and an unscaled answer is checked against the matrix itself (HiGHS's
+  reported row activities were off by 2e-9 there), the scaled policy running where a row
+  misses by more than 1e-10;
 - when it does not report an optimum, HiGHS's interior point (with crossover to a vertex), then
-  the dual simplex without presolve, then at HiGHS's default tolerances: presolve can misjudge
-  a badly scaled program that is feasible (a constant rule always is) as infeasible.
+  the dual simplex without presolve, then also without scaling, then at HiGHS's default
+  tolerances (entries down to 1e-12 still kept): presolve and scaling can misjudge a badly
+  scaled program that is feasible (a constant rule always is) as infeasible. The rates of a
+  group with almost no weight in a class (probabilities near 1e-90 under equalized odds)
+  make such programs: each of the last three attempts solved one that the attempts before
+  it called infeasible.
 
 A program that none of them solves raises :class:`UnsolvedProgram`; a caller for which
 infeasibility is an answer (no mixture meets the bound) catches it.
@@ -43,11 +51,13 @@ _TIGHT = {
     # share of a few rows in many, or a rate of a few light rows among heavy ones, is kept.
     "small_matrix_value": 1e-12,
 }
+_UNSCALED = {"simplex_scale_strategy": 0}
 _ATTEMPTS = (
     ("highs-ds", _TIGHT),
     ("highs-ipm", _TIGHT),
     ("highs-ds", {**_TIGHT, "presolve": False}),
-    ("highs-ds", {}),
+    ("highs-ds", {**_TIGHT, "presolve": False, **_UNSCALED}),
+    ("highs-ds", {"small_matrix_value": _TIGHT["small_matrix_value"]}),
 )
 
 
@@ -56,14 +66,24 @@ class UnsolvedProgram(RuntimeError):
 
 
 def solve_lp(
-    cost, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), what, presolve=True
+    cost,
+    *,
+    A_ub=None,
+    b_ub=None,
+    A_eq=None,
+    b_eq=None,
+    bounds=(0, None),
+    what,
+    presolve=True,
+    scale=True,
 ):
     """Minimise ``cost @ x`` subject to ``A_ub @ x <= b_ub``, ``A_eq @ x == b_eq``, bounds.
 
     Parameters are those of :func:`scipy.optimize.linprog` (matrices dense or sparse);
     ``what`` names the program in the error message. ``presolve=False`` runs the first
-    attempt without HiGHS's presolve, for programs on which it was measured to cost more
-    than it saves; the fallbacks are the same.
+    attempt without HiGHS's presolve and ``scale=False`` without its scaling of the matrix,
+    for programs on which they were measured to cost more than they save; the fallbacks are
+    the same.
 
     Returns
     -------
@@ -75,9 +95,17 @@ def solve_lp(
     UnsolvedProgram
         When no attempt does, with HiGHS's last message.
     """
-    first = _TIGHT if presolve else {**_TIGHT, "presolve": "off"}
+    first = dict(_TIGHT)
+    if not presolve:
+        first["presolve"] = "off"
+    if not scale:
+        first.update(_UNSCALED)
+    # Unscaled, HiGHS reports the rows' activities it kept, which can be off by 1e-9 on a
+    # badly scaled program: its answer is then checked against the matrix itself, and the
+    # policy below (scaled) runs where it is off by more than the feasibility tolerance.
     result = _highs_dual_simplex(
-        cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, options=first
+        cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, options=first,
+        residual=None if scale else _TIGHT["primal_feasibility_tolerance"],
     )
     if result is not None:
         return result
@@ -97,7 +125,7 @@ def solve_lp(
     raise UnsolvedProgram(f"{what} failed: {result.message}")
 
 
-def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
+def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options, residual=None):
     """``linprog(method="highs-ds", options=options)`` when HiGHS finds the optimum, else None.
 
     The model and the options are those ``linprog`` builds (scipy 1.15-1.17,
@@ -107,7 +135,8 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
     check of it (bounds, slacks and residuals within ``10 * sqrt(1e-9)``). Returns an
     ``OptimizeResult`` with ``x``, ``fun``, ``slack``, ``con``, ``ineqlin`` and ``eqlin``
     (residuals and marginals) as ``linprog`` does; None where the binding is missing or HiGHS
-    does not report an optimum, for ``linprog`` to handle.
+    does not report an optimum, for ``linprog`` to handle. With ``residual``, None also where
+    the rows' activities recomputed from ``x`` miss their bounds by more than it.
     """
     if _highs is None:  # pragma: no cover
         return None
@@ -174,6 +203,10 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
         or (np.abs(con) > tolerance).any()
     ):
         return None
+    if residual is not None:
+        activity = stacked @ x
+        if (activity - rhs > residual).any() or (lhs - activity > residual).any():
+            return None
     return OptimizeResult(
         x=x,
         fun=fun,

@@ -499,22 +499,28 @@ from hypothesis import strategies as st  # noqa: E402
 from skfair.postprocessing import threshold_pareto_front  # noqa: E402
 
 
-@st.composite
-def probability_problems(draw):
-    n = draw(st.integers(20, 150))
-    n_classes = draw(st.integers(3, 5))
-    n_groups = draw(st.integers(2, 4))
-    seed = draw(st.integers(0, 2**32 - 1))
-    # sharp models too: their far-off classes get probabilities down to 1e-30
-    scale = draw(st.sampled_from([0.5, 2.0, 8.0, 30.0]))
+def scaled_logit_problem(n, n_classes, n_groups, seed, scale, weighted):
+    """Probabilities of a model whose logits are ``scale`` times normal (group-shifted): at
+    scale 30 the far-off classes get probabilities down to 1e-90; weights 1-3 if
+    ``weighted``."""
     rng = np.random.default_rng(seed)
     groups = rng.integers(0, n_groups, n)
     groups[:n_groups] = np.arange(n_groups)
     shift = rng.normal(size=(n_groups, n_classes))[groups]
     logits = scale * (rng.normal(size=(n, n_classes)) + shift)
     P = np.exp(logits - logits.max(axis=1, keepdims=True))
-    weights = rng.integers(1, 4, n).astype(float) if draw(st.booleans()) else None
+    weights = rng.integers(1, 4, n).astype(float) if weighted else None
     return P / P.sum(axis=1, keepdims=True), groups, weights
+
+
+@st.composite
+def probability_problems(draw):
+    n = draw(st.integers(20, 150))
+    n_classes = draw(st.integers(3, 5))
+    n_groups = draw(st.integers(2, 4))
+    seed = draw(st.integers(0, 2**32 - 1))
+    scale = draw(st.sampled_from([0.5, 2.0, 8.0, 30.0]))  # sharp models too
+    return scaled_logit_problem(n, n_classes, n_groups, seed, scale, draw(st.booleans()))
 
 
 @settings(max_examples=60, deadline=None)
@@ -545,3 +551,42 @@ def test_tolerance_zero_is_always_met(problem, constraint, objective):
     )
     assert (front.constraint_gaps <= front.tolerances + 1e-9).all()
     assert front.objective_values[0] == pytest.approx(clf.objective_value_, abs=1e-9)
+
+
+# Sharp models under equalized odds, found by drawing such problems afresh: a minimum-norm
+# step with no point leaving raised "zero-size array to reduction operation minimum"; the
+# solver called feasible programs infeasible (HiGHS status 8) or stopped without a status
+# (status 0); and unscaled, HiGHS reported rows met that it missed by 2e-9.
+SHARP_CASES = [  # (n, n_classes, n_groups, seed, weighted, objective), all at scale 30
+    (49, 5, 4, 3428732398, False, "accuracy"),
+    (88, 5, 3, 561459833, False, "balanced_accuracy"),
+    (61, 5, 3, 364717107, True, "balanced_accuracy"),
+    (111, 5, 2, 160995549, True, "balanced_accuracy"),
+    (27, 5, 2, 3264525158, False, "balanced_accuracy"),
+    (44, 5, 4, 965089641, True, "accuracy"),
+]
+
+
+@pytest.mark.parametrize("n, n_classes, n_groups, seed, weighted, objective", SHARP_CASES)
+def test_sharp_probabilities_near_tolerance_zero(n, n_classes, n_groups, seed, weighted, objective):
+    P, groups, weights = scaled_logit_problem(n, n_classes, n_groups, seed, 30.0, weighted)
+    w = np.ones(n) if weights is None else weights
+    program = FairArgmaxProgram(P, w, groups, n_groups, "equalized_odds", objective)
+    order = np.argsort(groups, kind="stable")
+    for tolerance in (0.0, 1e-9, 0.01):
+        solution = program.solve(tolerance)
+        mixture = np.empty_like(solution.mixture)
+        mixture[order] = solution.mixture
+        # the program's own optimum meets the bound to the solver's feasibility tolerance
+        unfairness = expected_unfairness("equalized_odds", P, mixture, w, groups)
+        assert unfairness <= tolerance + 1e-10
+    clf, X = on_probabilities(
+        P, groups, weights, constraint="equalized_odds", objective=objective
+    )
+    assert clf.constraint_gap_ <= 1e-9
+    front = threshold_pareto_front(
+        clf, X, sensitive_features=groups, sample_weight=weights, tolerances=[0.0, 1e-9, 0.01]
+    )
+    # the fitted rules: tie-breaking among classes whose probabilities differ by 1e-90 costs
+    # a few 1e-9 here
+    assert (front.constraint_gaps <= front.tolerances + 5e-9).all()
