@@ -593,12 +593,16 @@ class FairArgmaxProgram:
         target = (np.stack([strata[:, d] @ mixture for d in range(D)]) / scale[:, None]).ravel()
         probabilities = self.probabilities[rows]
 
+        # the statistics of a choice: row i's weight in stratum d at cell d * K + chosen[i]
+        cells = np.arange(D) * K
+        weights = strata.ravel()
+
         def vertex(coef, intercept):
             # a rule without coefficients scores every row by its intercept alone
             scores = linear_scores(probabilities, coef, intercept) if coef.any() else intercept
             chosen = np.where(tied, scores, -np.inf).argmax(axis=1)
-            stats = np.stack([np.bincount(chosen, strata[:, d], minlength=K) for d in range(D)])
-            return (stats / scale[:, None]).ravel() - target, (coef, intercept)
+            stats = np.bincount((chosen[:, None] + cells).ravel(), weights, minlength=D * K)
+            return (stats.reshape(D, K) / scale[:, None]).ravel() - target, (coef, intercept)
 
         def oracle(direction):  # the vertex minimising <direction, vertex>
             y = -direction.reshape(D, K) / scale[:, None]
@@ -632,7 +636,8 @@ def min_norm_mixture(oracle, starts, tolerance, max_iter=10_000):
     point nearest the origin, and its norm (below ``tolerance`` when the origin is inside).
     """
     nearest = min(range(len(starts)), key=lambda j: starts[j][0] @ starts[j][0])
-    points, payloads = [starts[nearest][0]], [starts[nearest][1]]
+    points, payloads = starts[nearest][0][None, :], [starts[nearest][1]]
+    squares = np.array([points[0] @ points[0]])  # the points' squared norms
     weights = np.ones(1)
     x = points[0]
     for _ in range(max_iter):
@@ -642,21 +647,15 @@ def min_norm_mixture(oracle, starts, tolerance, max_iter=10_000):
         # No vertex is nearer the origin's side than x (to rounding: the product's error is
         # about 1e-16 |x| |point|): x is the nearest point. The test is relative to |x|, not
         # |x|^2, so that it does not stop the descent at a distance of about 1e-7.
-        reach = max(1.0, np.sqrt(max(p @ p for p in points)), np.sqrt(point @ point))
+        reach = np.sqrt(max(1.0, squares.max(), point @ point))
         if x @ x - x @ point <= 1e-14 * np.sqrt(x @ x) * reach:
             break
-        points.append(point)
+        points = np.vstack([points, point])
         payloads.append(payload)
+        squares = np.append(squares, point @ point)
         weights = np.append(weights, 0.0)
         while True:  # minor cycle: the nearest point of the affine hull, kept convex
-            M = np.asarray(points)
-            m = len(points)
-            system = np.ones((m + 1, m + 1))  # [[M M^T, 1], [1^T, 0]]
-            system[:m, :m] = M @ M.T
-            system[m, m] = 0.0
-            unit = np.zeros(m + 1)
-            unit[m] = 1.0
-            affine = np.linalg.lstsq(system, unit, rcond=None)[0][:m]
+            affine = _affine_hull_weights(points)
             if (affine > 1e-15).all():
                 weights = affine
                 break
@@ -667,11 +666,34 @@ def min_norm_mixture(oracle, starts, tolerance, max_iter=10_000):
             else:  # the points leaving already have no weight (to rounding): drop them
                 weights = affine
             keep = weights > 1e-15
-            points = [p for p, k in zip(points, keep) if k]
+            points, squares = points[keep], squares[keep]
             payloads = [p for p, k in zip(payloads, keep) if k]
             weights = weights[keep] / weights[keep].sum()
-        x = weights @ np.asarray(points)
+        x = weights @ points
     return weights, payloads, float(np.sqrt(x @ x))
+
+
+def _affine_hull_weights(points):
+    """Weights summing to one of the point of the points' affine hull nearest the origin:
+    the solution of ``[[P P^T, 1], [1^T, 0]] (a, mu) = (0, 1)``, by an LU solve where the
+    system is well conditioned, else by least squares (points nearly affinely dependent)."""
+    m = points.shape[0]
+    system = np.ones((m + 1, m + 1))
+    system[:m, :m] = points @ points.T
+    system[m, m] = 0.0
+    unit = np.zeros(m + 1)
+    unit[m] = 1.0
+    try:
+        solution = np.linalg.solve(system, unit)
+    except np.linalg.LinAlgError:
+        solution = None
+    if solution is None or not (
+        np.isfinite(solution).all()
+        and np.abs(solution[:m]).max() <= 1e6
+        and np.abs(system @ solution - unit).max() <= 1e-12 * max(1.0, np.abs(system).max())
+    ):
+        solution = np.linalg.lstsq(system, unit, rcond=None)[0]
+    return solution[:m]
 
 
 def objective_weights(objective, class_mass):
