@@ -3,12 +3,14 @@ exact constraints in the sense of skfair's U_DP / U_EO, realised decisions, and 
 scikit-learn contract."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
 import sklearn
 from scipy.optimize import linprog
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_predict
@@ -590,3 +592,26 @@ def test_sharp_probabilities_near_tolerance_zero(n, n_classes, n_groups, seed, w
     # the fitted rules: tie-breaking among classes whose probabilities differ by 1e-90 costs
     # a few 1e-9 here
     assert (front.constraint_gaps <= front.tolerances + 5e-9).all()
+
+
+def test_an_unscaled_optimum_without_certificate_is_solved_again_scaled():
+    # Unscaled, HiGHS's multipliers of this per-row program missed the Lagrangian bound by
+    # 1.9e-9 (its dual tolerance summed over 1,500 rows) and the fit warned; solved again
+    # with scaling, the bound certifies the optimum.
+    rng = np.random.default_rng(0)
+    n = 1500
+    groups = rng.integers(0, 3, n)
+    X = np.c_[rng.normal(size=n) + 0.5 * groups, rng.normal(size=n)]
+    y = np.digitize(X[:, 0] + 0.5 * rng.normal(size=n), [-0.3, 0.8])
+    model = FrozenEstimator(LogisticRegression().fit(X, y))
+    clf = MulticlassGroupThresholdClassifier(model, constraint="equalized_odds", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf.fit(X, y, sensitive_features=groups)
+    # the bound certifies the optimum; the decisions have the reported value and no gap
+    assert clf.optimality_gap_ <= 1e-9
+    P, Q = model.predict_proba(X), clf.decision_probability(X, sensitive_features=groups)
+    assert expected_unfairness("equalized_odds", P, Q, np.ones(n), groups) <= 1e-9
+    assert expected_objective("accuracy", P, Q, np.ones(n)) == pytest.approx(
+        clf.objective_value_, abs=1e-9
+    )

@@ -259,6 +259,7 @@ class FairArgmaxProgram:
         self.population_mass = self.group_mass.sum(axis=0)
         self.defined = self.group_mass > 0  # a group's rates are defined where it has weight
         self.blocks = None  # chosen at the first tolerance solved
+        self.scaled = self.codes.shape[0] > _UNSCALED_ROWS[constraint]
 
     def coefficients(self, prices):
         """``(coef, intercept)`` of shape (n_groups, K, K) and (n_groups, K) at ``prices``."""
@@ -318,6 +319,13 @@ class FairArgmaxProgram:
             self.blocks, previous = blocks, value
         value, prices, mixture, gap = best
         uncertified = gap > 1e-9 * max(1.0, abs(value))
+        if uncertified and not self.scaled:
+            # unscaled, HiGHS's multipliers can miss the certificate by its dual tolerance
+            self.scaled = True
+            try:
+                return self.solve(tolerance)
+            finally:
+                self.scaled = False
         if uncertified and n_rows > B and self._per_row_is_small():
             # the refinement stalled (degenerate multipliers): the per-row program is exact
             self.blocks = np.arange(n_rows)
@@ -535,7 +543,7 @@ class FairArgmaxProgram:
             bounds=bounds,
             what="The multi-class fairness program",
             presolve=_PRESOLVE[self.constraint],
-            scale=self.codes.shape[0] > _UNSCALED_ROWS[self.constraint],
+            scale=self.scaled,
         )
         # A block's reduced gain for class k is gain[b, k] - sum_d y[a, d, k] c[b, d], with
         # y the multipliers of its group's rate rows: per unit of weight in stratum d,
