@@ -3,11 +3,13 @@ model under demographic parity or equalized odds (Denis, Elie, Hebiri & Hu 2021)
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.frozen import FrozenEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
@@ -373,6 +375,7 @@ class MulticlassGroupThresholdClassifier(
             self.constraint,
             self.objective,
             self.classes_,
+            self.tolerance,
         )
 
     def decision_probability(self, X, *, sensitive_features=None):
@@ -426,14 +429,23 @@ class MulticlassGroupThresholdClassifier(
 
 
 def decision_summary(
-    probabilities, decisions, weights, codes, group_labels, constraint, objective, classes
+    probabilities,
+    decisions,
+    weights,
+    codes,
+    group_labels,
+    constraint,
+    objective,
+    classes,
+    tolerance,
 ):
     """Expected rates, objective and unfairness of randomised decisions.
 
     ``decisions[i, k]`` is the probability that row ``i`` is predicted class ``k``; the
     true class follows ``probabilities``. Returns ``(rates, objective_value, gap)`` with the
     gap measured as :func:`~skfair.metrics.demographic_parity_unfairness` or
-    :func:`~skfair.metrics.equalized_odds_unfairness` measure it.
+    :func:`~skfair.metrics.equalized_odds_unfairness` measure it; a gap above ``tolerance``
+    by more than 1e-9 is reported with a ``ConvergenceWarning``.
     """
     n_groups, K = len(group_labels), probabilities.shape[1]
     weighted = (weights / weights.sum())[:, None] * decisions
@@ -472,4 +484,14 @@ def decision_summary(
         counts, strata = selection[:, None, :], None
     else:
         counts, strata = joint, classes
-    return rates, value, _max_gap_to_population(counts, groups, strata=strata)
+    gap = _max_gap_to_population(counts, groups, strata=strata)
+    if gap > tolerance + 1e-9:
+        warnings.warn(
+            f"The rule's unfairness on the fitting data is {gap:.3g}, above the tolerance "
+            f"{tolerance:.3g}: the solver could not meet it to rounding (tied classes whose "
+            "probabilities differ by amounts near 1e-90 do this). Round the probabilities "
+            "(e.g. to 1e-12) or allow a slightly larger tolerance.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return rates, value, gap

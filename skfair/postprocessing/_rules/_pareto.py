@@ -237,6 +237,7 @@ def multiclass_front(
             constraint,
             objective,
             classes,
+            tolerance,
         )
         return value, gap
 
