@@ -9,16 +9,19 @@ small linear programs whose answers are reported as exact (rates met to rounding
   kept (HiGHS drops those up to 1e-9 by default, which breaks programs whose rows are shares
   of many small parts: a constant rule of the multi-class program was "infeasible"); a
   caller may run this first attempt without presolve or without scaling where that was
-  measured faster, and an unscaled answer is checked against the matrix itself (HiGHS's
-  reported row activities were off by 2e-9 there), the scaled policy running where a row
-  misses by more than 1e-10;
-- when it does not report an optimum, HiGHS's interior point (with crossover to a vertex), then
-  the dual simplex without presolve, then also without scaling, then at HiGHS's default
-  tolerances (entries down to 1e-12 still kept): presolve and scaling can misjudge a badly
-  scaled program that is feasible (a constant rule always is) as infeasible. The rates of a
-  group with almost no weight in a class (probabilities near 1e-90 under equalized odds)
-  make such programs: each of the last three attempts solved one that the attempts before
-  it called infeasible.
+  measured faster, and an unscaled answer is taken only if it passes a check against the
+  matrices themselves (:func:`_is_exact`: rows met and the multipliers' reduced costs of the
+  right signs, to 1e-10), since HiGHS's reported row activities were off by 2e-9 there;
+- when it does not report an optimum (or fails that check), HiGHS's interior point (with
+  crossover to a vertex), then the dual simplex without presolve, then also without scaling
+  (taken only if it passes the check), then at HiGHS's default tolerances (entries down to
+  1e-12 still kept): presolve and scaling can misjudge a badly scaled program that is
+  feasible (a constant rule always is) as infeasible. The rates of a group with almost no
+  weight in a class (probabilities near 1e-90 under equalized odds) make such programs: the
+  dual simplex without presolve, the unscaled one and the default tolerances each solved one
+  that the attempts before them did not. Unchecked, the unscaled attempt once reported an
+  optimum 1e-5 short of its certificate (a rule 0.6 above tolerance 0) where the default
+  tolerances' answer was exact.
 
 A program that none of them solves raises :class:`UnsolvedProgram`; a caller for which
 infeasibility is an answer (no mixture meets the bound) catches it.
@@ -52,12 +55,15 @@ _TIGHT = {
     "small_matrix_value": 1e-12,
 }
 _UNSCALED = {"simplex_scale_strategy": 0}
+# (method, options, whether the answer must pass _is_exact: the unscaled attempt reported
+# an optimum 1e-5 short of its certificate on one program, whose rule was 0.6 above
+# tolerance 0, where the default tolerances' answer was exact)
 _ATTEMPTS = (
-    ("highs-ds", _TIGHT),
-    ("highs-ipm", _TIGHT),
-    ("highs-ds", {**_TIGHT, "presolve": False}),
-    ("highs-ds", {**_TIGHT, "presolve": False, **_UNSCALED}),
-    ("highs-ds", {"small_matrix_value": _TIGHT["small_matrix_value"]}),
+    ("highs-ds", _TIGHT, False),
+    ("highs-ipm", _TIGHT, False),
+    ("highs-ds", {**_TIGHT, "presolve": False}, False),
+    ("highs-ds", {**_TIGHT, "presolve": False, **_UNSCALED}, True),
+    ("highs-ds", {"small_matrix_value": _TIGHT["small_matrix_value"]}, False),
 )
 
 
@@ -100,16 +106,16 @@ def solve_lp(
         first["presolve"] = "off"
     if not scale:
         first.update(_UNSCALED)
-    # Unscaled, HiGHS reports the rows' activities it kept, which can be off by 1e-9 on a
-    # badly scaled program: its answer is then checked against the matrix itself, and the
-    # policy below (scaled) runs where it is off by more than the feasibility tolerance.
+    program = (cost, A_ub, b_ub, A_eq, b_eq, bounds)
     result = _highs_dual_simplex(
-        cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, options=first,
-        residual=None if scale else _TIGHT["primal_feasibility_tolerance"],
+        cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, options=first
     )
-    if result is not None:
+    # Unscaled, HiGHS reports the rows' activities it kept, which can be off by 1e-9 on a
+    # badly scaled program: its answer is checked against the matrix itself, and the policy
+    # below (scaled) runs where it is off.
+    if result is not None and (scale or _is_exact(result, program)):
         return result
-    for method, options in _ATTEMPTS:
+    for method, options, checked in _ATTEMPTS:
         with warnings.catch_warnings():
             # scipy passes the HiGHS options it does not know (small_matrix_value) verbatim,
             # with a warning that says so.
@@ -120,12 +126,12 @@ def solve_lp(
                 cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
                 method=method, options=options,
             )
-        if result.status == 0:
+        if result.status == 0 and (not checked or _is_exact(result, program)):
             return result
     raise UnsolvedProgram(f"{what} failed: {result.message}")
 
 
-def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options, residual=None):
+def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
     """``linprog(method="highs-ds", options=options)`` when HiGHS finds the optimum, else None.
 
     The model and the options are those ``linprog`` builds (scipy 1.15-1.17,
@@ -135,8 +141,7 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options, residu
     check of it (bounds, slacks and residuals within ``10 * sqrt(1e-9)``). Returns an
     ``OptimizeResult`` with ``x``, ``fun``, ``slack``, ``con``, ``ineqlin`` and ``eqlin``
     (residuals and marginals) as ``linprog`` does; None where the binding is missing or HiGHS
-    does not report an optimum, for ``linprog`` to handle. With ``residual``, None also where
-    the rows' activities recomputed from ``x`` miss their bounds by more than it.
+    does not report an optimum, for ``linprog`` to handle.
     """
     if _highs is None:  # pragma: no cover
         return None
@@ -203,10 +208,6 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options, residu
         or (np.abs(con) > tolerance).any()
     ):
         return None
-    if residual is not None:
-        activity = stacked @ x
-        if (activity - rhs > residual).any() or (lhs - activity > residual).any():
-            return None
     return OptimizeResult(
         x=x,
         fun=fun,
@@ -216,6 +217,35 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options, residu
         eqlin=OptimizeResult(residual=con, marginals=duals[b_ub.size :]),
         status=0,
         success=True,
+    )
+
+
+def _is_exact(result, program):
+    """Whether ``result`` solves ``program`` = ``(cost, A_ub, b_ub, A_eq, b_eq, bounds)`` to
+    the tight feasibility tolerance, checked against the matrices themselves: the rows
+    recomputed from ``x`` meet their bounds, and the reduced costs ``cost - A^T y`` of its
+    multipliers have the signs the columns' bounds require."""
+    cost, A_ub, b_ub, A_eq, b_eq, bounds = program
+    tolerance = _TIGHT["primal_feasibility_tolerance"]
+    x = result.x
+    reduced = np.array(cost, dtype=np.float64).reshape(-1)
+    for A, b, marginals, equal in (
+        (A_ub, b_ub, result.ineqlin.marginals, False),
+        (A_eq, b_eq, result.eqlin.marginals, True),
+    ):
+        if A is None:
+            continue
+        miss = A @ x - np.asarray(b, dtype=np.float64).reshape(-1)
+        if (np.abs(miss) if equal else miss).max(initial=0.0) > tolerance:
+            return False
+        reduced -= A.T @ marginals
+    limits = np.broadcast_to(np.array(bounds, dtype=float).reshape(-1, 2), (x.size, 2))
+    no_lower = ~(limits[:, 0] > -np.inf)  # None (nan) or -inf: no bound
+    no_upper = ~(limits[:, 1] < np.inf)
+    return not (
+        (reduced[~no_lower & no_upper] < -tolerance).any()
+        or (reduced[no_lower & ~no_upper] > tolerance).any()
+        or (np.abs(reduced[no_lower & no_upper]) > tolerance).any()
     )
 
 

@@ -620,3 +620,23 @@ def test_an_unscaled_optimum_without_certificate_is_solved_again_scaled():
     assert expected_objective("accuracy", P, Q, np.ones(n)) == pytest.approx(
         clf.objective_value_, abs=1e-9
     )
+
+
+def test_probabilities_with_exact_zeros_near_tolerance_zero():
+    # A sharp model's probabilities rounded to 1e-12 (exact zeros, as trees give): every
+    # scaled attempt of the solver policy failed on the first program, and an unscaled
+    # fallback answered 1e-5 short of its certificate with a rule 0.62 above tolerance 0.
+    # A fitted rule above its tolerance by more than 1e-9 says so.
+    P, groups, _ = scaled_logit_problem(81, 5, 3, 3963554954, 30.0, False)
+    P = np.round(P, 12)
+    P /= P.sum(axis=1, keepdims=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf, X = on_probabilities(
+            P, groups, constraint="equalized_odds", objective="balanced_accuracy"
+        )
+    assert clf.constraint_gap_ <= 5e-9
+    Q = clf.decision_probability(X, sensitive_features=groups)
+    assert expected_unfairness("equalized_odds", P, Q, np.ones(len(P)), groups) <= 5e-9
+    warned = [w for w in caught if "above the tolerance" in str(w.message)]
+    assert len(warned) == int(clf.constraint_gap_ > 1e-9)

@@ -488,9 +488,9 @@ def decision_summary(
     if gap > tolerance + 1e-9:
         warnings.warn(
             f"The rule's unfairness on the fitting data is {gap:.3g}, above the tolerance "
-            f"{tolerance:.3g}: the solver could not meet it to rounding (tied classes whose "
-            "probabilities differ by amounts near 1e-90 do this). Round the probabilities "
-            "(e.g. to 1e-12) or allow a slightly larger tolerance.",
+            f"{tolerance:.3g}: the solver could not meet it to rounding (classes whose "
+            "probabilities differ only by amounts near 1e-90 can do this). Allow a slightly "
+            "larger tolerance.",
             ConvergenceWarning,
             stacklevel=3,
         )
