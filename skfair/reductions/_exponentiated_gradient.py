@@ -64,7 +64,8 @@ class ExponentiatedGradient(_BaseReduction):
         Largest number of iterations (best responses).
     nu : float, default=None
         The duality gap at which the game stops. None: half the standard error of the mean
-        loss of the unconstrained fit (the statistical resolution of the objective). When
+        loss of the unconstrained fit (the statistical resolution of the objective), at most
+        0.002 for a classifier (an error rate). When
         the default moves stop at ``max_iter`` with a larger gap, a ``ConvergenceWarning``
         says so.
     eta0 : float, default=2.0
@@ -474,6 +475,8 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     first = problem.add_response(response, cost, own_threshold=True)
     if nu is None:
         nu = problem.default_nu()
+        if not problem.is_regression:
+            nu = min(nu, _LARGEST_DEFAULT_NU)
     queried, answers, gaps = [zero], [first], []
     if n_constraints == 0 or (hypotheses.gammas[first] <= 0).all():
         # The unconstrained fit meets the bound: it is the solution, the learner as it is.
@@ -564,6 +567,11 @@ def _play(problem, *, multiplier_bound, nu, eta0, max_iter, update):
     )
 
 
+# The default nu of a classifier at most: the error the mixture may leave to a longer game
+# (half the standard error of the loss is 0.0077 on 700 rows of German credit, where 22 more
+# fits gained 0.008 in accuracy over four groups under equalized odds; on 3 x 10^4 rows of
+# Adult it is about 0.0012).
+_LARGEST_DEFAULT_NU = 0.002
 # The game goes on while a best response improves the returned mixture's error by more than
 # this fraction of nu (a tenth of the objective's resolution).
 _IMPROVEMENT = 0.1

@@ -580,19 +580,27 @@ def test_sharp_probabilities_near_tolerance_zero(n, n_classes, n_groups, seed, w
         mixture = np.empty_like(solution.mixture)
         mixture[order] = solution.mixture
         # the program's own optimum meets the bound to the solver's feasibility tolerance
+        # (1e-10) in each row a group's gap involves: the gap's row, the group's rates' row
+        # and the population's (the latter up to 2e-10 through the groups' rates); measured up
+        # to 2.1e-10 over at tolerance 1e-9 here
         unfairness = expected_unfairness("equalized_odds", P, mixture, w, groups)
-        assert unfairness <= tolerance + 1e-10
-    clf, X = on_probabilities(
-        P, groups, weights, constraint="equalized_odds", objective=objective
-    )
-    assert clf.constraint_gap_ <= 1e-9
+        assert unfairness <= tolerance + 4e-10
+    # the fitted rule and the front's optima: among classes whose probabilities differ by
+    # 1e-90 the solver misses by a few 1e-9 here (one of these cases: 2.7e-9 on one machine,
+    # below 1e-9 on another), and says so
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf, X = on_probabilities(
+            P, groups, weights, constraint="equalized_odds", objective=objective
+        )
+    assert clf.constraint_gap_ <= 5e-9
+    warned = [w for w in caught if "above the tolerance" in str(w.message)]
+    assert len(warned) == (clf.constraint_gap_ > 1e-9)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         front = threshold_pareto_front(
             clf, X, sensitive_features=groups, sample_weight=weights, tolerances=[0.0, 1e-9, 0.01]
         )
-    # the front's optima: among classes whose probabilities differ by 1e-90 the solver misses
-    # by a few 1e-9 here (one of these cases), and says so
     assert (front.constraint_gaps <= front.tolerances + 5e-9).all()
     over = front.constraint_gaps > front.tolerances + 1e-9
     warned = [w for w in caught if "above the tolerance" in str(w.message)]
