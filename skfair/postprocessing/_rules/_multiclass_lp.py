@@ -87,8 +87,9 @@ _OPEN_SHARE = 0.25
 _FEWEST_OPEN = 0.1
 # HiGHS's presolve took 0.29 s of a 0.32 s solve of the demographic-parity program at 1,000
 # rows (8 s of 8.2 s at 3,000) and helps the equalized-odds program: it runs for the latter
-# only, and not at tolerance 0, where the per-row program of 2,000 rows took 0.52 s without
-# it and 0.71 s with it (0.16 s and 0.25 s at 1,000 rows).
+# only, and not on its per-row program at tolerance 0, which took 0.52 s without it and
+# 0.71 s with it at 2,000 rows (0.16 s and 0.25 s at 1,000; the refinement's rounds at
+# 3 x 10^4 rows took 7.7 s without it, 6.2 s with it).
 _PRESOLVE = {"demographic_parity": False, "equalized_odds": True}
 # HiGHS's scaling of the matrix (shares and rates, all in [0, 1]) made the dual simplex 2-5x
 # slower on the equalized-odds program (0.14 s against 0.03 s for 150 blocks of 1,000 rows;
@@ -563,7 +564,7 @@ class FairArgmaxProgram:
             b_eq=b_eq,
             bounds=bounds,
             what="The multi-class fairness program",
-            presolve=_PRESOLVE[self.constraint] and not exact,
+            presolve=_PRESOLVE[self.constraint] and not (exact and self.codes.shape[0] == B),
             scale=self.scaled,
         )
         # A block's reduced gain for class k is gain[b, k] - sum_d y[a, d, k] c[b, d], with
