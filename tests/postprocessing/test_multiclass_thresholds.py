@@ -16,6 +16,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_predict
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from skfair._linprog import UnsolvedProgram
 from skfair.metrics import demographic_parity_unfairness, equalized_odds_unfairness
 from skfair.postprocessing import MulticlassGroupThresholdClassifier
 from skfair.postprocessing._rules._multiclass_lp import FairArgmaxProgram
@@ -174,10 +175,11 @@ def test_first_partition_from_smoothed_multipliers_reaches_the_optimum(constrain
     assert expected_unfairness(constraint, P, Q, w, groups) <= tolerance + 1e-9
 
 
-def test_a_stalled_refinement_falls_back_to_the_per_row_program():
+def test_near_certain_probabilities_at_tolerance_zero_reach_the_optimum():
     # Near-certain probabilities, equalized odds at tolerance 0 (a case hypothesis found): the
-    # first partition's refinement stops without a certificate (0.0996 below the bound); the
-    # per-row program certifies the optimum.
+    # refinement from a first partition stopped without a certificate (0.0996 below the
+    # bound). This small program now starts per row at tolerance 0; the fallback from a
+    # stalled refinement is checked below.
     tiny = [6.6e-19, 6.4e-31, 1.3e-22, 2.6e-15, 9.6e-39, 3.1e-35, 5.8e-04, 9.4e-26, 4.3e-34]
     P = np.array(
         [[1.0, t, 1e-30] for t in tiny]
@@ -195,6 +197,34 @@ def test_a_stalled_refinement_falls_back_to_the_per_row_program():
     assert clf.optimality_gap_ <= 1e-10
     Q = clf.decision_probability(X, sensitive_features=groups)
     assert expected_unfairness("equalized_odds", P, Q, w, groups) <= 1e-9
+
+
+@pytest.mark.parametrize("failure", ["stalled", "unsolved"])
+def test_a_small_program_falls_back_to_the_per_row_program(monkeypatch, failure):
+    # Whatever stops the refinement of a small program before the certificate -- blocks
+    # that no longer split (degenerate multipliers), or a restricted program that HiGHS
+    # calls infeasible (seen on sharp models at tolerance 1e-9) -- the per-row program is
+    # solved instead: the brute-force optimum, certified.
+    P, groups = make_probabilities(120, 4, 3, seed=5)
+    w = np.ones(len(P))
+    program = FairArgmaxProgram(P, w, groups, 3, "equalized_odds", "accuracy")
+    sizes = []
+    restricted = program._restricted
+
+    def failing(block_group, mass, gain, tolerance):
+        sizes.append(mass.shape[0])
+        if failure == "unsolved" and mass.shape[0] < len(P):
+            raise UnsolvedProgram("infeasible")
+        return restricted(block_group, mass, gain, tolerance)
+
+    monkeypatch.setattr(program, "_restricted", failing)
+    if failure == "stalled":
+        monkeypatch.setattr(program, "_repartition", lambda split, scores, merge: program.blocks)
+    solution = program.solve(0.02)
+    assert sizes[0] < len(P) and sizes[-1] == len(P)  # started in blocks, ended per row
+    optimum = brute_force(P, w, groups, "equalized_odds", "accuracy", 0.02)
+    assert solution.objective == pytest.approx(optimum, abs=1e-9)
+    assert solution.bound_gap <= 1e-9
 
 
 @pytest.mark.parametrize("constraint", CONSTRAINTS)
