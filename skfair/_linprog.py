@@ -150,10 +150,7 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
     b_ub = np.zeros(0) if b_ub is None else np.array(b_ub, dtype=np.float64).reshape(-1)
     b_eq = np.zeros(0) if b_eq is None else np.array(b_eq, dtype=np.float64).reshape(-1)
     if sparse.issparse(A_ub) or sparse.issparse(A_eq):
-        blocks = [sparse.coo_array((0, n) if A is None else A, dtype=float, copy=True)
-                  for A in (A_ub, A_eq)]
-        stacked = sparse.csc_array(sparse.vstack(blocks))
-        shape, columns = stacked.shape, (stacked.indptr, stacked.indices, stacked.data)
+        shape, columns = _csc_of_sparse([A for A in (A_ub, A_eq) if A is not None], n)
     else:
         blocks = [np.zeros((0, n)) if A is None else np.array(A, dtype=float) for A in (A_ub, A_eq)]
         stacked = np.vstack(blocks)
@@ -247,6 +244,33 @@ def _is_exact(result, program):
         or (reduced[no_lower & ~no_upper] > tolerance).any()
         or (np.abs(reduced[no_lower & no_upper]) > tolerance).any()
     )
+
+
+def _csc_of_sparse(matrices, n):
+    """``(shape, (indptr, indices, data))`` of ``scipy.sparse.csc_array`` of the matrices
+    (sparse or dense, ``n`` columns) stacked by rows, built from their coordinates directly
+    (scipy's stack and conversion cost 0.4 ms on the multi-class rule's small programs, more
+    than HiGHS's solve); duplicate entries are summed, as scipy's conversion does."""
+    rows, cols, values, offset = [], [], [], 0
+    for matrix in matrices:
+        dense = not sparse.issparse(matrix)
+        matrix = sparse.coo_array(np.asarray(matrix, dtype=np.float64) if dense else matrix)
+        rows.append(matrix.row + offset)
+        cols.append(matrix.col)
+        values.append(matrix.data)
+        offset += matrix.shape[0]
+    row, col = np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64)
+    value = np.concatenate(values).astype(np.float64)
+    order = np.lexsort((row, col))
+    row, col, value = row[order], col[order], value[order]
+    if row.size > 1:
+        first = np.r_[True, (np.diff(col) != 0) | (np.diff(row) != 0)]
+        if not first.all():
+            starts = np.flatnonzero(first)
+            row, col, value = row[starts], col[starts], np.add.reduceat(value, starts)
+    indptr = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.bincount(col, minlength=n), out=indptr[1:])
+    return (offset, n), (indptr, row.astype(np.int32), value)
 
 
 def _csc_of_dense(dense):

@@ -57,3 +57,24 @@ def test_infeasible_program_falls_through_to_the_policy():
         )
         is None
     )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_direct_highs_call_reads_coordinates_as_scipy_does(seed):
+    """Coordinate matrices with repeated entries (summed), next to a dense one: the model
+    handed to HiGHS is scipy's stack of them, so the answer is linprog's, bit for bit."""
+    from scipy.sparse import coo_matrix
+
+    cost, program = _program(seed, False, "pair")
+    dense = program["A_ub"]
+    rows, cols = np.nonzero(dense)
+    half = dense[rows, cols] / 2  # every entry given as two halves
+    program["A_ub"] = coo_matrix(
+        (np.r_[half, half], (np.r_[rows, rows], np.r_[cols, cols])), shape=dense.shape
+    )
+    expected = linprog(cost, **program, method="highs-ds", options=_TIGHT)
+    result = _highs_dual_simplex(cost, **program, options=_TIGHT)
+    assert expected.status == 0
+    np.testing.assert_array_equal(result.x, expected.x)
+    np.testing.assert_array_equal(result.eqlin.marginals, expected.eqlin.marginals)
+    np.testing.assert_array_equal(result.ineqlin.marginals, expected.ineqlin.marginals)

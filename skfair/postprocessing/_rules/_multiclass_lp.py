@@ -559,12 +559,12 @@ class FairArgmaxProgram:
                     ),
                 ),
                 shape=(2 * n_r, n_cols),
-            ).tocsr()
+            )
             b_ub = np.full(2 * n_r, float(tolerance))
         A_eq = coo_matrix(
             (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
             shape=(B + n_r + (0 if exact else S), n_cols),
-        ).tocsr()
+        )
         b_eq = np.zeros(A_eq.shape[0])
         b_eq[:B] = 1.0
         bounds = np.tile([[-np.inf, np.inf]], (n_cols, 1))
