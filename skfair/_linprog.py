@@ -36,6 +36,7 @@ HiGHS reports no optimum, ``linprog`` itself runs the policy.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -174,18 +175,10 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
     model.col_cost_, model.col_lower_, model.col_upper_ = cost, lower, upper
     model.row_lower_, model.row_upper_ = lhs, rhs
     model.a_matrix_.start_, model.a_matrix_.index_, model.a_matrix_.value_ = columns
-    settings = _highs.HighsOptions()
-    settings.presolve = "on"
-    settings.solver = "simplex"
-    settings.highs_debug_level = _highs.HighsDebugLevel.kHighsDebugLevelNone
-    settings.log_to_console = False
-    settings.output_flag = False
-    settings.simplex_strategy = _highs.simplex_constants.SimplexStrategy.kSimplexStrategyDual
-    for key, value in options.items():
-        setattr(settings, key, value)
     solver = _highs._Highs()
     if (
-        solver.passOptions(settings) == _highs.HighsStatus.kError
+        solver.passOptions(_settings(tuple(sorted(options.items()))))
+        == _highs.HighsStatus.kError
         or solver.passModel(model) == _highs.HighsStatus.kError
         or solver.run() == _highs.HighsStatus.kError
         or solver.getModelStatus() != _highs.HighsModelStatus.kOptimal
@@ -217,6 +210,22 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
     )
 
 
+@functools.lru_cache(maxsize=16)
+def _settings(options):
+    """HiGHS's options object for ``options`` (``(name, value)`` pairs), made once: the
+    solver copies it (a few attribute writes cost more than HiGHS on the smallest programs)."""
+    settings = _highs.HighsOptions()
+    settings.presolve = "on"
+    settings.solver = "simplex"
+    settings.highs_debug_level = _highs.HighsDebugLevel.kHighsDebugLevelNone
+    settings.log_to_console = False
+    settings.output_flag = False
+    settings.simplex_strategy = _highs.simplex_constants.SimplexStrategy.kSimplexStrategyDual
+    for key, value in options:
+        setattr(settings, key, value)
+    return settings
+
+
 def _is_exact(result, program):
     """Whether ``result`` solves ``program`` = ``(cost, A_ub, b_ub, A_eq, b_eq, bounds)`` to
     the tight feasibility tolerance, checked against the matrices themselves: the rows
@@ -232,10 +241,11 @@ def _is_exact(result, program):
     ):
         if A is None:
             continue
-        miss = A @ x - np.asarray(b, dtype=np.float64).reshape(-1)
+        rows, transposed = _products(A, x, marginals)
+        miss = rows - np.asarray(b, dtype=np.float64).reshape(-1)
         if (np.abs(miss) if equal else miss).max(initial=0.0) > tolerance:
             return False
-        reduced -= A.T @ marginals
+        reduced -= transposed
     limits = np.broadcast_to(np.array(bounds, dtype=float).reshape(-1, 2), (x.size, 2))
     no_lower = ~(limits[:, 0] > -np.inf)  # None (nan) or -inf: no bound
     no_upper = ~(limits[:, 1] < np.inf)
@@ -246,6 +256,20 @@ def _is_exact(result, program):
     )
 
 
+def _products(A, x, y):
+    """``(A @ x, A.T @ y)``; for a sparse ``A`` by bincounts over its coordinates (scipy's
+    sparse products and transpose cost more than the small programs' solve)."""
+    if not sparse.issparse(A):
+        A = np.asarray(A, dtype=np.float64)
+        return A @ x, A.T @ y
+    A = A if A.format == "coo" else A.tocoo()
+    m, n = A.shape
+    return (
+        np.bincount(A.row, A.data * x[A.col], minlength=m),
+        np.bincount(A.col, A.data * y[A.row], minlength=n),
+    )
+
+
 def _csc_of_sparse(matrices, n):
     """``(shape, (indptr, indices, data))`` of ``scipy.sparse.csc_array`` of the matrices
     (sparse or dense, ``n`` columns) stacked by rows, built from their coordinates directly
@@ -253,8 +277,10 @@ def _csc_of_sparse(matrices, n):
     than HiGHS's solve); duplicate entries are summed, as scipy's conversion does."""
     rows, cols, values, offset = [], [], [], 0
     for matrix in matrices:
-        dense = not sparse.issparse(matrix)
-        matrix = sparse.coo_array(np.asarray(matrix, dtype=np.float64) if dense else matrix)
+        if not sparse.issparse(matrix):
+            matrix = sparse.coo_array(np.asarray(matrix, dtype=np.float64))
+        elif matrix.format != "coo":
+            matrix = matrix.tocoo()
         rows.append(matrix.row + offset)
         cols.append(matrix.col)
         values.append(matrix.data)
