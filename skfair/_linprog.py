@@ -150,12 +150,7 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
     n = cost.size
     b_ub = np.zeros(0) if b_ub is None else np.array(b_ub, dtype=np.float64).reshape(-1)
     b_eq = np.zeros(0) if b_eq is None else np.array(b_eq, dtype=np.float64).reshape(-1)
-    if sparse.issparse(A_ub) or sparse.issparse(A_eq):
-        shape, columns = _csc_of_sparse([A for A in (A_ub, A_eq) if A is not None], n)
-    else:
-        blocks = [np.zeros((0, n)) if A is None else np.array(A, dtype=float) for A in (A_ub, A_eq)]
-        stacked = np.vstack(blocks)
-        shape, columns = stacked.shape, _csc_of_dense(stacked)
+    shape, columns = _csc_of_rows([A for A in (A_ub, A_eq) if A is not None], n)
     if shape != (b_ub.size + b_eq.size, n):
         return None  # linprog names the inconsistency
     limits = np.array(np.broadcast_to(np.array(bounds, dtype=float).reshape(-1, 2), (n, 2)))
@@ -270,23 +265,32 @@ def _products(A, x, y):
     )
 
 
-def _csc_of_sparse(matrices, n):
+def _csc_of_rows(matrices, n):
     """``(shape, (indptr, indices, data))`` of ``scipy.sparse.csc_array`` of the matrices
-    (sparse or dense, ``n`` columns) stacked by rows, built from their coordinates directly
+    (sparse or dense) stacked by rows, built from their nonzero coordinates directly
     (scipy's stack and conversion cost 0.4 ms on the multi-class rule's small programs, more
-    than HiGHS's solve); duplicate entries are summed, as scipy's conversion does."""
-    rows, cols, values, offset = [], [], [], 0
+    than HiGHS's solve); duplicate entries are summed, as scipy's conversion does. A matrix
+    without ``n`` columns gives a shape that says so."""
+    rows, cols, values, offset, width = [], [], [], 0, n
     for matrix in matrices:
-        if not sparse.issparse(matrix):
-            matrix = sparse.coo_array(np.asarray(matrix, dtype=np.float64))
-        elif matrix.format != "coo":
-            matrix = matrix.tocoo()
-        rows.append(matrix.row + offset)
-        cols.append(matrix.col)
-        values.append(matrix.data)
+        if sparse.issparse(matrix):
+            matrix = matrix if matrix.format == "coo" else matrix.tocoo()
+            row, col, value = matrix.row, matrix.col, matrix.data
+        else:
+            matrix = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
+            row, col = np.nonzero(matrix)
+            value = matrix[row, col]
+        if matrix.shape[1] != n:
+            width = matrix.shape[1]
+        rows.append(row + offset)
+        cols.append(col)
+        values.append(value)
         offset += matrix.shape[0]
-    row, col = np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64)
-    value = np.concatenate(values).astype(np.float64)
+    if width != n:
+        return (offset, width), None
+    row = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, dtype=np.int64)
+    col = np.concatenate(cols).astype(np.int64) if cols else np.zeros(0, dtype=np.int64)
+    value = np.concatenate(values).astype(np.float64) if values else np.zeros(0)
     order = np.lexsort((row, col))
     row, col, value = row[order], col[order], value[order]
     if row.size > 1:
@@ -297,12 +301,3 @@ def _csc_of_sparse(matrices, n):
     indptr = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(np.bincount(col, minlength=n), out=indptr[1:])
     return (offset, n), (indptr, row.astype(np.int32), value)
-
-
-def _csc_of_dense(dense):
-    """``(indptr, indices, data)`` of ``scipy.sparse.csc_array(dense)`` (nonzeros by column,
-    rows in order), built directly."""
-    column, row = np.nonzero(dense.T)
-    indptr = np.zeros(dense.shape[1] + 1, dtype=np.int32)
-    np.cumsum(np.bincount(column, minlength=dense.shape[1]), out=indptr[1:])
-    return indptr, row.astype(np.int32), dense.T[column, row]
