@@ -146,8 +146,8 @@ class CorrelationRemover(_BaseRepair):
         self.group_means_ = self.mean_[None, :]
 
     def _fit_maps(self, X, y, groups, sample_weight, draws, *, in_sample):
-        weighted = X if sample_weight is None else sample_weight[:, None] * X
-        self._fit_means(_sum_by_group(groups.codes, weighted), groups.counts(sample_weight))
+        sums = _sum_by_group(groups.codes, X, sample_weight)
+        self._fit_means(sums, groups.counts(sample_weight))
         return self._apply_maps(X, groups.codes, draws) if in_sample else None
 
     def _fit_means(self, sums, weights):
@@ -204,21 +204,34 @@ class CorrelationRemover(_BaseRepair):
         # subtraction itself.
         if X.flags.f_contiguous and not X.flags.c_contiguous:
             # columns contiguous (a DataFrame's layout): the offsets gathered column-major too
-            out = shift.T[:, codes]
+            # (np.take along the rows' axis is about twice as fast as fancy indexing there)
+            out = np.take(shift.T, codes, axis=1)
             return np.subtract(X.T, out, out=out).T
         out = shift[codes]
         return np.subtract(X, out, out=out)
 
 
-def _sum_by_group(codes, values):
-    """Sums of the rows of ``values`` (n, n_features) per group code: one bincount over the
-    (group, column) cells of every entry, which adds each cell's entries in row order, as a
-    bincount per column does."""
+def _sum_by_group(codes, values, sample_weight=None):
+    """Sums of the rows of ``values`` (n, n_features), weighted by ``sample_weight`` when
+    given, per group code.
+
+    With few groups against the columns, one matrix product of the groups' (weighted)
+    indicator rows with ``values``; otherwise one bincount over the (group, column) cells of
+    every entry. The product costs ``n_groups`` passes over the codes and beats the bincount,
+    which pays for every entry, up to about ``4 + n_features / 4`` groups (measured from 10^3
+    to 10^5 rows and 1 to 50 columns). Both are exact to rounding, not to the bit.
+    """
     n_groups, n_features = int(codes.max()) + 1, values.shape[1]
+    if n_groups <= 4 + n_features // 4:
+        indicators = codes == np.arange(n_groups)[:, None]
+        if sample_weight is None:
+            return indicators.astype(np.float64) @ values
+        return np.where(indicators, sample_weight, 0.0) @ values
+    if sample_weight is not None:
+        values = sample_weight[:, None] * values
     starts = codes.astype(np.intp) * n_features
     if values.flags.f_contiguous and not values.flags.c_contiguous:
-        # column by column (a DataFrame's layout), with no copy of the values: each cell's
-        # entries are still added in row order
+        # column by column (a DataFrame's layout), with no copy of the values
         cells, values = np.arange(n_features)[:, None] + starts, values.T
     else:
         cells = starts[:, None] + np.arange(n_features)

@@ -36,9 +36,11 @@ def test_scikit_learn_checks(estimator, check):
     check(estimator)
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_equals_the_least_squares_residual_uncorrelated_with_every_group(seed):
-    X, groups = make_data(seed=seed, n_groups=2 + seed)
+# Up to 5 groups over these 4 columns the group sums are one matrix product with the groups'
+# indicators; from 6 groups one bincount over (group, column) cells: both paths are checked.
+@pytest.mark.parametrize("seed, n_groups", [(0, 2), (1, 3), (2, 5), (3, 6), (4, 11)])
+def test_equals_the_least_squares_residual_uncorrelated_with_every_group(seed, n_groups):
+    X, groups = make_data(seed=seed, n_groups=n_groups)
     out = CorrelationRemover().fit_transform(X, sensitive_features=groups)
     np.testing.assert_allclose(out, least_squares(X, groups), rtol=0, atol=1e-9 * np.abs(X).max())
     indicators = (groups[:, None] == np.unique(groups)).astype(float)
@@ -73,8 +75,9 @@ def test_new_rows_are_shifted_by_their_group_offset():
         remover.transform(X[:2], sensitive_features=[0, 7])
 
 
-def test_integer_weights_equal_repeated_rows():
-    X, groups = make_data(n=200)
+@pytest.mark.parametrize("n_groups", [3, 11])
+def test_integer_weights_equal_repeated_rows(n_groups):
+    X, groups = make_data(n=200, n_groups=n_groups)
     counts = np.random.default_rng(1).integers(0, 4, 200)
     weighted = CorrelationRemover().fit(X, sensitive_features=groups, sample_weight=counts)
     repeated = CorrelationRemover().fit(
