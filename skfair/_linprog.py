@@ -37,7 +37,9 @@ HiGHS reports no optimum, ``linprog`` itself runs the policy.
 from __future__ import annotations
 
 import functools
+import threading
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
@@ -45,6 +47,10 @@ from scipy.optimize import OptimizeResult, OptimizeWarning, linprog
 
 try:  # scipy's binding of HiGHS (private; scipy >= 1.15), what linprog calls
     from scipy.optimize._highspy import _core as _highs
+
+    # HiGHS's codes of a column-wise matrix and of minimisation, for its pointer interface
+    _COLUMN_WISE = int(_highs.MatrixFormat.kColwise)
+    _MINIMIZE = int(_highs.ObjSense.kMinimize)
 except ImportError:  # pragma: no cover - other scipy versions: linprog's own path
     _highs = None
 
@@ -72,6 +78,30 @@ class UnsolvedProgram(RuntimeError):
     """No attempt of the solver policy reported an optimum."""
 
 
+@dataclass(frozen=True)
+class Coordinates:
+    """A sparse matrix given by the coordinates of its entries (repeated ones summed), as
+    ``scipy.sparse.coo_matrix((data, (row, col)), shape)`` without its checks, which cost
+    as much as the solve of a small program; :func:`solve_lp` reads it directly and hands
+    ``linprog`` the scipy matrix where its policy falls back to it."""
+
+    data: np.ndarray
+    row: np.ndarray
+    col: np.ndarray
+    shape: tuple
+
+    format = "coo"
+
+    @property
+    def nnz(self):
+        """The number of entries given."""
+        return self.data.size
+
+    def to_scipy(self):
+        """The ``scipy.sparse.coo_matrix`` of the same entries."""
+        return sparse.coo_matrix((self.data, (self.row, self.col)), shape=self.shape)
+
+
 def solve_lp(
     cost,
     *,
@@ -86,7 +116,8 @@ def solve_lp(
 ):
     """Minimise ``cost @ x`` subject to ``A_ub @ x <= b_ub``, ``A_eq @ x == b_eq``, bounds.
 
-    Parameters are those of :func:`scipy.optimize.linprog` (matrices dense or sparse);
+    Parameters are those of :func:`scipy.optimize.linprog` (matrices dense, sparse or
+    :class:`Coordinates`);
     ``what`` names the program in the error message. ``presolve=False`` runs the first
     attempt without HiGHS's presolve and ``scale=False`` without its scaling of the matrix,
     for programs on which they were measured to cost more than they save; the fallbacks are
@@ -116,6 +147,7 @@ def solve_lp(
     # below (scaled) runs where it is off.
     if result is not None and (scale or _is_exact(result, program)):
         return result
+    A_ub, A_eq = (A.to_scipy() if isinstance(A, Coordinates) else A for A in (A_ub, A_eq))
     for method, options, checked in _ATTEMPTS:
         with warnings.catch_warnings():
             # scipy passes the HiGHS options it does not know (small_matrix_value) verbatim,
@@ -163,28 +195,30 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
         infinite = np.isinf(values)
         values[infinite] = np.sign(values[infinite]) * _highs.kHighsInf
 
-    model = _highs.HighsLp()
-    model.num_col_, model.num_row_ = n, rhs.size
-    model.a_matrix_.num_col_, model.a_matrix_.num_row_ = n, rhs.size
-    model.a_matrix_.format_ = _highs.MatrixFormat.kColwise
-    model.col_cost_, model.col_lower_, model.col_upper_ = cost, lower, upper
-    model.row_lower_, model.row_upper_ = lhs, rhs
-    model.a_matrix_.start_, model.a_matrix_.index_, model.a_matrix_.value_ = columns
-    solver = _highs._Highs()
-    if (
-        solver.passOptions(_settings(tuple(sorted(options.items()))))
-        == _highs.HighsStatus.kError
-        or solver.passModel(model) == _highs.HighsStatus.kError
-        or solver.run() == _highs.HighsStatus.kError
-        or solver.getModelStatus() != _highs.HighsModelStatus.kOptimal
-    ):
-        return None
-    solution = solver.getSolution()
-    x = np.array(solution.col_value)
-    slack_all = rhs - solution.row_value
+    start, index, value = columns
+    solver = _solver()
+    # The model goes in by HiGHS's pointer interface, which reads the numpy arrays where they
+    # are: HighsLp's attributes copy them element by element (about 50 ns an entry, more
+    # than the solve of a small program). Every column is continuous.
+    model = (n, rhs.size, value.size, _COLUMN_WISE, _MINIMIZE, 0.0, cost, lower, upper, lhs, rhs)
+    try:
+        if (
+            solver.passOptions(_settings(tuple(sorted(options.items()))))
+            == _highs.HighsStatus.kError
+            or solver.passModel(*model, start, index, value, np.zeros(n, dtype=np.int32))
+            == _highs.HighsStatus.kError
+            or solver.run() == _highs.HighsStatus.kError
+            or solver.getModelStatus() != _highs.HighsModelStatus.kOptimal
+        ):
+            return None
+        solution = solver.getSolution()
+        x = np.array(solution.col_value)
+        slack_all = rhs - solution.row_value
+        duals = np.array(solution.row_dual)
+        fun = solver.getInfo().objective_function_value
+    finally:
+        solver.clearModel()  # a large program's data are not kept until the next solve
     slack, con = np.array(slack_all[: b_ub.size]), np.array(slack_all[b_ub.size :])
-    duals = np.array(solution.row_dual)
-    fun = solver.getInfo().objective_function_value
     tolerance = np.sqrt(1e-9) * 10  # linprog's check of HiGHS's answer (_check_result)
     if (
         np.isnan(x).any() or np.isnan(fun) or np.isnan(slack).any() or np.isnan(con).any()
@@ -203,6 +237,20 @@ def _highs_dual_simplex(cost, *, A_ub, b_ub, A_eq, b_eq, bounds, options):
         status=0,
         success=True,
     )
+
+
+_SOLVERS = threading.local()
+
+
+def _solver():
+    """This thread's HiGHS instance, made once: making one costs more than solving the
+    smallest programs. Each solve passes its options and its model anew and clears the
+    model after (with its basis and solution), so that no answer depends on the last one
+    (tested against linprog, which makes an instance per call)."""
+    solver = getattr(_SOLVERS, "highs", None)
+    if solver is None:
+        solver = _SOLVERS.highs = _highs._Highs()
+    return solver
 
 
 @functools.lru_cache(maxsize=16)
@@ -254,10 +302,10 @@ def _is_exact(result, program):
 def _products(A, x, y):
     """``(A @ x, A.T @ y)``; for a sparse ``A`` by bincounts over its coordinates (scipy's
     sparse products and transpose cost more than the small programs' solve)."""
-    if not sparse.issparse(A):
+    if not (sparse.issparse(A) or isinstance(A, Coordinates)):
         A = np.asarray(A, dtype=np.float64)
         return A @ x, A.T @ y
-    A = A if A.format == "coo" else A.tocoo()
+    A = A if A.format == "coo" else A.tocoo()  # a Coordinates is in this format
     m, n = A.shape
     return (
         np.bincount(A.row, A.data * x[A.col], minlength=m),
@@ -273,7 +321,7 @@ def _csc_of_rows(matrices, n):
     without ``n`` columns gives a shape that says so."""
     rows, cols, values, offset, width = [], [], [], 0, n
     for matrix in matrices:
-        if sparse.issparse(matrix):
+        if sparse.issparse(matrix) or isinstance(matrix, Coordinates):
             matrix = matrix if matrix.format == "coo" else matrix.tocoo()
             row, col, value = matrix.row, matrix.col, matrix.data
         else:
@@ -291,10 +339,13 @@ def _csc_of_rows(matrices, n):
     row = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, dtype=np.int64)
     col = np.concatenate(cols).astype(np.int64) if cols else np.zeros(0, dtype=np.int64)
     value = np.concatenate(values).astype(np.float64) if values else np.zeros(0)
-    order = np.lexsort((row, col))
-    row, col, value = row[order], col[order], value[order]
-    if row.size > 1:
-        first = np.r_[True, (np.diff(col) != 0) | (np.diff(row) != 0)]
+    # column-major order, repeated entries in their given order (summed in that order, as
+    # scipy's conversion does): one stable sort of a single key costs less than a lexsort
+    key = col * max(offset, 1) + row
+    order = np.argsort(key, kind="stable")
+    key, row, col, value = key[order], row[order], col[order], value[order]
+    if key.size > 1:
+        first = np.r_[True, key[1:] != key[:-1]]
         if not first.all():
             starts = np.flatnonzero(first)
             row, col, value = row[starts], col[starts], np.add.reduceat(value, starts)

@@ -5,7 +5,13 @@ import pytest
 from scipy.optimize import linprog
 from scipy.sparse import csr_matrix
 
-from skfair._linprog import _TIGHT, UnsolvedProgram, _highs_dual_simplex, solve_lp
+from skfair._linprog import (
+    _TIGHT,
+    Coordinates,
+    UnsolvedProgram,
+    _highs_dual_simplex,
+    solve_lp,
+)
 
 # linprog says it passes small_matrix_value to HiGHS verbatim
 pytestmark = pytest.mark.filterwarnings("ignore:Unrecognized options")
@@ -46,10 +52,14 @@ def test_direct_highs_call_equals_linprog(seed, sparse, bounds_kind):
     np.testing.assert_array_equal(result.con, expected.con)
 
 
-def test_infeasible_program_falls_through_to_the_policy():
-    """An infeasible program is not answered by the direct call; the policy names it."""
+@pytest.mark.parametrize(
+    "A_eq", [np.ones((1, 2)), Coordinates(np.ones(2), np.zeros(2), np.arange(2), (1, 2))]
+)
+def test_infeasible_program_falls_through_to_the_policy(A_eq):
+    """An infeasible program is not answered by the direct call; the policy (linprog, given
+    scipy's matrix for coordinates) names it."""
     with pytest.raises(UnsolvedProgram, match="nfeasible"):
-        solve_lp(np.ones(2), A_eq=np.ones((1, 2)), b_eq=[3.0], bounds=(0, 1), what="x")
+        solve_lp(np.ones(2), A_eq=A_eq, b_eq=[3.0], bounds=(0, 1), what="x")
     assert (
         _highs_dual_simplex(
             np.ones(2), A_ub=None, b_ub=None, A_eq=np.ones((1, 2)), b_eq=[3.0],
@@ -59,8 +69,9 @@ def test_infeasible_program_falls_through_to_the_policy():
     )
 
 
+@pytest.mark.parametrize("form", ["scipy", "Coordinates"])
 @pytest.mark.parametrize("seed", range(6))
-def test_direct_highs_call_reads_coordinates_as_scipy_does(seed):
+def test_direct_highs_call_reads_coordinates_as_scipy_does(seed, form):
     """Coordinate matrices with repeated entries (summed), next to a dense one: the model
     handed to HiGHS is scipy's stack of them, so the answer is linprog's, bit for bit."""
     from scipy.sparse import coo_matrix
@@ -69,12 +80,35 @@ def test_direct_highs_call_reads_coordinates_as_scipy_does(seed):
     dense = program["A_ub"]
     rows, cols = np.nonzero(dense)
     half = dense[rows, cols] / 2  # every entry given as two halves
-    program["A_ub"] = coo_matrix(
-        (np.r_[half, half], (np.r_[rows, rows], np.r_[cols, cols])), shape=dense.shape
-    )
+    entries = (np.r_[half, half], (np.r_[rows, rows], np.r_[cols, cols]))
+    program["A_ub"] = coo_matrix(entries, shape=dense.shape)
     expected = linprog(cost, **program, method="highs-ds", options=_TIGHT)
+    if form == "Coordinates":
+        program["A_ub"] = Coordinates(entries[0], *entries[1], dense.shape)
     result = _highs_dual_simplex(cost, **program, options=_TIGHT)
     assert expected.status == 0
     np.testing.assert_array_equal(result.x, expected.x)
     np.testing.assert_array_equal(result.eqlin.marginals, expected.eqlin.marginals)
     np.testing.assert_array_equal(result.ineqlin.marginals, expected.ineqlin.marginals)
+
+
+def test_an_answer_does_not_depend_on_the_programs_solved_before():
+    """One HiGHS instance serves every solve of a thread: each answer equals a fresh
+    instance's (linprog makes one per call), bit for bit, after programs of other sizes, an
+    infeasible one and other options."""
+    programs = [_program(seed, seed % 2 == 0, "rows") for seed in range(5)]
+    infeasible = (np.ones(2), dict(A_eq=np.ones((1, 2)), b_eq=[3.0], bounds=(0, 1)))
+    # (HiGHS's option, linprog's spelling of it)
+    options = [(_TIGHT, _TIGHT), ({**_TIGHT, "presolve": "off"}, {**_TIGHT, "presolve": False})]
+    for cost, program in [*programs, infeasible, *programs[::-1]]:
+        for option, linprog_option in options:
+            result = _highs_dual_simplex(
+                cost, **{"A_ub": None, "b_ub": None, **program}, options=option
+            )
+            expected = linprog(cost, **program, method="highs-ds", options=linprog_option)
+            if expected.status != 0:
+                assert result is None
+                continue
+            np.testing.assert_array_equal(result.x, expected.x)
+            np.testing.assert_array_equal(result.eqlin.marginals, expected.eqlin.marginals)
+            np.testing.assert_array_equal(result.ineqlin.marginals, expected.ineqlin.marginals)

@@ -41,10 +41,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.sparse import coo_matrix
 from sklearn.exceptions import ConvergenceWarning
 
-from skfair._linprog import UnsolvedProgram, solve_lp
+from skfair._linprog import Coordinates, UnsolvedProgram, solve_lp
 from skfair._utils._groups import _compact as compact_codes
 
 CONSTRAINTS = ("demographic_parity", "equalized_odds")
@@ -554,20 +553,18 @@ class FairArgmaxProgram:
             cols += [n_x + n_r + np.arange(S), n_x + rate_of[g, d_pop * K + k_pop]]
             # |r[a, d, k] - u[d, k]| <= tolerance, where the group's rates are defined
             r_cols = n_x + np.arange(n_r)
-            A_ub = coo_matrix(
-                (
-                    np.concatenate([np.ones(n_r), -np.ones(n_r), -np.ones(n_r), np.ones(n_r)]),
-                    (
-                        np.concatenate([np.arange(n_r)] * 2 + [n_r + np.arange(n_r)] * 2),
-                        np.concatenate([r_cols, u_cols, r_cols, u_cols]),
-                    ),
-                ),
-                shape=(2 * n_r, n_cols),
+            A_ub = Coordinates(
+                np.concatenate([np.ones(n_r), -np.ones(n_r), -np.ones(n_r), np.ones(n_r)]),
+                np.concatenate([np.arange(n_r)] * 2 + [n_r + np.arange(n_r)] * 2),
+                np.concatenate([r_cols, u_cols, r_cols, u_cols]),
+                (2 * n_r, n_cols),
             )
             b_ub = np.full(2 * n_r, float(tolerance))
-        A_eq = coo_matrix(
-            (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
-            shape=(B + n_r + (0 if exact else S), n_cols),
+        A_eq = Coordinates(
+            np.concatenate(values),
+            np.concatenate(rows),
+            np.concatenate(cols),
+            (B + n_r + (0 if exact else S), n_cols),
         )
         b_eq = np.zeros(A_eq.shape[0])
         b_eq[:B] = 1.0

@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.sparse import csr_matrix
 
-from skfair._linprog import solve_lp
+from skfair._linprog import Coordinates, solve_lp
 from skfair.postprocessing._rules._predictive_parity import solve_predictive_parity
 from skfair.postprocessing._rules._roc_hull import (
     point_on_hull,
@@ -180,18 +179,11 @@ def solve_thresholds(geometries, constraint, objective, tolerance, *, cost=None)
     )
 
 
-# Constraint matrices of at most this many entries are built dense: scipy's sparse
-# constructors cost more than the small programs' HiGHS solve.
-_DENSE_ENTRIES = 1 << 16
-
-
 def _matrix(values, rows, cols, shape):
-    """The matrix with ``values`` at ``(rows, cols)`` (distinct), dense when small."""
-    if shape[0] * shape[1] > _DENSE_ENTRIES:
-        return csr_matrix((values, (rows, cols)), shape=shape)
-    matrix = np.zeros(shape)
-    matrix[rows, cols] = values
-    return matrix
+    """The matrix with ``values`` at ``(rows, cols)`` (distinct), its zeros left out."""
+    values, rows, cols = (np.asarray(part) for part in (values, rows, cols))
+    given = values != 0
+    return Coordinates(values[given], rows[given], cols[given], shape)
 
 
 def _region_vertices(geometry):
