@@ -10,6 +10,7 @@ exactly (up to its feasibility tolerance, set to 1e-10).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -268,12 +269,15 @@ def _least_spread_mixture(geometry, x, y):
     return best, best_spread
 
 
+@functools.lru_cache(maxsize=64)
 def _vertex_pairs(n):
-    """``np.triu_indices(n, k=1)``: the pairs ``i < j`` in row order, without its n x n mask."""
+    """``np.triu_indices(n, k=1)``: the pairs ``i < j`` in row order, without its n x n mask
+    (read-only: hulls of the same size share them)."""
     counts = np.arange(n - 1, -1, -1)
     first = np.repeat(np.arange(n), counts)
     starts = np.cumsum(counts) - counts  # position of each row's first pair
     second = np.arange(first.size) - starts[first] + first + 1
+    first.flags.writeable = second.flags.writeable = False
     return first, second
 
 
@@ -291,10 +295,11 @@ def _least_spread_of(geometry, x, y, i, j):
     anchor = np.array([[0.0], [1.0]])
     # (x, y) - anchor = a (V_i - anchor) + c (V_j - anchor), by Cramer's rule
     xi, yi, xj, yj = fpr[i] - anchor, tpr[i] - anchor, fpr[j] - anchor, tpr[j] - anchor
+    px, py = x - anchor, y - anchor
     det = xi * yj - xj * yi
     with np.errstate(divide="ignore", invalid="ignore"):  # det 0: not a triangle
-        a = ((x - anchor) * yj - xj * (y - anchor)) / det
-        c = (xi * (y - anchor) - (x - anchor) * yi) / det
+        a = (px * yj - xj * py) / det
+        c = (xi * py - px * yi) / det
         inside = (np.abs(det) > 1e-12) & (a >= -1e-12) & (c >= -1e-12) & (a + c <= 1 + 1e-12)
     everybody, pair = np.nonzero(inside)
     if pair.size == 0:
