@@ -86,6 +86,9 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
     __metadata_request__fit = {"sensitive_features": True}
     __metadata_request__transform = {"sensitive_features": True}
 
+    # Whether the maps use the row-keyed random numbers (else no seed is drawn at fit).
+    _uses_random_numbers = True
+
     _parameter_constraints: dict = {
         "handle_unknown": [StrOptions({"error", "identity"})],
         "random_state": RANDOM_STATE_CONSTRAINT,
@@ -274,7 +277,9 @@ class _BaseRepair(TransformerMixin, BaseEstimator):
     def _record_groups(self, groups, counts):
         """Draw the seed and set the fitted group attributes from the calibration rows'
         :class:`GroupEncoding` (None: no sensitive features) and rows per group."""
-        self._seed = draw_seed(self.random_state)
+        # A repair without random numbers takes none from random_state (None: numpy's global
+        # generator, whose state a deterministic fit should leave alone).
+        self._seed = draw_seed(self.random_state) if self._uses_random_numbers else 0
         self.group_counts_ = counts
         if groups is None:
             warn_no_sensitive_features(self)

@@ -104,8 +104,9 @@ class CorrelationRemover(_BaseRepair):
            [5.]])
     """
 
-    # The base draws a seed at fit; this repair uses no random numbers.
+    # This repair uses no random numbers: it has no random_state and draws no seed.
     random_state = None
+    _uses_random_numbers = False
 
     _parameter_constraints: dict = {
         **_BaseRepair._parameter_constraints,

@@ -143,3 +143,14 @@ def test_dask_transform_is_lazy_and_exact():
     lazy = remover.transform(da.from_array(X, chunks=(70, 4)), sensitive_features=groups)
     assert isinstance(lazy, da.Array)
     np.testing.assert_array_equal(lazy.compute(), remover.transform(X, sensitive_features=groups))
+
+
+def test_fit_takes_no_number_from_numpys_global_generator():
+    """The decorrelation is deterministic: fitting draws no seed (CorrelationRemover has no
+    random_state), so numpy's global stream is where the user left it."""
+    X, groups = make_data()
+    _, key, position, *_ = np.random.get_state()  # noqa: NPY002 - the global stream is the point
+    CorrelationRemover().fit(X, sensitive_features=groups).transform(X, sensitive_features=groups)
+    _, key_after, position_after, *_ = np.random.get_state()  # noqa: NPY002
+    assert position_after == position
+    np.testing.assert_array_equal(key_after, key)
