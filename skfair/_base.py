@@ -47,6 +47,7 @@ from skfair._utils._compat import _routing_enabled, process_routing, validate_da
 from skfair._utils._docstrings import with_parts
 from skfair._utils._frames import as_supported_frame, refuse_dask
 from skfair._utils._groups import factorize_groups, rows_from, split_sensitive_column
+from skfair._utils._validation import plain_array_checked
 
 # The one group of an estimator fitted without sensitive features.
 NO_GROUPS = ["all"]
@@ -101,6 +102,9 @@ def check_meta_input(meta, X, model, *, reset):
             )
         validate_data(meta, X, reset=reset, skip_check_array=True)
         return X
+    checked = plain_array_checked(meta, X, reset=reset)
+    if checked is not None and _surely_finite(checked):
+        return checked
     # The tags are read only where they decide (a sparse X; values that are not finite): a
     # frozen model's tags are a deep copy of its model's, which costs more than checking a
     # small X.

@@ -1,5 +1,8 @@
 """The one way skfair reads a model's scores, against the model's own outputs."""
 
+import functools
+import re
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification
@@ -90,3 +93,46 @@ def test_method_params_reach_the_method_used():
 def test_auto_threshold_is_scikit_learns():
     assert auto_threshold("predict_proba") == 0.5
     assert auto_threshold("decision_function") == 0.0
+
+
+@functools.lru_cache
+def _fitted_logistic(classes):
+    return LogisticRegression().fit(X, np.asarray(classes)[y01])
+
+
+@pytest.mark.parametrize(
+    "labels", [np.array([0, 1]), np.array([True, False]), np.array(["no", "yes"]), [2.0, 7.0]]
+)
+@pytest.mark.parametrize("pos_label", [None, "first", "last", "absent"])
+@pytest.mark.parametrize(
+    "response_method",
+    ["predict_proba", "decision_function", "predict_log_proba", "predict",
+     ["decision_function", "predict_proba"]],
+)
+def test_binary_classifiers_are_read_exactly_as_scikit_learn_reads_them(
+    labels, pos_label, response_method
+):
+    """The shortcut for binary classifiers (no type_of_target of the classes) returns what
+    scikit-learn's _get_response_values returns, or raises what it raises."""
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.utils._response import _get_response_values
+
+    y = np.asarray(labels)[y01]
+    classes = np.unique(y)
+    label = {"first": classes[0], "last": classes[-1], "absent": "other", None: None}[pos_label]
+    fitted = _fitted_logistic(tuple(classes.tolist()))
+    for model in (fitted, FrozenEstimator(fitted)):
+        try:
+            expected = _get_response_values(
+                model, X, response_method, pos_label=label, return_response_method_used=True
+            )
+        except ValueError as error:
+            with pytest.raises(ValueError, match=re.escape(str(error))):
+                get_response_values(model, X, response_method, pos_label=label)
+            continue
+        scores, used_label, method = get_response_values(
+            model, X, response_method, pos_label=label
+        )
+        np.testing.assert_array_equal(scores, expected[0])
+        assert used_label == expected[1] and type(used_label) is type(expected[1])
+        assert method == expected[2]

@@ -41,9 +41,7 @@ from skfair._utils._compat import (
     RANDOM_STATE_CONSTRAINT,
     SENSITIVE_COLUMN_CONSTRAINT,
     StrOptions,
-    _check_feature_names,
     _check_feature_names_in,
-    _check_n_features,
     _fit_context,
     validate_data,
 )
@@ -55,7 +53,7 @@ from skfair._utils._groups import (
     split_sensitive_column,
 )
 from skfair._utils._random import RowRandom, draw_seed
-from skfair._utils._validation import check_group_weights, check_weights
+from skfair._utils._validation import check_group_weights, check_weights, plain_array_checked
 
 # The hint of the error raised by fit_transform (the in-sample path) on dask input.
 IN_SAMPLE_ON_DASK = (
@@ -395,13 +393,10 @@ def validate_floats(estimator, X, *, reset):
     number of features, without scikit-learn's search for a dataframe library behind it,
     which costs more than a small repair itself.
     """
-    if type(X) is np.ndarray and X.ndim == 2 and X.dtype == np.float64 and 0 not in X.shape:
-        # An array has no feature names: only a fit on a DataFrame (which warns) needs
-        # scikit-learn's check, whose search for a dataframe library is the costly part.
-        if hasattr(estimator, "feature_names_in_"):
-            _check_feature_names(estimator, X, reset=reset)
-        _check_n_features(estimator, X, reset=reset)
-        return X
+    if type(X) is np.ndarray and X.dtype == np.float64:
+        checked = plain_array_checked(estimator, X, reset=reset)
+        if checked is not None:
+            return checked
     return validate_data(estimator, X, dtype=np.float64, reset=reset, ensure_all_finite=False)
 
 

@@ -18,7 +18,11 @@ from sklearn.utils._param_validation import (
     validate_parameter_constraints,
     validate_params,
 )
-from sklearn.utils._response import _get_response_values
+from sklearn.utils._response import (
+    _get_response_values,
+    _process_decision_function,
+    _process_predict_proba,
+)
 from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.extmath import _approximate_mode
 from sklearn.utils.metadata_routing import _raise_for_params, _routing_enabled, process_routing
@@ -27,6 +31,7 @@ from sklearn.utils.validation import (
     _check_feature_names_in,
     _check_method_params,
     _check_n_features,
+    _check_response_method,
     _check_sample_weight,
     _num_samples,
     validate_data,
@@ -94,11 +99,14 @@ __all__ = [
     "_check_feature_names",
     "_check_feature_names_in",
     "_check_n_features",
+    "_check_response_method",
     "_check_sample_weight",
     "_get_output_config",
     "_check_method_params",
     "_get_response_values",
     "_num_samples",
+    "_process_decision_function",
+    "_process_predict_proba",
     "_fit_context",
     "_raise_for_params",
     "_routing_enabled",

@@ -23,7 +23,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, is_classifier
 from sklearn.utils import get_tags
 
-from skfair._utils._compat import _get_response_values
+from skfair._utils._compat import (
+    _check_response_method,
+    _get_response_values,
+    _process_decision_function,
+    _process_predict_proba,
+)
 from skfair._utils._validation import score_vector
 
 #: ``response_method="auto"`` where a score is wanted: probabilities, else decision values,
@@ -58,8 +63,44 @@ def get_response_values(estimator, X, response_method, *, pos_label=None, method
     """
     if method_params:
         estimator = _WithMethodParams(estimator, method_params)
+    if _surely_binary(estimator, pos_label):
+        # scikit-learn's steps for a binary classifier, without its type_of_target of the
+        # classes (which costs more than a small model's predictions)
+        method = _check_response_method(estimator, response_method)
+        classes = estimator.classes_
+        pos_label = classes[-1] if pos_label is None else pos_label
+        y_score = method(X)
+        process = _PROCESS.get(method.__name__)
+        if process is not None:
+            y_score = process(
+                y_pred=y_score, target_type="binary", classes=classes, pos_label=pos_label
+            )
+        return y_score, pos_label, method.__name__
     return _get_response_values(
         estimator, X, response_method, pos_label=pos_label, return_response_method_used=True
+    )
+
+
+# How scikit-learn reads each method's output for a binary classifier.
+_PROCESS = {
+    "predict_proba": _process_predict_proba,
+    "predict_log_proba": _process_predict_proba,
+    "decision_function": _process_decision_function,
+}
+
+
+def _surely_binary(estimator, pos_label):
+    """Whether ``estimator`` is a classifier whose ``classes_`` scikit-learn's
+    ``type_of_target`` calls binary for sure (a numpy array of two distinct integers,
+    booleans or strings) and ``pos_label`` is None or one of them."""
+    classes = getattr(estimator, "classes_", None)
+    return (
+        type(classes) is np.ndarray
+        and classes.shape == (2,)
+        and classes.dtype.kind in "biuU"
+        and classes[0] != classes[1]
+        and (pos_label is None or pos_label in classes.tolist())
+        and is_classifier(estimator)
     )
 
 

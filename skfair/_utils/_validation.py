@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
-from skfair._utils._compat import _check_sample_weight
+from skfair._utils._compat import _check_feature_names, _check_n_features, _check_sample_weight
 from skfair._utils._frames import collect_lazy, refuse_dask
 from skfair._utils._groups import data_row, factorize_groups, missing_mask
 
@@ -52,6 +52,18 @@ def check_groups(sensitive_features, n_samples):
     return factorize_groups(sensitive_features, n_samples=n_samples)
 
 
+def vector_1d(y):
+    """``column_or_1d(y, warn=True)``: a 1-D array, a column vector flattened with a warning.
+
+    A contiguous 1-D numpy array is returned as it is, which is what scikit-learn's function
+    returns for it after looking for a dataframe library behind it (a cost larger than a
+    small fit's own work).
+    """
+    if type(y) is np.ndarray and y.ndim == 1 and y.flags.c_contiguous:
+        return y
+    return column_or_1d(y, warn=True)
+
+
 def check_labels(y, name):
     """Return ``y`` as a 1-D array of class labels; raise for continuous or multi-output input."""
     if isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "biu":
@@ -60,7 +72,7 @@ def check_labels(y, name):
     if len(shape) == 2 and shape[1] > 1:
         # Name the target type (e.g. predict_proba output) rather than only the shape.
         _raise_not_labels(type_of_target(y, input_name=name), name)
-    y = column_or_1d(y, warn=True)
+    y = vector_1d(y)
     check_label_values(y, name)
     target_type = type_of_target(y, input_name=name)
     if target_type in _NOT_LABELS:
@@ -328,3 +340,22 @@ def check_group_weights(groups, weights):
             f"Groups {labels} have a total sample_weight of zero: none of their rows counts. "
             "Give them positive weights or leave their rows out of the data."
         )
+
+
+def plain_array_checked(estimator, X, *, reset, kinds="biuf"):
+    """``X`` itself when it is a non-empty 2-D numpy array whose dtype kind is in ``kinds``,
+    after the checks ``validate_data(estimator, X, reset=reset)`` makes of such an array (its
+    feature names and number of columns); None for anything else, which the caller
+    validates with ``validate_data``.
+
+    On such an array scikit-learn's ``check_array`` returns it unchanged, but first looks for
+    a dataframe library behind it, which costs more than a small fit's own work. An array
+    has no feature names: only an estimator fitted on a DataFrame (or refitted after one)
+    needs scikit-learn's check of them, which warns or forgets them as it always does.
+    """
+    if type(X) is not np.ndarray or X.ndim != 2 or X.dtype.kind not in kinds or 0 in X.shape:
+        return None
+    if hasattr(estimator, "feature_names_in_"):
+        _check_feature_names(estimator, X, reset=reset)
+    _check_n_features(estimator, X, reset=reset)
+    return X

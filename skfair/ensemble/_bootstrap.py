@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.utils import Bunch, get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from skfair._base import AccuracyScoreMixin, _model_allows_nan, check_meta_input, fit_routing
 from skfair._dask import map_row_blocks, refuse, uses_dask
@@ -43,7 +43,7 @@ from skfair._utils._docstrings import with_parts
 from skfair._utils._groups import rows_from
 from skfair._utils._random import check_random_state
 from skfair._utils._rows import row_codes
-from skfair._utils._validation import check_weights
+from skfair._utils._validation import check_weights, vector_1d
 
 _MAX_SEED = np.iinfo(np.int32).max
 # Draws tried per member before a sample holding a single class is an error. A draw of n rows
@@ -249,7 +249,7 @@ class BootstrapEnsemble(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin,
             raise _FIT_IN_MEMORY.error(f"{type(self).__name__}.fit")
         X = check_meta_input(self, X, self.estimator, reset=True)
         _check_object_values(X)
-        y = column_or_1d(y, warn=True)
+        y = vector_1d(y)
         check_classification_targets(y)
         n_samples = X.shape[0]
         if n_samples != y.shape[0]:

@@ -27,7 +27,7 @@ from sklearn.model_selection import check_cv, cross_val_predict
 from sklearn.utils.metadata_routing import MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from skfair._base import (
     GroupAccuracyScoreMixin,
@@ -55,6 +55,7 @@ from skfair._utils._response import (
     get_response_values,
     response_from_output,
 )
+from skfair._utils._validation import vector_1d
 from skfair.postprocessing._docs import documented
 
 
@@ -305,7 +306,7 @@ class RepairedClassifier(GroupAccuracyScoreMixin, ClassifierMixin, _RepairedBase
 
     def _check_targets(self, y):
         check_classification_targets(y)
-        return column_or_1d(y, warn=True)
+        return vector_1d(y)
 
     def _response_method(self):
         if self.response_method != "auto":
@@ -465,7 +466,7 @@ class RepairedRegressor(RegressorMixin, _RepairedBase):
 
     def _check_targets(self, y):
         y = np.asarray(y) if not hasattr(y, "shape") else y
-        return column_or_1d(y, warn=True) if y.ndim == 2 and y.shape[1] == 1 else y
+        return vector_1d(y) if y.ndim == 2 and y.shape[1] == 1 else y
 
     def _response_method(self):
         return "predict"

@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.utils.metadata_routing import get_routing_for_object
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from skfair._base import (
     AccuracyScoreMixin,
@@ -44,6 +44,7 @@ from skfair._utils._validation import (
     check_weights,
     finite_sum_weights,
     scale_free_weights,
+    vector_1d,
 )
 from skfair.preprocessing._docs import documented
 from skfair.preprocessing._weights import reweighing_factors, reweighing_weights_on_dask
@@ -267,7 +268,7 @@ class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMix
         sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=True)
         require_y(self, y)
         check_classification_targets(y)
-        y = column_or_1d(y, warn=True)
+        y = vector_1d(y)
         n_samples = y.shape[0]
         # The model gets the user's weights on their own scale (its regularisation may
         # depend on it); the factors depend on their ratios only.

@@ -12,7 +12,7 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import Bunch, get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from skfair._base import (
     NO_GROUPS,
@@ -43,7 +43,7 @@ from skfair._utils._random import (
     draw_seed,
     row_keys,
 )
-from skfair._utils._validation import check_weights
+from skfair._utils._validation import check_weights, vector_1d
 from skfair.reductions._game import Hypotheses
 from skfair.reductions._moments import (
     CONSTRAINTS,
@@ -311,7 +311,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         """
         sensitive, X_model = meta_model_input(self, X, sensitive_features, reset=reset)
         require_y(self, y)
-        y = column_or_1d(y, warn=True)
+        y = vector_1d(y)
         if y.shape[0] != X_model.shape[0]:
             raise ValueError(
                 f"X has {X_model.shape[0]} samples but y has {y.shape[0]}; pass one label per row."

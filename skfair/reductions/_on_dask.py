@@ -32,7 +32,6 @@ from inspect import signature
 import numpy as np
 from sklearn.utils import Bunch
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
 
 from skfair._base import (
     check_meta_input,
@@ -53,6 +52,7 @@ from skfair._dask import (
 from skfair._dask._columns import as_numpy
 from skfair._stats._counts import ArraySums
 from skfair._utils._random import draw_choices_by_seed, row_keys
+from skfair._utils._validation import vector_1d
 from skfair.reductions._oracle import (
     BestResponse,
     Response,
@@ -125,7 +125,7 @@ def dask_data(reduction, X, y, sample_weight, sensitive_features):
         # Equal positive weights are no weights, as in memory (check_weights): the learner
         # then gets the cells' gains alone.
         sample_weight, weights = None, table.count.astype(np.float64)
-    y_table = column_or_1d(y_table, warn=True)
+    y_table = vector_1d(y_table)
     check_classification_targets(y_table)
     reduction.classes_, target = np.unique(y_table, return_inverse=True)
     if len(reduction.classes_) > 2:

@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.frozen import FrozenEstimator
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from skfair._base import (
     lazy_method,
@@ -30,7 +30,7 @@ from skfair._utils._compat import (
 )
 from skfair._utils._random import SAMPLINGS, draw_seed
 from skfair._utils._response import get_response_values
-from skfair._utils._validation import check_weights
+from skfair._utils._validation import check_weights, vector_1d
 from skfair.metrics._multiclass import _max_gap_to_population
 from skfair.postprocessing._docs import documented
 from skfair.postprocessing._rules._group_decision import GroupDecisionMixin
@@ -306,7 +306,7 @@ class MulticlassGroupThresholdClassifier(
                     "in FrozenEstimator)."
                 )
         else:
-            y = column_or_1d(y, warn=True)
+            y = vector_1d(y)
             check_classification_targets(y)
         if not frozen:
             self.classes_ = np.unique(y)

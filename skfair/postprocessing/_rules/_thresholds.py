@@ -13,7 +13,6 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import (
     check_consistent_length,
     check_is_fitted,
-    column_or_1d,
 )
 
 from skfair._base import (
@@ -39,7 +38,7 @@ from skfair._utils._compat import (
 )
 from skfair._utils._random import SAMPLINGS, draw_seed
 from skfair._utils._response import get_response_values
-from skfair._utils._validation import check_weights
+from skfair._utils._validation import check_weights, vector_1d
 from skfair.postprocessing._docs import documented
 from skfair.postprocessing._rules._group_decision import GroupDecisionMixin
 from skfair.postprocessing._rules._threshold_lp import (
@@ -466,7 +465,7 @@ class GroupThresholdClassifier(
 
     def _check_binary_target(self, y):
         require_y(self, y)
-        y = column_or_1d(y, warn=True)
+        y = vector_1d(y)
         classes = np.unique(y)
         if len(classes) != 2:
             check_classification_targets(y)  # names continuous targets as such
