@@ -1,10 +1,21 @@
 """The shared label checks: labels that cannot be compared are refused with a clear error."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import column_or_1d
 
-from skfair._utils._validation import check_label_pair, check_label_values, check_labels
+from skfair._utils._compat import validate_data
+from skfair._utils._validation import (
+    check_label_pair,
+    check_label_values,
+    check_labels,
+    plain_array_checked,
+    vector_1d,
+)
 from skfair.metrics import accuracy_difference, group_summary, label_stability
 
 Y = np.array([0, 1, 0, 1, 1, 0, 1, 0])
@@ -94,3 +105,43 @@ def test_one_weight_check_makes_the_scale_irrelevant():
     with pytest.raises(ValueError, match=r"Groups \['b'\] have a total sample_weight of zero"):
         check_group_weights(groups, np.array([1.0, 2.0, 0.0]))
     check_group_weights(groups, None)
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.arange(5),
+        np.array(["a", "b", "a"]),
+        np.arange(10)[::2],  # not contiguous: copied as scikit-learn copies it
+        np.arange(4.0).reshape(-1, 1),  # a column: flattened with scikit-learn's warning
+        [0, 1, 1],
+    ],
+)
+def test_vector_1d_is_scikit_learns_column_or_1d(y):
+    with warnings.catch_warnings(record=True) as expected_warnings:
+        warnings.simplefilter("always")
+        expected = column_or_1d(y, warn=True)
+    with warnings.catch_warnings(record=True) as got_warnings:
+        warnings.simplefilter("always")
+        got = vector_1d(y)
+    np.testing.assert_array_equal(got, expected)
+    assert got.dtype == expected.dtype and got.flags.c_contiguous
+    assert [type(w.message) for w in got_warnings] == [type(w.message) for w in expected_warnings]
+
+
+def test_a_plain_array_gets_validate_datas_checks():
+    """plain_array_checked: the same feature-name and column-count checks as validate_data
+    on a numeric numpy array, None (validate_data's turn) for anything else."""
+    X = np.arange(12.0).reshape(4, 3)
+    ours, theirs = BaseEstimator(), BaseEstimator()
+    assert plain_array_checked(ours, X, reset=True) is X
+    validate_data(theirs, X, reset=True)
+    assert ours.n_features_in_ == theirs.n_features_in_ == 3
+    with pytest.raises(ValueError, match="X has 2 features, but BaseEstimator is expecting 3"):
+        plain_array_checked(ours, X[:, :2], reset=False)
+    # fitted with names: an array then warns, as scikit-learn warns
+    validate_data(ours, pd.DataFrame(X, columns=list("abc")), reset=True)
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        plain_array_checked(ours, X, reset=False)
+    for other in (X.astype(object), X[:0], X.ravel(), pd.DataFrame(X), X.astype(complex)):
+        assert plain_array_checked(BaseEstimator(), other, reset=True) is None
