@@ -625,8 +625,25 @@ def _median_quantiles(values, level, starts, levels):
             low, high = starts[cell], starts[cell + 1]
             index = np.searchsorted(level[low:high], part, side="left")
             at_level[cell] = values[low + np.minimum(index, high - low - 1)]
-        out[start : start + block] = np.median(at_level, axis=0)
+        out[start : start + block] = _median_of_rows(at_level)
     return out
+
+
+def _median_of_rows(rows):
+    """``np.median(rows, axis=0)``; for up to four rows by comparisons of the rows (the
+    same middle values, averaged the same way), which costs a fraction of np.median's
+    partition over the few cells of a repair."""
+    if rows.shape[0] == 2:
+        return (rows[0] + rows[1]) / 2
+    if rows.shape[0] == 3:
+        a, b, c = rows
+        return np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))
+    if rows.shape[0] == 4:
+        a, b, c, d = rows
+        second = np.maximum(np.minimum(a, b), np.minimum(c, d))
+        third = np.minimum(np.maximum(a, b), np.maximum(c, d))
+        return (second + third) / 2
+    return np.median(rows, axis=0)
 
 
 def _rank_by_cell(values, cells, n_cells, grid=None):

@@ -752,3 +752,16 @@ def test_compact_maps_give_the_same_outputs(monkeypatch, n_groups, weighted, met
         tied_map.fair.shape[0] == tied_map.cumulative.shape[0] == tied_map.values.shape[0] + n_cells
     )
     assert tied_map.levels.shape[0] < full_map.levels.shape[0]
+
+
+@pytest.mark.parametrize("n_rows", [1, 2, 3, 4, 5, 8])
+def test_median_of_few_rows_is_numpys_median(n_rows):
+    """The median repair's comparisons for up to four cells give np.median's values exactly,
+    ties, signs and extreme magnitudes included."""
+    rng = np.random.default_rng(n_rows)
+    for _ in range(50):
+        scale = rng.choice([1.0, 0.1, 1e-300, 1e300], size=(n_rows, 40))
+        rows = rng.integers(-3, 4, size=(n_rows, 40)) * scale
+        np.testing.assert_array_equal(
+            barycenter_module._median_of_rows(rows), np.median(rows, axis=0)
+        )
