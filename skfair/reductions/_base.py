@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, is_regressor
 from sklearn.metrics import accuracy_score, r2_score
-from sklearn.utils import Bunch, get_tags
+from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
@@ -18,7 +18,6 @@ from skfair._base import (
     NO_GROUPS,
     accuracy_on_dask,
     fit_routing,
-    group_codes,
     lazy_method,
     meta_input_tags,
     meta_model_input,
@@ -58,6 +57,7 @@ from skfair.reductions._on_dask import (
     DaskProblem,
     check_fit_on_dask,
     dask_data,
+    fit_data,
 )
 from skfair.reductions._oracle import BestResponse, class_dtype
 from skfair.reductions._response_threshold import cell_histogram, cut_response
@@ -332,15 +332,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
                     f"y holds the label {y[unknown][0]!r}, not one of the classes "
                     f"{self.classes_.tolist()} seen at fit."
                 )
-        codes, group_labels, groups = group_codes(sensitive, n_samples)
-        return Bunch(
-            X_model=X_model,
-            target=target,
-            codes=codes,
-            group_labels=group_labels,
-            groups=groups,
-            sample_weight=check_weights(sample_weight, n_samples),
-        )
+        return fit_data(X_model, target, sensitive, check_weights(sample_weight, n_samples))
 
     def _moments(self, data):
         """The objective and the constraints on ``data`` (see :meth:`_data`)."""

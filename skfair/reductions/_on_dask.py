@@ -136,27 +136,36 @@ def dask_data(reduction, X, y, sample_weight, sensitive_features):
     sensitive, X_model = resolve_sensitive(
         X, sensitive_features, reduction.sensitive_column, drop=reduction.drop_sensitive
     )
-    n_rows = y_table.shape[0]
-    codes, group_labels, groups = group_codes(sensitive_table, n_rows)
+    data = fit_data(X_model, target, sensitive_table, weights)
     squares = table.count if sample_weight is None else table.sums.sum(axis=1)
+    data.update(
+        inputs=Bunch(
+            X=X,
+            y=y,
+            sensitive=sensitive,
+            sample_weight=sample_weight,
+            encoding=new_row_encoding(data.groups),
+            classes=reduction.classes_,
+        ),
+        count=table.count,
+        n_samples=int(table.count.sum()),
+        square_weight=float(np.sum(squares)),
+    )
+    return data
+
+
+def fit_data(X_model, target, sensitive, sample_weight):
+    """The rows a reduction fits on, in memory or as the table of distinct rows on dask: the
+    learner's input, the target (class indices, or values), each row's group code with the
+    group labels and encoding (:func:`~skfair._base.group_codes`), and the rows' weights."""
+    codes, group_labels, groups = group_codes(sensitive, target.shape[0])
     return Bunch(
         X_model=X_model,
         target=target,
         codes=codes,
         group_labels=group_labels,
         groups=groups,
-        sample_weight=weights,
-        inputs=Bunch(
-            X=X,
-            y=y,
-            sensitive=sensitive,
-            sample_weight=sample_weight,
-            encoding=new_row_encoding(groups),
-            classes=reduction.classes_,
-        ),
-        count=table.count,
-        n_samples=int(table.count.sum()),
-        square_weight=float(np.sum(squares)),
+        sample_weight=sample_weight,
     )
 
 
