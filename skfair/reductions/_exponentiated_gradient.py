@@ -11,13 +11,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import Bunch
 
 from skfair._utils._compat import Interval, StrOptions, _fit_context
-from skfair._utils._docstrings import PARTS, with_parts
 from skfair.reductions._base import _BaseReduction, fairlearn_names
+from skfair.reductions._docs import documented
 from skfair.reductions._game import certified_gap, constrained_mixture, restricted_game
 
 
 @fairlearn_names
-@with_parts(PARTS)
+@documented
 class ExponentiatedGradient(_BaseReduction):
     """Train any estimator under a fairness constraint: a randomised mixture of its fits.
 
@@ -365,21 +365,7 @@ class ExponentiatedGradient(_BaseReduction):
     def fit(self, X, y, sample_weight=None, *, sensitive_features=None, **fit_params):
         """Play the game and keep the most accurate mixture that meets the constraint.
 
-        {parameters_X_fit}
-        y : array-like of shape (n_samples,)
-            Class labels, or targets for bounded group loss.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the rates, of the objective and (multiplied in) of every fit.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s) when ``sensitive_column`` is not set; several attributes
-            give intersectional groups. None means one group: no constraint.
-        **fit_params : dict
-            Other metadata for the base learner's ``fit`` (routed with metadata routing).
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
+        {parameters_fit}
         """
         problem = self._problem(X, y, sample_weight, sensitive_features, fit_params)
         bound = self.multiplier_bound
