@@ -11,6 +11,20 @@ from skfair._utils._docstrings import with_parts
 
 PARTS = {
     **SHARED_PARTS,
+    # How every reduction compares the groups' rates (or losses).
+    "compared_groups": """\
+disparity : {"difference", "ratio"}, default="difference"
+    How rates are compared (two classes only).
+privileged_group : label, tuple or list of them, default=None
+    None compares every pair of groups. Otherwise the disadvantaged samples (pooled, or
+    each other group, see ``disadvantaged``) are compared with the privileged group(s),
+    both ways, as the signed metrics of :mod:`skfair.metrics` compare them.
+disadvantaged : {"pooled", "each"}, default="pooled"
+    With ``privileged_group``: the other groups pooled, or each on its own.
+pos_label : int, float, bool or str, default=None
+    The positive class of the rates (default: the greater class label).
+loss : {"squared_error", "absolute_error"}, default="squared_error"
+    The loss of bounded group loss and of the regression objective.""",
     # ``fit`` of every reduction: the data, and what it returns.
     "parameters_fit": SHARED_PARTS["parameters_X_fit"]
     + """

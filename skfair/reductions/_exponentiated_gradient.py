@@ -48,18 +48,7 @@ class ExponentiatedGradient(_BaseReduction):
         (e.g. :func:`~skfair.metrics.statistical_parity_difference`, in absolute value with
         ``privileged_group``); with ``"ratio"``, one minus the smallest ratio (``eps=0.2`` is
         the four-fifths rule); for bounded group loss, the largest group mean loss.
-    disparity : {"difference", "ratio"}, default="difference"
-        How rates are compared (two classes only).
-    privileged_group : label, tuple or list of them, default=None
-        None compares every pair of groups. Otherwise the disadvantaged samples (pooled, or
-        each other group, see ``disadvantaged``) are compared with the privileged group(s),
-        both ways, as the signed metrics of :mod:`skfair.metrics` compare them.
-    disadvantaged : {"pooled", "each"}, default="pooled"
-        With ``privileged_group``: the other groups pooled, or each on its own.
-    pos_label : int, float, bool or str, default=None
-        The positive class of the rates (default: the greater class label).
-    loss : {"squared_error", "absolute_error"}, default="squared_error"
-        The loss of bounded group loss and of the regression objective.
+    {compared_groups}
     max_iter : int, default=50
         Largest number of iterations (best responses).
     nu : float, default=None

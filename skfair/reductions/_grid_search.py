@@ -37,17 +37,7 @@ class GridSearch(_BaseReduction):
     eps : float, default=0.01
         The bound, as in :class:`ExponentiatedGradient`; it decides which grid points are
         admissible.
-    disparity : {"difference", "ratio"}, default="difference"
-        How rates are compared (two classes only).
-    privileged_group : label, tuple or list of them, default=None
-        None compares every pair of groups; otherwise the disadvantaged and the privileged
-        side(s), both ways.
-    disadvantaged : {"pooled", "each"}, default="pooled"
-        With ``privileged_group``: the other groups pooled, or each on its own.
-    pos_label : int, float, bool or str, default=None
-        The positive class of the rates (default: the greater class label).
-    loss : {"squared_error", "absolute_error"}, default="squared_error"
-        The loss of bounded group loss and of the regression objective.
+    {compared_groups}
     grid_size : int, default=10
         Largest number of grid points (fits of the base learner), the unconstrained fit
         included; the search usually stops earlier (see Notes).
