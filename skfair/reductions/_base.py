@@ -43,7 +43,7 @@ from skfair._utils._random import (
     row_keys,
 )
 from skfair._utils._validation import check_weights
-from skfair.reductions._game import Hypotheses
+from skfair.reductions._game import GameData
 from skfair.reductions._moments import (
     CONSTRAINTS,
     MULTICLASS_CONSTRAINTS,
@@ -74,26 +74,17 @@ _SEED_CANDIDATES = (32, 4096)
 
 
 @dataclass
-class Problem:
+class Problem(GameData):
     """The fitting data reduced for the game, and the way to add best responses to it."""
 
-    moments: object
-    hypotheses: Hypotheses
-    oracle: BestResponse
     codes: np.ndarray
     target: np.ndarray
     sample_weight: np.ndarray | None
-    constants: dict
     last_outputs: np.ndarray | None = None
 
     @property
     def n_samples(self):
         return self.target.shape[0]
-
-    def respond(self, multipliers):
-        """Index among the hypotheses of the best response to ``multipliers``."""
-        cost = self.moments.cost(multipliers)
-        return self.add_response(self.oracle(cost), cost)
 
     def add_response(self, response, cost, *, own_threshold=False):
         """Index among the hypotheses of ``response`` to the cost table ``cost``.
@@ -270,7 +261,6 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
             )
             problem = DaskProblem(
                 moments=moments,
-                hypotheses=Hypotheses(moments),
                 oracle=oracle,
                 inputs=data.inputs,
                 reduction=self,
@@ -291,12 +281,10 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
             )
             problem = Problem(
                 moments=moments,
-                hypotheses=Hypotheses(moments),
                 oracle=oracle,
                 codes=data.codes,
                 target=data.target,
                 sample_weight=data.sample_weight,
-                constants={},
             )
         if classes is not None:
             for k in range(len(classes)):

@@ -53,6 +53,7 @@ from skfair._dask import (
 from skfair._dask._columns import as_numpy
 from skfair._stats._counts import ArraySums
 from skfair._utils._random import draw_choices_by_seed, row_keys
+from skfair.reductions._game import GameData
 from skfair.reductions._oracle import (
     BestResponse,
     Response,
@@ -263,28 +264,19 @@ class DaskBestResponse(BestResponse):
 
 
 @dataclass
-class DaskProblem:
+class DaskProblem(GameData):
     """The game's data on dask collections: what :class:`~skfair.reductions._base.Problem`
     holds in memory, with each hypothesis's outputs replaced by its table."""
 
-    moments: object
-    hypotheses: object
-    oracle: DaskBestResponse
     inputs: Bunch
     reduction: object
     n_samples: int
     square_weight: float
-    constants: dict = field(default_factory=dict)
     class_counts: dict = field(default_factory=dict)
     indices: dict = field(default_factory=dict)  # hypothesis of each predictor read, by id
     histograms: dict = field(default_factory=dict)  # score histograms read, by predictor id
     last_index: int | None = None
     is_regression: bool = False
-
-    def respond(self, multipliers):
-        """Index among the hypotheses of the best response to ``multipliers``."""
-        cost = self.moments.cost(multipliers)
-        return self.add_response(self.oracle(cost), cost)
 
     def add_response(self, response, cost, *, own_threshold=False):
         """:meth:`Problem.add_response` with one pass over the partitions per fit: its table,
