@@ -29,14 +29,36 @@ from skfair._base import (
     meta_model_input,
 )
 from skfair._utils._compat import (
+    RANDOM_STATE_CONSTRAINT,
+    SENSITIVE_COLUMN_CONSTRAINT,
+    Integral,
+    Interval,
+    Real,
+    StrOptions,
     _check_method_params,
     _safe_indexing,
 )
-from skfair._utils._random import draw_choices, row_keys
+from skfair._utils._random import SAMPLINGS, draw_choices, row_keys
 
 
 class GroupDecisionMixin(GroupAccuracyScoreMixin):
     """Model fitting, scores and group codes of a per-group decision rule."""
+
+    # The groups are read at fit, predict and score; a rule extends the constraints of the
+    # parameters every rule has with its own (estimator, constraint, objective, ...).
+    __metadata_request__fit = {"sensitive_features": True}
+    __metadata_request__predict = {"sensitive_features": True}
+    __metadata_request__score = {"sensitive_features": True}
+
+    _parameter_constraints: dict = {
+        "tolerance": [Interval(Real, 0, None, closed="left")],
+        "cv": ["cv_object"],
+        "sampling": [StrOptions(set(SAMPLINGS))],
+        "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
+        "drop_sensitive": ["boolean"],
+        "random_state": RANDOM_STATE_CONSTRAINT,
+        "n_jobs": [Integral, None],
+    }
 
     def _fit_model(self, X, y, routed):
         """Set ``estimator_`` and return the scores the rule is chosen on."""

@@ -4,7 +4,7 @@ constraint (Hardt, Price & Srebro 2016), exact on every distinct score."""
 from __future__ import annotations
 
 from dataclasses import replace
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
@@ -30,14 +30,12 @@ from skfair._base import (
 from skfair._dask import round_to_grid, uses_dask
 from skfair._stats._roc import score_blocks
 from skfair._utils._compat import (
-    RANDOM_STATE_CONSTRAINT,
-    SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
     Interval,
     StrOptions,
     _fit_context,
 )
-from skfair._utils._random import SAMPLINGS, draw_seed
+from skfair._utils._random import draw_seed
 from skfair._utils._response import get_response_values
 from skfair._utils._validation import check_weights
 from skfair.postprocessing._docs import documented
@@ -324,11 +322,8 @@ class GroupThresholdClassifier(
     [True, True]
     """
 
-    __metadata_request__fit = {"sensitive_features": True}
-    __metadata_request__predict = {"sensitive_features": True}
-    __metadata_request__score = {"sensitive_features": True}
-
     _parameter_constraints: dict = {
+        **GroupDecisionMixin._parameter_constraints,
         "estimator": [
             HasMethods(["fit", "predict_proba"]),
             HasMethods(["fit", "decision_function"]),
@@ -336,17 +331,10 @@ class GroupThresholdClassifier(
         ],
         "constraint": [StrOptions(set(CONSTRAINTS))],
         "objective": [StrOptions(set(OBJECTIVES))],
-        "tolerance": [Interval(Real, 0, None, closed="left")],
         "cost": [dict, None],
         "response_method": [StrOptions({"auto", "predict_proba", "decision_function", "predict"})],
         "pos_label": [Real, str, "boolean", None],
-        "cv": ["cv_object"],
-        "sampling": [StrOptions(set(SAMPLINGS))],
         "resolution": [Interval(Real, 0, None, closed="neither"), None],
-        "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
-        "drop_sensitive": ["boolean"],
-        "random_state": RANDOM_STATE_CONSTRAINT,
-        "n_jobs": [Integral, None],
     }
 
     def __init__(
