@@ -25,6 +25,7 @@ from skfair._base import (
     encode_groups,
     fit_groups,
     fit_routing,
+    lazy_method,
     meta_input_tags,
     meta_model_input,
 )
@@ -122,9 +123,12 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
             shares, keys, codes[rows], self._seed, sampling=self.sampling, order=order
         )
 
-    def _refuse_batch_sampling_on_dask(self):
-        """``sampling="batch"`` draws a group's random decisions together, in score order
-        over the whole batch: on a dask collection that order is a sort of all its rows."""
+    def _predict_on_dask(self, X, sensitive_features):
+        """``predict`` of a dask collection: a lazy dask array, each partition predicted in
+        memory. Refused with ``sampling="batch"``, which draws a group's random decisions
+        together, in score order over the whole batch: on a dask collection that order is a
+        sort of all its rows."""
+        check_is_fitted(self)
         if self.sampling == "batch":
             raise TypeError(
                 f"{type(self).__name__}.predict does not accept dask collections with "
@@ -135,6 +139,7 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
                 "predict each partition as its own batch explicitly "
                 "(ddf.map_partitions(clf.predict))."
             )
+        return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
 
     def __sklearn_tags__(self):
         # a frozen model's input tags are its model's (read without FrozenEstimator's copy)

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.frozen import FrozenEstimator
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_consistent_length, column_or_1d
 
 from skfair._base import (
     lazy_method,
@@ -403,9 +403,7 @@ class MulticlassGroupThresholdClassifier(
             different partitions.
         """
         if uses_dask(X, sensitive_features):
-            check_is_fitted(self)
-            self._refuse_batch_sampling_on_dask()
-            return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
+            return self._predict_on_dask(X, sensitive_features)
         probabilities, codes, X_model = self._scores_and_codes(X, sensitive_features)
         key_scores = probabilities @ np.resize(_KEY_WEIGHTS, probabilities.shape[1])
 

@@ -12,7 +12,6 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import (
     check_consistent_length,
-    check_is_fitted,
     column_or_1d,
 )
 
@@ -579,9 +578,7 @@ class GroupThresholdClassifier(
             ones except for copies of a row that fall in different partitions.
         """
         if uses_dask(X, sensitive_features):
-            check_is_fitted(self)
-            self._refuse_batch_sampling_on_dask()
-            return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
+            return self._predict_on_dask(X, sensitive_features)
         scores, codes, X_model = self._scores_and_codes(X, sensitive_features)
         positive = self._decide(self._probability(scores, codes), scores, codes, X_model)
         negative_label = self.classes_[self.classes_ != self.pos_label_][0]
