@@ -327,59 +327,65 @@ def csv_context(
                 f"{_model_name(model)} from --model, evaluated on the {rows.size:,} rows named "
                 f"by --eval-rows ({_describe_eval_rows(eval_rows)})"
             )
-        return _evaluated(
-            model,
-            X,
-            y_test=y[rows],
-            sensitive={name: column_rows(values, rows) for name, values in attributes.items()},
-            privileged=privileged,
-            positive_label=positive_label,
-            description=description,
-            random_state=random_state,
-            feature_names=_column_names(X, feature_names),
-            row_ids=None if held_out is None else rows,
-        )
-    categorical = [j for j, name in enumerate(feature_names) if _is_text(columns[name])]
-    numeric = [j for j in range(len(feature_names)) if j not in categorical]
-    if held_out is None:
-        train_rows, test_rows = stratified_split(y, test_size, random_state)
-        split = f"split at random (random_state={random_state})"
+        X_test, test_rows = X, rows
+        fields = {
+            "feature_names": _column_names(X, feature_names),
+            "row_ids": None if held_out is None else rows,
+        }
     else:
-        if held_out.all():
-            raise ValueError(
-                f"--eval-rows {_describe_eval_rows(eval_rows)} names every row of {path}, which "
-                "leaves no row to train a model on; name the held-out rows only, or pass the "
-                "fitted model with --model."
+        categorical = [j for j, name in enumerate(feature_names) if _is_text(columns[name])]
+        numeric = [j for j in range(len(feature_names)) if j not in categorical]
+        if held_out is None:
+            train_rows, test_rows = stratified_split(y, test_size, random_state)
+            split = f"split at random (random_state={random_state})"
+        else:
+            if held_out.all():
+                raise ValueError(
+                    f"--eval-rows {_describe_eval_rows(eval_rows)} names every row of {path}, "
+                    "which leaves no row to train a model on; name the held-out rows only, or "
+                    "pass the fitted model with --model."
+                )
+            train_rows, test_rows = np.flatnonzero(~held_out), np.flatnonzero(held_out)
+            split = f"split by --eval-rows ({_describe_eval_rows(eval_rows)})"
+        n_train = train_rows.size
+        train_rows = train_rows[
+            _training_sample(
+                y[train_rows],
+                [encodings[name].codes[train_rows] for name in attributes],
+                max_train_rows,
+                random_state,
             )
-        train_rows, test_rows = np.flatnonzero(~held_out), np.flatnonzero(held_out)
-        split = f"split by --eval-rows ({_describe_eval_rows(eval_rows)})"
-    n_train = train_rows.size
-    train_rows = train_rows[
-        _training_sample(
-            y[train_rows],
-            [encodings[name].codes[train_rows] for name in attributes],
-            max_train_rows,
-            random_state,
+        ]
+        del encodings
+        # Each value once, in its training or its evaluation rows; the file's columns go.
+        X_train, X_test = (
+            feature_rows(columns, feature_names, rows) for rows in (train_rows, test_rows)
         )
-    ]
-    del encodings
-    # Each value once, in its training or its evaluation rows; the file's columns go.
-    X_train, X_test = (
-        feature_rows(columns, feature_names, rows) for rows in (train_rows, test_rows)
-    )
-    del table, columns, held_out
-    model = plain_model(categorical, numeric).fit(X_train, y[train_rows])
-    description["data"] += (
-        f", {split} into {n_train:,} training and {test_rows.size:,} evaluation rows"
-    )
-    description["model"] = (
-        "logistic regression on one-hot encoded categorical and scaled numeric features "
-        f"(all {len(feature_names)} columns but the target), trained on the training rows"
-    ) + ("" if train_rows.size == n_train else f" ({train_rows.size:,} of them sampled)")
-    if train_rows.size < n_train:
-        description["training sample"] = describe_subsample(
-            train_rows.size, n_train, test_rows.size, max_train_rows, random_state
+        del table, columns, held_out
+        model = plain_model(categorical, numeric).fit(X_train, y[train_rows])
+        description["data"] += (
+            f", {split} into {n_train:,} training and {test_rows.size:,} evaluation rows"
         )
+        description["model"] = (
+            "logistic regression on one-hot encoded categorical and scaled numeric features "
+            f"(all {len(feature_names)} columns but the target), trained on the training rows"
+        ) + ("" if train_rows.size == n_train else f" ({train_rows.size:,} of them sampled)")
+        if train_rows.size < n_train:
+            description["training sample"] = describe_subsample(
+                train_rows.size, n_train, test_rows.size, max_train_rows, random_state
+            )
+        fields = {
+            "X_train": X_train,
+            "y_train": y[train_rows],
+            "sensitive_train": {
+                name: column_rows(values, train_rows) for name, values in attributes.items()
+            },
+            "feature_names": feature_names,
+            "row_ids": test_rows,
+            "model_positive_label": 1,
+        }
+    # One evaluation whichever way the model came: its rows' target and groups, and the fields
+    # of that way (the training rows of a trained model).
     return _evaluated(
         model,
         X_test,
@@ -388,15 +394,8 @@ def csv_context(
         privileged=privileged,
         positive_label=positive_label,
         description=description,
-        X_train=X_train,
-        y_train=y[train_rows],
-        sensitive_train={
-            name: column_rows(values, train_rows) for name, values in attributes.items()
-        },
         random_state=random_state,
-        feature_names=feature_names,
-        row_ids=test_rows,
-        model_positive_label=1,
+        **fields,
     )
 
 

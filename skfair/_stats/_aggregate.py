@@ -59,22 +59,9 @@ def rate_difference(
     -------
     float
     """
-    if privileged_group is not None:
-        gaps = signed_gaps(
-            numerator,
-            denominator,
-            groups,
-            privileged_group,
-            measure=measure,
-            disadvantaged=disadvantaged,
-        )
-        return float(furthest_from_parity(gaps))
-    rates = _defined_rates(numerator, denominator, groups, measure)
-    if rates is None:
-        return 0.0
-    if rates.size < 2:
-        return float("nan")
-    return float(rates.max() - rates.min())
+    return _rate_comparison(
+        numerator, denominator, groups, privileged_group, measure, disadvantaged, ratio=False
+    )
 
 
 def rate_ratio(
@@ -86,22 +73,33 @@ def rate_ratio(
     furthest from 1, i.e. with the smallest ``min(r, 1 / r)``, is kept); a zero denominator of
     the ratio gives NaN with a warning, and a single group gives 1.0 with a warning.
     """
+    return _rate_comparison(
+        numerator, denominator, groups, privileged_group, measure, disadvantaged, ratio=True
+    )
+
+
+def _rate_comparison(
+    numerator, denominator, groups, privileged_group, measure, disadvantaged, *, ratio
+):
+    """:func:`rate_difference`, or :func:`rate_ratio` with ``ratio``: one set of rules."""
     if privileged_group is not None:
-        ratios = signed_gaps(
+        gaps = signed_gaps(
             numerator,
             denominator,
             groups,
             privileged_group,
             measure=measure,
             disadvantaged=disadvantaged,
-            ratio=True,
+            ratio=ratio,
         )
-        return float(furthest_from_parity(ratios, ratio=True))
+        return float(furthest_from_parity(gaps, ratio=ratio))
     rates = _defined_rates(numerator, denominator, groups, measure)
     if rates is None:
-        return 1.0
+        return 1.0 if ratio else 0.0
     if rates.size < 2:
         return float("nan")
+    if not ratio:
+        return float(rates.max() - rates.min())
     if rates.max() == 0:
         warnings.warn(
             f"The {measure} is 0 in every group; the ratio is undefined and NaN is returned.",

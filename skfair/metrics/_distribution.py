@@ -317,6 +317,19 @@ def _scalar_or_array(result, like):
     return float(result[0]) if np.ndim(like) == 0 else result
 
 
+# The parameters that the four metrics describe alike.
+_PARTS = {
+    "y_score": """\
+y_score : array-like of shape (n_samples,)
+    Scores (probabilities, decision values or regression outputs).""",
+    "favorable": """\
+favorable : {"higher", "lower"}, default="higher"
+    Whether higher or lower scores are favourable to the individual.""",
+    "condition_on_y": """\
+condition_on_y : bool, default=False
+    Compare the groups within each class of ``y_true`` (the equalized-odds type, Def. 3.3).""",
+}
+
 _COMMON_CONSTRAINTS = {
     "y_true": ["array-like", None],
     "y_score": ["array-like"],
@@ -339,7 +352,7 @@ _COMMON_CONSTRAINTS = {
     {**_COMMON_CONSTRAINTS, "part": [StrOptions({"total", "positive", "negative", "net"})]},
     prefer_skip_nested_validation=True,
 )
-@shared
+@shared(parts=_PARTS)
 def wasserstein_bias(
     y_true,
     y_score,
@@ -365,12 +378,10 @@ def wasserstein_bias(
     Parameters
     ----------
     {y_true_if_conditioning}
-    y_score : array-like of shape (n_samples,)
-        Scores (probabilities, decision values or regression outputs).
+    {y_score}
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
         Group of each sample; several attributes form intersectional groups.
-    favorable : {"higher", "lower"}, default="higher"
-        Whether higher or lower scores are favourable to the individual.
+    {favorable}
     part : {"total", "positive", "negative", "net"}, default="total"
         Which part of the bias to return.
     privileged_group : label or tuple of labels, default=None
@@ -381,8 +392,7 @@ def wasserstein_bias(
         Note the sign: on two groups, ``net`` has the opposite sign of
         ``statistical_parity_difference`` (which is disadvantaged minus privileged).
     {disadvantaged_pairs}
-    condition_on_y : bool, default=False
-        Compare the groups within each class of ``y_true`` (the equalized-odds type, Def. 3.3).
+    {condition_on_y}
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
         How to combine several compared pairs or cells: the one whose requested part is largest
         in magnitude, the plain mean, or the mean weighted by the two groups' combined weight.
@@ -443,7 +453,7 @@ def wasserstein_bias(
     {**_COMMON_CONSTRAINTS, "part": [StrOptions({"total", "positive", "negative", "net"})]},
     prefer_skip_nested_validation=True,
 )
-@shared
+@shared(parts=_PARTS)
 def ks_bias(
     y_true,
     y_score,
@@ -468,18 +478,15 @@ def ks_bias(
     Parameters
     ----------
     {y_true_if_conditioning}
-    y_score : array-like of shape (n_samples,)
-        Scores.
+    {y_score}
     {sensitive_features}
-    favorable : {"higher", "lower"}, default="higher"
-        Whether higher scores are favourable.
+    {favorable}
     part : {"total", "positive", "negative"}, default="total"
         KS has no net part; ``"net"`` raises.
     privileged_group : label or tuple of labels, default=None
         The paper's G=0; see :func:`wasserstein_bias` for the orientation rules.
     {disadvantaged_pairs}
-    condition_on_y : bool, default=False
-        Compare the groups within each class of ``y_true``.
+    {condition_on_y}
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
         How to combine several pairs or cells.
     {sample_weight}
@@ -534,7 +541,7 @@ def ks_bias(
     {**_COMMON_CONSTRAINTS, "p": [Interval(Real, 0, 1, closed="right"), "array-like"]},
     prefer_skip_nested_validation=True,
 )
-@shared
+@shared(parts=_PARTS)
 def quantile_bias(
     y_true,
     y_score,
@@ -558,19 +565,16 @@ def quantile_bias(
     Parameters
     ----------
     {y_true_if_conditioning}
-    y_score : array-like of shape (n_samples,)
-        Scores.
+    {y_score}
     {sensitive_features}
     p : float or array-like of floats in (0, 1], default=0.5
         Quantile level(s). ``p <= 0`` raises (``Q(0) = -inf``).
-    favorable : {"higher", "lower"}, default="higher"
-        Whether higher scores are favourable.
+    {favorable}
     privileged_group : label or tuple of labels, default=None
         The paper's G=0. Without it the result is unsigned: the largest absolute gap (or the
         mean absolute gap) over pairs of groups.
     {disadvantaged_pairs}
-    condition_on_y : bool, default=False
-        Compare the groups within each class of ``y_true``.
+    {condition_on_y}
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
         How to combine several pairs or cells; elementwise for an array ``p``.
     {sample_weight}
@@ -625,7 +629,7 @@ def _positive_weight_quantiles(values, weights, levels):
     {**_COMMON_CONSTRAINTS, "threshold": [Real, "array-like"]},
     prefer_skip_nested_validation=True,
 )
-@shared
+@shared(parts=_PARTS)
 def classifier_bias(
     y_true,
     y_score,
@@ -650,18 +654,15 @@ def classifier_bias(
     Parameters
     ----------
     {y_true_if_conditioning}
-    y_score : array-like of shape (n_samples,)
-        Scores.
+    {y_score}
     {sensitive_features}
     threshold : float or array-like of floats, default=0.5
         Decision threshold(s) t; the classifier predicts the positive class when score > t.
-    favorable : {"higher", "lower"}, default="higher"
-        Whether higher scores are favourable.
+    {favorable}
     privileged_group : label or tuple of labels, default=None
         The paper's G=0. Without it the result is unsigned (absolute gaps over pairs).
     {disadvantaged_pairs}
-    condition_on_y : bool, default=False
-        Compare the groups within each class of ``y_true`` (equalized odds at t).
+    {condition_on_y}
     agg : {"worst_case", "mean", "weighted"}, default="worst_case"
         How to combine several pairs or cells; elementwise for an array ``threshold``.
     {sample_weight}

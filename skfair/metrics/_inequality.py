@@ -333,3 +333,13 @@ between_group_coefficient_of_variation = _fixed_alpha(
     see_also=(("coefficient_of_variation", "The index over individuals."),),
     output="0.2",
 )
+
+# Every index of this module: a loss (0 when every benefit, or group mean benefit, is equal).
+INDICES = (
+    generalized_entropy_index,
+    theil_index,
+    coefficient_of_variation,
+    between_group_generalized_entropy_index,
+    between_group_theil_index,
+    between_group_coefficient_of_variation,
+)

@@ -18,7 +18,7 @@ from sklearn.utils.multiclass import type_of_target
 from skfair._dask import align, dask_dispatch, reduce_blocks
 from skfair._dask._columns import BinnedScores
 from skfair._stats._aggregate import warn_single_group
-from skfair._stats._counts import ValueCount
+from skfair._stats._counts import ValueCount, class_table
 from skfair._stats._sorted import RankSelection, linear_quantiles
 from skfair._utils._compat import (
     SENSITIVE_FEATURES_CONSTRAINT,
@@ -163,12 +163,7 @@ def demographic_parity_unfairness(
     y_true_class, y_pred_class, classes, groups, sample_weight = _check_multiclass_inputs(
         y_true, y_pred, sensitive_features, bins, labels, sample_weight, needs_y_true=False
     )
-    n_classes = len(classes)
-    counts = np.bincount(
-        groups.codes * n_classes + y_pred_class,
-        weights=sample_weight,
-        minlength=groups.n_groups * n_classes,
-    ).reshape(groups.n_groups, n_classes)
+    counts = class_table(groups, y_pred_class, len(classes), sample_weight)
     return _max_gap_to_population(counts[:, None, :], groups, strata=None)
 
 
@@ -228,11 +223,10 @@ def equalized_odds_unfairness(
         y_true, y_pred, sensitive_features, bins, labels, sample_weight, needs_y_true=True
     )
     n_classes = len(classes)
-    counts = np.bincount(
-        (groups.codes * n_classes + y_true_class) * n_classes + y_pred_class,
-        weights=sample_weight,
-        minlength=groups.n_groups * n_classes * n_classes,
-    ).reshape(groups.n_groups, n_classes, n_classes)
+    # The (y_true, y_pred) pairs counted as n_classes**2 classes of one table.
+    pair_class = y_true_class * n_classes + y_pred_class
+    counts = class_table(groups, pair_class, n_classes * n_classes, sample_weight)
+    counts = counts.reshape(groups.n_groups, n_classes, n_classes)
     return _max_gap_to_population(counts, groups, strata=classes)
 
 

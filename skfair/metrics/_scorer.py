@@ -48,14 +48,7 @@ from skfair.metrics._demographic_disparity import conditional_demographic_dispar
 from skfair.metrics._distribution import classifier_bias, ks_bias, quantile_bias, wasserstein_bias
 from skfair.metrics._docs import shared
 from skfair.metrics._hfm import hfm
-from skfair.metrics._inequality import (
-    between_group_coefficient_of_variation,
-    between_group_generalized_entropy_index,
-    between_group_theil_index,
-    coefficient_of_variation,
-    generalized_entropy_index,
-    theil_index,
-)
+from skfair.metrics._inequality import INDICES
 from skfair.metrics._madd import madd
 from skfair.metrics._multiclass import demographic_parity_unfairness, equalized_odds_unfairness
 from skfair.metrics._rates import COMPARISONS
@@ -90,16 +83,8 @@ _BUILTIN = {
         name: _Builtin(getattr(_rates, name), _LABELS, comparison.kind)
         for name, comparison in COMPARISONS.items()
     },
-    "generalized_entropy_index": _Builtin(generalized_entropy_index, _LABELS, "loss"),
-    "theil_index": _Builtin(theil_index, _LABELS, "loss"),
-    "coefficient_of_variation": _Builtin(coefficient_of_variation, _LABELS, "loss"),
-    "between_group_generalized_entropy_index": _Builtin(
-        between_group_generalized_entropy_index, _LABELS, "loss"
-    ),
-    "between_group_theil_index": _Builtin(between_group_theil_index, _LABELS, "loss"),
-    "between_group_coefficient_of_variation": _Builtin(
-        between_group_coefficient_of_variation, _LABELS, "loss"
-    ),
+    # The inequality indices: losses, as their table says.
+    **{index.__name__: _Builtin(index, _LABELS, "loss") for index in INDICES},
     "conditional_demographic_disparity": _Builtin(
         conditional_demographic_disparity, _LABELS, "difference"
     ),

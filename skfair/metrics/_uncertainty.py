@@ -286,14 +286,14 @@ def label_stability_difference(
     """
     codes, n_classes = _member_label_codes(y_pred, labels)
     values = label_stability_from_codes(codes, n_classes)
-    groups, sample_weight = _check_group_inputs(values, y_true, sensitive_features, sample_weight)
-    return group_mean_difference(
+    return _group_mean_gap(
         values,
-        groups,
+        y_true,
+        sensitive_features,
         privileged_group,
-        sample_weight=sample_weight,
+        disadvantaged,
+        sample_weight,
         measure="mean label stability",
-        disadvantaged=disadvantaged,
     )
 
 
@@ -311,14 +311,14 @@ def _uncertainty_difference(kind, *, measure, description, example):
         sample_weight=None,
     ):
         values = measure(y_proba)
-        groups, weights = _check_group_inputs(values, y_true, sensitive_features, sample_weight)
-        return group_mean_difference(
+        return _group_mean_gap(
             values,
-            groups,
+            y_true,
+            sensitive_features,
             privileged_group,
-            sample_weight=weights,
+            disadvantaged,
+            sample_weight,
             measure=f"mean {kind} uncertainty",
-            disadvantaged=disadvantaged,
         )
 
     name = f"{kind}_uncertainty_difference"
@@ -478,14 +478,26 @@ def _check_member_proba(y_proba):
     return proba
 
 
-def _check_group_inputs(values, y_true, sensitive_features, sample_weight):
-    """Groups and weights of per-sample ``values``, after checking the lengths agree."""
+def _group_mean_gap(
+    values, y_true, sensitive_features, privileged_group, disadvantaged, sample_weight, *, measure
+):
+    """The disparity between the groups' weighted means of the per-sample ``values``
+    (:func:`~skfair._stats._aggregate.group_mean_difference`), after checking the lengths
+    agree: the group step of every stability and uncertainty difference."""
     n_samples = values.shape[0]
     check_lengths(
         **{"y_true": y_true, "the member outputs (axis 1)": values, "sample_weight": sample_weight}
     )
     weights = check_weights(sample_weight, n_samples)
-    return check_groups(sensitive_features, n_samples), weights
+    groups = check_groups(sensitive_features, n_samples)
+    return group_mean_difference(
+        values,
+        groups,
+        privileged_group,
+        sample_weight=weights,
+        measure=measure,
+        disadvantaged=disadvantaged,
+    )
 
 
 # --------------------------------------------------------------------------------------------

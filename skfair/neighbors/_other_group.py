@@ -67,6 +67,14 @@ X : array-like of shape (n_samples, n_features)
     The point vectors, used as given (no scaling, no label column added).
 sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     Group of each point; 2-D input is handled one attribute at a time.""",
+        "algorithm": """\
+algorithm : {"auto", "kd_tree", "block_tree", "projection"}, default="auto"
+    Engine of ``method="exact"``: one KD-tree (scipy's ``cKDTree``) per group complement, in
+    the original or the principal coordinates; a principal-axis tree whose leaves are
+    compared in blocks with BLAS matrix products, then re-evaluated with the exact kernel
+    (``"block_tree"``, for many features); or a projection sort that stops each scan with
+    the projection-gap bound. ``"auto"`` takes the engine a short pilot measures as cheapest
+    (see the Notes of :func:`nearest_other_group`).""",
         "search_parameters": """\
 m1 : int, default=25
     Number of projection repetitions (``method="approx"``).
@@ -131,13 +139,7 @@ def nearest_other_group(
         per-point minimum is tighter than the paper's aggregate, see
         :func:`other_group_distance`). ``"bruteforce"`` (alias ``"exact_bruteforce"``) is the
         O(n^2) definition, evaluated in cache-sized tiles of anchors and candidates.
-    algorithm : {"auto", "kd_tree", "block_tree", "projection"}, default="auto"
-        Engine of ``method="exact"``: one KD-tree (scipy's ``cKDTree``) per group
-        complement, in the original or the principal coordinates; a principal-axis tree whose
-        leaves are compared in blocks with BLAS matrix products, then re-evaluated with the
-        exact kernel (``"block_tree"``, for many features); or a projection sort that stops
-        each scan with the projection-gap bound. ``"auto"`` takes the engine a short pilot
-        measures as cheapest (see Notes).
+    {algorithm}
     {search_parameters}
     return_index : bool, default=False
         Also return the row of the neighbour (the smallest row among exact ties; -1 if none).
@@ -235,13 +237,7 @@ def other_group_distance(
         paper's ApproxDist (Algorithm 2, see above), never below the exact values;
         ``"bruteforce"`` (alias ``"exact_bruteforce"``) is the O(n^2) definition. See
         :func:`nearest_other_group` for the costs.
-    algorithm : {"auto", "kd_tree", "block_tree", "projection"}, default="auto"
-        Engine of ``method="exact"``: one KD-tree (scipy's ``cKDTree``) per group
-        complement, in the original or the principal coordinates; a principal-axis tree whose
-        leaves are compared in blocks with BLAS matrix products, then re-evaluated with the
-        exact kernel (``"block_tree"``, for many features); or a projection sort that stops
-        each scan with the projection-gap bound. ``"auto"`` takes the engine a short pilot
-        measures as cheapest (see the Notes of :func:`nearest_other_group`).
+    {algorithm}
     {search_parameters}
 
     Returns

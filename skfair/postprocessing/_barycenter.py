@@ -7,8 +7,10 @@ from numbers import Real
 from skfair._transport._barycenter import BarycenterMaps
 from skfair._transport._repair import _BaseRepair
 from skfair._utils._compat import Interval, StrOptions
+from skfair.postprocessing._docs import documented
 
 
+@documented
 class BarycenterRepair(BarycenterMaps):
     """Repair scores towards the Wasserstein barycenter of the groups.
 
@@ -41,38 +43,17 @@ class BarycenterRepair(BarycenterMaps):
         call), as in Chzhen et al. 2020 and equipy; meant for reproducing their numbers.
     jitter : float, default=1e-4
         Absolute half-width of the noise for ``ties="jitter"``; ignored otherwise.
-    handle_unknown : {"error", "identity"}, default="error"
-        A group (or a combination of attribute values) not seen at fit raises a ValueError
-        naming it, or with ``"identity"`` its rows are returned unchanged with a warning.
+    {handle_unknown_repair}
     random_state : int, RandomState instance, Generator or None, default=None
         Seeds the tie-breaking, the random repair and the jitter. One seed is drawn from it at
         fit, and every random number is a function of that seed and the row's position, so
         repeated ``transform`` calls give identical output for any ``random_state`` (None
         included).
-    sensitive_column : str, int or list, default=None
-        Column(s) of ``X`` holding the sensitive attribute(s) instead of passing
-        ``sensitive_features=``: they are read and removed, so the output (and
-        ``get_feature_names_out``) has the other columns only. Giving both raises.
+    {sensitive_column_read}
 
     Attributes
     ----------
-    n_features_in_ : int
-        Number of columns of ``X``.
-    feature_names_in_ : ndarray of str
-        Column names of ``X``, when it has string column names.
-    groups_ : list
-        Label of each group: a value for one attribute, a tuple of values for several;
-        ``[None]`` when fitted without sensitive features.
-    categories_ : list of ndarray
-        Sorted values of each sensitive attribute (empty without sensitive features).
-    n_groups_ : int
-        Number of groups (observed combinations of attribute values); 1 when fitted without
-        sensitive features.
-    group_counts_ : ndarray of shape (n_groups,)
-        Calibration rows per group.
-    sensitive_feature_names_in_ : ndarray of str
-        Names of the sensitive attributes seen at fit, when they had names (DataFrame
-        columns, dict keys, a named Series); ``transform`` matches attributes by these names.
+    {score_repair_attributes}
     w2_dispersion_ : ndarray of shape (n_features,)
         Barycentric dispersion ``U_W2 = Σ_a p_a W2²(ν_a, ν̄)`` of each column over the groups:
         the mean squared change of the full repair, the price of fairness of Le Gouic et al.

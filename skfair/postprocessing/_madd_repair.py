@@ -25,6 +25,7 @@ from skfair._stats._histograms import h_sup as _h_sup
 from skfair._stats._sorted import rows_by_code, sort_by_code
 from skfair._transport._repair import _BaseRepair
 from skfair._utils._compat import Interval, StrOptions
+from skfair.postprocessing._docs import documented
 
 # bins="auto" is floor(1 / (0.1 h_sup)) per pair of groups: 135 bins for 10^4 / 10^4 and 40
 # for 217 / 313, the paper's two settings (Sections 6.3.1 and 6.3.2).
@@ -35,6 +36,7 @@ _AUTO_BINS_FRACTION = 0.1
 _TIE_ORDER, _ATOM_LEVEL = range(2)
 
 
+@documented
 class MADDRepair(_BaseRepair):
     """Partial repair of score distributions towards the population (MADD post-processing).
 
@@ -70,19 +72,14 @@ class MADDRepair(_BaseRepair):
         gives the paper's 135 bins for two groups of 10,000.
     agg : {"worst_case", "mean"}, default="worst_case"
         Aggregation of the pairwise MADDs in the objective when there are more than two groups.
-    handle_unknown : {"error", "identity"}, default="error"
-        A group (or a combination of attribute values) not seen at fit raises a ValueError
-        naming it, or with ``"identity"`` its rows are returned unchanged with a warning.
+    {handle_unknown_repair}
     random_state : int, RandomState instance, Generator or None, default=None
         Used for tied scores only: the order of tied calibration scores, and the level drawn
         across an atom for a new score equal to a tied calibration value. One seed is drawn
         from it at fit, and every random number is a function of that seed and the row's
         position, so repeated ``transform`` calls give identical output for any
         ``random_state`` (None included).
-    sensitive_column : str, int or list, default=None
-        Column(s) of ``X`` holding the sensitive attribute(s) instead of passing
-        ``sensitive_features=``: they are read and removed, so the output (and
-        ``get_feature_names_out``) has the other columns only. Giving both raises.
+    {sensitive_column_read}
 
     Attributes
     ----------
@@ -98,22 +95,7 @@ class MADDRepair(_BaseRepair):
         Objective at ``lambda_``.
     bins_ : ndarray of shape (n_pairs,)
         Bins of the objective's MADD for each pair of groups (pairs in ``groups_`` order).
-    groups_ : list
-        Label of each group: a value for one attribute, a tuple of values for several;
-        ``[None]`` when fitted without sensitive features.
-    categories_ : list of ndarray
-        Sorted values of each sensitive attribute (empty without sensitive features).
-    n_groups_ : int
-        Number of groups; 1 when fitted without sensitive features.
-    group_counts_ : ndarray of shape (n_groups,)
-        Calibration rows per group.
-    sensitive_feature_names_in_ : ndarray of str
-        Names of the sensitive attributes seen at fit, when they had names (DataFrame
-        columns, dict keys, a named Series); ``transform`` matches attributes by these names.
-    n_features_in_ : int
-        Number of columns of ``X``.
-    feature_names_in_ : ndarray of str
-        Defined when the input has string column names.
+    {score_repair_attributes}
 
     See Also
     --------

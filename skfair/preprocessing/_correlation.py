@@ -126,12 +126,7 @@ class CorrelationRemover(_BaseRepair):
         X : array-like of shape (n_samples, n_features)
             Numeric features (also a dask array or DataFrame); with ``sensitive_column`` they
             hold the sensitive column(s).
-        y : None
-            Ignored.
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), \
-                dict or DataFrame, default=None
-            Sensitive attribute(s). None (and no ``sensitive_column``) means one group: the
-            transform is the identity.
+        {fit_y_sensitive_features}
         sample_weight : array-like of shape (n_samples,), default=None
             Weights of the rows (weighted least squares).
 

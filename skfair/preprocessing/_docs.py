@@ -15,6 +15,13 @@ PARTS = {
 sensitive_column : str, int or list, default=None
     Column(s) of ``X`` holding the sensitive attribute(s) instead of passing
     ``sensitive_features=``; they are removed from the output.""",
+    "fit_y_sensitive_features": """\
+y : None
+    Ignored.
+sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), \
+dict or DataFrame, default=None
+    Sensitive attribute(s). None (and no ``sensitive_column``) means one group: the
+    transform is the identity.""",
     "repair_columns_in": """\
 n_features_in_ : int
     Number of columns of ``X``, the sensitive column(s) included.

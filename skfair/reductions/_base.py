@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, is_regressor
 from sklearn.metrics import accuracy_score, r2_score
-from sklearn.utils import Bunch, get_tags
+from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
@@ -18,7 +18,6 @@ from skfair._base import (
     NO_GROUPS,
     accuracy_on_dask,
     fit_routing,
-    group_codes,
     lazy_method,
     meta_input_tags,
     meta_model_input,
@@ -44,7 +43,7 @@ from skfair._utils._random import (
     row_keys,
 )
 from skfair._utils._validation import check_weights, vector_1d
-from skfair.reductions._game import Hypotheses
+from skfair.reductions._game import GameData
 from skfair.reductions._moments import (
     CONSTRAINTS,
     MULTICLASS_CONSTRAINTS,
@@ -58,6 +57,7 @@ from skfair.reductions._on_dask import (
     DaskProblem,
     check_fit_on_dask,
     dask_data,
+    fit_data,
 )
 from skfair.reductions._oracle import BestResponse, class_dtype
 from skfair.reductions._response_threshold import cell_histogram, cut_response
@@ -74,26 +74,17 @@ _SEED_CANDIDATES = (32, 4096)
 
 
 @dataclass
-class Problem:
+class Problem(GameData):
     """The fitting data reduced for the game, and the way to add best responses to it."""
 
-    moments: object
-    hypotheses: Hypotheses
-    oracle: BestResponse
     codes: np.ndarray
     target: np.ndarray
     sample_weight: np.ndarray | None
-    constants: dict
     last_outputs: np.ndarray | None = None
 
     @property
     def n_samples(self):
         return self.target.shape[0]
-
-    def respond(self, multipliers):
-        """Index among the hypotheses of the best response to ``multipliers``."""
-        cost = self.moments.cost(multipliers)
-        return self.add_response(self.oracle(cost), cost)
 
     def add_response(self, response, cost, *, own_threshold=False):
         """Index among the hypotheses of ``response`` to the cost table ``cost``.
@@ -270,7 +261,6 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
             )
             problem = DaskProblem(
                 moments=moments,
-                hypotheses=Hypotheses(moments),
                 oracle=oracle,
                 inputs=data.inputs,
                 reduction=self,
@@ -291,12 +281,10 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
             )
             problem = Problem(
                 moments=moments,
-                hypotheses=Hypotheses(moments),
                 oracle=oracle,
                 codes=data.codes,
                 target=data.target,
                 sample_weight=data.sample_weight,
-                constants={},
             )
         if classes is not None:
             for k in range(len(classes)):
@@ -332,15 +320,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
                     f"y holds the label {y[unknown][0]!r}, not one of the classes "
                     f"{self.classes_.tolist()} seen at fit."
                 )
-        codes, group_labels, groups = group_codes(sensitive, n_samples)
-        return Bunch(
-            X_model=X_model,
-            target=target,
-            codes=codes,
-            group_labels=group_labels,
-            groups=groups,
-            sample_weight=check_weights(sample_weight, n_samples),
-        )
+        return fit_data(X_model, target, sensitive, check_weights(sample_weight, n_samples))
 
     def _moments(self, data):
         """The objective and the constraints on ``data`` (see :meth:`_data`)."""

@@ -11,13 +11,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import Bunch
 
 from skfair._utils._compat import Interval, StrOptions, _fit_context
-from skfair._utils._docstrings import PARTS, with_parts
 from skfair.reductions._base import _BaseReduction, fairlearn_names
+from skfair.reductions._docs import documented
 from skfair.reductions._game import certified_gap, constrained_mixture, restricted_game
 
 
 @fairlearn_names
-@with_parts(PARTS)
+@documented
 class ExponentiatedGradient(_BaseReduction):
     """Train any estimator under a fairness constraint: a randomised mixture of its fits.
 
@@ -48,18 +48,7 @@ class ExponentiatedGradient(_BaseReduction):
         (e.g. :func:`~skfair.metrics.statistical_parity_difference`, in absolute value with
         ``privileged_group``); with ``"ratio"``, one minus the smallest ratio (``eps=0.2`` is
         the four-fifths rule); for bounded group loss, the largest group mean loss.
-    disparity : {"difference", "ratio"}, default="difference"
-        How rates are compared (two classes only).
-    privileged_group : label, tuple or list of them, default=None
-        None compares every pair of groups. Otherwise the disadvantaged samples (pooled, or
-        each other group, see ``disadvantaged``) are compared with the privileged group(s),
-        both ways, as the signed metrics of :mod:`skfair.metrics` compare them.
-    disadvantaged : {"pooled", "each"}, default="pooled"
-        With ``privileged_group``: the other groups pooled, or each on its own.
-    pos_label : int, float, bool or str, default=None
-        The positive class of the rates (default: the greater class label).
-    loss : {"squared_error", "absolute_error"}, default="squared_error"
-        The loss of bounded group loss and of the regression objective.
+    {compared_groups}
     max_iter : int, default=50
         Largest number of iterations (best responses).
     nu : float, default=None
@@ -365,21 +354,7 @@ class ExponentiatedGradient(_BaseReduction):
     def fit(self, X, y, sample_weight=None, *, sensitive_features=None, **fit_params):
         """Play the game and keep the most accurate mixture that meets the constraint.
 
-        {parameters_X_fit}
-        y : array-like of shape (n_samples,)
-            Class labels, or targets for bounded group loss.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the rates, of the objective and (multiplied in) of every fit.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s) when ``sensitive_column`` is not set; several attributes
-            give intersectional groups. None means one group: no constraint.
-        **fit_params : dict
-            Other metadata for the base learner's ``fit`` (routed with metadata routing).
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
+        {parameters_fit}
         """
         problem = self._problem(X, y, sample_weight, sensitive_features, fit_params)
         bound = self.multiplier_bound

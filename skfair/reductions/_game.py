@@ -11,6 +11,8 @@ bound (see :func:`certified_gap`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from skfair._linprog import UnsolvedProgram, solve_lp
@@ -68,6 +70,27 @@ class Hypotheses:
 
     def mixture_table(self, weights):
         return np.tensordot(weights, np.asarray(self.tables), axes=1)
+
+
+@dataclass
+class GameData:
+    """What the game plays on, in memory (:class:`~skfair.reductions._base.Problem`) or on
+    dask collections (:class:`~skfair.reductions._on_dask.DaskProblem`): the moments, the
+    oracle of best responses, the hypotheses found so far and the hypothesis index of each
+    constant class. A subclass adds a response (``add_response``) from its own data."""
+
+    moments: object
+    oracle: object
+    hypotheses: Hypotheses = field(init=False)
+    constants: dict = field(init=False, default_factory=dict)
+
+    def __post_init__(self):
+        self.hypotheses = Hypotheses(self.moments)
+
+    def respond(self, multipliers):
+        """Index among the hypotheses of the best response to ``multipliers``."""
+        cost = self.moments.cost(multipliers)
+        return self.add_response(self.oracle(cost), cost)
 
 
 def restricted_game(errors, gammas, multiplier_bound):

@@ -8,12 +8,12 @@ from numbers import Integral, Real
 import numpy as np
 
 from skfair._utils._compat import Interval, _fit_context
-from skfair._utils._docstrings import PARTS, with_parts
 from skfair.reductions._base import _BaseReduction, fairlearn_names
+from skfair.reductions._docs import documented
 
 
 @fairlearn_names
-@with_parts(PARTS)
+@documented
 class GridSearch(_BaseReduction):
     """Train any estimator under a fairness constraint: the best fit of a grid of multipliers.
 
@@ -37,17 +37,7 @@ class GridSearch(_BaseReduction):
     eps : float, default=0.01
         The bound, as in :class:`ExponentiatedGradient`; it decides which grid points are
         admissible.
-    disparity : {"difference", "ratio"}, default="difference"
-        How rates are compared (two classes only).
-    privileged_group : label, tuple or list of them, default=None
-        None compares every pair of groups; otherwise the disadvantaged and the privileged
-        side(s), both ways.
-    disadvantaged : {"pooled", "each"}, default="pooled"
-        With ``privileged_group``: the other groups pooled, or each on its own.
-    pos_label : int, float, bool or str, default=None
-        The positive class of the rates (default: the greater class label).
-    loss : {"squared_error", "absolute_error"}, default="squared_error"
-        The loss of bounded group loss and of the regression objective.
+    {compared_groups}
     grid_size : int, default=10
         Largest number of grid points (fits of the base learner), the unconstrained fit
         included; the search usually stops earlier (see Notes).
@@ -218,21 +208,7 @@ class GridSearch(_BaseReduction):
     def fit(self, X, y, sample_weight=None, *, sensitive_features=None, **fit_params):
         """Search the grid of multipliers for fits that meet the bound, and choose one.
 
-        {parameters_X_fit}
-        y : array-like of shape (n_samples,)
-            Class labels, or targets for bounded group loss.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the rates, of the objective and (multiplied in) of every fit.
-        sensitive_features : array-like, dict or DataFrame, default=None
-            Sensitive attribute(s) when ``sensitive_column`` is not set. None means one
-            group: no constraint, the unconstrained fit is the answer.
-        **fit_params : dict
-            Other metadata for the base learner's ``fit`` (routed with metadata routing).
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
+        {parameters_fit}
         """
         problem = self._problem(X, y, sample_weight, sensitive_features, fit_params)
         search = _Search(problem, self.grid_limit)

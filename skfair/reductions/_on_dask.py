@@ -53,6 +53,7 @@ from skfair._dask._columns import as_numpy
 from skfair._stats._counts import ArraySums
 from skfair._utils._random import draw_choices_by_seed, row_keys
 from skfair._utils._validation import vector_1d
+from skfair.reductions._game import GameData
 from skfair.reductions._oracle import (
     BestResponse,
     Response,
@@ -136,27 +137,36 @@ def dask_data(reduction, X, y, sample_weight, sensitive_features):
     sensitive, X_model = resolve_sensitive(
         X, sensitive_features, reduction.sensitive_column, drop=reduction.drop_sensitive
     )
-    n_rows = y_table.shape[0]
-    codes, group_labels, groups = group_codes(sensitive_table, n_rows)
+    data = fit_data(X_model, target, sensitive_table, weights)
     squares = table.count if sample_weight is None else table.sums.sum(axis=1)
+    data.update(
+        inputs=Bunch(
+            X=X,
+            y=y,
+            sensitive=sensitive,
+            sample_weight=sample_weight,
+            encoding=new_row_encoding(data.groups),
+            classes=reduction.classes_,
+        ),
+        count=table.count,
+        n_samples=int(table.count.sum()),
+        square_weight=float(np.sum(squares)),
+    )
+    return data
+
+
+def fit_data(X_model, target, sensitive, sample_weight):
+    """The rows a reduction fits on, in memory or as the table of distinct rows on dask: the
+    learner's input, the target (class indices, or values), each row's group code with the
+    group labels and encoding (:func:`~skfair._base.group_codes`), and the rows' weights."""
+    codes, group_labels, groups = group_codes(sensitive, target.shape[0])
     return Bunch(
         X_model=X_model,
         target=target,
         codes=codes,
         group_labels=group_labels,
         groups=groups,
-        sample_weight=weights,
-        inputs=Bunch(
-            X=X,
-            y=y,
-            sensitive=sensitive,
-            sample_weight=sample_weight,
-            encoding=new_row_encoding(groups),
-            classes=reduction.classes_,
-        ),
-        count=table.count,
-        n_samples=int(table.count.sum()),
-        square_weight=float(np.sum(squares)),
+        sample_weight=sample_weight,
     )
 
 
@@ -254,28 +264,19 @@ class DaskBestResponse(BestResponse):
 
 
 @dataclass
-class DaskProblem:
+class DaskProblem(GameData):
     """The game's data on dask collections: what :class:`~skfair.reductions._base.Problem`
     holds in memory, with each hypothesis's outputs replaced by its table."""
 
-    moments: object
-    hypotheses: object
-    oracle: DaskBestResponse
     inputs: Bunch
     reduction: object
     n_samples: int
     square_weight: float
-    constants: dict = field(default_factory=dict)
     class_counts: dict = field(default_factory=dict)
     indices: dict = field(default_factory=dict)  # hypothesis of each predictor read, by id
     histograms: dict = field(default_factory=dict)  # score histograms read, by predictor id
     last_index: int | None = None
     is_regression: bool = False
-
-    def respond(self, multipliers):
-        """Index among the hypotheses of the best response to ``multipliers``."""
-        cost = self.moments.cost(multipliers)
-        return self.add_response(self.oracle(cost), cost)
 
     def add_response(self, response, cost, *, own_threshold=False):
         """:meth:`Problem.add_response` with one pass over the partitions per fit: its table,

@@ -25,18 +25,41 @@ from skfair._base import (
     encode_groups,
     fit_groups,
     fit_routing,
+    lazy_method,
     meta_input_tags,
     meta_model_input,
 )
 from skfair._utils._compat import (
+    RANDOM_STATE_CONSTRAINT,
+    SENSITIVE_COLUMN_CONSTRAINT,
+    Integral,
+    Interval,
+    Real,
+    StrOptions,
     _check_method_params,
     _safe_indexing,
 )
-from skfair._utils._random import draw_choices, row_keys
+from skfair._utils._random import SAMPLINGS, draw_choices, row_keys
 
 
 class GroupDecisionMixin(GroupAccuracyScoreMixin):
     """Model fitting, scores and group codes of a per-group decision rule."""
+
+    # The groups are read at fit, predict and score; a rule extends the constraints of the
+    # parameters every rule has with its own (estimator, constraint, objective, ...).
+    __metadata_request__fit = {"sensitive_features": True}
+    __metadata_request__predict = {"sensitive_features": True}
+    __metadata_request__score = {"sensitive_features": True}
+
+    _parameter_constraints: dict = {
+        "tolerance": [Interval(Real, 0, None, closed="left")],
+        "cv": ["cv_object"],
+        "sampling": [StrOptions(set(SAMPLINGS))],
+        "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
+        "drop_sensitive": ["boolean"],
+        "random_state": RANDOM_STATE_CONSTRAINT,
+        "n_jobs": [Integral, None],
+    }
 
     def _fit_model(self, X, y, routed):
         """Set ``estimator_`` and return the scores the rule is chosen on."""
@@ -100,9 +123,12 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
             shares, keys, codes[rows], self._seed, sampling=self.sampling, order=order
         )
 
-    def _refuse_batch_sampling_on_dask(self):
-        """``sampling="batch"`` draws a group's random decisions together, in score order
-        over the whole batch: on a dask collection that order is a sort of all its rows."""
+    def _predict_on_dask(self, X, sensitive_features):
+        """``predict`` of a dask collection: a lazy dask array, each partition predicted in
+        memory. Refused with ``sampling="batch"``, which draws a group's random decisions
+        together, in score order over the whole batch: on a dask collection that order is a
+        sort of all its rows."""
+        check_is_fitted(self)
         if self.sampling == "batch":
             raise TypeError(
                 f"{type(self).__name__}.predict does not accept dask collections with "
@@ -113,6 +139,7 @@ class GroupDecisionMixin(GroupAccuracyScoreMixin):
                 "predict each partition as its own batch explicitly "
                 "(ddf.map_partitions(clf.predict))."
             )
+        return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
 
     def __sklearn_tags__(self):
         # a frozen model's input tags are its model's (read without FrozenEstimator's copy)

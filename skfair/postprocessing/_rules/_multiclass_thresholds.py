@@ -4,7 +4,6 @@ model under demographic parity or equalized odds (Denis, Elie, Hebiri & Hu 2021)
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
 from types import SimpleNamespace
 
 import numpy as np
@@ -12,7 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.frozen import FrozenEstimator
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_consistent_length, check_is_fitted
+from sklearn.utils.validation import check_consistent_length
 
 from skfair._base import (
     lazy_method,
@@ -22,13 +21,11 @@ from skfair._base import (
 )
 from skfair._dask import uses_dask
 from skfair._utils._compat import (
-    SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
-    Interval,
     StrOptions,
     _fit_context,
 )
-from skfair._utils._random import SAMPLINGS, draw_seed
+from skfair._utils._random import draw_seed
 from skfair._utils._response import get_response_values
 from skfair._utils._validation import check_weights, vector_1d
 from skfair.metrics._multiclass import _max_gap_to_population
@@ -213,21 +210,11 @@ class MulticlassGroupThresholdClassifier(
     True
     """
 
-    __metadata_request__fit = {"sensitive_features": True}
-    __metadata_request__predict = {"sensitive_features": True}
-    __metadata_request__score = {"sensitive_features": True}
-
     _parameter_constraints: dict = {
+        **GroupDecisionMixin._parameter_constraints,
         "estimator": [HasMethods(["fit", "predict_proba"])],
         "constraint": [StrOptions(set(CONSTRAINTS))],
         "objective": [StrOptions(set(OBJECTIVES))],
-        "tolerance": [Interval(Real, 0, None, closed="left")],
-        "cv": ["cv_object"],
-        "sampling": [StrOptions(set(SAMPLINGS))],
-        "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
-        "drop_sensitive": ["boolean"],
-        "random_state": ["random_state", np.random.Generator],
-        "n_jobs": [Integral, None],
     }
 
     def __init__(
@@ -416,9 +403,7 @@ class MulticlassGroupThresholdClassifier(
             different partitions.
         """
         if uses_dask(X, sensitive_features):
-            check_is_fitted(self)
-            self._refuse_batch_sampling_on_dask()
-            return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
+            return self._predict_on_dask(X, sensitive_features)
         probabilities, codes, X_model = self._scores_and_codes(X, sensitive_features)
         key_scores = probabilities @ np.resize(_KEY_WEIGHTS, probabilities.shape[1])
 

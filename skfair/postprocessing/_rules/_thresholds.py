@@ -4,7 +4,7 @@ constraint (Hardt, Price & Srebro 2016), exact on every distinct score."""
 from __future__ import annotations
 
 from dataclasses import replace
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
@@ -12,7 +12,6 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import (
     check_consistent_length,
-    check_is_fitted,
 )
 
 from skfair._base import (
@@ -29,14 +28,12 @@ from skfair._base import (
 from skfair._dask import round_to_grid, uses_dask
 from skfair._stats._roc import score_blocks
 from skfair._utils._compat import (
-    RANDOM_STATE_CONSTRAINT,
-    SENSITIVE_COLUMN_CONSTRAINT,
     HasMethods,
     Interval,
     StrOptions,
     _fit_context,
 )
-from skfair._utils._random import SAMPLINGS, draw_seed
+from skfair._utils._random import draw_seed
 from skfair._utils._response import get_response_values
 from skfair._utils._validation import check_weights, vector_1d
 from skfair.postprocessing._docs import documented
@@ -323,11 +320,8 @@ class GroupThresholdClassifier(
     [True, True]
     """
 
-    __metadata_request__fit = {"sensitive_features": True}
-    __metadata_request__predict = {"sensitive_features": True}
-    __metadata_request__score = {"sensitive_features": True}
-
     _parameter_constraints: dict = {
+        **GroupDecisionMixin._parameter_constraints,
         "estimator": [
             HasMethods(["fit", "predict_proba"]),
             HasMethods(["fit", "decision_function"]),
@@ -335,17 +329,10 @@ class GroupThresholdClassifier(
         ],
         "constraint": [StrOptions(set(CONSTRAINTS))],
         "objective": [StrOptions(set(OBJECTIVES))],
-        "tolerance": [Interval(Real, 0, None, closed="left")],
         "cost": [dict, None],
         "response_method": [StrOptions({"auto", "predict_proba", "decision_function", "predict"})],
         "pos_label": [Real, str, "boolean", None],
-        "cv": ["cv_object"],
-        "sampling": [StrOptions(set(SAMPLINGS))],
         "resolution": [Interval(Real, 0, None, closed="neither"), None],
-        "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
-        "drop_sensitive": ["boolean"],
-        "random_state": RANDOM_STATE_CONSTRAINT,
-        "n_jobs": [Integral, None],
     }
 
     def __init__(
@@ -590,9 +577,7 @@ class GroupThresholdClassifier(
             ones except for copies of a row that fall in different partitions.
         """
         if uses_dask(X, sensitive_features):
-            check_is_fitted(self)
-            self._refuse_batch_sampling_on_dask()
-            return lazy_method(self, "predict", X, sensitive_features, dtype=self.classes_.dtype)
+            return self._predict_on_dask(X, sensitive_features)
         scores, codes, X_model = self._scores_and_codes(X, sensitive_features)
         positive = self._decide(self._probability(scores, codes), scores, codes, X_model)
         negative_label = self.classes_[self.classes_ != self.pos_label_][0]
