@@ -448,6 +448,8 @@ def _choose_exact_engine(Z, ZT, attribute_codes, n_groups, *, with_block_tree, s
         )
         if estimates[block_tree] < estimates[kd_tree]:
             engine = block_tree
+    if engine is kd_tree:
+        kd_tree.fit_leaves(estimates[kd_tree])
     if search.verbose > 0:
         costs = ", ".join(f"{e.name} {seconds:.2f} s" for e, seconds in estimates.items())
         print(f"[nearest_other_group] pilot estimates (one thread): {costs}", flush=True)
