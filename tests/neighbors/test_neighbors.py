@@ -332,6 +332,23 @@ def test_kd_tree_pilot_runs_spread_over_the_anchors():
     assert np.unique(_pilot_runs(300, 128)).size == _pilot_runs(300, 128).size
 
 
+def test_one_blas_thread_limits_blas_and_restores_it():
+    # The engines' products run in one BLAS thread, with the controller cached across calls.
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from skfair._utils._compat import one_blas_thread
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas_threads()
+        for _ in range(2):
+            with one_blas_thread():
+                assert set(blas_threads()) <= {1}
+            assert blas_threads() == before
+
+
 @pytest.mark.parametrize("ratio, leafsize", [(15.0, 32), (17.0, 64)])
 def test_kd_tree_takes_large_leaves_when_its_queries_struggle(ratio, leafsize, monkeypatch):
     # A pilot estimate above 16 times the trees' construction: every tree of the run, the
