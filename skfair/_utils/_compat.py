@@ -46,21 +46,24 @@ except ImportError:  # pragma: no cover - older scipy
 from sklearn.isotonic import isotonic_regression as _sklearn_isotonic_regression
 
 # threadpoolctl is a requirement of scikit-learn itself, so it is always installed.
-from threadpoolctl import ThreadpoolController, threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 
-@functools.lru_cache(maxsize=1)
-def _threadpool_controller():
+@functools.cache
+def _blas_controller():
     return ThreadpoolController()
 
 
 def one_blas_thread():
-    """A context in which BLAS runs on one thread, for code made of many small products:
-    BLAS threads only contend there, and on a loaded machine they stall (the multi-class
-    rule's front of 21 tolerances took 0.7-1.1 s instead of 0.24-0.36 s under a load of 4
-    on 2 cores). The controller of the loaded libraries is made once: threadpoolctl's
-    ``threadpool_limits`` inspects them at every call, about 1 ms."""
-    return _threadpool_controller().limit(limits=1, user_api="blas")
+    """A context in which BLAS runs on one thread, for code made of many small products.
+
+    BLAS threads only contend there, and on a loaded machine they stall: the multi-class
+    rule's front of 21 tolerances took 0.7-1.1 s instead of 0.24-0.36 s under a load of 4 on
+    2 cores. threadpoolctl's ``threadpool_limits`` looks up the loaded libraries on every
+    call (milliseconds once scipy and scikit-learn are loaded); this controller looks them up
+    once, at its first use, after numpy has loaded the BLAS it limits.
+    """
+    return _blas_controller().limit(limits=1, user_api="blas")
 
 
 def install_hint(extra):
@@ -131,7 +134,6 @@ __all__ = [
     "increasing_isotonic_fit",
     "one_blas_thread",
     "process_routing",
-    "threadpool_limits",
     "validate_data",
     "validate_parameter_constraints",
     "validate_params",

@@ -17,7 +17,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from numpy.lib.stride_tricks import as_strided
 
-from skfair._utils._compat import threadpool_limits
+from skfair._utils._compat import one_blas_thread
 from skfair.neighbors._kernel import gram_tolerance, merge_best, paired_sqdist, project
 
 # Gram entries (row x stretch row) computed per batch of matrix products: bounds the working
@@ -64,7 +64,7 @@ def approx_other_group(
         for directions in projections
     )
     # Many small products: BLAS threads would only contend (and stall under load).
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         repetitions = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(jobs)
         for repetition in repetitions:
             for sqdist, index in repetition:  # one (n, n_attributes) pair per direction

@@ -18,7 +18,7 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy.spatial import cKDTree
 
-from skfair._utils._compat import threadpool_limits
+from skfair._utils._compat import one_blas_thread
 from skfair._utils._random import check_generator
 from skfair.neighbors._kernel import gram_tolerance, paired_sqdist
 from skfair.neighbors._principal import PrincipalFrame
@@ -80,7 +80,7 @@ class BlockTreeSearch:
         coords = frame.coordinates(_TREE_DIMS)
         self.perm, starts = _leaf_partition(coords, _LEAF_SIZE)
         # Many small products: BLAS threads would only contend (and stall under load).
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             self.tree = _LeafTree(
                 frame.centred[self.perm],
                 coords[self.perm],
@@ -101,7 +101,7 @@ class BlockTreeSearch:
             self.n_leaves, size=min(n_leaves, self.n_leaves), replace=False
         )
         start = time.thread_time()
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             self.tree.search(leaves, n_jobs=1)
         self.pending[leaves] = False
         setup = self.tree.setup_seconds
@@ -114,7 +114,7 @@ class BlockTreeSearch:
         index = np.full(self.shape, -1, dtype=np.intp)
         if self.tree is None:
             return sqdist, index
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             self.tree.search(np.flatnonzero(self.pending), n_jobs)
         self.pending[:] = False
         anchor, candidate, attribute = self.tree.found_within_tolerance()

@@ -413,6 +413,8 @@ def _choose_exact_engine(Z, ZT, attribute_codes, n_groups, *, with_block_tree, s
     KD-trees', is measured only when the better KD-tree's estimate is more than
     ``_BLOCK_TREE_PILOT_RATIO`` times its trees' construction, i.e. when its queries
     struggle; that KD-tree is then measured on every group, and the cheaper of the two runs.
+    A KD-tree that runs takes larger leaves when its queries cost many times its
+    construction (:meth:`KDTreeSearch.fit_leaves`).
     The pilots are timed in CPU time of the calling thread, so that the load of a shared
     machine does not sway them.
     Every engine is backed by the same kernel, so the choice never changes the result.
@@ -444,6 +446,8 @@ def _choose_exact_engine(Z, ZT, attribute_codes, n_groups, *, with_block_tree, s
         )
         if estimates[block_tree] < estimates[kd_tree]:
             engine = block_tree
+    if engine is kd_tree:
+        kd_tree.fit_leaves(estimates[kd_tree])
     if search.verbose > 0:
         costs = ", ".join(f"{e.name} {seconds:.2f} s" for e, seconds in estimates.items())
         print(f"[nearest_other_group] pilot estimates (one thread): {costs}", flush=True)

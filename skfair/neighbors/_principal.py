@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from skfair._utils._compat import threadpool_limits
+from skfair._utils._compat import one_blas_thread
 
 
 class PrincipalFrame:
@@ -16,7 +16,7 @@ class PrincipalFrame:
     def __init__(self, Z):
         n_features = Z.shape[1]
         # One small product: BLAS threads would only contend (and stall under load).
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             self.centred = Z - Z.mean(axis=0)
             _, vectors = np.linalg.eigh(self.centred.T @ self.centred)
         self.axes = vectors[:, ::-1]
@@ -30,5 +30,5 @@ class PrincipalFrame:
     def coordinates(self, n_axes=None):
         """The centred points in the basis of the ``n_axes`` leading principal axes."""
         axes = self.axes if n_axes is None else self.axes[:, :n_axes]
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             return self.centred @ axes

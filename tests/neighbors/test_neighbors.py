@@ -332,6 +332,77 @@ def test_kd_tree_pilot_runs_spread_over_the_anchors():
     assert np.unique(_pilot_runs(300, 128)).size == _pilot_runs(300, 128).size
 
 
+def test_one_blas_thread_limits_blas_and_restores_it():
+    # The engines' products run in one BLAS thread, with the controller cached across calls.
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from skfair._utils._compat import one_blas_thread
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas_threads()
+        for _ in range(2):
+            with one_blas_thread():
+                assert set(blas_threads()) <= {1}
+            assert blas_threads() == before
+
+
+@pytest.mark.parametrize("ratio, leafsize", [(15.0, 32), (17.0, 64)])
+def test_kd_tree_takes_large_leaves_when_its_queries_struggle(ratio, leafsize, monkeypatch):
+    # A pilot estimate above 16 times the trees' construction: every tree of the run, the
+    # pilot's built again, has 64-point leaves; exact either way, ties and duplicates included.
+    from skfair.neighbors import _kd_tree
+
+    leafsizes = []
+    build = _kd_tree.cKDTree
+
+    def spy(data, **options):
+        leafsizes.append(options["leafsize"])
+        return build(data, **options)
+
+    monkeypatch.setattr(_kd_tree, "cKDTree", spy)
+    rng = np.random.default_rng(5)
+    n = 3000
+    X = _data_kind("uniform", n, 6, rng)
+    s = rng.choice(3, n, p=[0.5, 0.3, 0.2])
+    Z = np.ascontiguousarray(X)
+    engine = _kd_tree.KDTreeSearch(Z, np.ascontiguousarray(Z.T), s[:, None], [3])
+    engine.pilot()
+    engine.fit_leaves(ratio * engine.pilot_build_seconds)
+    leafsizes.clear()
+    sqdist, index = engine.run()
+    assert leafsizes == [leafsize] * (3 if leafsize == 64 else 2)
+    ref = nearest_other_group(X, sensitive_features=s, method="bruteforce", return_index=True)
+    np.testing.assert_array_equal(np.sqrt(sqdist[:, 0]), ref[0])
+    np.testing.assert_array_equal(index[:, 0], ref[1])
+
+
+@pytest.mark.parametrize("estimate, leafsize", [(15.0, 32), (17.0, 64)])
+def test_auto_gives_the_kd_tree_large_leaves_after_its_pilot(estimate, leafsize, monkeypatch):
+    from skfair.neighbors import _kd_tree, _other_group
+
+    monkeypatch.setattr(_other_group, "_PILOT_MIN_SAMPLES", 100)
+    fit_leaves = _kd_tree.KDTreeSearch.fit_leaves
+    chosen = []
+
+    def spy(self, estimate):
+        fit_leaves(self, estimate)
+        chosen.append((self.name, self._leafsize))
+
+    monkeypatch.setattr(_kd_tree.KDTreeSearch, "fit_leaves", spy)
+    _fake_pilots(monkeypatch, estimate, 2 * estimate, 1.0, build=1.0)
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, (900, 10)).astype(float)
+    s = rng.integers(0, 3, 900)
+    got = nearest_other_group(X, sensitive_features=s, return_index=True)
+    assert chosen == [("kd_tree", leafsize)]
+    ref = nearest_other_group(X, sensitive_features=s, method="bruteforce", return_index=True)
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+
+
 @settings(max_examples=50, deadline=None)
 @given(datasets())
 def test_kd_tree_in_principal_coordinates_equals_bruteforce_bitwise(data):
