@@ -12,9 +12,9 @@ from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from test_thresholds import ScoreColumn, make_scores, on_scores
+from threadpoolctl import threadpool_limits
 
 import skfair
-from skfair._utils._compat import threadpool_limits
 from skfair.postprocessing import GroupThresholdClassifier
 from skfair.postprocessing._rules._threshold_lp import _vertex_pairs
 
