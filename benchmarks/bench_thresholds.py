@@ -47,8 +47,8 @@ sys.path.insert(0, str(ROOT))
 
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
 from sklearn.frozen import FrozenEstimator  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
 
-from skfair._utils._compat import threadpool_limits  # noqa: E402
 from skfair.postprocessing import GroupThresholdClassifier  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
