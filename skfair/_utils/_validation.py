@@ -342,8 +342,8 @@ def check_group_weights(groups, weights):
         )
 
 
-def plain_array_checked(estimator, X, *, reset, kinds="biuf"):
-    """``X`` itself when it is a non-empty 2-D numpy array whose dtype kind is in ``kinds``,
+def plain_array_checked(estimator, X, *, reset):
+    """``X`` itself when it is a non-empty 2-D numpy array of booleans, integers or floats,
     after the checks ``validate_data(estimator, X, reset=reset)`` makes of such an array (its
     feature names and number of columns); None for anything else, which the caller
     validates with ``validate_data``.
@@ -353,7 +353,7 @@ def plain_array_checked(estimator, X, *, reset, kinds="biuf"):
     has no feature names: only an estimator fitted on a DataFrame (or refitted after one)
     needs scikit-learn's check of them, which warns or forgets them as it always does.
     """
-    if type(X) is not np.ndarray or X.ndim != 2 or X.dtype.kind not in kinds or 0 in X.shape:
+    if type(X) is not np.ndarray or X.ndim != 2 or X.dtype.kind not in "biuf" or 0 in X.shape:
         return None
     if hasattr(estimator, "feature_names_in_"):
         _check_feature_names(estimator, X, reset=reset)
