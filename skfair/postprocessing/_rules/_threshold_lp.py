@@ -73,6 +73,12 @@ class GroupGeometry:
     hull: tuple | None
     blocks: tuple
 
+    @functools.cached_property
+    def cumulative(self):
+        """The weight of positives and of negatives in the blocks before each block (and in
+        all), made once: every rule read on the group counts its three runs from them."""
+        return tuple(np.concatenate([[0.0], np.cumsum(weights)]) for weights in self.blocks[1:])
+
 
 def group_geometry(blocks, g):
     """The weights and hull vertices of group ``g`` of a :class:`ScoreBlocks`."""
@@ -341,14 +347,13 @@ def _spread(geometry, rule):
 
 def _level_runs(geometry, rule):
     """The weight of positives and of negatives at each of the rule's three levels."""
-    scores, positive, negative = geometry.blocks
+    scores = geometry.blocks[0]
     # Scores decrease: the rule's three levels cover three consecutive runs of blocks.
     cuts = np.searchsorted(-scores, [-rule.upper, -rule.lower], side="right")
-    runs = []
-    for weights in (positive, negative):
-        cumulative = np.concatenate([[0.0], np.cumsum(weights)])
-        runs.append(np.diff(np.concatenate([[0.0], cumulative[cuts], cumulative[-1:]])))
-    return runs
+    return [
+        np.diff(np.concatenate([[0.0], cumulative[cuts], cumulative[-1:]]))
+        for cumulative in geometry.cumulative
+    ]
 
 
 def _normal_rule(upper, lower, probabilities):
