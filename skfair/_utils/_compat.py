@@ -58,10 +58,11 @@ def one_blas_thread():
     """A context in which BLAS runs on one thread, for code made of many small products.
 
     BLAS threads only contend there, and on a loaded machine they stall: the multi-class
-    rule's front of 21 tolerances took 0.7-1.1 s instead of 0.24-0.36 s under a load of 4 on
-    2 cores. threadpoolctl's ``threadpool_limits`` looks up the loaded libraries on every
-    call (milliseconds once scipy and scikit-learn are loaded); this controller looks them up
-    once, at its first use, after numpy has loaded the BLAS it limits.
+    rule's front of 21 tolerances took 0.7-1.1 s instead of 0.24-0.36 s under a load
+    average of 4.5 on 2 cores. threadpoolctl's ``threadpool_limits`` looks up the loaded
+    libraries on every call (milliseconds once scipy and scikit-learn are loaded); this
+    controller looks them up once, at its first use, after numpy has loaded the BLAS it
+    limits.
     """
     return _blas_controller().limit(limits=1, user_api="blas")
 

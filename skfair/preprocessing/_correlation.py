@@ -105,7 +105,6 @@ class CorrelationRemover(_BaseRepair):
     """
 
     # This repair uses no random numbers: it has no random_state and draws no seed.
-    random_state = None
     _uses_random_numbers = False
 
     _parameter_constraints: dict = {
