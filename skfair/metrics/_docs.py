@@ -57,6 +57,8 @@ REFERENCES = {
     '"Certifying and removing disparate impact", KDD 2015.',
     "virny": 'D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with '
     'Virny and VirnyView", SIGMOD-Companion 2024.',
+    "hullermeier": 'E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in '
+    'machine learning: an introduction to concepts and methods", Machine Learning 110, 2021.',
     "speicher": "T. Speicher, H. Heidari, N. Grgic-Hlaca, K. P. Gummadi, A. Singla, A. Weller and "
     'M. B. Zafar, "A Unified Approach to Quantifying Algorithmic Unfairness: Measuring '
     'Individual & Group Unfairness via Inequality Indices", KDD 2018.',
@@ -64,20 +66,31 @@ REFERENCES = {
 
 
 def numpydoc(
-    name, *, summary, description, parameters, returns, see_also, references, example, notes=""
+    name,
+    *,
+    summary,
+    description,
+    parameters,
+    returns,
+    see_also,
+    references,
+    example,
+    notes="",
+    returned="float",
 ):
     """The docstring of the public function ``name``.
 
     ``parameters``: ``(name, type, description)`` triples; ``returns``: the description of
-    the returned float; ``see_also``: ``(name, description)`` pairs; ``references``: keys of
-    :data:`REFERENCES` or citations; ``example``: the doctest lines after the import.
+    the returned value, of type ``returned``; ``see_also``: ``(name, description)`` pairs;
+    ``references``: keys of :data:`REFERENCES` or citations; ``example``: the doctest lines
+    after the import.
     """
     sections = [summary, fill(description)]
     sections.append(
         "Parameters\n----------\n"
         + "\n".join(f"{parameter} : {kind}\n{indent(text)}" for parameter, kind, text in parameters)
     )
-    sections.append("Returns\n-------\nfloat\n" + indent(returns))
+    sections.append(f"Returns\n-------\n{returned}\n" + indent(returns))
     sections.append("See Also\n--------\n" + "\n".join(f"{n} : {t}" for n, t in see_also))
     if notes:
         sections.append("Notes\n-----\n" + fill(notes))
@@ -179,17 +192,6 @@ References
 ----------
 .. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
    Virny and VirnyView", SIGMOD-Companion 2024.""",
-    "references_virny_hullermeier": """\
-References
-----------
-.. [1] D. Herasymuk, F. Arif Khan and J. Stoyanovich, "Responsible Model Selection with
-   Virny and VirnyView", SIGMOD-Companion 2024.
-.. [2] E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine
-   learning: an introduction to concepts and methods", Machine Learning 110, 2021.""",
-    "member_probabilities": """\
-y_proba : array-like of shape (n_estimators, n_samples, n_classes) or (n_estimators, n_samples)
-    Class probabilities of each member, or a binary problem's positive-class
-    probabilities.""",
     "sensitive_features": """\
 sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), or dict
     Sensitive attribute(s); several attributes define intersectional groups.""",

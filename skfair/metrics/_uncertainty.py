@@ -54,6 +54,10 @@ _MEMBER_HINT = (
 
 
 _VALIDATE = {"prefer_skip_nested_validation": True}
+# The type of ``y_proba``, as the per-sample uncertainties and their differences document it.
+_MEMBER_PROBABILITIES = (
+    "array-like of shape (n_estimators, n_samples, n_classes) or (n_estimators, n_samples)"
+)
 _DIFFERENCE_CONSTRAINTS = {
     "y_true": ["array-like", None],
     "sensitive_features": SENSITIVE_FEATURES_CONSTRAINT,
@@ -132,84 +136,65 @@ def label_stability(y_pred, *, labels=None):
     >>> label_stability([[1, 0, 1], [1, 1, 0], [1, 0, 1], [1, 1, 1]])
     array([1. , 0. , 0.5])
     """
-    codes, n_classes = _member_label_codes(y_pred, labels)
-    return label_stability_from_codes(codes, n_classes)
+    return _per_sample_values(y_pred, "label_stability", labels)
 
 
-@dask_dispatch(
-    lambda func, bound: _per_sample_on_dask(bound, "y_proba", "aleatoric"), doc=_PER_SAMPLE_DOC
+def _uncertainty(kind, *, summary, description, returns, other, example):
+    """The public per-sample ``kind`` uncertainty (:func:`_per_sample_values`): a function
+    with its own name, docstring, validation and dask plan."""
+
+    def metric(y_proba):
+        return _per_sample_values(y_proba, kind, None)
+
+    name = f"{kind}_uncertainty"
+    metric.__name__ = metric.__qualname__ = name
+    metric.__doc__ = numpydoc(
+        name,
+        summary=summary,
+        description=description,
+        parameters=[
+            (
+                "y_proba",
+                _MEMBER_PROBABILITIES,
+                "Class probabilities of each member, or a binary problem's positive-class "
+                "probabilities.",
+            )
+        ],
+        returned="ndarray of shape (n_samples,)",
+        returns=returns,
+        see_also=(
+            (f"{name}_difference", "Its group means compared."),
+            other,
+            ("skfair.ensemble.BootstrapEnsemble", "An ensemble whose members' outputs this takes."),
+        ),
+        references=("virny", "hullermeier"),
+        example=example,
+    )
+    validated = validate_params({"y_proba": ["array-like"]}, **_VALIDATE)(metric)
+    return dask_dispatch(
+        lambda func, bound: _per_sample_on_dask(bound, "y_proba", kind), doc=_PER_SAMPLE_DOC
+    )(validated)
+
+
+aleatoric_uncertainty = _uncertainty(
+    "aleatoric",
+    summary="Aleatoric (data) uncertainty of each sample: the members' mean entropy, in bits.",
+    description="``U_ale(x) = (1/B) sum_b H(p_b(x))`` with ``H(p) = -sum_k p_k log2 p_k`` and "
+    "``0 log 0 = 0``.",
+    returns="Values in [0, log2(n_classes)].",
+    other=("epistemic_uncertainty", "The model's share of the uncertainty."),
+    example=">>> aleatoric_uncertainty([[0.5, 1.0], [0.5, 0.0]])\narray([1., 0.])",
 )
-@validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
-@shared
-def aleatoric_uncertainty(y_proba):
-    """Aleatoric (data) uncertainty of each sample: the members' mean entropy, in bits.
-
-    ``U_ale(x) = (1/B) sum_b H(p_b(x))`` with ``H(p) = -sum_k p_k log2 p_k`` and
-    ``0 log 0 = 0``.
-
-    Parameters
-    ----------
-    {member_probabilities}
-
-    Returns
-    -------
-    ndarray of shape (n_samples,)
-        Values in [0, log2(n_classes)].
-
-    See Also
-    --------
-    aleatoric_uncertainty_difference : Its group means compared.
-    epistemic_uncertainty : The model's share of the uncertainty.
-    skfair.ensemble.BootstrapEnsemble : An ensemble whose members' outputs this takes.
-
-    {references_virny_hullermeier}
-
-    Examples
-    --------
-    >>> from skfair.metrics import aleatoric_uncertainty
-    >>> aleatoric_uncertainty([[0.5, 1.0], [0.5, 0.0]])
-    array([1., 0.])
-    """
-    return entropy(_check_member_proba(y_proba)).mean(axis=0)
-
-
-@dask_dispatch(
-    lambda func, bound: _per_sample_on_dask(bound, "y_proba", "epistemic"), doc=_PER_SAMPLE_DOC
+epistemic_uncertainty = _uncertainty(
+    "epistemic",
+    summary="Epistemic (model) uncertainty of each sample, in bits.",
+    description="The entropy of the members' mean prediction minus the members' mean entropy, "
+    "``U_epi(x) = H((1/B) sum_b p_b(x)) - (1/B) sum_b H(p_b(x))``: the mutual information "
+    "between the prediction and the choice of member. It is 0 when all members agree.",
+    returns="Non-negative values (up to rounding, about 1e-15).",
+    other=("aleatoric_uncertainty", "The data's share of the uncertainty."),
+    example=">>> epistemic_uncertainty([[0.0, 0.3], [1.0, 0.3]])\narray([1., 0.])",
 )
-@validate_params({"y_proba": ["array-like"]}, **_VALIDATE)
-@shared
-def epistemic_uncertainty(y_proba):
-    """Epistemic (model) uncertainty of each sample, in bits.
-
-    The entropy of the members' mean prediction minus the members' mean entropy,
-    ``U_epi(x) = H((1/B) sum_b p_b(x)) - (1/B) sum_b H(p_b(x))``: the mutual information
-    between the prediction and the choice of member. It is 0 when all members agree.
-
-    Parameters
-    ----------
-    {member_probabilities}
-
-    Returns
-    -------
-    ndarray of shape (n_samples,)
-        Non-negative values (up to rounding, about 1e-15).
-
-    See Also
-    --------
-    epistemic_uncertainty_difference : Its group means compared.
-    aleatoric_uncertainty : The data's share of the uncertainty.
-    skfair.ensemble.BootstrapEnsemble : An ensemble whose members' outputs this takes.
-
-    {references_virny_hullermeier}
-
-    Examples
-    --------
-    >>> from skfair.metrics import epistemic_uncertainty
-    >>> epistemic_uncertainty([[0.0, 0.3], [1.0, 0.3]])
-    array([1., 0.])
-    """
-    proba = _check_member_proba(y_proba)
-    return entropy(proba.mean(axis=0)) - entropy(proba).mean(axis=0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,16 +269,14 @@ def label_stability_difference(
     >>> round(value, 6)
     -0.333333
     """
-    codes, n_classes = _member_label_codes(y_pred, labels)
-    values = label_stability_from_codes(codes, n_classes)
     return _group_mean_gap(
-        values,
+        _per_sample_values(y_pred, "label_stability", labels),
         y_true,
         sensitive_features,
         privileged_group,
         disadvantaged,
         sample_weight,
-        measure="mean label stability",
+        measure=_MEASURES["label_stability"],
     )
 
 
@@ -310,15 +293,14 @@ def _uncertainty_difference(kind, *, measure, description, example):
         disadvantaged="pooled",
         sample_weight=None,
     ):
-        values = measure(y_proba)
         return _group_mean_gap(
-            values,
+            _per_sample_values(y_proba, kind, None),
             y_true,
             sensitive_features,
             privileged_group,
             disadvantaged,
             sample_weight,
-            measure=f"mean {kind} uncertainty",
+            measure=_MEASURES[kind],
         )
 
     name = f"{kind}_uncertainty_difference"
@@ -340,8 +322,7 @@ def _uncertainty_difference(kind, *, measure, description, example):
             ),
             (
                 "y_proba",
-                "array-like of shape (n_estimators, n_samples, n_classes) or "
-                "(n_estimators, n_samples)",
+                _MEMBER_PROBABILITIES,
                 "Member probabilities, as returned by "
                 ":meth:`skfair.ensemble.BootstrapEnsemble.predict_proba_members`, or a binary "
                 "problem's positive-class probabilities.",
@@ -363,11 +344,7 @@ def _uncertainty_difference(kind, *, measure, description, example):
             (measure.__name__, f"The per-sample {kind} uncertainty."),
             ("skfair.plotting.StabilityDisplay", "The group means with error bars."),
         ),
-        references=(
-            "virny",
-            'E. Hüllermeier and W. Waegeman, "Aleatoric and epistemic uncertainty in machine '
-            'learning: an introduction to concepts and methods", Machine Learning 110, 2021.',
-        ),
+        references=("virny", "hullermeier"),
         example=example,
     )
     constraints = {**_DIFFERENCE_CONSTRAINTS, "y_proba": ["array-like"]}
@@ -505,7 +482,8 @@ def _group_mean_gap(
 
 
 def _per_sample_values(members, measure, labels):
-    """The per-sample measure of member outputs ``members`` (samples on axis 1)."""
+    """The per-sample ``measure`` (a key of ``_MEASURES``) of member outputs ``members``
+    (samples on axis 1): the one implementation of each measure, in memory and on dask."""
     if measure == "label_stability":
         codes, n_classes = _member_label_codes(members, labels)
         return label_stability_from_codes(codes, n_classes)

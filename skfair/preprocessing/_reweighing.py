@@ -131,6 +131,31 @@ def _model_has(method):
     return lambda self: hasattr(getattr(self, "estimator_", self.estimator), method)
 
 
+def _model_method(method, summary, returned, *, binary_one_column=False):
+    """The :class:`ReweighingClassifier` method ``method``: the fitted model's own (see
+    ``_model_scores``), there when the model has it; one definition serves the three score
+    methods, which differ only in their name, summary and returned value."""
+
+    def model_method(self, X):
+        return self._model_scores(method, X, binary_one_column=binary_one_column)
+
+    model_method.__name__ = method
+    model_method.__qualname__ = f"ReweighingClassifier.{method}"
+    model_method.__doc__ = f"""{summary}
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        {returned}
+            On a dask collection, a lazy dask array computed block by block.
+        """
+    return available_if(_model_has(method))(model_method)
+
+
 @documented
 class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """A classifier trained on reweighed data: every group gets the same label distribution.
@@ -353,53 +378,22 @@ class ReweighingClassifier(AccuracyScoreMixin, ClassifierMixin, MetaEstimatorMix
         X_model = self._model_input(X)
         return self.estimator_.predict(X_model)
 
-    @available_if(_model_has("predict_proba"))
-    def predict_proba(self, X):
-        """Class probabilities of the model.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            On a dask collection, a lazy dask array computed block by block.
-        """
-        return self._model_scores("predict_proba", X)
-
-    @available_if(_model_has("predict_log_proba"))
-    def predict_log_proba(self, X):
-        """Log class probabilities of the model.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            On a dask collection, a lazy dask array computed block by block.
-        """
-        return self._model_scores("predict_log_proba", X)
-
-    @available_if(_model_has("decision_function"))
-    def decision_function(self, X):
-        """Decision function of the model.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        decision : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            On a dask collection, a lazy dask array computed block by block.
-        """
-        return self._model_scores("decision_function", X, binary_one_column=True)
+    predict_proba = _model_method(
+        "predict_proba",
+        "Class probabilities of the model.",
+        "proba : ndarray of shape (n_samples, n_classes)",
+    )
+    predict_log_proba = _model_method(
+        "predict_log_proba",
+        "Log class probabilities of the model.",
+        "log_proba : ndarray of shape (n_samples, n_classes)",
+    )
+    decision_function = _model_method(
+        "decision_function",
+        "Decision function of the model.",
+        "decision : ndarray of shape (n_samples,) or (n_samples, n_classes)",
+        binary_one_column=True,
+    )
 
     def get_metadata_routing(self):
         """Get metadata routing of this object.
