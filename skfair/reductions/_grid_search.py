@@ -52,6 +52,14 @@ class GridSearch(_BaseReduction):
         its own number of stages on top of the centre's; a bagging ensemble is refused with
         a ``ValueError``), False never. Every point starts from the same fit, so the result
         does not depend on the order of the points.
+    response_threshold : {"auto", "least_cost", "own"}, default="auto"
+        Where a two-class fit with ``predict_proba`` (or ``decision_function``) decides:
+        ``"least_cost"``, at the threshold of its score where the Lagrangian's cost on the
+        training rows is least (see Notes); ``"own"``, at its own (fairlearn's choice);
+        ``"auto"``, the least costly threshold for a linear classifier (also as a pipeline's
+        last step), whose training scores carry over to new rows, and its own for any other
+        learner (boosting, trees, neighbours), whose training scores are fitted to the
+        training rows so that a threshold chosen on them does not carry over as well.
     sensitive_column : str, int or list of them, default=None
         Column(s) of X holding the sensitive features, removed before the base learner sees X
         (unless ``drop_sensitive=False``).
@@ -65,9 +73,9 @@ class GridSearch(_BaseReduction):
     predictors_ : list of estimators
         The best response at each grid point, in the order fitted (a constant classifier
         where every sample is better off with one class: no fit is needed there). With two
-        classes, a fit away from the centre has its score cut at its threshold of least
-        cost: a ``FixedThresholdClassifier`` around a ``FrozenEstimator`` of it (see
-        :class:`ExponentiatedGradient`'s Notes).
+        classes, a fit away from the centre whose score is cut at its threshold of least
+        cost (see ``response_threshold``) is a ``FixedThresholdClassifier`` around a
+        ``FrozenEstimator`` of it (see :class:`ExponentiatedGradient`'s Notes).
     grid_ : ndarray of shape (n_points, n_coordinates)
         The grid points, in coordinates of ``lambda`` (see Notes); the first is the centre.
     lambda_vecs_ : ndarray of shape (n_points, n_constraints)
@@ -185,6 +193,7 @@ class GridSearch(_BaseReduction):
         grid_size=10,
         grid_limit=8.0,
         warm_start="auto",
+        response_threshold="auto",
         sensitive_column=None,
         drop_sensitive=True,
         random_state=None,
@@ -200,6 +209,7 @@ class GridSearch(_BaseReduction):
         self.grid_size = grid_size
         self.grid_limit = grid_limit
         self.warm_start = warm_start
+        self.response_threshold = response_threshold
         self.sensitive_column = sensitive_column
         self.drop_sensitive = drop_sensitive
         self.random_state = random_state
