@@ -94,14 +94,7 @@ class ExponentiatedGradient(_BaseReduction):
         previous response instead of being refitted, and a bagging ensemble (random forests,
         extra trees, bagging), whose earlier trees would keep answering the earlier problems,
         is refused with a ``ValueError``. False: every fit from scratch.
-    response_threshold : {"auto", "least_cost", "own"}, default="auto"
-        Where a two-class fit with ``predict_proba`` (or ``decision_function``) decides:
-        ``"least_cost"``, at the threshold of its score where the Lagrangian's cost on the
-        training rows is least (see Notes); ``"own"``, at its own (fairlearn's choice);
-        ``"auto"``, the least costly threshold for a linear classifier (also as a pipeline's
-        last step), whose training scores carry over to new rows, and its own for any other
-        learner (boosting, trees, neighbours), whose training scores are fitted to the
-        training rows so that a threshold chosen on them does not carry over as well.
+    {response_threshold}
     sensitive_column : str, int or list of them, default=None
         Column(s) of X holding the sensitive features; removed before the base learner sees
         X (unless ``drop_sensitive=False``). Works inside ``GridSearchCV`` without metadata

@@ -52,14 +52,7 @@ class GridSearch(_BaseReduction):
         its own number of stages on top of the centre's; a bagging ensemble is refused with
         a ``ValueError``), False never. Every point starts from the same fit, so the result
         does not depend on the order of the points.
-    response_threshold : {"auto", "least_cost", "own"}, default="auto"
-        Where a two-class fit with ``predict_proba`` (or ``decision_function``) decides:
-        ``"least_cost"``, at the threshold of its score where the Lagrangian's cost on the
-        training rows is least (see Notes); ``"own"``, at its own (fairlearn's choice);
-        ``"auto"``, the least costly threshold for a linear classifier (also as a pipeline's
-        last step), whose training scores carry over to new rows, and its own for any other
-        learner (boosting, trees, neighbours), whose training scores are fitted to the
-        training rows so that a threshold chosen on them does not carry over as well.
+    {response_threshold}
     sensitive_column : str, int or list of them, default=None
         Column(s) of X holding the sensitive features, removed before the base learner sees X
         (unless ``drop_sensitive=False``).
