@@ -9,6 +9,7 @@ import functools
 
 import numpy as np
 from sklearn.base import _fit_context
+from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils import _safe_indexing
 from sklearn.utils._optional_dependencies import check_matplotlib_support as _check_matplotlib
 from sklearn.utils._param_validation import (
@@ -113,6 +114,7 @@ __all__ = [
     "HasMethods",
     "Integral",
     "Interval",
+    "LinearClassifierMixin",
     "Real",
     "StrOptions",
     "_approximate_mode",

@@ -207,6 +207,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
         "sensitive_column": SENSITIVE_COLUMN_CONSTRAINT,
         "drop_sensitive": ["boolean"],
         "warm_start": [StrOptions({"auto"}), "boolean"],
+        "response_threshold": [StrOptions({"auto", "least_cost", "own"})],
         "random_state": RANDOM_STATE_CONSTRAINT,
     }
 
@@ -258,6 +259,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
                 cell_count,
                 fit_params=fit_params,
                 warm_start=self.warm_start,
+                response_threshold=self.response_threshold,
             )
             problem = DaskProblem(
                 moments=moments,
@@ -277,6 +279,7 @@ class _BaseReduction(MetaEstimatorMixin, BaseEstimator):
                 classes=classes,
                 fit_params=fit_params,
                 warm_start=self.warm_start,
+                response_threshold=self.response_threshold,
                 seed=self._seed,
             )
             problem = Problem(

@@ -25,6 +25,17 @@ pos_label : int, float, bool or str, default=None
     The positive class of the rates (default: the greater class label).
 loss : {"squared_error", "absolute_error"}, default="squared_error"
     The loss of bounded group loss and of the regression objective.""",
+    # Where each fit decides (see ExponentiatedGradient's Notes on the threshold).
+    "response_threshold": """\
+response_threshold : {"auto", "least_cost", "own"}, default="auto"
+    Where a two-class fit with ``predict_proba`` (or ``decision_function``) decides:
+    ``"least_cost"``, at the threshold of its score where the Lagrangian's cost on the
+    training rows is least (see :class:`ExponentiatedGradient`'s Notes); ``"own"``, at its
+    own (fairlearn's choice); ``"auto"``, the least costly threshold for a linear classifier
+    (also as a pipeline's last step), whose training scores carry over to new rows, and its
+    own for any other learner (boosting, trees, neighbours), whose training scores are
+    fitted to the training rows so that a threshold chosen on them does not carry over as
+    well.""",
     # ``fit`` of every reduction: the data, and what it returns.
     "parameters_fit": SHARED_PARTS["parameters_X_fit"]
     + """

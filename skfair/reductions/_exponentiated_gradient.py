@@ -94,6 +94,7 @@ class ExponentiatedGradient(_BaseReduction):
         previous response instead of being refitted, and a bagging ensemble (random forests,
         extra trees, bagging), whose earlier trees would keep answering the earlier problems,
         is refused with a ``ValueError``. False: every fit from scratch.
+    {response_threshold}
     sensitive_column : str, int or list of them, default=None
         Column(s) of X holding the sensitive features; removed before the base learner sees
         X (unless ``drop_sensitive=False``). Works inside ``GridSearchCV`` without metadata
@@ -109,7 +110,8 @@ class ExponentiatedGradient(_BaseReduction):
         The hypotheses found: one constant classifier per class first (free, never
         fitted), then the distinct best responses: with two classes, a fit whose score the
         game cut at its threshold of least cost is a ``FixedThresholdClassifier`` around a
-        ``FrozenEstimator`` of it (see Notes); the unconstrained fit comes as it is.
+        ``FrozenEstimator`` of it (see ``response_threshold`` and Notes); the unconstrained
+        fit comes as it is.
     weights_ : ndarray of shape (n_predictors,)
         Mixture weight of each predictor (sum 1).
     lambda_vecs_ : ndarray of shape (n_queries, n_constraints)
@@ -192,7 +194,15 @@ class ExponentiatedGradient(_BaseReduction):
     the mixture's expected training accuracy then reached fairlearn's minus 0.002 in 53 of
     54 runs (40 before), with 38 % fewer fits. The choice needs the weight of each (group,
     class) cell in each interval of the thresholds, which adds up over partitions: a fit on
-    dask collections chooses the same thresholds.
+    dask collections chooses the same thresholds. This is the default for a linear
+    classifier only (``response_threshold="auto"``): a flexible learner's training scores
+    are fitted to the training rows, and thresholds chosen on them carry the rows' chance
+    into the mixture. On eight splits of Bank marketing (three age groups,
+    HistGradientBoosting, demographic parity at ``eps=0.02``), the mixtures of cut fits had a
+    test gap of 0.042 on average (over 100 draws of the decisions) against 0.034 with the
+    fits' own thresholds and 0.034 for fairlearn's, and a lower test accuracy (0.8913 against
+    0.8921); their expected training accuracy was higher (by 0.0009 on average), which is
+    the training rows' chance too.
 
     **The multiplier player.** Algorithm 1 moves the multipliers by exponentiated gradient and
     averages the plays; fairlearn adds the linear program over the fits found at every
@@ -327,6 +337,7 @@ class ExponentiatedGradient(_BaseReduction):
         multiplier_update="linprog",
         predict_method="auto",
         warm_start="auto",
+        response_threshold="auto",
         sensitive_column=None,
         drop_sensitive=True,
         random_state=None,
@@ -346,6 +357,7 @@ class ExponentiatedGradient(_BaseReduction):
         self.multiplier_update = multiplier_update
         self.predict_method = predict_method
         self.warm_start = warm_start
+        self.response_threshold = response_threshold
         self.sensitive_column = sensitive_column
         self.drop_sensitive = drop_sensitive
         self.random_state = random_state

@@ -52,6 +52,7 @@ class GridSearch(_BaseReduction):
         its own number of stages on top of the centre's; a bagging ensemble is refused with
         a ``ValueError``), False never. Every point starts from the same fit, so the result
         does not depend on the order of the points.
+    {response_threshold}
     sensitive_column : str, int or list of them, default=None
         Column(s) of X holding the sensitive features, removed before the base learner sees X
         (unless ``drop_sensitive=False``).
@@ -65,9 +66,9 @@ class GridSearch(_BaseReduction):
     predictors_ : list of estimators
         The best response at each grid point, in the order fitted (a constant classifier
         where every sample is better off with one class: no fit is needed there). With two
-        classes, a fit away from the centre has its score cut at its threshold of least
-        cost: a ``FixedThresholdClassifier`` around a ``FrozenEstimator`` of it (see
-        :class:`ExponentiatedGradient`'s Notes).
+        classes, a fit away from the centre whose score is cut at its threshold of least
+        cost (see ``response_threshold``) is a ``FixedThresholdClassifier`` around a
+        ``FrozenEstimator`` of it (see :class:`ExponentiatedGradient`'s Notes).
     grid_ : ndarray of shape (n_points, n_coordinates)
         The grid points, in coordinates of ``lambda`` (see Notes); the first is the centre.
     lambda_vecs_ : ndarray of shape (n_points, n_constraints)
@@ -185,6 +186,7 @@ class GridSearch(_BaseReduction):
         grid_size=10,
         grid_limit=8.0,
         warm_start="auto",
+        response_threshold="auto",
         sensitive_column=None,
         drop_sensitive=True,
         random_state=None,
@@ -200,6 +202,7 @@ class GridSearch(_BaseReduction):
         self.grid_size = grid_size
         self.grid_limit = grid_limit
         self.warm_start = warm_start
+        self.response_threshold = response_threshold
         self.sensitive_column = sensitive_column
         self.drop_sensitive = drop_sensitive
         self.random_state = random_state

@@ -59,6 +59,7 @@ from skfair.reductions._oracle import (
     Response,
     cell_gains,
     class_indices,
+    cuts_scores,
     warm_start_mode,
 )
 from skfair.reductions._response_threshold import (
@@ -210,9 +211,21 @@ class DaskBestResponse(BestResponse):
     fit_params : dict
         Other metadata for the base learner's ``fit``.
     warm_start : {"auto", True, False}
+    response_threshold : {"auto", "least_cost", "own"}
     """
 
-    def __init__(self, estimator, X, inputs, cell_weight, cell_count, *, fit_params, warm_start):
+    def __init__(
+        self,
+        estimator,
+        X,
+        inputs,
+        cell_weight,
+        cell_count,
+        *,
+        fit_params,
+        warm_start,
+        response_threshold="auto",
+    ):
         self.estimator = self.learner = estimator
         self.X = self.X_learner = X
         self.prefix = None
@@ -223,6 +236,7 @@ class DaskBestResponse(BestResponse):
         self.fit_params = fit_params
         self.weight_parameter = "sample_weight"
         self.warm_start_parameter, self.growth = warm_start_mode(estimator, warm_start)
+        self.cuts_scores = cuts_scores(estimator, response_threshold)
         self._start_calls()
 
     def problem(self, cost):

@@ -7,7 +7,10 @@ from hypothesis import strategies as st
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import FixedThresholdClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
+from sklearn.tree import DecisionTreeClassifier
 
 from skfair.reductions import ExponentiatedGradient, GridSearch
 from skfair.reductions._response_threshold import (
@@ -110,3 +113,36 @@ def test_members_decide_as_the_reported_tables_say(two_groups, reduction, method
     assert any(m.threshold != own for m in cut)
     learner = type(reduction.estimator)
     assert any(type(m) is learner for m in model.predictors_)  # the unconstrained fit
+
+
+@pytest.mark.parametrize("reduction", [ExponentiatedGradient, GridSearch])
+def test_response_threshold_auto_cuts_linear_classifiers_only(two_groups, reduction):
+    """``"auto"`` cuts the fits of a linear classifier (also a pipeline's last step), whose
+    training scores carry over to new rows, and leaves a tree's at its own threshold;
+    ``"least_cost"`` and ``"own"`` force either choice; the members are then the learner's
+    fits themselves, which decide as the reported errors say."""
+    X, y, group = two_groups
+
+    def fitted(estimator, response_threshold):
+        return reduction(estimator, eps=0.02, response_threshold=response_threshold).fit(
+            X, y, sensitive_features=group
+        )
+
+    def cut(model):
+        return [m for m in model.predictors_ if isinstance(m, FixedThresholdClassifier)]
+
+    tree = DecisionTreeClassifier(max_depth=4, random_state=0)
+    assert cut(fitted(make_pipeline(StandardScaler(), LogisticRegression()), "auto"))
+    assert cut(fitted(tree, "least_cost"))
+    for model in (fitted(tree, "auto"), fitted(LogisticRegression(), "own")):
+        assert not cut(model)
+        errors = [np.mean(member.predict(X) != y) for member in model.predictors_]
+        np.testing.assert_allclose(errors, model.objectives_, atol=1e-12)
+
+
+def test_response_threshold_is_validated(two_groups):
+    X, y, group = two_groups
+    with pytest.raises(ValueError, match="response_threshold"):
+        ExponentiatedGradient(LogisticRegression(), response_threshold="half").fit(
+            X, y, sensitive_features=group
+        )
