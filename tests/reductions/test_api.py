@@ -655,7 +655,10 @@ def test_warm_started_boosting_grows_and_every_response_differs(two_groups):
     stages, fitting nothing)."""
     X, y, group = two_groups
     learner = HistGradientBoostingClassifier(max_iter=20, early_stopping=False, random_state=0)
-    model = ExponentiatedGradient(learner, eps=0.02, warm_start=True, random_state=0)
+    # Every fit cut at its threshold of least cost, as before the default kept a flexible
+    # learner's own: with two features the grid below reaches the bound only so.
+    cut = {"warm_start": True, "response_threshold": "least_cost"}
+    model = ExponentiatedGradient(learner, eps=0.02, random_state=0, **cut)
     model.fit(X[:, :2], y, sensitive_features=group)
     # distinct fits (the unconstrained fit is a member twice: as it is, and cut)
     fits = {id(fit_of(m)): fit_of(m) for m in model.predictors_}
@@ -667,7 +670,7 @@ def test_warm_started_boosting_grows_and_every_response_differs(two_groups):
     assert len(outputs) == len(fitted)  # every response is a new model
     assert model.mixture_gap_ <= 0.02 + 1e-9
     # the same for GridSearch: every point grows from the centre's fit
-    search = GridSearch(learner, eps=0.05, warm_start=True).fit(
+    search = GridSearch(learner, eps=0.05, **cut).fit(
         X[:, :2], y, sensitive_features=group
     )
     grown = [fit_of(m).n_iter_ for m in search.predictors_[1:] if hasattr(fit_of(m), "n_iter_")]
