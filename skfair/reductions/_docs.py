@@ -31,11 +31,12 @@ response_threshold : {"auto", "least_cost", "own"}, default="auto"
     Where a two-class fit with ``predict_proba`` (or ``decision_function``) decides:
     ``"least_cost"``, at the threshold of its score where the Lagrangian's cost on the
     training rows is least (see :class:`ExponentiatedGradient`'s Notes); ``"own"``, at its
-    own (fairlearn's choice); ``"auto"``, the least costly threshold for a linear classifier
-    (also as a pipeline's last step), whose training scores carry over to new rows, and its
-    own for any other learner (boosting, trees, neighbours), whose training scores are
-    fitted to the training rows so that a threshold chosen on them does not carry over as
-    well.""",
+    own (fairlearn's choice); ``"auto"``, the least costly threshold for a scikit-learn
+    linear classifier (``LogisticRegression``, ``SGDClassifier``, ``LinearSVC``, ...; also
+    as a pipeline's last step), whose training scores carry over to new rows, and its own
+    for any other learner (boosting, trees, neighbours), whose training scores are fitted to
+    the training rows so that a threshold chosen on them does not carry over as well. Pass
+    ``"least_cost"`` for a linear model from another library.""",
     # ``fit`` of every reduction: the data, and what it returns.
     "parameters_fit": SHARED_PARTS["parameters_X_fit"]
     + """
