@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import LogisticRegression, SGDClassifier
 from sklearn.model_selection import FixedThresholdClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -117,8 +117,9 @@ def test_members_decide_as_the_reported_tables_say(two_groups, reduction, method
 
 @pytest.mark.parametrize("reduction", [ExponentiatedGradient, GridSearch])
 def test_response_threshold_auto_cuts_linear_classifiers_only(two_groups, reduction):
-    """``"auto"`` cuts the fits of a linear classifier (also a pipeline's last step), whose
-    training scores carry over to new rows, and leaves a tree's at its own threshold;
+    """``"auto"`` cuts the fits of a scikit-learn linear classifier (by probability, by
+    decision function, as a pipeline's last step), whose training scores carry over to new
+    rows, and leaves a tree's at its own threshold;
     ``"least_cost"`` and ``"own"`` force either choice; the members are then the learner's
     fits themselves, which decide as the reported errors say."""
     X, y, group = two_groups
@@ -132,7 +133,11 @@ def test_response_threshold_auto_cuts_linear_classifiers_only(two_groups, reduct
         return [m for m in model.predictors_ if isinstance(m, FixedThresholdClassifier)]
 
     tree = DecisionTreeClassifier(max_depth=4, random_state=0)
-    assert cut(fitted(make_pipeline(StandardScaler(), LogisticRegression()), "auto"))
+    for linear in (
+        make_pipeline(StandardScaler(), LogisticRegression()),
+        SGDClassifier(random_state=0),
+    ):
+        assert cut(fitted(linear, "auto"))
     assert cut(fitted(tree, "least_cost"))
     for model in (fitted(tree, "auto"), fitted(LogisticRegression(), "own")):
         assert not cut(model)
